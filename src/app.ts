@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppConfig } from './config.js';
+import type { SqlClient } from './platform/database/sql-client.js';
+import { registerErrorHandler } from './platform/http/error-handler.js';
+import { authPlugin } from './modules/auth/auth.plugin.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { TenancyService } from './modules/tenancy/tenancy.service.js';
+import { xapiPlugin } from './modules/xapi/xapi.plugin.js';
+
+export interface BuildOptions {
+  /** Pino logger options, or false for none (tests). */
+  logger?: boolean | Record<string, unknown>;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Builds the whole application on one database: platform plugins first, then the modules. */
+export async function buildApp(config: AppConfig, sql: SqlClient, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+              censor: '[redacted]',
+            },
+            ...(typeof options.logger === 'object' ? options.logger : {}),
+          },
+    // An incoming X-Request-Id (from a load balancer) is kept, so one id follows a request across hops.
+    genReqId: (request) => {
+      const sent = request.headers['x-request-id'];
+      return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
+    },
+    bodyLimit: config.documentLimitBytes,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  registerErrorHandler(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'learnbase',
+        version: '1',
+        description:
+          'Multi-tenant learning platform API and xAPI Learning Record Store. Name the tenant with the ' +
+          '`X-SVC-Tenant` header or the `{tenant}.{base-domain}` sub-domain.',
+      },
+      components: {
+        securitySchemes: {
+          basic: { type: 'http', scheme: 'basic', description: 'API key and secret (deprecated), or an actor credential.' },
+        },
+      },
+      security: [{ basic: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/health', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
+
+  const tenancy = new TenancyService(sql, config.cacheTtlMs);
+
+  await app.register(xapiPlugin);
+  await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs });
+
+  await app.register(authRoutes);
+
+
+  return app;
+}

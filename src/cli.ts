@@ -1,0 +1,113 @@
+import { parseArgs } from 'node:util';
+import { loadConfig, type AppConfig } from './config.js';
+import { serve } from './main.js';
+import { migrate } from './platform/database/migrate.js';
+import { openDatabase } from './platform/database/open-database.js';
+import type { Database } from './platform/database/sql-client.js';
+import { AppError } from './platform/http/app-error.js';
+import { issueApiKey } from './modules/auth/api-keys/api-key.service.js';
+import { TenancyService } from './modules/tenancy/tenancy.service.js';
+
+const USAGE = `Usage: learnbase <command> [options]
+
+Commands:
+  serve [--port 8080] [--host 127.0.0.1] [--base-domain localhost]
+                                  migrate, then serve the API and the xAPI endpoints
+  migrate                         apply pending migrations and exit
+  tenant create NAME              create a tenant
+  apikey create --tenant NAME     print a new API key and secret for Basic authentication
+
+Every command takes --database URL (PostgreSQL) or --data DIR (embedded PGlite, default ./data),
+also read from DATABASE_URL / LEARNBASE_DATA. Commands that create something print one JSON
+object with --json.`;
+
+const OPTIONS = {
+  database: { type: 'string' },
+  data: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'base-domain': { type: 'string' },
+  tenant: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+class UsageError extends Error {}
+
+/** Runs one command; resolves to the process exit code (the server keeps running after `serve`). */
+export async function runCli(argv: string[]): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    if (values.help || positionals.length === 0) {
+      process.stdout.write(`${USAGE}\n`);
+      return values.help ? 0 : 2;
+    }
+    const config = loadConfig({
+      database: values.database,
+      data: values.data,
+      port: values.port,
+      host: values.host,
+      baseDomain: values['base-domain'],
+    });
+    const command = positionals.join(' ');
+    if (command === 'serve') {
+      await serve(config);
+      return 0;
+    }
+    return await withDatabase(config, async (db) => {
+      switch (positionals[0]) {
+        case 'migrate': {
+          const applied = await migrate(db);
+          say(values.json, { applied }, applied.length ? `Applied ${applied.join(', ')}.` : 'The database is up to date.');
+          return 0;
+        }
+        case 'tenant': {
+          const name = expect(positionals, 'create', 'tenant create NAME');
+          const tenant = await new TenancyService(db, 0).create(name);
+          say(values.json, { id: tenant.id, name: tenant.name }, `Created tenant "${tenant.name}".`);
+          return 0;
+        }
+        case 'apikey': {
+          expect(positionals, 'create', 'apikey create --tenant NAME', false);
+          if (!values.tenant) throw new UsageError('apikey create needs --tenant NAME.');
+          const tenant = await new TenancyService(db, 0).require(values.tenant);
+          const issued = await issueApiKey(db, tenant);
+          say(values.json, issued, `key:    ${issued.key}\nsecret: ${issued.secret}\n(the secret is shown only this once)`);
+          return 0;
+        }
+        default:
+          throw new UsageError(`Unknown command "${command}".`);
+      }
+    });
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`learnbase: ${(error as Error).message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    process.stderr.write(`learnbase: ${error instanceof AppError || error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+/** Opens the database, makes sure the schema is current, runs the command, closes. */
+async function withDatabase(config: AppConfig, work: (db: Database) => Promise<number>): Promise<number> {
+  const db = await openDatabase(config.database);
+  try {
+    await migrate(db);
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+function expect(positionals: string[], verb: string, usage: string, withName = true): string {
+  const [, given, name, ...extra] = positionals;
+  if (given !== verb || (withName && !name) || (!withName && name) || extra.length > 0) {
+    throw new UsageError(`Expected: learnbase ${usage}`);
+  }
+  return name ?? '';
+}
+
+function say(json: boolean | undefined, value: object, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}

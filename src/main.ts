@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { AppConfig } from './config.js';
+import { migrate } from './platform/database/migrate.js';
+import { openDatabase } from './platform/database/open-database.js';
+import type { Database } from './platform/database/sql-client.js';
+import { seedDemo, type DemoSeed } from './modules/tenancy/demo-seed.js';
+
+/**
+ * `learnbase serve`: opens the database, migrates, seeds the demo tenant on an empty
+ * database, listens, and on SIGTERM/SIGINT stops taking requests, drains the ones in
+ * flight and closes the database.
+ */
+export async function serve(config: AppConfig): Promise<{ app: FastifyInstance; db: Database }> {
+  const db = await openDatabase(config.database);
+  try {
+    await migrate(db);
+    const demo = await seedDemo(db);
+    const app = await buildApp(config, db);
+    await app.listen({ port: config.port, host: config.host });
+    printBanner(config, app, demo);
+
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      app.log.info({ signal }, 'draining and shutting down');
+      await app.close();
+      await db.close();
+      process.exit(0);
+    };
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.once('SIGINT', () => void stop('SIGINT'));
+    return { app, db };
+  } catch (error) {
+    await db.close().catch(() => {});
+    throw error;
+  }
+}
+
+function printBanner(config: AppConfig, app: FastifyInstance, demo: DemoSeed | undefined): void {
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const storage = config.database.kind === 'pglite' ? `PGlite in ${config.database.dataDir ?? 'memory'}` : 'PostgreSQL';
+  const lines = [`learnbase is listening on ${base} (${storage}). API reference: ${base}/docs`];
+  if (demo) {
+    const agent = encodeURIComponent(JSON.stringify({ mbox: 'mailto:learner@example.com' }));
+    const activity = encodeURIComponent('https://example.com/courses/intro');
+    const url = `${base}/xapi/activities/state?activityId=${activity}&agent=${agent}&stateId=bookmark`;
+    const auth = `-u '${demo.apiKey.key}:${demo.apiKey.secret}' -H 'X-SVC-Tenant: ${demo.tenant}' -H 'X-Experience-API-Version: 2.0.0'`;
+    lines.push(
+      '',
+      `Created the "${demo.tenant}" tenant and an API key. The secret is shown only this once:`,
+      `  key:    ${demo.apiKey.key}`,
+      `  secret: ${demo.apiKey.secret}`,
+      '',
+      'Store a state document, then read it back:',
+      `  curl -X PUT '${url}' ${auth} -H 'Content-Type: application/json' -d '{"page":3}'`,
+      `  curl '${url}' ${auth}`,
+      '',
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

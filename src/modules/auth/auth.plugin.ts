@@ -1,0 +1,131 @@
+import fp from 'fastify-plugin';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { TtlCache } from '../../platform/cache.js';
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { AppError, badRequest } from '../../platform/http/app-error.js';
+import { hashSecret } from '../../platform/secrets.js';
+import type { TenancyService, Tenant } from '../tenancy/tenancy.service.js';
+import { tenantIdOfApiKey, verifyApiKey } from './api-keys/api-key.service.js';
+import type { Principal } from './principal.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The tenant of the request: named by Host or X-SVC-Tenant, or by the credential. */
+    tenant?: Tenant;
+    principal?: Principal;
+  }
+  interface FastifyContextConfig {
+    /** Served without a tenant or a credential (`/xapi/about`, the API reference). */
+    public?: boolean;
+  }
+}
+
+export interface AuthPluginOptions {
+  sql: SqlClient;
+  tenancy: TenancyService;
+  baseDomain: string;
+  cacheTtlMs: number;
+}
+
+/** RFC 9745: the date Basic authentication with API keys was deprecated (2026-01-01), as a Structured Field Date. */
+const BASIC_DEPRECATION = '@1767225600';
+const BASIC_CHALLENGE = 'Basic realm="learnbase", charset="UTF-8"';
+
+/**
+ * One hook for every request: finds the tenant the request names, turns the credential
+ * into a principal bound to one tenant, and refuses the request when the two disagree.
+ */
+export const authPlugin = fp<AuthPluginOptions>(
+  async (app, options) => {
+    const verified = new TtlCache<Principal>(options.cacheTtlMs);
+
+    app.decorateRequest('tenant', undefined);
+    app.decorateRequest('principal', undefined);
+
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.method === 'OPTIONS' || !isProtectedPath(request.url)) return;
+      const named = namedTenant(request, options.baseDomain);
+      if (request.routeOptions.config.public || request.is404) return;
+      const tenant = named === undefined ? undefined : await options.tenancy.require(named);
+      const principal = await authenticate(request, reply, tenant);
+      request.tenant = principal.tenant;
+      request.principal = principal;
+    });
+
+    async function authenticate(request: FastifyRequest, reply: FastifyReply, tenant: Tenant | undefined): Promise<Principal> {
+      const header = request.headers.authorization;
+      if (!header) {
+        throw unauthorized(
+          tenant
+            ? 'Authentication is required: send an Authorization header.'
+            : 'Authentication is required, and no tenant was named: send an Authorization header with a credential of the tenant, ' +
+                `and name the tenant with the X-SVC-Tenant header or the sub-domain {tenant}.${options.baseDomain}.`,
+        );
+      }
+      const [scheme, value = ''] = header.split(/\s+/, 2) as [string, string?];
+      if (scheme.toLowerCase() !== 'basic') throw unauthorized(`The ${scheme} authorization scheme is not accepted here; use Basic.`);
+
+      const cacheKey = hashSecret(header).toString('base64');
+      let principal = verified.get(cacheKey);
+      if (!principal) {
+        principal = await verifyBasic(value);
+        verified.set(cacheKey, principal);
+      }
+      // A credential of tenant A is refused against tenant B, whatever the headers say.
+      if (tenant && principal.tenant.id !== tenant.id) throw unauthorized('The credential does not belong to this tenant.');
+      if (principal.kind === 'api_key') {
+        reply.header('Deprecation', BASIC_DEPRECATION);
+        reply.header('Link', '</docs>; rel="deprecation"; type="text/html"');
+      }
+      return principal;
+    }
+
+    async function verifyBasic(encoded: string): Promise<Principal> {
+      const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon < 0) throw unauthorized('The Basic credential is malformed: expected base64 of "key:secret".');
+      const key = decoded.slice(0, colon);
+      const secret = decoded.slice(colon + 1);
+      const tenantId = tenantIdOfApiKey(key);
+      const tenant = tenantId ? await options.tenancy.findById(tenantId) : undefined;
+      if (!tenant || !(await verifyApiKey(options.sql, tenant.id, key, secret))) {
+        throw unauthorized('The credential is not valid.');
+      }
+      return { kind: 'api_key', tenant, id: key };
+    }
+  },
+  { name: 'auth' },
+);
+
+/** The API and the LRS need a credential; the sign-in pages and the API reference do not. */
+const isProtectedPath = (url: string) => /^\/(api|xapi)(\/|\?|$)/.test(url);
+
+function unauthorized(message: string): AppError {
+  return new AppError('auth.unauthorized', 401, message, { headers: { 'WWW-Authenticate': BASIC_CHALLENGE } });
+}
+
+/**
+ * The tenant name the request itself gives: the X-SVC-Tenant header or a `{tenant}.{baseDomain}`
+ * Host. Both present and different: 400.
+ */
+function namedTenant(request: FastifyRequest, baseDomain: string): string | undefined {
+  const header = request.headers['x-svc-tenant'];
+  const fromHeader = typeof header === 'string' && header.trim() !== '' ? header.trim().toLowerCase() : undefined;
+  const host = (request.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
+  const suffix = `.${baseDomain}`;
+  const label = host.endsWith(suffix) ? host.slice(0, -suffix.length) : '';
+  const fromHost = label !== '' && !label.includes('.') ? label : undefined;
+  if (fromHeader && fromHost && fromHeader !== fromHost) {
+    throw badRequest(
+      'tenant.mismatch',
+      `The Host names tenant "${fromHost}" but X-SVC-Tenant names "${fromHeader}"; name one tenant.`,
+    );
+  }
+  return fromHeader ?? fromHost;
+}
+
+/** The principal of an authenticated route; the auth hook guarantees it is there. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError('auth.unauthorized', 401, 'Authentication is required.');
+  return request.principal;
+}

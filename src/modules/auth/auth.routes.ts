@@ -1,0 +1,36 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ApiError } from '../../platform/http/common-schemas.js';
+import { principalOf } from './auth.plugin.js';
+
+const Me = Type.Object(
+  {
+    tenant: Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }),
+    principal: Type.Object({
+      kind: Type.Union([Type.Literal('admin'), Type.Literal('api_key'), Type.Literal('actor'), Type.Literal('launch')]),
+      id: Type.String({ description: 'The API key, admin id or credential username.' }),
+    }),
+  },
+  { description: 'Who the credential is and which tenant it belongs to.' },
+);
+
+/** `GET /api/me`: lets an integrator check a credential and the tenant it resolves to. */
+export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/api/me',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'The calling principal and its tenant',
+        response: { 200: Me, 400: ApiError, 401: ApiError, 404: ApiError },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      return {
+        tenant: { id: principal.tenant.id, name: principal.tenant.name },
+        principal: { kind: principal.kind, id: principal.id },
+      };
+    },
+  );
+};

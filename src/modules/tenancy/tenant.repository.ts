@@ -1,0 +1,38 @@
+import type { SqlClient } from '../../platform/database/sql-client.js';
+
+export interface Tenant {
+  id: string;
+  name: string;
+  createdAt: Date;
+}
+
+interface TenantRow {
+  id: string;
+  name: string;
+  created_at: Date;
+}
+
+const toTenant = (row: TenantRow): Tenant => ({ id: row.id, name: row.name, createdAt: new Date(row.created_at) });
+
+export async function insertTenant(sql: SqlClient, id: string, name: string): Promise<Tenant> {
+  const { rows } = await sql.query<TenantRow>(
+    'INSERT INTO tenants (id, name) VALUES ($1, $2) RETURNING id, name, created_at',
+    [id, name],
+  );
+  return toTenant(rows[0]);
+}
+
+export async function findTenantByName(sql: SqlClient, name: string): Promise<Tenant | undefined> {
+  const { rows } = await sql.query<TenantRow>('SELECT id, name, created_at FROM tenants WHERE name = $1', [name]);
+  return rows[0] && toTenant(rows[0]);
+}
+
+export async function findTenantById(sql: SqlClient, id: string): Promise<Tenant | undefined> {
+  const { rows } = await sql.query<TenantRow>('SELECT id, name, created_at FROM tenants WHERE id = $1', [id]);
+  return rows[0] && toTenant(rows[0]);
+}
+
+export async function countTenants(sql: SqlClient): Promise<number> {
+  const { rows } = await sql.query<{ count: number }>('SELECT count(*)::int AS count FROM tenants');
+  return rows[0].count;
+}

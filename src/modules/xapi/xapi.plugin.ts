@@ -1,0 +1,86 @@
+import fp from 'fastify-plugin';
+import cors from '@fastify/cors';
+import { AppError } from '../../platform/http/app-error.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The xAPI version the request speaks: its rules decide where 1.0.3 and 2.0.0 differ. */
+    xapiVersion: '1.0.3' | '2.0.0';
+  }
+}
+
+/** The versions this LRS speaks, newest last, as `GET /xapi/about` lists them. */
+export const XAPI_VERSIONS = ['1.0.3', '2.0.0'] as const;
+
+const isXapi = (url: string) => url === '/xapi' || url.startsWith('/xapi/') || url.startsWith('/xapi?');
+
+/**
+ * What every `/xapi/` request shares: CORS for content running in a browser on another
+ * origin, the required `X-Experience-API-Version` header (xAPI 2.0 Part 3 §1.3), and that
+ * header on every response, errors included. Registered before authentication, so even a
+ * 401 carries the header.
+ */
+export const xapiPlugin = fp(
+  async (app) => {
+    await app.register(cors, {
+      hook: 'onRequest',
+      delegator: (request, callback) => {
+        if (!isXapi(request.url ?? '')) return callback(null, { origin: false });
+        callback(null, {
+          origin: '*',
+          methods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'OPTIONS'],
+          allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'X-Experience-API-Version', 'X-SVC-Tenant'],
+          exposedHeaders: ['ETag', 'Last-Modified', 'X-Experience-API-Consistent-Through', 'X-Experience-API-Version', 'Content-Type'],
+          maxAge: 86_400,
+        });
+      },
+    });
+
+    app.decorateRequest('xapiVersion', '2.0.0');
+
+    app.addHook('onRequest', async (request, reply) => {
+      if (!isXapi(request.url)) return;
+      const sent = request.headers['x-experience-api-version'];
+      const version = typeof sent === 'string' ? supportedVersion(sent.trim()) : undefined;
+      if (version) request.xapiVersion = version;
+      reply.header('X-Experience-API-Version', request.xapiVersion);
+      if (request.method === 'OPTIONS' || request.routeOptions.config.public) return;
+      if (sent === undefined) {
+        throw new AppError('xapi.version_missing', 400, 'The X-Experience-API-Version header is required (1.0.3 or 2.0.0).');
+      }
+      if (!version) {
+        throw new AppError(
+          'xapi.version_unsupported',
+          400,
+          `X-Experience-API-Version "${String(sent)}" is not supported; this LRS speaks ${XAPI_VERSIONS.join(' and ')}.`,
+        );
+      }
+    });
+
+    app.get(
+      '/xapi/about',
+      {
+        config: { public: true },
+        schema: {
+          tags: ['xapi'],
+          summary: 'The xAPI versions this LRS speaks',
+          response: {
+            200: {
+              type: 'object',
+              properties: { version: { type: 'array', items: { type: 'string' } }, extensions: { type: 'object' } },
+              required: ['version'],
+            },
+          },
+        },
+      },
+      async () => ({ version: [...XAPI_VERSIONS], extensions: {} }),
+    );
+  },
+  { name: 'xapi' },
+);
+
+function supportedVersion(sent: string): '1.0.3' | '2.0.0' | undefined {
+  if (/^1\.0(\.\d+)?$/.test(sent)) return '1.0.3';
+  if (/^2\.0(\.\d+)?$/.test(sent)) return '2.0.0';
+  return undefined;
+}

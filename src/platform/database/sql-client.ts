@@ -1,0 +1,36 @@
+/** One result of a query: the rows, mapped by column name, and how many rows the statement touched. */
+export interface QueryResult<Row> {
+  rows: Row[];
+  rowCount: number;
+}
+
+/**
+ * The one port every repository talks to. Both adapters run the same Postgres SQL text
+ * with `$1` placeholders; engine differences stay inside the adapters.
+ */
+export interface SqlClient {
+  /** Runs one statement. `values` bind to `$1…$n`; never build SQL text from input. */
+  query<Row = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<QueryResult<Row>>;
+  /**
+   * Runs `work` inside one transaction on one connection and commits when it resolves,
+   * rolls back when it throws. Nested calls on the handed client run inside the same transaction.
+   */
+  transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T>;
+  /** Runs a script of several statements with no parameters: for migrations only. */
+  script(text: string): Promise<void>;
+}
+
+/** A client that owns its connections (a pool, an embedded database) and can be closed. */
+export interface Database extends SqlClient {
+  /** `pglite` or `postgres`: for logs and the start-up banner. */
+  readonly engine: 'pglite' | 'postgres';
+  /** Ends every connection; for PGlite, also releases the data folder. */
+  close(): Promise<void>;
+}
+
+/** Bytes from a `bytea` column: pg gives a Buffer, PGlite a Uint8Array. */
+export function toBuffer(value: unknown): Buffer {
+  if (Buffer.isBuffer(value)) return value;
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  throw new TypeError('expected a bytea value');
+}

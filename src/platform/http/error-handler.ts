@@ -1,0 +1,62 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { fromPostgresError } from '../database/postgres-errors.js';
+import { AppError } from './app-error.js';
+
+/** The body of every error answered by the API: the interface's APIError shape (section 7). */
+export interface ApiErrorBody {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The only place errors become responses: AppError by its status, Fastify's own errors
+ * (validation, body too large, bad content type) by theirs, SQLSTATEs through
+ * postgres-errors.ts, anything else a logged 500 whose message stays hidden.
+ */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: appError.code, status: appError.status }, appError.message);
+    if (appError.headers) reply.headers(appError.headers);
+    const body: ApiErrorBody = { code: appError.code, message: appError.message };
+    if (appError.details) body.details = appError.details;
+    return reply.status(appError.status).send(appError.body ?? body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    reply.status(404).send({ code: 'route.not_found', message: `No resource at ${request.method} ${path}.` });
+  });
+}
+
+function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    const problems = fastifyError.validation.map((item) => ({
+      location: fastifyError.validationContext ?? 'request',
+      path: item.instancePath || '/',
+      message: item.message ?? 'is invalid',
+    }));
+    const message = problems.map((item) => `${item.location}${item.path === '/' ? '' : item.path} ${item.message}`).join('; ');
+    return new AppError('request.invalid', 400, `Invalid request: ${message}.`, { details: { problems } });
+  }
+  const database = fromPostgresError(error);
+  if (database) return database;
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('request.too_large', 413, 'The request body is larger than this server accepts.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('request.unsupported_media_type', 415, fastifyError.message);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('request.invalid_json', 400, 'The request body is not valid JSON.');
+  }
+  const status = fastifyError.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new AppError('request.invalid', status, fastifyError.message);
+  }
+  return new AppError('server.error', 500, 'Something went wrong on our side; the request id in the logs tells an operator what.');
+}

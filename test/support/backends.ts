@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
+import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
+import type { Database } from '../../src/platform/database/sql-client.js';
+
+export interface TestBackend {
+  name: 'pglite' | 'postgres';
+  /** A fresh, empty database; `dispose` closes it (and drops it, on PostgreSQL). */
+  open(): Promise<{ db: Database; dispose(): Promise<void> }>;
+}
+
+/** Where the PostgreSQL tests create their databases: TEST_DATABASE_URL, DATABASE_URL, or the local server. */
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+const pglite: TestBackend = {
+  name: 'pglite',
+  async open() {
+    const db = await PgliteDatabase.open(undefined);
+    return { db, dispose: () => db.close() };
+  },
+};
+
+const postgres: TestBackend = {
+  name: 'postgres',
+  async open() {
+    const name = `learnbase_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+    await adminQuery(`CREATE DATABASE ${name}`);
+    const url = new URL(ADMIN_URL);
+    url.pathname = `/${name}`;
+    const db = new PostgresDatabase(url.toString(), { max: 30 });
+    return {
+      db,
+      async dispose() {
+        await db.close();
+        await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      },
+    };
+  },
+};
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2_000 });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+async function postgresReachable(): Promise<boolean> {
+  try {
+    await adminQuery('SELECT 1');
+    return true;
+  } catch (error) {
+    // On CI the suite must prove both backends: an unreachable server is a failure, not a skip.
+    if (process.env.CI) throw new Error(`PostgreSQL is not reachable at ${ADMIN_URL}: ${(error as Error).message}`);
+    process.stderr.write(`# PostgreSQL not reachable at ${ADMIN_URL}: running on PGlite only\n`);
+    return false;
+  }
+}
+
+/** The backends this run covers: PGlite always, PostgreSQL when a server answers. */
+export const BACKENDS: TestBackend[] = (await postgresReachable()) ? [pglite, postgres] : [pglite];

@@ -1,0 +1,68 @@
+import { after, before, describe } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { DEFAULTS, type AppConfig } from '../../src/config.js';
+import { migrate } from '../../src/platform/database/migrate.js';
+import type { Database } from '../../src/platform/database/sql-client.js';
+import { BACKENDS, type TestBackend } from './backends.js';
+import { Given } from './given.js';
+
+export interface TestContext {
+  backend: TestBackend['name'];
+  app: FastifyInstance;
+  db: Database;
+  config: AppConfig;
+  given: Given;
+  /** The base URL of the app on a real loopback socket (listens on first use). */
+  url(): Promise<string>;
+}
+
+export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
+  return {
+    database: { kind: 'pglite' },
+    port: 0,
+    host: '127.0.0.1',
+    baseDomain: DEFAULTS.baseDomain,
+    documentLimitBytes: DEFAULTS.documentLimitBytes,
+    logLevel: 'silent',
+    cacheTtlMs: DEFAULTS.cacheTtlMs,
+    ...overrides,
+  };
+}
+
+/**
+ * Declares `title` once per backend (`title [pglite]`, `title [postgres]`): each gets a fresh
+ * migrated database and an app on it. Tests isolate themselves by creating their own tenant
+ * with `ctx.given.tenant()`.
+ */
+export function describeEachBackend(
+  title: string,
+  body: (ctx: TestContext) => void,
+  overrides: Partial<AppConfig> = {},
+): void {
+  for (const backend of BACKENDS) {
+    describe(`${title} [${backend.name}]`, () => {
+      const ctx = { backend: backend.name } as TestContext;
+      let dispose: () => Promise<void> = async () => {};
+      let listening: Promise<string> | undefined;
+
+      before(async () => {
+        const opened = await backend.open();
+        dispose = opened.dispose;
+        await migrate(opened.db);
+        ctx.db = opened.db;
+        ctx.config = testConfig(overrides);
+        ctx.app = await buildApp(ctx.config, opened.db, { logger: false });
+        ctx.given = new Given(ctx.app, opened.db);
+        ctx.url = () => (listening ??= ctx.app.listen({ port: 0, host: '127.0.0.1' }));
+      });
+
+      after(async () => {
+        await ctx.app?.close();
+        await dispose();
+      });
+
+      body(ctx);
+    });
+  }
+}
