@@ -7,7 +7,7 @@
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -439,6 +439,11 @@ interface CaseReport {
   errors: number;
   timeouts: number;
   statusCodes: Record<string, number>;
+  /**
+   * Linux only: CPU cores busy on average during the case: the server process, this process (autocannon),
+   * and everything else (PostgreSQL's backends, the kernel's share of other processes); out of `cpus`.
+   */
+  cpuCores?: { server: number; loadGenerator: number; rest: number; idle: number };
   /** PostgreSQL only: committed transactions (one per plain statement) per request, from pg_stat_database. */
   pgTransactionsPerRequest?: number;
   target?: { requestsPerSecond: number; met: boolean };
@@ -475,7 +480,13 @@ function quantile(sorted: Float64Array, q: number): number {
   return Math.round(value * 100) / 100;
 }
 
-async function runCase(name: CaseName, target: Target, options: Options, stats: PgStats | undefined): Promise<CaseReport> {
+async function runCase(
+  name: CaseName,
+  target: Target,
+  options: Options,
+  stats: PgStats | undefined,
+  serverPid: number | undefined,
+): Promise<CaseReport> {
   const definition = CASES[name];
   await definition.prepare(target);
   if (options.warmup > 0) {
@@ -484,7 +495,9 @@ async function runCase(name: CaseName, target: Target, options: Options, stats: 
   }
   log(`${name}: ${options.connections} connections for ${options.duration} s`);
   const before = await stats?.commits();
+  const cpuBefore = cpuSnapshot(serverPid);
   const { result, latencies } = await load(target, definition.request(target), options.duration, options.connections);
+  const cpu = cpuSince(cpuBefore, serverPid);
   const after = await stats?.commits();
 
   const requests = result['2xx'] + result.non2xx;
@@ -505,6 +518,7 @@ async function runCase(name: CaseName, target: Target, options: Options, stats: 
     errors: result.errors,
     timeouts: result.timeouts,
     statusCodes,
+    ...(cpu && { cpuCores: cpu }),
   };
   if (before !== undefined && after !== undefined && requests > 0) {
     report.pgTransactionsPerRequest = Math.round(((after - before) / requests) * 100) / 100;
@@ -516,6 +530,59 @@ async function runCase(name: CaseName, target: Target, options: Options, stats: 
       (report.non2xx || report.errors ? `, ${report.non2xx} non-2xx (${JSON.stringify(statusCodes)}), ${report.errors} errors` : ''),
   );
   return report;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Who used the CPU: /proc on Linux
+
+interface CpuSnapshot {
+  at: bigint;
+  machineBusy: number;
+  machineIdle: number;
+  server: number;
+  self: NodeJS.CpuUsage;
+}
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+function cpuSnapshot(serverPid: number | undefined): CpuSnapshot | undefined {
+  if (serverPid === undefined || !existsSync('/proc/stat')) return undefined;
+  try {
+    // cpu  user nice system idle iowait irq softirq steal …, in clock ticks
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    const idle = fields[3]! + fields[4]!;
+    const busy = fields.reduce((sum, value) => sum + value, 0) - idle;
+    // /proc/PID/stat: the command may hold spaces, so split after its closing parenthesis; utime and stime are fields 14 and 15.
+    const stat = readFileSync(`/proc/${serverPid}/stat`, 'utf8');
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const server = Number(rest[11]) + Number(rest[12]);
+    return { at: process.hrtime.bigint(), machineBusy: busy, machineIdle: idle, server, self: process.cpuUsage() };
+  } catch {
+    return undefined;
+  }
+}
+
+function cpuSince(before: CpuSnapshot | undefined, serverPid: number | undefined) {
+  const now = cpuSnapshot(serverPid);
+  if (!before || !now) return undefined;
+  const seconds = Number(now.at - before.at) / 1e9;
+  const cores = (ticks: number) => Math.round((ticks / CLOCK_TICKS / seconds) * 100) / 100;
+  const self = process.cpuUsage(before.self);
+  const loadGenerator = Math.round(((self.user + self.system) / 1e6 / seconds) * 100) / 100;
+  const server = cores(now.server - before.server);
+  const busy = cores(now.machineBusy - before.machineBusy);
+  return {
+    server,
+    loadGenerator,
+    rest: Math.max(0, Math.round((busy - server - loadGenerator) * 100) / 100),
+    idle: cores(now.machineIdle - before.machineIdle),
+  };
 }
 
 /** Committed transactions of the scratch database, to count round trips per request. */
@@ -561,7 +628,7 @@ async function main(): Promise<number> {
 
   const port = options.port ?? (await freePort());
   if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
-  await startServer(storage, port, options.profileDir);
+  const server = await startServer(storage, port, options.profileDir);
   log(`server: http://${HOST}:${port} (pid of the server is a child of ${process.pid})`);
 
   const target: Target = {
@@ -576,7 +643,7 @@ async function main(): Promise<number> {
 
   const startedAt = new Date();
   const cases: Partial<Record<CaseName, CaseReport>> = {};
-  for (const name of options.cases) cases[name] = await runCase(name, target, options, stats);
+  for (const name of options.cases) cases[name] = await runCase(name, target, options, stats, server.pid);
 
   const report = {
     backend: options.backend,
