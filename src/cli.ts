@@ -54,10 +54,9 @@ export async function runCli(argv: string[]): Promise<number> {
       await serve(config);
       return 0;
     }
-    return await withDatabase(config, async (db) => {
+    return await withDatabase(config, async (db, applied) => {
       switch (positionals[0]) {
         case 'migrate': {
-          const applied = await migrate(db);
           say(values.json, { applied }, applied.length ? `Applied ${applied.join(', ')}.` : 'The database is up to date.');
           return 0;
         }
@@ -89,12 +88,11 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
-/** Opens the database, makes sure the schema is current, runs the command, closes. */
-async function withDatabase(config: AppConfig, work: (db: Database) => Promise<number>): Promise<number> {
+/** Opens the database, makes sure the schema is current, runs the command with the migrations it applied, closes. */
+async function withDatabase(config: AppConfig, work: (db: Database, applied: string[]) => Promise<number>): Promise<number> {
   const db = await openDatabase(config.database);
   try {
-    await migrate(db);
-    return await work(db);
+    return await work(db, await migrate(db));
   } finally {
     await db.close();
   }

@@ -21,19 +21,25 @@ const pglite: TestBackend = {
   },
 };
 
+/** A new, empty PostgreSQL database on the test server; `drop` removes it. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `learnbase_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
 const postgres: TestBackend = {
   name: 'postgres',
   async open() {
-    const name = `learnbase_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-    await adminQuery(`CREATE DATABASE ${name}`);
-    const url = new URL(ADMIN_URL);
-    url.pathname = `/${name}`;
-    const db = new PostgresDatabase(url.toString(), { max: 30 });
+    const created = await createPostgresDatabase();
+    const db = new PostgresDatabase(created.url, { max: 30 });
     return {
       db,
       async dispose() {
         await db.close();
-        await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await created.drop();
       },
     };
   },
@@ -62,4 +68,5 @@ async function postgresReachable(): Promise<boolean> {
 }
 
 /** The backends this run covers: PGlite always, PostgreSQL when a server answers. */
-export const BACKENDS: TestBackend[] = (await postgresReachable()) ? [pglite, postgres] : [pglite];
+export const POSTGRES_AVAILABLE = await postgresReachable();
+export const BACKENDS: TestBackend[] = POSTGRES_AVAILABLE ? [pglite, postgres] : [pglite];

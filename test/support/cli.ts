@@ -1,0 +1,54 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const RUN_CLI = fileURLToPath(new URL('./run-cli.ts', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts `learnbase …` from source in a child process. */
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', RUN_CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: '', LEARNBASE_DATA: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs `learnbase …` to its end and collects what it printed. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const child = startCli(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => (stdout += chunk));
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Resolves with everything printed so far once `pattern` appears on stdout (rejects after `ms`). */
+export function waitForOutput(child: ChildProcess, pattern: RegExp, ms = 30_000): Promise<string> {
+  let seen = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; saw:\n${seen}`)), ms);
+    const onData = (chunk: Buffer) => {
+      seen += chunk;
+      if (pattern.test(seen)) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        resolve(seen);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before printing ${pattern}; saw:\n${seen}`));
+    });
+  });
+}
