@@ -10,6 +10,7 @@ import { authPlugin } from './modules/auth/auth.plugin.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { TenancyService } from './modules/tenancy/tenancy.service.js';
 import { xapiPlugin } from './modules/xapi/xapi.plugin.js';
+import { statementsRoutes } from './modules/xapi/statements/statements.routes.js';
 
 export interface BuildOptions {
   /** Pino logger options, or false for none (tests). */
@@ -74,6 +75,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs });
 
   await app.register(authRoutes);
+  await app.register(statementsRoutes, { sql });
 
 
   return app;

@@ -1,0 +1,298 @@
+import { randomUUID } from 'node:crypto';
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import type { Principal } from '../../auth/principal.js';
+import { parseAgentParameter } from '../agent.js';
+import {
+  canonicalFormat,
+  completeStatement,
+  idsFormat,
+  indexStatement,
+  sameStatement,
+  type StatementFormat,
+} from './statement-model.js';
+import { isIri, isUuid, parseTimestamp, validateStatement, type JsonObject, type XapiVersion } from './statement-validator.js';
+import { StatementErrors } from './statements.errors.js';
+import {
+  findActivityDefinitions,
+  findStatements,
+  insertStatements,
+  listStatements,
+  markVoided,
+  upsertActivityDefinitions,
+  upsertAgents,
+  type NewStatement,
+  type Position,
+  type StatementFilter,
+} from './statements.repository.js';
+import type { StatementQuery } from './statements.schemas.js';
+
+/** Who writes or reads, and in which dialect. */
+export interface StatementCaller {
+  tenantId: string;
+  principal: Principal;
+  version: XapiVersion;
+  /** The server's own base URL (`http://host:port`): the homePage of API-key authorities. */
+  baseUrl: string;
+}
+
+/** The most statements one page holds; `limit=0` and no limit mean this many. */
+export const MAX_PAGE_SIZE = 100;
+
+const SINGLE_PARAMETERS = new Set(['format', 'attachments']);
+
+/**
+ * The authority the LRS puts on statements stored with this credential (xAPI 2.0 Part 2
+ * §2.4.9): for an API key, an Agent whose account is the key at this server.
+ */
+export function authorityOf(principal: Principal, baseUrl: string): JsonObject {
+  return { objectType: 'Agent', account: { homePage: baseUrl, name: principal.id } };
+}
+
+/**
+ * Stores statements all-or-nothing (xAPI 2.0 Part 3 §2.1.1, §2.1.2): validates each, gives
+ * ids to those without, refuses a batch repeating an id, and in one transaction inserts the
+ * new ones, answers 409 for an id already stored with a different statement (an identical one
+ * is left alone), applies voiding and records activity definitions and agent names.
+ * `statementId` is PUT's parameter. Resolves to the ids in the order sent.
+ */
+export async function storeStatements(
+  sql: SqlClient,
+  caller: StatementCaller,
+  body: unknown,
+  statementId?: string,
+): Promise<string[]> {
+  const batch = Array.isArray(body) ? body : [body];
+  if (statementId !== undefined && Array.isArray(body)) {
+    throw StatementErrors.invalidParameter('statementId', 'takes one statement in the body, not an array');
+  }
+  batch.forEach((item, index) =>
+    validateStatement(item, Array.isArray(body) ? `statements[${index}]` : 'statement', { version: caller.version }),
+  );
+  const sent = batch as JsonObject[];
+
+  const ids: string[] = [];
+  const seen = new Set<string>();
+  for (const statement of sent) {
+    const given = typeof statement.id === 'string' ? statement.id.toLowerCase() : undefined;
+    if (statementId !== undefined && given !== undefined && given !== statementId.toLowerCase()) {
+      throw StatementErrors.idMismatch(given, statementId);
+    }
+    const id = given ?? statementId?.toLowerCase() ?? randomUUID();
+    if (seen.has(id)) throw StatementErrors.duplicateIdInBatch(id);
+    seen.add(id);
+    ids.push(id);
+  }
+
+  const stored = new Date().toISOString();
+  const authority = authorityOf(caller.principal, caller.baseUrl);
+  const version = caller.version === '2.0.0' ? '2.0.0' : '1.0.0';
+  const prepared: NewStatement[] = sent.map((statement, index) => {
+    const complete = completeStatement(statement, { id: ids[index], stored, authority, version });
+    return { id: ids[index], statement: complete, stored, index: indexStatement(complete) };
+  });
+  for (const item of prepared) assertMayWrite(caller.principal, item);
+
+  await sql.transaction(async (tx) => {
+    const existing = new Map((await findStatements(tx, caller.tenantId, ids)).map((row) => [row.id, row]));
+    sent.forEach((statement, index) => {
+      const found = existing.get(ids[index]);
+      if (found && !sameStatement(statement, found.statement)) throw StatementErrors.conflict(ids[index]);
+    });
+    const fresh = prepared.filter((item) => !existing.has(item.id));
+    const inserted = await insertStatements(tx, caller.tenantId, fresh);
+    // A concurrent request stored one of these ids between the read and the insert: compare with it.
+    const raced = fresh.filter((item) => !inserted.has(item.id));
+    if (raced.length > 0) {
+      const now = new Map((await findStatements(tx, caller.tenantId, raced.map((item) => item.id))).map((row) => [row.id, row]));
+      for (const item of raced) {
+        const found = now.get(item.id);
+        if (!found || !sameStatement(sent[ids.indexOf(item.id)], found.statement)) throw StatementErrors.conflict(item.id);
+      }
+    }
+    const insertedItems = prepared.filter((item) => inserted.has(item.id));
+    const targets = insertedItems.flatMap((item) => (item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId] : []));
+    await markVoided(tx, caller.tenantId, [...insertedItems.filter((item) => !item.index.voiding).map((item) => item.id), ...targets]);
+    await recordDefinitionsAndAgents(tx, caller.tenantId, insertedItems, stored);
+  });
+  return ids;
+}
+
+async function recordDefinitionsAndAgents(sql: SqlClient, tenantId: string, items: NewStatement[], updated: string): Promise<void> {
+  const definitions = new Map<string, JsonObject>();
+  const agents = new Map<string, { key: string; ifi: JsonObject; names: Set<string> }>();
+  for (const item of items) {
+    for (const { id, definition } of item.index.definitions) definitions.set(id, definition);
+    for (const person of item.index.people) {
+      const entry = agents.get(person.key) ?? { key: person.key, ifi: person.ifi, names: new Set<string>() };
+      if (person.name !== undefined) entry.names.add(person.name);
+      agents.set(person.key, entry);
+    }
+  }
+  await upsertActivityDefinitions(
+    sql,
+    tenantId,
+    [...definitions].map(([id, definition]) => ({ id, definition })),
+    updated,
+  );
+  await upsertAgents(
+    sql,
+    tenantId,
+    [...agents.values()].map((entry) => ({ key: entry.key, ifi: entry.ifi, names: [...entry.names] })),
+    updated,
+  );
+}
+
+/**
+ * Actor credentials and launch tokens write only statements by their own actor (and, for a
+ * launch, about their own activity); admins and API keys write anything in their tenant.
+ */
+function assertMayWrite(principal: Principal, item: NewStatement): void {
+  if (principal.agentKey !== undefined && item.index.agents.get(principal.agentKey) !== true) {
+    throw StatementErrors.forbidden('This credential may only store statements whose actor is its own agent.');
+  }
+  if (principal.activityId !== undefined && !item.index.activities.has(principal.activityId)) {
+    throw StatementErrors.forbidden('This credential may only store statements about its own activity.');
+  }
+}
+
+export interface SingleStatement {
+  statement: JsonObject;
+  stored: Date;
+}
+
+export interface StatementResult {
+  statements: JsonObject[];
+  more: string;
+}
+
+export interface ReadOptions {
+  format: StatementFormat;
+  acceptLanguage?: string;
+}
+
+/**
+ * GET by statementId or voidedStatementId (xAPI 2.0 Part 3 §2.1.3, §2.1.4): a voided statement
+ * is found only by voidedStatementId, any other only by statementId.
+ */
+export async function getStatement(
+  sql: SqlClient,
+  caller: StatementCaller,
+  id: string,
+  voided: boolean,
+  options: ReadOptions,
+): Promise<SingleStatement> {
+  const [found] = await findStatements(sql, caller.tenantId, [id.toLowerCase()]);
+  if (!found || found.voided !== voided) throw voided ? StatementErrors.voidedNotFound(id) : StatementErrors.notFound(id);
+  const index = indexStatement(found.statement);
+  if (caller.principal.agentKey !== undefined && !index.agents.has(caller.principal.agentKey)) {
+    throw voided ? StatementErrors.voidedNotFound(id) : StatementErrors.notFound(id);
+  }
+  const [statement] = await format(sql, caller.tenantId, [found.statement], options);
+  return { statement, stored: found.stored };
+}
+
+/** The query parameters other than format and attachments, which a single-statement GET refuses. */
+export function filterParameters(query: Record<string, unknown>): string[] {
+  return Object.keys(query).filter((key) => query[key] !== undefined && !SINGLE_PARAMETERS.has(key));
+}
+
+/** GET without statementId: one page of the StatementResult, and the `more` link to the next. */
+export async function listStatementPage(
+  sql: SqlClient,
+  caller: StatementCaller,
+  query: StatementQuery,
+  options: ReadOptions,
+): Promise<StatementResult> {
+  const filter = toFilter(query);
+  if (caller.principal.agentKey !== undefined) {
+    if (filter.agentKey !== undefined && filter.agentKey !== caller.principal.agentKey) {
+      throw StatementErrors.forbidden('This credential may only read statements about its own agent.');
+    }
+    filter.agentKey = caller.principal.agentKey;
+    filter.relatedAgents = true;
+  }
+  const rows = await listStatements(sql, caller.tenantId, filter);
+  const page = rows.slice(0, filter.limit);
+  const statements = await format(
+    sql,
+    caller.tenantId,
+    page.map((row) => row.statement),
+    options,
+  );
+  const more = rows.length > filter.limit ? moreLink(query, page[page.length - 1].position) : '';
+  return { statements, more };
+}
+
+function toFilter(query: StatementQuery): StatementFilter {
+  const filter: StatementFilter = {
+    relatedAgents: query.related_agents ?? false,
+    relatedActivities: query.related_activities ?? false,
+    ascending: query.ascending ?? false,
+    limit: query.limit === undefined || query.limit === 0 ? MAX_PAGE_SIZE : Math.min(query.limit, MAX_PAGE_SIZE),
+  };
+  if (query.agent !== undefined) filter.agentKey = parseAgentParameter(query.agent, 'agent').key;
+  if (query.verb !== undefined) {
+    if (!isIri(query.verb)) throw StatementErrors.invalidParameter('verb', 'must be an IRI');
+    filter.verbId = query.verb;
+  }
+  if (query.activity !== undefined) {
+    if (!isIri(query.activity)) throw StatementErrors.invalidParameter('activity', 'must be an IRI');
+    filter.activityId = query.activity;
+  }
+  if (query.registration !== undefined) {
+    if (!isUuid(query.registration)) throw StatementErrors.invalidParameter('registration', 'must be a UUID');
+    filter.registration = query.registration.toLowerCase();
+  }
+  for (const key of ['since', 'until'] as const) {
+    const value = query[key];
+    if (value === undefined) continue;
+    const instant = parseTimestamp(value);
+    if (!instant) throw StatementErrors.invalidParameter(key, 'must be an ISO 8601 timestamp');
+    filter[key] = instant.toISOString();
+  }
+  if (query.cursor !== undefined) filter.after = parseCursor(query.cursor);
+  return filter;
+}
+
+/**
+ * The `more` IRL (xAPI 2.0 Part 2 §2.5): the same query with a cursor after the last statement
+ * of this page. A relative IRL on this server, so any API process can answer it.
+ */
+function moreLink(query: StatementQuery, last: Position): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || key === 'cursor') continue;
+    params.set(key, String(value));
+  }
+  params.set('cursor', Buffer.from(JSON.stringify([last.stored, last.seq])).toString('base64url'));
+  return `/xapi/statements?${params.toString()}`;
+}
+
+function parseCursor(cursor: string): Position {
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(decoded) && decoded.length === 2) {
+      const [stored, seq] = decoded;
+      if (typeof seq === 'string' && /^\d{1,19}$/.test(seq) && parseTimestamp(stored)) return { stored: stored as string, seq };
+    }
+  } catch {
+    // falls through to the error below
+  }
+  throw StatementErrors.invalidCursor();
+}
+
+async function format(sql: SqlClient, tenantId: string, statements: JsonObject[], options: ReadOptions): Promise<JsonObject[]> {
+  switch (options.format) {
+    case 'exact':
+      return statements;
+    case 'ids':
+      return statements.map(idsFormat);
+    case 'canonical': {
+      const ids = new Set<string>();
+      for (const statement of statements) for (const id of indexStatement(statement).activities.keys()) ids.add(id);
+      const definitions = await findActivityDefinitions(sql, tenantId, [...ids]);
+      return statements.map((statement) => canonicalFormat(statement, definitions, options.acceptLanguage));
+    }
+  }
+}
+
