@@ -193,7 +193,8 @@ export function idsFormat(statement: JsonObject): JsonObject {
       case 'verb':
         return { id: value.id };
       case 'activity':
-        return { objectType: 'Activity', id: value.id };
+        // objectType defaults to Activity, so the id alone identifies it.
+        return { id: value.id };
     }
   });
 }

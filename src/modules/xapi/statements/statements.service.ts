@@ -61,6 +61,7 @@ export async function storeStatements(
   body: unknown,
   statementId?: string,
 ): Promise<string[]> {
+  if (statementId !== undefined && !isUuid(statementId)) throw StatementErrors.invalidParameter('statementId', 'must be a UUID');
   const batch = Array.isArray(body) ? body : [body];
   if (statementId !== undefined && Array.isArray(body)) {
     throw StatementErrors.invalidParameter('statementId', 'takes one statement in the body, not an array');
@@ -181,6 +182,7 @@ export async function getStatement(
   voided: boolean,
   options: ReadOptions,
 ): Promise<SingleStatement> {
+  if (!isUuid(id)) throw StatementErrors.invalidParameter(voided ? 'voidedStatementId' : 'statementId', 'must be a UUID');
   const [found] = await findStatements(sql, caller.tenantId, [id.toLowerCase()]);
   if (!found || found.voided !== voided) throw voided ? StatementErrors.voidedNotFound(id) : StatementErrors.notFound(id);
   const index = indexStatement(found.statement);
