@@ -11,6 +11,8 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { TenancyService } from './modules/tenancy/tenancy.service.js';
 import { xapiPlugin } from './modules/xapi/xapi.plugin.js';
 import { statementsRoutes } from './modules/xapi/statements/statements.routes.js';
+import { activitiesRoutes } from './modules/xapi/activities/activities.routes.js';
+import { agentsRoutes } from './modules/xapi/agents/agents.routes.js';
 
 export interface BuildOptions {
   /** Pino logger options, or false for none (tests). */
@@ -76,6 +78,8 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
 
   await app.register(authRoutes);
   await app.register(statementsRoutes, { sql });
+  await app.register(activitiesRoutes, { sql });
+  await app.register(agentsRoutes, { sql });
 
 
   return app;

@@ -12,14 +12,13 @@ import {
 } from './statement-model.js';
 import { isIri, isUuid, parseTimestamp, validateStatement, type JsonObject, type XapiVersion } from './statement-validator.js';
 import { StatementErrors } from './statements.errors.js';
+import { canonicalDefinitions, recordDefinitions } from '../activities/activities.service.js';
+import { recordAgents } from '../agents/agents.service.js';
 import {
-  findActivityDefinitions,
   findStatements,
   insertStatements,
   listStatements,
   markVoided,
-  upsertActivityDefinitions,
-  upsertAgents,
   type NewStatement,
   type Position,
   type StatementFilter,
@@ -119,28 +118,8 @@ export async function storeStatements(
 }
 
 async function recordDefinitionsAndAgents(sql: SqlClient, tenantId: string, items: NewStatement[], updated: string): Promise<void> {
-  const definitions = new Map<string, JsonObject>();
-  const agents = new Map<string, { key: string; ifi: JsonObject; names: Set<string> }>();
-  for (const item of items) {
-    for (const { id, definition } of item.index.definitions) definitions.set(id, definition);
-    for (const person of item.index.people) {
-      const entry = agents.get(person.key) ?? { key: person.key, ifi: person.ifi, names: new Set<string>() };
-      if (person.name !== undefined) entry.names.add(person.name);
-      agents.set(person.key, entry);
-    }
-  }
-  await upsertActivityDefinitions(
-    sql,
-    tenantId,
-    [...definitions].map(([id, definition]) => ({ id, definition })),
-    updated,
-  );
-  await upsertAgents(
-    sql,
-    tenantId,
-    [...agents.values()].map((entry) => ({ key: entry.key, ifi: entry.ifi, names: [...entry.names] })),
-    updated,
-  );
+  await recordDefinitions(sql, tenantId, items.flatMap((item) => item.index.definitions), updated);
+  await recordAgents(sql, tenantId, items.flatMap((item) => item.index.people), updated);
 }
 
 /**
@@ -292,7 +271,7 @@ async function format(sql: SqlClient, tenantId: string, statements: JsonObject[]
     case 'canonical': {
       const ids = new Set<string>();
       for (const statement of statements) for (const id of indexStatement(statement).activities.keys()) ids.add(id);
-      const definitions = await findActivityDefinitions(sql, tenantId, [...ids]);
+      const definitions = await canonicalDefinitions(sql, tenantId, [...ids]);
       return statements.map((statement) => canonicalFormat(statement, definitions, options.acceptLanguage));
     }
   }

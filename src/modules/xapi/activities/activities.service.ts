@@ -1,0 +1,49 @@
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import type { JsonObject } from '../statements/statement-validator.js';
+import { findDefinitions, upsertDefinitions } from './activities.repository.js';
+
+/**
+ * The LRS's canonical Activity definitions, learnt from the statements it stores: the
+ * Activities Resource answers them and `format=canonical` puts them into statements.
+ */
+
+/** Records the definitions statements carried, in the order seen (a later one refines an earlier one). */
+export async function recordDefinitions(
+  sql: SqlClient,
+  tenantId: string,
+  seen: ReadonlyArray<{ id: string; definition: JsonObject }>,
+  updated: string,
+): Promise<void> {
+  const merged = new Map<string, JsonObject>();
+  for (const { id, definition } of seen) merged.set(id, mergeDefinition(merged.get(id), definition));
+  await upsertDefinitions(
+    sql,
+    tenantId,
+    [...merged].map(([id, definition]) => ({ id, definition })),
+    updated,
+  );
+}
+
+/** The same fold as the repository's upsert, for several definitions of one activity in one batch. */
+export function mergeDefinition(older: JsonObject | undefined, newer: JsonObject): JsonObject {
+  if (!older) return newer;
+  const out: JsonObject = { ...older, ...newer };
+  for (const key of ['name', 'description']) {
+    const [a, b] = [older[key], newer[key]];
+    if (isMap(a) && isMap(b)) out[key] = { ...a, ...b };
+  }
+  return out;
+}
+
+const isMap = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export const canonicalDefinitions = (sql: SqlClient, tenantId: string, ids: readonly string[]) => findDefinitions(sql, tenantId, ids);
+
+/**
+ * The Activity object of `GET /xapi/activities` (xAPI 2.0 Part 3 §2.5): its canonical
+ * definition when a statement gave one, otherwise just the id (2.5.s2.b1).
+ */
+export async function getActivity(sql: SqlClient, tenantId: string, id: string): Promise<JsonObject> {
+  const definition = (await findDefinitions(sql, tenantId, [id])).get(id);
+  return definition === undefined ? { objectType: 'Activity', id } : { objectType: 'Activity', id, definition };
+}

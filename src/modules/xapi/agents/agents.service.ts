@@ -1,0 +1,38 @@
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import type { AgentIdentifier } from '../agent.js';
+import type { JsonObject } from '../statements/statement-validator.js';
+import { findAgent, upsertAgents } from './agents.repository.js';
+
+/** Records the agents statements named, with any names given to them there. */
+export async function recordAgents(
+  sql: SqlClient,
+  tenantId: string,
+  seen: ReadonlyArray<{ key: string; ifi: JsonObject; name?: string }>,
+  updated: string,
+): Promise<void> {
+  const agents = new Map<string, { key: string; ifi: JsonObject; names: Set<string> }>();
+  for (const person of seen) {
+    const entry = agents.get(person.key) ?? { key: person.key, ifi: person.ifi, names: new Set<string>() };
+    if (person.name !== undefined) entry.names.add(person.name);
+    agents.set(person.key, entry);
+  }
+  await upsertAgents(
+    sql,
+    tenantId,
+    [...agents.values()].map((entry) => ({ key: entry.key, ifi: entry.ifi, names: [...entry.names] })),
+    updated,
+  );
+}
+
+/**
+ * The Person object of `GET /xapi/agents` (xAPI 2.0 Part 3 §2.4): every property an array.
+ * This LRS links no identities, so a Person has the one IFI asked about, and the names
+ * statements gave it; an agent never seen still gets a Person with its IFI (2.4.s3.b3).
+ */
+export async function getPerson(sql: SqlClient, tenantId: string, agent: AgentIdentifier): Promise<JsonObject> {
+  const seen = await findAgent(sql, tenantId, agent.key);
+  const person: JsonObject = { objectType: 'Person' };
+  if (seen && seen.names.length > 0) person.name = seen.names;
+  person[agent.ifi] = [agent.agent[agent.ifi] as JsonObject];
+  return person;
+}
