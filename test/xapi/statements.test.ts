@@ -341,6 +341,20 @@ describeEachBackend('xAPI statements resource', (ctx) => {
       assert.equal(multipart.json().code, 'statements.attachments_unsupported');
     });
 
+    it('answers 400 to a body in another media type', async () => {
+      const tenant = await ctx.given.tenant();
+      for (const type of ['multipart/form-data; boundary=abc', 'text/plain', 'application/x-www-form-urlencoded']) {
+        const res = await ctx.app.inject({
+          method: 'POST',
+          url: '/xapi/statements',
+          headers: { ...tenant.xapi, 'content-type': type },
+          payload: JSON.stringify(statement()),
+        });
+        assert.equal(res.statusCode, 400, type);
+        assert.equal(res.json().code, 'statements.unsupported_media_type');
+      }
+    });
+
     it('answers 400 to a parameter the resource does not define', async () => {
       const tenant = await ctx.given.tenant();
       const res = await ctx.app.inject({ method: 'POST', url: '/xapi/statements?foo=1', headers: tenant.xapi, payload: statement() });

@@ -105,6 +105,12 @@ describe('sameStatement', () => {
     assert.ok(sameStatement(group([{ mbox: 'mailto:a@x.com' }, { mbox: 'mailto:b@x.com' }]), group([{ mbox: 'mailto:b@x.com' }, { mbox: 'mailto:a@x.com' }])));
   });
 
+  it('ignores duration precision beyond 0.01 s', () => {
+    const withDuration = (duration: string) => ({ ...base(), result: { duration } });
+    assert.ok(sameStatement(withDuration('P1DT12H36M0.1237S'), withDuration('P1DT12H36M0.12S')));
+    assert.ok(!sameStatement(withDuration('P1DT12H36M0.13S'), withDuration('P1DT12H36M0.12S')));
+  });
+
   it('sees any other difference', () => {
     assert.ok(!sameStatement({ ...base(), result: { success: true } }, stored));
     assert.ok(!sameStatement({ ...base(), actor: { mbox: 'mailto:b@example.com' } }, stored));

@@ -130,7 +130,8 @@ const hasIfi = (agent: JsonObject) => ['mbox', 'mbox_sha1sum', 'openid', 'accoun
  * True when two statements are the same statement by the comparison rules of xAPI 2.0 Part 2
  * §2.3.1: what the LRS assigns (id, authority, stored, version, and a timestamp left out) is
  * ignored, as are Activity definitions, Verb displays, attachments, the order of a Group's
- * members and the serialization of timestamps; everything else must match.
+ * members, the serialization of timestamps and duration digits beyond 0.01 s; everything else
+ * must match.
  */
 export function sameStatement(sent: JsonObject, stored: JsonObject): boolean {
   const a = comparable(sent, sent.timestamp === undefined);
@@ -151,6 +152,8 @@ function normalise(value: Json, key: string): Json {
   }
   if (!isObject(value)) {
     if (key === 'timestamp' && typeof value === 'string') return parseTimestamp(value)?.toISOString() ?? value;
+    // 2.0 Part 2 §4.6: precision beyond 0.01 s is not part of a duration's comparison.
+    if (key === 'duration' && typeof value === 'string') return value.replace(/([.,]\d{2})\d+S$/, '$1S');
     return value;
   }
   const out: JsonObject = {};

@@ -32,5 +32,11 @@ export const StatementErrors = {
       'statements.attachments_unsupported',
       'Attachments are not supported yet: send statements as application/json, with a fileUrl on any attachment.',
     ),
+  unsupportedMediaType: (contentType: string) =>
+    badRequest(
+      'statements.unsupported_media_type',
+      `Statements are sent as application/json, not ${contentType}.`,
+      { contentType },
+    ),
   forbidden: (why: string) => new AppError('statements.forbidden', 403, why),
 };

@@ -41,6 +41,11 @@ const errors = { 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 409
 export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions> = async (app, { sql }) => {
   // Statements with attachment data arrive as multipart/mixed (2.0 Part 2 §2.4.11): not supported yet.
   app.addContentTypeParser('multipart/mixed', (_request, _payload, done) => done(StatementErrors.attachmentsUnsupported()));
+  // xAPI 2.0 Part 3 §3.2.s3.b6: a body in any other media type is a 400, not HTTP's 415.
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('*', (request, _payload, done) =>
+    done(StatementErrors.unsupportedMediaType(String(request.headers['content-type'] ?? 'none'))),
+  );
 
   // 2.0 Part 3 §2.1.3.s2.b5: every response of the resource says how current its reads are.
   // Statements are stored in one transaction before the write is answered, so everything
