@@ -510,6 +510,13 @@ describeEachBackend('xAPI statements resource', (ctx) => {
       assert.equal((await get(tenant, { voidedStatementId: later })).statusCode, 200);
     });
 
+    it('voids a target stored concurrently with its voiding statement', async () => {
+      const tenant = await ctx.given.tenant();
+      const targets = Array.from({ length: 10 }, () => randomUUID());
+      await Promise.all(targets.flatMap((target) => [store(tenant, statement({ id: target })), store(tenant, voiding(target))]));
+      for (const target of targets) assert.equal((await get(tenant, { voidedStatementId: target })).statusCode, 200, target);
+    });
+
     it('voids a target sent in the same batch as its voiding statement', async () => {
       const tenant = await ctx.given.tenant();
       const target = randomUUID();

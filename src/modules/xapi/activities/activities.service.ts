@@ -16,10 +16,12 @@ export async function recordDefinitions(
 ): Promise<void> {
   const merged = new Map<string, JsonObject>();
   for (const { id, definition } of seen) merged.set(id, mergeDefinition(merged.get(id), definition));
+  // In id order, so two batches upserting the same activities lock their rows in one order.
+  const sorted = [...merged].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   await upsertDefinitions(
     sql,
     tenantId,
-    [...merged].map(([id, definition]) => ({ id, definition })),
+    sorted.map(([id, definition]) => ({ id, definition })),
     updated,
   );
 }

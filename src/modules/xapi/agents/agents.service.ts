@@ -19,7 +19,10 @@ export async function recordAgents(
   await upsertAgents(
     sql,
     tenantId,
-    [...agents.values()].map((entry) => ({ key: entry.key, ifi: entry.ifi, names: [...entry.names] })),
+    // In key order, so two batches upserting the same agents lock their rows in one order.
+    [...agents.values()]
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map((entry) => ({ key: entry.key, ifi: entry.ifi, names: [...entry.names] })),
     updated,
   );
 }

@@ -139,6 +139,14 @@ export async function insertStatements(sql: SqlClient, tenantId: string, stateme
  */
 export async function markVoided(sql: SqlClient, tenantId: string, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
+  // A target and its voiding statement stored by two concurrent transactions would each miss
+  // the other's uncommitted row; a transaction lock per target id (taken in id order, so two
+  // batches cannot deadlock) makes the second one wait for the first and then see it.
+  await sql.query(
+    `SELECT pg_advisory_xact_lock(hashtextextended('xapi_statements:' || $1 || ':' || ids.id::text, 0))
+       FROM (SELECT DISTINCT unnest($2::uuid[]) AS id ORDER BY 1) AS ids`,
+    [tenantId, ids],
+  );
   await sql.query(
     `UPDATE xapi_statements AS target
         SET voided = true
