@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { AgentIdentifier } from '../agent.js';
-import type { JsonObject } from '../statements/statement-validator.js';
+import type { Json, JsonObject } from '../statements/statement-validator.js';
 import { findAgent, upsertAgents } from './agents.repository.js';
 
 /** Records the agents statements named, with any names given to them there. */
@@ -36,6 +36,6 @@ export async function getPerson(sql: SqlClient, tenantId: string, agent: AgentId
   const seen = await findAgent(sql, tenantId, agent.key);
   const person: JsonObject = { objectType: 'Person' };
   if (seen && seen.names.length > 0) person.name = seen.names;
-  person[agent.ifi] = [agent.agent[agent.ifi] as JsonObject];
+  person[agent.ifi] = [agent.agent[agent.ifi] as Json];
   return person;
 }

@@ -155,14 +155,14 @@ class StatementChecker {
   private agent(agent: JsonObject, path: string): void {
     this.keys(agent, path, ['objectType', 'name', ...IFI_KEYS]);
     if (agent.name !== undefined) this.string(agent.name, `${path}.name`);
-    this.ifi(agent, path, true);
+    this.ifi(agent, path);
   }
 
   private group(group: JsonObject, path: string): void {
     this.keys(group, path, ['objectType', 'name', 'member', ...IFI_KEYS]);
     if (group.name !== undefined) this.string(group.name, `${path}.name`);
     const identified = IFI_KEYS.some((key) => group[key] !== undefined);
-    if (identified) this.ifi(group, path, true);
+    if (identified) this.ifi(group, path);
     if (group.member === undefined) {
       if (!identified) throw invalid(`${path}.member`, 'is required: an anonymous Group lists its members');
       return;
@@ -179,8 +179,7 @@ class StatementChecker {
     });
   }
 
-  private ifi(agent: JsonObject, path: string, required: boolean): void {
-    if (!required && !IFI_KEYS.some((key) => agent[key] !== undefined)) return;
+  private ifi(agent: JsonObject, path: string): void {
     if (agent.account !== undefined) {
       const account = this.object(agent.account, `${path}.account`);
       this.keys(account, `${path}.account`, ['homePage', 'name']);
