@@ -296,6 +296,8 @@ function bookmark(n: number): string {
 }
 
 const LISTED_STATES = 20;
+/** More CPU than this used by neither the server, the load generator nor the database means someone else was busy. */
+const NOISY_CORES = 0.25;
 
 interface CaseDefinition {
   description: string;
@@ -439,11 +441,8 @@ interface CaseReport {
   errors: number;
   timeouts: number;
   statusCodes: Record<string, number>;
-  /**
-   * Linux only: CPU cores busy on average during the case: the server process, this process (autocannon),
-   * and everything else (PostgreSQL's backends, the kernel's share of other processes); out of `cpus`.
-   */
-  cpuCores?: { server: number; loadGenerator: number; rest: number; idle: number };
+  /** Linux only: CPU cores busy on average during the case, out of `cpus`; the load generator is this process (autocannon). */
+  cpuCores?: CpuCores;
   /** PostgreSQL only: committed transactions (one per plain statement) per request, from pg_stat_database. */
   pgTransactionsPerRequest?: number;
   target?: { requestsPerSecond: number; met: boolean };
@@ -495,9 +494,9 @@ async function runCase(
   }
   log(`${name}: ${options.connections} connections for ${options.duration} s`);
   const before = await stats?.commits();
-  const cpuBefore = cpuSnapshot(serverPid);
+  const cpuBefore = await cpuSnapshot(serverPid, stats);
   const { result, latencies } = await load(target, definition.request(target), options.duration, options.connections);
-  const cpu = cpuSince(cpuBefore, serverPid);
+  const cpu = await cpuSince(cpuBefore, serverPid, stats);
   const after = await stats?.commits();
 
   const requests = result['2xx'] + result.non2xx;
@@ -525,6 +524,9 @@ async function runCase(
   }
   const goal = options.backend === 'postgres' ? TARGETS[name] : undefined;
   if (goal !== undefined) report.target = { requestsPerSecond: goal, met: report.requestsPerSecond >= goal };
+  if (cpu && cpu.other > NOISY_CORES) {
+    log(`warning: other work kept ${cpu.other} cores busy during ${name}: the machine was not quiet, the figures are low`);
+  }
   log(
     `${name}: ${report.requestsPerSecond} req/s, p50 ${report.p50Ms} ms, p99 ${report.p99Ms} ms` +
       (report.non2xx || report.errors ? `, ${report.non2xx} non-2xx (${JSON.stringify(statusCodes)}), ${report.errors} errors` : ''),
@@ -540,6 +542,8 @@ interface CpuSnapshot {
   machineBusy: number;
   machineIdle: number;
   server: number;
+  /** Clock ticks of each PostgreSQL backend connected to the scratch database. */
+  postgres: Map<number, number>;
   self: NodeJS.CpuUsage;
 }
 
@@ -551,43 +555,73 @@ const CLOCK_TICKS = (() => {
   }
 })();
 
-function cpuSnapshot(serverPid: number | undefined): CpuSnapshot | undefined {
-  if (serverPid === undefined || !existsSync('/proc/stat')) return undefined;
+/** utime + stime of a process (all its threads), in clock ticks; 0 once it is gone. */
+function processTicks(pid: number): number {
   try {
-    // cpu  user nice system idle iowait irq softirq steal …, in clock ticks
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
-    const idle = fields[3]! + fields[4]!;
-    const busy = fields.reduce((sum, value) => sum + value, 0) - idle;
-    // /proc/PID/stat: the command may hold spaces, so split after its closing parenthesis; utime and stime are fields 14 and 15.
-    const stat = readFileSync(`/proc/${serverPid}/stat`, 'utf8');
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const server = Number(rest[11]) + Number(rest[12]);
-    return { at: process.hrtime.bigint(), machineBusy: busy, machineIdle: idle, server, self: process.cpuUsage() };
+    // The command name may hold spaces: split after its closing parenthesis; utime and stime are fields 14 and 15.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
   } catch {
-    return undefined;
+    return 0;
   }
 }
 
-function cpuSince(before: CpuSnapshot | undefined, serverPid: number | undefined) {
-  const now = cpuSnapshot(serverPid);
+async function cpuSnapshot(serverPid: number | undefined, stats: PgStats | undefined): Promise<CpuSnapshot | undefined> {
+  if (serverPid === undefined || !existsSync('/proc/stat')) return undefined;
+  const pgPids = stats ? await stats.backendPids() : [];
+  // cpu  user nice system idle iowait irq softirq steal …, in clock ticks
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1, 9).map(Number);
+  if (fields.length < 8 || fields.some(Number.isNaN)) return undefined;
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  return {
+    at: process.hrtime.bigint(),
+    machineBusy: fields.reduce((sum, value) => sum + value, 0) - idle,
+    machineIdle: idle,
+    server: processTicks(serverPid),
+    postgres: new Map(pgPids.map((pid) => [pid, processTicks(pid)])),
+    self: process.cpuUsage(),
+  };
+}
+
+interface CpuCores {
+  server: number;
+  loadGenerator: number;
+  /** The backends serving the scratch database (PostgreSQL only). */
+  postgres: number;
+  /** Everything else: other work on the machine, PostgreSQL's shared processes (WAL writer…), interrupts. */
+  other: number;
+  idle: number;
+}
+
+async function cpuSince(before: CpuSnapshot | undefined, serverPid: number | undefined, stats: PgStats | undefined): Promise<CpuCores | undefined> {
+  const now = await cpuSnapshot(serverPid, stats);
   if (!before || !now) return undefined;
   const seconds = Number(now.at - before.at) / 1e9;
-  const cores = (ticks: number) => Math.round((ticks / CLOCK_TICKS / seconds) * 100) / 100;
+  const round = (value: number) => Math.round(value * 100) / 100;
+  const cores = (ticks: number) => ticks / CLOCK_TICKS / seconds;
   const self = process.cpuUsage(before.self);
-  const loadGenerator = Math.round(((self.user + self.system) / 1e6 / seconds) * 100) / 100;
+  const loadGenerator = (self.user + self.system) / 1e6 / seconds;
   const server = cores(now.server - before.server);
+  // A backend that connected during the case counts from zero; one that left is missed (the pool keeps them).
+  let pgTicks = 0;
+  for (const [pid, ticks] of now.postgres) pgTicks += ticks - (before.postgres.get(pid) ?? 0);
+  const postgres = cores(pgTicks);
   const busy = cores(now.machineBusy - before.machineBusy);
   return {
-    server,
-    loadGenerator,
-    rest: Math.max(0, Math.round((busy - server - loadGenerator) * 100) / 100),
-    idle: cores(now.machineIdle - before.machineIdle),
+    server: round(server),
+    loadGenerator: round(loadGenerator),
+    postgres: round(postgres),
+    other: round(Math.max(0, busy - server - loadGenerator - postgres)),
+    idle: round(cores(now.machineIdle - before.machineIdle)),
   };
 }
 
 /** Committed transactions of the scratch database, to count round trips per request. */
 interface PgStats {
   commits(): Promise<number>;
+  /** The backends of the scratch database, this statistics connection aside: the server's pool. */
+  backendPids(): Promise<number[]>;
 }
 
 async function openStats(url: string): Promise<PgStats> {
@@ -603,6 +637,12 @@ async function openStats(url: string): Promise<PgStats> {
       );
       // This connection's own query is counted too; it is negligible against the load.
       return Number(rows[0]?.xact_commit ?? 0);
+    },
+    async backendPids() {
+      const { rows } = await client.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+      return rows.map((row) => row.pid);
     },
   };
 }
