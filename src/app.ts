@@ -8,6 +8,7 @@ import type { SqlClient } from './platform/database/sql-client.js';
 import { registerErrorHandler } from './platform/http/error-handler.js';
 import { authPlugin } from './modules/auth/auth.plugin.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { documentsPlugin } from './modules/xapi/documents/documents.plugin.js';
 import { TenancyService } from './modules/tenancy/tenancy.service.js';
 import { xapiPlugin } from './modules/xapi/xapi.plugin.js';
 import { statementsRoutes } from './modules/xapi/statements/statements.routes.js';
@@ -77,6 +78,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs });
 
   await app.register(authRoutes);
+  await app.register(documentsPlugin, { sql, documentLimitBytes: config.documentLimitBytes });
   await app.register(statementsRoutes, { sql });
   await app.register(activitiesRoutes, { sql });
   await app.register(agentsRoutes, { sql });

@@ -1,0 +1,123 @@
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { toBuffer } from '../../../platform/database/sql-client.js';
+
+export type DocumentKind = 'state' | 'activity_profile' | 'agent_profile';
+
+/**
+ * Where one document lives. Parts a kind does not use are '' (activity profiles have no agent,
+ * agent profiles no activity, only state has a registration), so the primary key stays total.
+ */
+export interface DocumentKey {
+  kind: DocumentKind;
+  activityId: string;
+  agentKey: string;
+  registration: string;
+  documentId: string;
+}
+
+/** A set of documents: a key without its id, and for state possibly without its registration. */
+export type DocumentScope = Omit<DocumentKey, 'documentId' | 'registration'> & { registration?: string };
+
+export interface StoredDocument {
+  content: Buffer;
+  contentType: string;
+  etag: string;
+  updatedAt: Date;
+}
+
+interface DocumentRow {
+  content: unknown;
+  content_type: string;
+  etag: string;
+  updated_at: Date;
+}
+
+const toDocument = (row: DocumentRow): StoredDocument => ({
+  content: toBuffer(row.content),
+  contentType: row.content_type,
+  etag: row.etag,
+  updatedAt: new Date(row.updated_at),
+});
+
+const KEY = 'tenant_id = $1 AND kind = $2 AND activity_id = $3 AND agent_key = $4 AND registration = $5 AND document_id = $6';
+const keyValues = (tenantId: string, key: DocumentKey) => [
+  tenantId,
+  key.kind,
+  key.activityId,
+  key.agentKey,
+  key.registration,
+  key.documentId,
+];
+
+export async function findDocument(sql: SqlClient, tenantId: string, key: DocumentKey): Promise<StoredDocument | undefined> {
+  const { rows } = await sql.query<DocumentRow>(
+    `SELECT content, content_type, etag, updated_at FROM xapi_documents WHERE ${KEY}`,
+    keyValues(tenantId, key),
+  );
+  return rows[0] && toDocument(rows[0]);
+}
+
+/** Like findDocument, and locks the row until the transaction ends. */
+export async function findDocumentForUpdate(sql: SqlClient, tenantId: string, key: DocumentKey): Promise<StoredDocument | undefined> {
+  const { rows } = await sql.query<DocumentRow>(
+    `SELECT content, content_type, etag, updated_at FROM xapi_documents WHERE ${KEY} FOR UPDATE`,
+    keyValues(tenantId, key),
+  );
+  return rows[0] && toDocument(rows[0]);
+}
+
+/** Inserts unless the document exists; true when this call inserted it. */
+export async function insertDocumentIfAbsent(
+  sql: SqlClient,
+  tenantId: string,
+  key: DocumentKey,
+  document: Omit<StoredDocument, 'updatedAt'>,
+): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `INSERT INTO xapi_documents
+       (tenant_id, kind, activity_id, agent_key, registration, document_id, content, content_type, etag, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, clock_timestamp())
+     ON CONFLICT ON CONSTRAINT xapi_documents__key DO NOTHING`,
+    [...keyValues(tenantId, key), document.content, document.contentType, document.etag],
+  );
+  return rowCount === 1;
+}
+
+export async function updateDocument(
+  sql: SqlClient,
+  tenantId: string,
+  key: DocumentKey,
+  document: Omit<StoredDocument, 'updatedAt'>,
+): Promise<void> {
+  await sql.query(
+    `UPDATE xapi_documents SET content = $7, content_type = $8, etag = $9, updated_at = clock_timestamp() WHERE ${KEY}`,
+    [...keyValues(tenantId, key), document.content, document.contentType, document.etag],
+  );
+}
+
+export async function deleteDocument(sql: SqlClient, tenantId: string, key: DocumentKey): Promise<void> {
+  await sql.query(`DELETE FROM xapi_documents WHERE ${KEY}`, keyValues(tenantId, key));
+}
+
+/** Deletes every document of the scope (state without stateId); a scope without registration spans them all. */
+export async function deleteDocuments(sql: SqlClient, tenantId: string, scope: DocumentScope): Promise<number> {
+  const { rowCount } = await sql.query(
+    `DELETE FROM xapi_documents
+      WHERE tenant_id = $1 AND kind = $2 AND activity_id = $3 AND agent_key = $4 AND ($5::text IS NULL OR registration = $5)`,
+    [tenantId, scope.kind, scope.activityId, scope.agentKey, scope.registration ?? null],
+  );
+  return rowCount;
+}
+
+/** The ids of the scope's documents, optionally only those changed after `since`, in id order. */
+export async function listDocumentIds(sql: SqlClient, tenantId: string, scope: DocumentScope, since?: Date): Promise<string[]> {
+  const { rows } = await sql.query<{ document_id: string }>(
+    `SELECT DISTINCT document_id FROM xapi_documents
+      WHERE tenant_id = $1 AND kind = $2 AND activity_id = $3 AND agent_key = $4
+        AND ($5::text IS NULL OR registration = $5)
+        AND ($6::timestamptz IS NULL OR updated_at > $6)
+      ORDER BY document_id`,
+    [tenantId, scope.kind, scope.activityId, scope.agentKey, scope.registration ?? null, since ?? null],
+  );
+  return rows.map((row) => row.document_id);
+}

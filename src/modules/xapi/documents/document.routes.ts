@@ -1,0 +1,290 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type TSchema } from 'typebox';
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { AppError } from '../../../platform/http/app-error.js';
+import { ApiError } from '../../../platform/http/common-schemas.js';
+import { principalOf } from '../../auth/auth.plugin.js';
+import type { Principal } from '../../auth/principal.js';
+import { parseActorId, parseAgentParameter } from '../agent.js';
+import type { Preconditions } from './document-rules.js';
+import type { DocumentKind } from './document.repository.js';
+import {
+  getDocument,
+  listDocumentIds,
+  mergeDocument,
+  overwriteDocument,
+  removeDocument,
+  removeDocuments,
+  type DocumentKey,
+  type DocumentScope,
+} from './document.service.js';
+import { DocumentErrors } from './documents.errors.js';
+
+/** What tells the three document resources apart (xAPI 2.0 Part 3 §4.2.6-4.2.8; interface 4.3-4.5). */
+export interface DocumentResource {
+  kind: DocumentKind;
+  path: string;
+  /** `stateId` or `profileId`. */
+  idParameter: 'stateId' | 'profileId';
+  /** Which of activityId and agent address the resource. */
+  byActivity: boolean;
+  byAgent: boolean;
+  /** Only state has registrations, and only state may be deleted without its id. */
+  hasRegistration: boolean;
+  /** `state document`, `activity profile`, … for the API reference. */
+  noun: string;
+  tag: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)$/i;
+
+type Query = Record<string, string | undefined>;
+
+interface Addressed {
+  scope: DocumentScope;
+  /** Present when the request names one document. */
+  key?: DocumentKey;
+  since?: Date;
+}
+
+/**
+ * The interface's validation error for missing query parameters (section 7), in exactly the
+ * seed's shape: one element per missing parameter, `value` holding what was received.
+ */
+function missingParameters(missing: string[], request: FastifyRequest): AppError {
+  const value = { ...(request.query as Query), document: documentForError(request) };
+  return new AppError('documents.missing_parameter', 400, `Missing query parameters: ${missing.join(', ')}.`, {
+    body: {
+      code: 400,
+      name: 'Bad Request',
+      body: missing.map((parameter) => ({
+        name: 'ValidationError',
+        description: `'query' must contain property '${parameter}'`,
+        property: 'query',
+        value,
+      })),
+    },
+  });
+}
+
+function documentForError(request: FastifyRequest): unknown {
+  const body = request.body;
+  if (!Buffer.isBuffer(body) || body.length === 0) return null;
+  const text = body.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Reads and checks the addressing parameters. `needsId`: PUT and POST always name one
+ * document, and so does a profile DELETE; GET without the id lists, a state DELETE without
+ * it deletes every state in the scope.
+ */
+function address(resource: DocumentResource, request: FastifyRequest, needsId: boolean): Addressed {
+  const query = request.query as Query;
+  const missing: string[] = [];
+  if (resource.byActivity && !query.activityId) missing.push('activityId');
+  if (resource.byAgent && !query.agent && !query.actorId) missing.push('agent');
+  if (needsId && !query[resource.idParameter]) missing.push(resource.idParameter);
+  if (missing.length > 0) throw missingParameters(missing, request);
+
+  const agentKey = !resource.byAgent
+    ? ''
+    : query.agent
+      ? parseAgentParameter(query.agent).key
+      : parseActorId(query.actorId as string).key;
+  const registration = resource.hasRegistration ? query.registration : undefined;
+  if (registration !== undefined && !UUID.test(registration)) {
+    throw DocumentErrors.invalidParameter('registration', 'must be a UUID');
+  }
+  let since: Date | undefined;
+  if (query.since !== undefined) {
+    since = new Date(query.since);
+    if (!ISO_TIMESTAMP.test(query.since) || Number.isNaN(since.getTime())) {
+      throw DocumentErrors.invalidParameter('since', 'must be an ISO 8601 timestamp with a time zone, such as 2026-01-31T12:00:00Z');
+    }
+  }
+  const scope: DocumentScope = {
+    kind: resource.kind,
+    activityId: resource.byActivity ? (query.activityId as string) : '',
+    agentKey,
+    registration: registration?.toLowerCase(),
+  };
+  const documentId = query[resource.idParameter];
+  const key = documentId ? { ...scope, registration: scope.registration ?? '', documentId } : undefined;
+  return { scope, key, since };
+}
+
+/** Actor credentials and launch tokens reach only their own agent's (and activity's) documents. */
+function authorize(principal: Principal, scope: DocumentScope): void {
+  if (principal.agentKey !== undefined && scope.agentKey !== '' && scope.agentKey !== principal.agentKey) {
+    throw DocumentErrors.forbidden('another agent');
+  }
+  if (principal.activityId !== undefined && scope.activityId !== '' && scope.activityId !== principal.activityId) {
+    throw DocumentErrors.forbidden('another activity');
+  }
+}
+
+function preconditionsOf(request: FastifyRequest): Preconditions {
+  const ifMatch = request.headers['if-match'];
+  const ifNoneMatch = request.headers['if-none-match'];
+  return {
+    ifMatch: typeof ifMatch === 'string' ? ifMatch : undefined,
+    ifNoneMatch: typeof ifNoneMatch === 'string' ? ifNoneMatch : undefined,
+  };
+}
+
+function querySchema(resource: DocumentResource): TSchema {
+  const text = (description: string) => Type.Optional(Type.String({ description }));
+  const properties: Record<string, TSchema> = {};
+  if (resource.byActivity) properties.activityId = text('The activity IRI the document belongs to. Required.');
+  if (resource.byAgent) {
+    properties.agent = text('The agent, as JSON with exactly one inverse functional identifier. Required (or actorId).');
+    properties.actorId = text('The agent as `<ifi_property>|<ifi_value>` (account: `account|<homePage>|<name>`), instead of agent.');
+  }
+  if (resource.hasRegistration) properties.registration = text('A registration UUID: documents of that attempt only.');
+  properties[resource.idParameter] = text(`The document's id. Without it, GET lists the ids${resource.hasRegistration ? ' and DELETE deletes every state of the activity and agent' : ''}.`);
+  properties.since = text('GET without the id: only ids of documents changed after this ISO 8601 timestamp.');
+  return Type.Object(properties, { additionalProperties: true });
+}
+
+const headers = Type.Object(
+  {
+    'x-experience-api-version': Type.Optional(Type.String({ description: '1.0.3 or 2.0.0. Required.' })),
+    'if-match': Type.Optional(Type.String({ description: 'The ETag the write expects the stored document to have.' })),
+    'if-none-match': Type.Optional(Type.String({ description: '`*`: write only when no document is stored.' })),
+  },
+  { additionalProperties: true },
+);
+
+const SeedValidationError = Type.Object(
+  {
+    code: Type.Literal(400),
+    name: Type.Literal('Bad Request'),
+    body: Type.Array(
+      Type.Object({
+        name: Type.Literal('ValidationError'),
+        description: Type.String(),
+        property: Type.Literal('query'),
+        value: Type.Object({}, { additionalProperties: true }),
+      }),
+    ),
+  },
+  { description: 'A required query parameter is missing (interface section 7), or another parameter is malformed (APIError).' },
+);
+
+const errors = {
+  401: ApiError,
+  403: ApiError,
+  404: ApiError,
+  409: Type.String({ description: 'The document exists and the PUT had neither If-Match nor If-None-Match.' }),
+  412: ApiError,
+  413: ApiError,
+};
+
+const noContent = Type.Null({ description: 'Done.' });
+
+/** Registers GET (and HEAD), PUT, POST and DELETE for one document resource. */
+export function registerDocumentRoutes(app: FastifyInstance, sql: SqlClient, resource: DocumentResource): void {
+  const querystring = querySchema(resource);
+  const write = (request: FastifyRequest, key: DocumentKey) => ({
+    key,
+    content: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+    contentType: request.headers['content-type']?.trim() || 'application/octet-stream',
+    preconditions: preconditionsOf(request),
+    version: request.xapiVersion,
+  });
+  const tenantOf = (request: FastifyRequest, scope: DocumentScope) => {
+    const principal = principalOf(request);
+    authorize(principal, scope);
+    return principal.tenant.id;
+  };
+  const badRequest = Type.Union([SeedValidationError, ApiError]);
+
+  app.get(
+    resource.path,
+    {
+      schema: {
+        tags: [resource.tag],
+        summary: `Retrieve one ${resource.noun}, or list the ids`,
+        description: `With \`${resource.idParameter}\`: the stored bytes with their Content-Type, ETag and Last-Modified. Without it: a JSON array of ids.`,
+        querystring,
+        headers,
+        response: { 200: { description: 'The document, or the array of ids.' }, 400: badRequest, ...errors },
+      },
+    },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const { scope, key, since } = address(resource, request, false);
+      const tenantId = tenantOf(request, scope);
+      if (!key) return reply.send(await listDocumentIds(sql, tenantId, scope, since));
+      const document = await getDocument(sql, tenantId, key);
+      return reply
+        .header('Content-Type', document.contentType)
+        .header('ETag', document.etag)
+        .header('Last-Modified', document.updatedAt.toUTCString())
+        .send(document.content);
+    },
+  );
+
+  app.put(
+    resource.path,
+    {
+      schema: {
+        tags: [resource.tag],
+        summary: `Store a ${resource.noun}, replacing any stored one`,
+        querystring,
+        headers,
+        response: { 204: noContent, 400: badRequest, ...errors },
+      },
+    },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const { scope, key } = address(resource, request, true);
+      await overwriteDocument(sql, tenantOf(request, scope), write(request, key as DocumentKey));
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    resource.path,
+    {
+      schema: {
+        tags: [resource.tag],
+        summary: `Merge a JSON object into a ${resource.noun} (or store it)`,
+        description: 'Answers 204, not the 200 the interface lists: xAPI and its conformance suite require 204.',
+        querystring,
+        headers,
+        response: { 204: noContent, 400: badRequest, ...errors },
+      },
+    },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const { scope, key } = address(resource, request, true);
+      await mergeDocument(sql, tenantOf(request, scope), write(request, key as DocumentKey));
+      return reply.status(204).send();
+    },
+  );
+
+  app.delete(
+    resource.path,
+    {
+      schema: {
+        tags: [resource.tag],
+        summary: resource.hasRegistration ? `Delete a ${resource.noun}, or every state of the activity and agent` : `Delete a ${resource.noun}`,
+        description: 'Answers 204, not the 200 the interface lists: xAPI and its conformance suite require 204.',
+        querystring,
+        headers,
+        response: { 204: noContent, 400: badRequest, ...errors },
+      },
+    },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const { scope, key } = address(resource, request, !resource.hasRegistration);
+      const tenantId = tenantOf(request, scope);
+      if (key) await removeDocument(sql, tenantId, key, preconditionsOf(request));
+      else await removeDocuments(sql, tenantId, scope);
+      return reply.status(204).send();
+    },
+  );
+}
