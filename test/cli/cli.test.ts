@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exec } from 'node:child_process';
 import { after, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
@@ -10,6 +12,7 @@ import { POSTGRES_AVAILABLE, createPostgresDatabase } from '../support/backends.
 import { testConfig } from '../support/build-test-app.js';
 import { runCli, startCli, waitForOutput } from '../support/cli.js';
 
+const execAsync = promisify(exec);
 const folders: string[] = [];
 const newFolder = () => {
   const folder = mkdtempSync(join(tmpdir(), 'learnbase-cli-'));
@@ -100,6 +103,13 @@ describe('learnbase command line [pglite]', () => {
     });
     assert.equal(me.status, 200);
     assert.equal(((await me.json()) as { tenant: { name: string } }).tenant.name, 'demo');
+
+    // The two printed curl lines, run as a newcomer would paste them.
+    const [putLine, getLine] = banner.split('\n').filter((line) => line.trim().startsWith('curl '));
+    const put = await execAsync(`${putLine.trim()} -s -o /dev/null -w '%{http_code}'`);
+    assert.equal(put.stdout, '204');
+    const got = await execAsync(`${getLine.trim()} -s`);
+    assert.deepEqual(JSON.parse(got.stdout), { page: 3 });
 
     const exited = new Promise<number | null>((resolve) => server.on('close', resolve));
     server.kill('SIGTERM');
