@@ -5,7 +5,9 @@ import { migrate } from './platform/database/migrate.js';
 import { openDatabase } from './platform/database/open-database.js';
 import type { Database } from './platform/database/sql-client.js';
 import { AppError } from './platform/http/app-error.js';
+import { createAdmin } from './modules/auth/admins/admin.service.js';
 import { issueApiKey } from './modules/auth/api-keys/api-key.service.js';
+import { createClient } from './modules/auth/oauth/client.service.js';
 import { TenancyService } from './modules/tenancy/tenancy.service.js';
 
 const USAGE = `Usage: learnbase <command> [options]
@@ -16,6 +18,10 @@ Commands:
   migrate                         apply pending migrations and exit
   tenant create NAME              create a tenant
   apikey create --tenant NAME     print a new API key and secret for Basic authentication
+  admin create --tenant NAME --email E --password P
+                                  create an admin account that can sign in on the authorize page
+  client create --tenant NAME --redirect-uri URI [--redirect-uri URI2 …] [--name N]
+                                  register an OAuth client; prints its id and secret
 
 Every command takes --database URL (PostgreSQL) or --data DIR (embedded PGlite, default ./data),
 also read from DATABASE_URL / LEARNBASE_DATA. Commands that create something print one JSON
@@ -28,6 +34,10 @@ const OPTIONS = {
   host: { type: 'string' },
   'base-domain': { type: 'string' },
   tenant: { type: 'string' },
+  email: { type: 'string' },
+  password: { type: 'string' },
+  'redirect-uri': { type: 'string', multiple: true },
+  name: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -72,6 +82,30 @@ export async function runCli(argv: string[]): Promise<number> {
           const tenant = await new TenancyService(db, 0).require(values.tenant);
           const issued = await issueApiKey(db, tenant);
           say(values.json, issued, `key:    ${issued.key}\nsecret: ${issued.secret}\n(the secret is shown only this once)`);
+          return 0;
+        }
+        case 'admin': {
+          expect(positionals, 'create', 'admin create --tenant NAME --email E --password P', false);
+          if (!values.tenant || !values.email || !values.password) {
+            throw new UsageError('admin create needs --tenant NAME, --email E and --password P.');
+          }
+          const tenant = await new TenancyService(db, 0).require(values.tenant);
+          const admin = await createAdmin(db, tenant, values.email, values.password);
+          say(values.json, admin, `Created admin ${admin.email} in tenant "${tenant.name}".`);
+          return 0;
+        }
+        case 'client': {
+          expect(positionals, 'create', 'client create --tenant NAME --redirect-uri URI [--name N]', false);
+          if (!values.tenant || !values['redirect-uri']?.length) {
+            throw new UsageError('client create needs --tenant NAME and at least one --redirect-uri URI.');
+          }
+          const tenant = await new TenancyService(db, 0).require(values.tenant);
+          const issued = await createClient(db, tenant, values['redirect-uri'], values.name);
+          say(
+            values.json,
+            issued,
+            `clientId:     ${issued.clientId}\nclientSecret: ${issued.clientSecret}\n(the secret is shown only this once)`,
+          );
           return 0;
         }
         default:

@@ -15,7 +15,7 @@ export async function serve(config: AppConfig): Promise<{ app: FastifyInstance; 
   const db = await openDatabase(config.database);
   try {
     await migrate(db);
-    const demo = await seedDemo(db);
+    const demo = await seedDemo(db, demoRedirectUris(config));
     const app = await buildApp(config, db);
     await app.listen({ port: config.port, host: config.host });
     printBanner(config, app, demo);
@@ -38,6 +38,12 @@ export async function serve(config: AppConfig): Promise<{ app: FastifyInstance; 
   }
 }
 
+/** Where the demo client's codes land: the server's own page that shows the code and how to exchange it. */
+function demoRedirectUris(config: AppConfig): string[] {
+  const port = config.port === 0 ? '' : `:${config.port}`;
+  return [`http://127.0.0.1${port}/auth/demo/callback`, `http://localhost${port}/auth/demo/callback`];
+}
+
 function printBanner(config: AppConfig, app: FastifyInstance, demo: DemoSeed | undefined): void {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -54,6 +60,13 @@ function printBanner(config: AppConfig, app: FastifyInstance, demo: DemoSeed | u
       `Created the "${demo.tenant}" tenant and an API key. The secret is shown only this once:`,
       `  key:    ${demo.apiKey.key}`,
       `  secret: ${demo.apiKey.secret}`,
+      '',
+      `An admin and an OAuth client (docs/oauth.md walks through the flow):`,
+      `  admin:        ${demo.admin.email} / ${demo.admin.password}`,
+      `  clientId:     ${demo.client.clientId}`,
+      `  clientSecret: ${demo.client.clientSecret}`,
+      `  redirect URI: ${demo.client.redirectUris[0]}`,
+      `  sign in at:   ${base}/auth/oauth/authorize?response_type=code&client_id=${demo.client.clientId}&redirect_uri=${encodeURIComponent(demo.client.redirectUris[0])}`,
       '',
       'Store a state document, then read it back:',
       `  curl -X PUT '${url}' ${auth} -H 'Content-Type: application/json' -d '{"page":3}'`,

@@ -52,6 +52,41 @@ describe('learnbase command line [pglite]', () => {
     }
   });
 
+  it('creates admins (password stored as scrypt) and OAuth clients with several redirect URIs', async () => {
+    const data = newFolder();
+    assert.equal((await runCli(['tenant', 'create', 'acme', '--data', data])).code, 0);
+    const admin = await runCli(['admin', 'create', '--tenant', 'acme', '--email', 'Ada@Example.com', '--password', 'correct horse battery', '--data', data, '--json']);
+    assert.equal(admin.code, 0, admin.stderr);
+    assert.equal(JSON.parse(admin.stdout).email, 'ada@example.com');
+    const weak = await runCli(['admin', 'create', '--tenant', 'acme', '--email', 'bob@example.com', '--password', 'short', '--data', data]);
+    assert.equal(weak.code, 1);
+    assert.match(weak.stderr, /at least 12 characters/);
+    const client = await runCli([
+      'client', 'create', '--tenant', 'acme', '--redirect-uri', 'https://app.example.com/cb', '--redirect-uri', 'http://localhost:3000/cb',
+      '--name', 'LMS', '--data', data, '--json',
+    ]);
+    assert.equal(client.code, 0, client.stderr);
+    const { clientId, clientSecret } = JSON.parse(client.stdout) as { clientId: string; clientSecret: string };
+    assert.match(clientId, /^lbc_[0-9a-f]{32}_[0-9a-f]{16}$/);
+    const insecure = await runCli(['client', 'create', '--tenant', 'acme', '--redirect-uri', 'http://app.example.com/cb', '--data', data]);
+    assert.equal(insecure.code, 1);
+    assert.match(insecure.stderr, /must use https/);
+
+    const db = await PgliteDatabase.open(data);
+    try {
+      const admins = await db.query<{ password_hash: string }>('SELECT password_hash FROM admins');
+      assert.match(admins.rows[0].password_hash, /^scrypt\$/);
+      assert.ok(!admins.rows[0].password_hash.includes('correct horse'));
+      const clients = await db.query<{ redirect_uris: string[]; secret: string }>(
+        "SELECT redirect_uris, encode(secret_hash, 'escape') AS secret FROM oauth_clients",
+      );
+      assert.deepEqual(clients.rows[0].redirect_uris, ['https://app.example.com/cb', 'http://localhost:3000/cb']);
+      assert.ok(!clients.rows[0].secret.includes(clientSecret));
+    } finally {
+      await db.close();
+    }
+  });
+
   it('refuses a command on a folder another process holds, and changes nothing', async () => {
     const data = newFolder();
     const holder = await PgliteDatabase.open(data);
@@ -98,6 +133,8 @@ describe('learnbase command line [pglite]', () => {
     const key = /key: +(\S+)/.exec(banner)?.[1];
     const secret = /secret: +(\S+)/.exec(banner)?.[1];
     assert.ok(base && key && secret, banner);
+    assert.match(banner, /admin: +admin@example\.com \/ \S{16}/);
+    assert.match(banner, /clientId: +lbc_/);
     const me = await fetch(`${base}/api/me`, {
       headers: { authorization: `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}`, 'x-svc-tenant': 'demo' },
     });

@@ -1,22 +1,36 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import { newSecret } from '../../platform/secrets.js';
+import { createAdmin } from '../auth/admins/admin.service.js';
 import { issueApiKey, type IssuedApiKey } from '../auth/api-keys/api-key.service.js';
+import { createClient, type IssuedClient } from '../auth/oauth/client.service.js';
 import { countTenants } from './tenant.repository.js';
 import { TenancyService } from './tenancy.service.js';
 
 export interface DemoSeed {
   tenant: string;
   apiKey: IssuedApiKey;
+  admin: { email: string; password: string };
+  client: IssuedClient & { redirectUris: string[] };
 }
 
+export const DEMO_ADMIN_EMAIL = 'admin@example.com';
+
 /**
- * On an empty database, creates the `demo` tenant and its credentials so a newcomer can call
- * the API at once. Returns them (secrets in the clear, to print once), or undefined when the
- * database already has a tenant.
+ * On an empty database, creates the `demo` tenant with an API key, an admin and an OAuth client
+ * whose redirect URIs are `redirectUris`, so a newcomer can call the API at once. Returns them
+ * (secrets in the clear, to print once), or undefined when the database already has a tenant.
  */
-export async function seedDemo(sql: SqlClient): Promise<DemoSeed | undefined> {
+export async function seedDemo(sql: SqlClient, redirectUris: string[]): Promise<DemoSeed | undefined> {
   return sql.transaction(async (tx) => {
     if ((await countTenants(tx)) > 0) return undefined;
     const tenant = await new TenancyService(tx, 0).create('demo');
-    return { tenant: tenant.name, apiKey: await issueApiKey(tx, tenant) };
+    const password = newSecret(12);
+    await createAdmin(tx, tenant, DEMO_ADMIN_EMAIL, password);
+    return {
+      tenant: tenant.name,
+      apiKey: await issueApiKey(tx, tenant),
+      admin: { email: DEMO_ADMIN_EMAIL, password },
+      client: { ...(await createClient(tx, tenant, redirectUris, 'Demo integration')), redirectUris },
+    };
   });
 }

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { badRequest } from '../../../platform/http/app-error.js';
+import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
+import type { TenancyService, Tenant } from '../../tenancy/tenancy.service.js';
+import { findClientRow, insertClient } from './client.repository.js';
+
+export interface OAuthClient {
+  tenant: Tenant;
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+}
+
+export interface IssuedClient {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** `lbc_<tenant id hex>_<random>`: the client id names its tenant, as API keys do. */
+const CLIENT_ID = /^lbc_([0-9a-f]{32})_[0-9a-f]{16}$/;
+
+function tenantIdOfClient(clientId: string): string | undefined {
+  const hex = CLIENT_ID.exec(clientId)?.[1];
+  return hex && `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** RFC 6749 §3.1.2: an absolute URI without a fragment; http only for loopback and localhost. */
+export function checkRedirectUri(uri: string): void {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw badRequest('client.invalid_redirect_uri', `"${uri}" is not an absolute URI.`);
+  }
+  if (url.hash || uri.includes('#')) throw badRequest('client.invalid_redirect_uri', `"${uri}" has a fragment; redirect URIs may not.`);
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname) || url.hostname.endsWith('.localhost');
+  if (url.protocol === 'http:' && !loopback) {
+    throw badRequest('client.invalid_redirect_uri', `"${uri}" must use https (http is allowed for localhost and loopback only).`);
+  }
+  if (url.protocol === 'javascript:' || url.protocol === 'data:') {
+    throw badRequest('client.invalid_redirect_uri', `"${uri}" is not a redirect URI.`);
+  }
+}
+
+export async function createClient(sql: SqlClient, tenant: Tenant, redirectUris: string[], name?: string): Promise<IssuedClient> {
+  if (redirectUris.length === 0) throw badRequest('client.redirect_uri_required', 'A client needs at least one redirect URI.');
+  redirectUris.forEach(checkRedirectUri);
+  const clientId = `lbc_${tenant.id.replaceAll('-', '')}_${randomBytes(8).toString('hex')}`;
+  const clientSecret = newSecret();
+  await insertClient(sql, tenant.id, {
+    clientId,
+    secretHash: hashSecret(clientSecret),
+    name: name?.trim() || 'Unnamed integration',
+    redirectUris: [...new Set(redirectUris)],
+  });
+  return { clientId, clientSecret };
+}
+
+/** The client and its tenant, or undefined for an unknown or malformed id. */
+export async function findClient(sql: SqlClient, tenancy: TenancyService, clientId: string): Promise<OAuthClient | undefined> {
+  const tenantId = tenantIdOfClient(clientId);
+  const tenant = tenantId ? await tenancy.findById(tenantId) : undefined;
+  const row = tenant ? await findClientRow(sql, tenant.id, clientId) : undefined;
+  return row && tenant && { tenant, clientId: row.clientId, name: row.name, redirectUris: row.redirectUris };
+}
+
+/** The client, when the secret is its own (compared in constant time); otherwise undefined. */
+export async function authenticateClient(
+  sql: SqlClient,
+  tenancy: TenancyService,
+  clientId: string,
+  clientSecret: string,
+): Promise<OAuthClient | undefined> {
+  const tenantId = tenantIdOfClient(clientId);
+  const tenant = tenantId ? await tenancy.findById(tenantId) : undefined;
+  const row = tenant ? await findClientRow(sql, tenant.id, clientId) : undefined;
+  if (!row || !tenant || !secretMatches(clientSecret, row.secretHash)) return undefined;
+  return { tenant, clientId: row.clientId, name: row.name, redirectUris: row.redirectUris };
+}
