@@ -14,10 +14,18 @@ import { xapiPlugin } from './modules/xapi/xapi.plugin.js';
 import { statementsRoutes } from './modules/xapi/statements/statements.routes.js';
 import { activitiesRoutes } from './modules/xapi/activities/activities.routes.js';
 import { agentsRoutes } from './modules/xapi/agents/agents.routes.js';
+import { LocalNotifications, type Notifications } from './platform/database/notifications.js';
+import { TokenService } from './modules/auth/oauth/token.service.js';
+import { oauthTokenEndpoints } from './modules/auth/oauth/token.routes.js';
 
 export interface BuildOptions {
   /** Pino logger options, or false for none (tests). */
   logger?: boolean | Record<string, unknown>;
+  /**
+   * How this process hears cache invalidations from the others (PostgreSQL LISTEN/NOTIFY when
+   * several processes share a database). Default: in-process, for one process on its database.
+   */
+  notifications?: Notifications;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -62,10 +70,11 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
       },
       components: {
         securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'An access token of the OAuth authorization code flow (docs/oauth.md).' },
           basic: { type: 'http', scheme: 'basic', description: 'API key and secret (deprecated), or an actor credential.' },
         },
       },
-      security: [{ basic: [] }],
+      security: [{ bearer: [] }, { basic: [] }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
@@ -74,8 +83,16 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
 
   const tenancy = new TenancyService(sql, config.cacheTtlMs);
 
+  const tokens = new TokenService(sql, tenancy, options.notifications ?? LocalNotifications.of(sql), {
+    cacheTtlMs: config.cacheTtlMs,
+    onError: (error) => app.log.warn({ err: error }, 'could not announce a token revocation to the other processes'),
+  });
+  await tokens.start();
+  app.addHook('onClose', async () => tokens.stop());
+
   await app.register(xapiPlugin);
-  await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs });
+  await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs, tokens });
+  await app.register(oauthTokenEndpoints, { tokens });
 
   await app.register(authRoutes);
   await app.register(documentsPlugin, { sql, documentLimitBytes: config.documentLimitBytes });

@@ -6,6 +6,7 @@ import { AppError, badRequest } from '../../platform/http/app-error.js';
 import { hashSecret } from '../../platform/secrets.js';
 import type { TenancyService, Tenant } from '../tenancy/tenancy.service.js';
 import { tenantIdOfApiKey, verifyApiKey } from './api-keys/api-key.service.js';
+import type { TokenService } from './oauth/token.service.js';
 import type { Principal } from './principal.js';
 
 declare module 'fastify' {
@@ -25,11 +26,16 @@ export interface AuthPluginOptions {
   tenancy: TenancyService;
   baseDomain: string;
   cacheTtlMs: number;
+  /** Checks Bearer access tokens (cached per process, evicted on revocation). */
+  tokens: TokenService;
 }
 
 /** RFC 9745: the date Basic authentication with API keys was deprecated (2026-01-01), as a Structured Field Date. */
 const BASIC_DEPRECATION = '@1767225600';
 const BASIC_CHALLENGE = 'Basic realm="learnbase", charset="UTF-8"';
+const BEARER_CHALLENGE = 'Bearer realm="learnbase"';
+/** No credential (or an unknown scheme): both schemes are offered, in one field (RFC 9110 §11.6.1). */
+const ANY_CHALLENGE = `${BEARER_CHALLENGE}, ${BASIC_CHALLENGE}`;
 
 /**
  * One hook for every request: finds the tenant the request names, turns the credential
@@ -52,6 +58,7 @@ export const authPlugin = fp<AuthPluginOptions>(
       request.principal = principal;
     });
 
+    /** One credential, dispatched by scheme, into a principal; then the tenant check every scheme shares. */
     async function authenticate(request: FastifyRequest, reply: FastifyReply, tenant: Tenant | undefined): Promise<Principal> {
       const header = request.headers.authorization;
       if (!header) {
@@ -60,24 +67,59 @@ export const authPlugin = fp<AuthPluginOptions>(
             ? 'Authentication is required: send an Authorization header.'
             : 'Authentication is required, and no tenant was named: send an Authorization header with a credential of the tenant, ' +
                 `and name the tenant with the X-SVC-Tenant header or the sub-domain {tenant}.${options.baseDomain}.`,
+          ANY_CHALLENGE,
         );
       }
-      const [scheme, value = ''] = header.split(/\s+/, 2) as [string, string?];
-      if (scheme.toLowerCase() !== 'basic') throw unauthorized(`The ${scheme} authorization scheme is not accepted here; use Basic.`);
+      const [scheme, value = ''] = header.trim().split(/\s+/, 2) as [string, string?];
+      let principal: Principal;
+      switch (scheme.toLowerCase()) {
+        case 'basic':
+          principal = await basicPrincipal(header, value);
+          break;
+        case 'bearer':
+          principal = await bearerPrincipal(value);
+          break;
+        default:
+          throw unauthorized(`The ${scheme} authorization scheme is not accepted here; use Bearer or Basic.`, ANY_CHALLENGE);
+      }
+      // A credential of tenant A is refused against tenant B, whatever the headers say.
+      if (tenant && principal.tenant.id !== tenant.id) {
+        throw principal.kind === 'admin'
+          ? invalidToken('The access token does not belong to this tenant.')
+          : unauthorized('The credential does not belong to this tenant.');
+      }
+      if (principal.kind === 'api_key') {
+        reply.header('Deprecation', BASIC_DEPRECATION);
+        reply.header('Link', '</docs>; rel="deprecation"; type="text/html"');
+      }
+      return principal;
+    }
 
+    async function basicPrincipal(header: string, value: string): Promise<Principal> {
       const cacheKey = hashSecret(header).toString('base64');
       let principal = verified.get(cacheKey);
       if (!principal) {
         principal = await verifyBasic(value);
         verified.set(cacheKey, principal);
       }
-      // A credential of tenant A is refused against tenant B, whatever the headers say.
-      if (tenant && principal.tenant.id !== tenant.id) throw unauthorized('The credential does not belong to this tenant.');
-      if (principal.kind === 'api_key') {
-        reply.header('Deprecation', BASIC_DEPRECATION);
-        reply.header('Link', '</docs>; rel="deprecation"; type="text/html"');
-      }
       return principal;
+    }
+
+    /** RFC 6750 §2.1: an access token of the OAuth flow; its admin may do everything in the token's tenant. */
+    async function bearerPrincipal(token: string): Promise<Principal> {
+      const check = await options.tokens.checkAccessToken(token);
+      if (!check.valid) {
+        throw invalidToken(
+          check.reason === 'expired'
+            ? 'The access token expired; refresh it.'
+            : check.reason === 'revoked'
+              ? 'The access token was revoked.'
+              : 'The access token is not valid.',
+        );
+      }
+      const tenant = await options.tenancy.findById(check.grant.tenantId);
+      if (!tenant) throw invalidToken('The access token is not valid.');
+      return { kind: 'admin', tenant, id: check.grant.adminId };
     }
 
     async function verifyBasic(encoded: string): Promise<Principal> {
@@ -100,8 +142,15 @@ export const authPlugin = fp<AuthPluginOptions>(
 /** The API and the LRS need a credential; the sign-in pages and the API reference do not. */
 const isProtectedPath = (url: string) => /^\/(api|xapi)(\/|\?|$)/.test(url);
 
-function unauthorized(message: string): AppError {
-  return new AppError('auth.unauthorized', 401, message, { headers: { 'WWW-Authenticate': BASIC_CHALLENGE } });
+function unauthorized(message: string, challenge = BASIC_CHALLENGE): AppError {
+  return new AppError('auth.unauthorized', 401, message, { headers: { 'WWW-Authenticate': challenge } });
+}
+
+/** RFC 6750 §3.1: a Bearer token that is unknown, expired, revoked or of another tenant. */
+function invalidToken(message: string): AppError {
+  return new AppError('auth.invalid_token', 401, message, {
+    headers: { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="invalid_token", error_description="${message}"` },
+  });
 }
 
 /**

@@ -1,0 +1,45 @@
+import { hashSecret } from '../../../../platform/secrets.js';
+import type { OAuthClient } from '../client.service.js';
+import { InvalidGrant, InvalidRequest } from '../oauth-errors.js';
+import { lockToken, markTokenUsed } from '../token.repository.js';
+import { parseToken, type TokenResponse, type TokenService } from '../token.service.js';
+
+export interface RefreshTokenParams {
+  refresh_token?: string;
+}
+
+/**
+ * RFC 6749 §6 with rotation (RFC 9700 §4.14.2): a refresh token is used once and answered with a
+ * new pair of the same family. Presenting a used one again means two parties hold it, so the
+ * whole family is revoked. The token's row is locked for the check and the rotation: of two
+ * concurrent uses exactly one succeeds, and the other is the reuse that revokes the family.
+ */
+export async function refreshTokens(tokens: TokenService, client: OAuthClient, params: RefreshTokenParams): Promise<TokenResponse> {
+  const refreshToken = params.refresh_token;
+  if (!refreshToken) throw new InvalidRequest('The refresh_token parameter is required.');
+  const parsed = parseToken(refreshToken);
+  if (!parsed || parsed.kind !== 'refresh' || parsed.tenantId !== client.tenant.id) {
+    throw new InvalidGrant('The refresh token is not valid.');
+  }
+  const tenantId = parsed.tenantId;
+  const hash = hashSecret(refreshToken);
+
+  type Outcome = { refused: string } | { reused: Buffer[] } | { issued: TokenResponse };
+  const outcome = await tokens.sql.transaction(async (tx): Promise<Outcome> => {
+    const stored = await lockToken(tx, tenantId, hash);
+    if (!stored || stored.kind !== 'refresh') return { refused: 'The refresh token is not valid.' };
+    if (stored.clientId !== client.clientId) return { refused: 'The refresh token was issued to another client.' };
+    if (stored.revoked) return { refused: 'The refresh token was revoked.' };
+    if (stored.used) return { reused: await tokens.revokeFamily(tx, tenantId, stored.familyId) };
+    if (stored.expired) return { refused: 'The refresh token expired. Start the authorization again.' };
+    await markTokenUsed(tx, tenantId, hash);
+    return { issued: await tokens.issuePair(tx, tenantId, { clientId: client.clientId, adminId: stored.adminId, familyId: stored.familyId }) };
+  });
+
+  if ('reused' in outcome) {
+    await tokens.announce(outcome.reused);
+    throw new InvalidGrant('The refresh token was already used; every token of its authorization is now revoked.');
+  }
+  if ('refused' in outcome) throw new InvalidGrant(outcome.refused);
+  return outcome.issued;
+}

@@ -1,0 +1,57 @@
+import { AppError } from '../../../platform/http/app-error.js';
+
+/**
+ * The OAuth protocol errors of the token and revocation endpoints, one class per RFC 6749 §5.2
+ * `error` value, after oidc-provider's `lib/helpers/errors.js`. Each is an AppError whose body is
+ * RFC 6749's `{error, error_description}`, so `error-handler.ts` answers it like any other.
+ */
+export abstract class OAuthError extends AppError {
+  constructor(
+    readonly error: string,
+    status: number,
+    readonly description: string,
+    headers?: Record<string, string>,
+  ) {
+    super(`oauth.${error}`, status, description, {
+      body: { error, error_description: description },
+      headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...headers },
+    });
+  }
+}
+
+/** A parameter is missing, repeated or malformed, or the body is not JSON or a form. */
+export class InvalidRequest extends OAuthError {
+  constructor(description: string) {
+    super('invalid_request', 400, description);
+  }
+}
+
+/**
+ * Client authentication failed (RFC 6749 §5.2): 401. RFC 6749 wants the Basic challenge when the
+ * client tried HTTP Basic; RFC 9110 §15.5.2 wants one on every 401, so it is always there.
+ */
+export class InvalidClient extends OAuthError {
+  constructor(description: string) {
+    super('invalid_client', 401, description, { 'WWW-Authenticate': 'Basic realm="learnbase", charset="UTF-8"' });
+  }
+}
+
+/** The code or refresh token is invalid, expired, revoked, used, or bound to something else. */
+export class InvalidGrant extends OAuthError {
+  constructor(description: string) {
+    super('invalid_grant', 400, description);
+  }
+}
+
+export class UnsupportedGrantType extends OAuthError {
+  constructor(grantType: string) {
+    super('unsupported_grant_type', 400, `The grant_type "${grantType}" is not supported; use authorization_code or refresh_token.`);
+  }
+}
+
+/** RFC 7009 §2.2.1. */
+export class UnsupportedTokenType extends OAuthError {
+  constructor(hint: string) {
+    super('unsupported_token_type', 400, `Tokens of type "${hint}" cannot be revoked here.`);
+  }
+}

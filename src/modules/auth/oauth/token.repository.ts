@@ -1,0 +1,99 @@
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { toBuffer } from '../../../platform/database/sql-client.js';
+
+export type TokenKind = 'access' | 'refresh';
+
+export interface NewToken {
+  tokenHash: Buffer;
+  kind: TokenKind;
+  clientId: string;
+  adminId: string;
+  familyId: string;
+  lifetimeSeconds: number;
+}
+
+/** A stored token as the checks need it; `expired` is judged by the database clock. */
+export interface StoredToken {
+  kind: TokenKind;
+  clientId: string;
+  adminId: string;
+  familyId: string;
+  expiresAt: Date;
+  expired: boolean;
+  used: boolean;
+  revoked: boolean;
+}
+
+interface TokenRecord {
+  kind: TokenKind;
+  client_id: string;
+  admin_id: string;
+  family_id: string;
+  expires_at: Date | string;
+  expired: boolean;
+  used: boolean;
+  revoked: boolean;
+}
+
+const SELECT_TOKEN = `SELECT kind, client_id, admin_id, family_id, expires_at, expires_at <= now() AS expired,
+                             used_at IS NOT NULL AS used, revoked_at IS NOT NULL AS revoked
+                        FROM oauth_tokens WHERE tenant_id = $1 AND token_hash = $2`;
+
+const toStored = (row: TokenRecord | undefined): StoredToken | undefined =>
+  row && {
+    kind: row.kind,
+    clientId: row.client_id,
+    adminId: row.admin_id,
+    familyId: row.family_id,
+    expiresAt: new Date(row.expires_at),
+    expired: row.expired,
+    used: row.used,
+    revoked: row.revoked,
+  };
+
+export async function insertTokens(sql: SqlClient, tenantId: string, tokens: NewToken[]): Promise<void> {
+  for (const token of tokens) {
+    await sql.query(
+      `INSERT INTO oauth_tokens (tenant_id, token_hash, kind, client_id, admin_id, family_id, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`,
+      [tenantId, token.tokenHash, token.kind, token.clientId, token.adminId, token.familyId, token.lifetimeSeconds],
+    );
+  }
+}
+
+export async function findToken(sql: SqlClient, tenantId: string, tokenHash: Buffer): Promise<StoredToken | undefined> {
+  const { rows } = await sql.query<TokenRecord>(SELECT_TOKEN, [tenantId, tokenHash]);
+  return toStored(rows[0]);
+}
+
+/** The token, its row locked until the transaction `tx` ends: refresh rotation runs one at a time per token. */
+export async function lockToken(tx: SqlClient, tenantId: string, tokenHash: Buffer): Promise<StoredToken | undefined> {
+  const { rows } = await tx.query<TokenRecord>(`${SELECT_TOKEN} FOR UPDATE`, [tenantId, tokenHash]);
+  return toStored(rows[0]);
+}
+
+export async function markTokenUsed(sql: SqlClient, tenantId: string, tokenHash: Buffer): Promise<void> {
+  await sql.query('UPDATE oauth_tokens SET used_at = now() WHERE tenant_id = $1 AND token_hash = $2', [tenantId, tokenHash]);
+}
+
+/** Revokes one token; answers the hashes of the access tokens this newly revoked (none or it). */
+export async function revokeTokenRow(sql: SqlClient, tenantId: string, tokenHash: Buffer): Promise<Buffer[]> {
+  const { rows } = await sql.query<{ token_hash: unknown; kind: TokenKind }>(
+    `UPDATE oauth_tokens SET revoked_at = now()
+      WHERE tenant_id = $1 AND token_hash = $2 AND revoked_at IS NULL
+      RETURNING token_hash, kind`,
+    [tenantId, tokenHash],
+  );
+  return rows.filter((row) => row.kind === 'access').map((row) => toBuffer(row.token_hash));
+}
+
+/** Revokes every token of a family (one authorization); answers the hashes of the access tokens this newly revoked. */
+export async function revokeFamilyRows(sql: SqlClient, tenantId: string, familyId: string): Promise<Buffer[]> {
+  const { rows } = await sql.query<{ token_hash: unknown; kind: TokenKind }>(
+    `UPDATE oauth_tokens SET revoked_at = now()
+      WHERE tenant_id = $1 AND family_id = $2 AND revoked_at IS NULL
+      RETURNING token_hash, kind`,
+    [tenantId, familyId],
+  );
+  return rows.filter((row) => row.kind === 'access').map((row) => toBuffer(row.token_hash));
+}

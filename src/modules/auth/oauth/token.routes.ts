@@ -1,0 +1,194 @@
+import formbody from '@fastify/formbody';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyError, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../../platform/http/app-error.js';
+import { authenticateClient, type OAuthClient } from './client.service.js';
+import { metadataRoutes } from './metadata.routes.js';
+import { exchangeAuthorizationCode } from './grants/authorization-code.js';
+import { refreshTokens } from './grants/refresh-token.js';
+import { InvalidClient, InvalidRequest, OAuthError, UnsupportedGrantType, UnsupportedTokenType } from './oauth-errors.js';
+import type { TokenService } from './token.service.js';
+
+export interface TokenRoutesOptions {
+  tokens: TokenService;
+}
+
+const OAuthErrorBody = Type.Object(
+  {
+    error: Type.String({ examples: ['invalid_grant'] }),
+    error_description: Type.String(),
+  },
+  { description: 'RFC 6749 §5.2 error.' },
+);
+
+const ClientCredentials = {
+  client_id: Type.Optional(Type.String({ description: 'With client_secret, when the client does not authenticate with HTTP Basic.' })),
+  client_secret: Type.Optional(Type.String()),
+};
+
+const TokenRequest = Type.Object(
+  {
+    grant_type: Type.String({ examples: ['authorization_code', 'refresh_token'] }),
+    code: Type.Optional(Type.String({ description: 'authorization_code: the code from the redirect.' })),
+    redirect_uri: Type.Optional(Type.String({ description: 'authorization_code: the redirect_uri of the authorize request.' })),
+    code_verifier: Type.Optional(Type.String({ description: 'authorization_code: the PKCE verifier, when the authorize request had a code_challenge.' })),
+    refresh_token: Type.Optional(Type.String({ description: 'refresh_token: the current refresh token.' })),
+    ...ClientCredentials,
+  },
+  { description: 'application/json (the interface) or application/x-www-form-urlencoded (RFC 6749).' },
+);
+
+const TokenResponse = Type.Object({
+  access_token: Type.String(),
+  refresh_token: Type.String(),
+  token_type: Type.Literal('bearer'),
+  expires_in: Type.Integer({ examples: [3600] }),
+});
+
+const RevokeRequest = Type.Object({
+  token: Type.String(),
+  token_type_hint: Type.Optional(Type.String({ examples: ['access_token', 'refresh_token'] })),
+  ...ClientCredentials,
+});
+
+/** Token requests are small; a megabyte of form is no token request. */
+const BODY_LIMIT = 16 * 1024;
+
+/**
+ * `POST /auth/oauth/token` (RFC 6749 §3.2) and `POST /auth/oauth/revoke` (RFC 7009). Encapsulated:
+ * the form parser and the OAuth error mapping apply to these routes only.
+ */
+export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async (app, { tokens }) => {
+  await app.register(formbody, { bodyLimit: BODY_LIMIT });
+
+  // RFC 6749 §5.1: token responses, errors included, are never cached.
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    reply.header('Pragma', 'no-cache');
+  });
+
+  // Fastify's own errors (validation, media type, JSON) become RFC 6749 §5.2 errors; the app's
+  // error handler, which this one hands every error to, renders them.
+  app.setErrorHandler((error: FastifyError) => {
+    throw toOAuthError(error);
+  });
+
+  app.post(
+    '/auth/oauth/token',
+    {
+      bodyLimit: BODY_LIMIT,
+      schema: {
+        tags: ['oauth'],
+        summary: 'Exchange an authorization code, or refresh, for an access and a refresh token',
+        consumes: ['application/json', 'application/x-www-form-urlencoded'],
+        security: [{}, { basic: [] }],
+        body: TokenRequest,
+        response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      if (body.grant_type !== 'authorization_code' && body.grant_type !== 'refresh_token') {
+        throw new UnsupportedGrantType(body.grant_type);
+      }
+      const client = await authenticateCaller(request, body);
+      return body.grant_type === 'authorization_code'
+        ? exchangeAuthorizationCode(tokens, client, body)
+        : refreshTokens(tokens, client, body);
+    },
+  );
+
+  app.post(
+    '/auth/oauth/revoke',
+    {
+      bodyLimit: BODY_LIMIT,
+      schema: {
+        tags: ['oauth'],
+        summary: 'Revoke an access token, or a refresh token and its whole authorization (RFC 7009)',
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
+        security: [{}, { basic: [] }],
+        body: RevokeRequest,
+        response: { 200: Type.String({ description: 'Empty: revoked, or the token was not valid anyway.' }), 400: OAuthErrorBody, 401: OAuthErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const { token, token_type_hint: hint } = request.body;
+      if (hint !== undefined && hint !== 'access_token' && hint !== 'refresh_token') throw new UnsupportedTokenType(hint);
+      const client = await authenticateCaller(request, request.body);
+      await tokens.revoke(client, token);
+      return reply.status(200).send('');
+    },
+  );
+
+  /**
+   * RFC 6749 §2.3.1: HTTP Basic (client id and secret each form-urlencoded) or client_id and
+   * client_secret in the body; one method only.
+   */
+  async function authenticateCaller(
+    request: FastifyRequest,
+    body: { client_id?: string; client_secret?: string },
+  ): Promise<OAuthClient> {
+    let clientId = body.client_id;
+    let clientSecret = body.client_secret;
+    const header = request.headers.authorization;
+    if (header) {
+      const [scheme, value = ''] = header.trim().split(/\s+/, 2) as [string, string?];
+      if (scheme.toLowerCase() !== 'basic') throw new InvalidClient('Authenticate the client with HTTP Basic, or with client_id and client_secret in the body.');
+      if (body.client_secret !== undefined) {
+        throw new InvalidRequest('Authenticate the client one way only: HTTP Basic or client_secret in the body, not both.');
+      }
+      const credentials = decodeBasic(value);
+      if (!credentials) throw new InvalidClient('The Basic credential is malformed: expected base64 of "client_id:client_secret".');
+      if (body.client_id !== undefined && body.client_id !== credentials.id) {
+        throw new InvalidRequest('The client_id in the body differs from the one in the Authorization header.');
+      }
+      clientId = credentials.id;
+      clientSecret = credentials.secret;
+    }
+    if (!clientId || !clientSecret) {
+      throw new InvalidClient('Client authentication is required: HTTP Basic, or client_id and client_secret in the body.');
+    }
+    const client = await authenticateClient(tokens.sql, tokens.tenancy, clientId, clientSecret);
+    if (!client) throw new InvalidClient('Client authentication failed: unknown client or wrong secret.');
+    return client;
+  }
+};
+
+function decodeBasic(value: string): { id: string; secret: string } | undefined {
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    const unescape = (text: string) => decodeURIComponent(text.replaceAll('+', ' '));
+    return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+  } catch {
+    return undefined;
+  }
+}
+
+function toOAuthError(error: FastifyError): Error {
+  if (error instanceof OAuthError) return error;
+  if (error.validation) {
+    const problems = error.validation.map((item) => `${item.instancePath.replace(/^\//, '') || 'body'} ${item.message ?? 'is invalid'}`);
+    return new InvalidRequest(`Invalid request: ${problems.join('; ')}.`);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new InvalidRequest('Send the parameters as application/x-www-form-urlencoded or application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new InvalidRequest('The request body is not valid JSON.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new InvalidRequest(`The request body is larger than ${BODY_LIMIT} bytes.`);
+  }
+  return error instanceof AppError || typeof error.statusCode !== 'number' || error.statusCode >= 500
+    ? error
+    : new InvalidRequest(error.message);
+}
+
+/** The token side of OAuth in one registration: the token and revocation endpoints and the metadata. */
+export const oauthTokenEndpoints: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async (app, options) => {
+  await app.register(tokenRoutes, options);
+  await app.register(metadataRoutes);
+};

@@ -1,0 +1,186 @@
+import { TtlCache } from '../../../platform/cache.js';
+import type { Notifications } from '../../../platform/database/notifications.js';
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { hashSecret, newSecret } from '../../../platform/secrets.js';
+import type { TenancyService } from '../../tenancy/tenancy.service.js';
+import type { OAuthClient } from './client.service.js';
+import { InvalidRequest } from './oauth-errors.js';
+import { findToken, insertTokens, revokeFamilyRows, revokeTokenRow, type TokenKind } from './token.repository.js';
+
+/** Interface 5.1 step 6: an access token lasts one hour. */
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
+/** Not in the interface: a refresh token lasts 30 days, and each refresh starts a new one. */
+export const REFRESH_TOKEN_LIFETIME_SECONDS = 30 * 24 * 3600;
+/** The LISTEN/NOTIFY channel that carries the SHA-256 (hex) of revoked access tokens, comma-separated. */
+export const REVOCATIONS_CHANNEL = 'learnbase_revocations';
+/** 100 hashes of 64 hex characters and their commas stay under PostgreSQL's 8,000-byte payload limit. */
+const HASHES_PER_MESSAGE = 100;
+
+/** RFC 6749 §5.1, with the interface's lower-case `bearer` (5.1 step 4). */
+export interface TokenResponse {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+}
+
+/** What a valid access token grants: an admin of one tenant, through one client, until `expiresAtMs`. */
+export interface AccessGrant {
+  tenantId: string;
+  adminId: string;
+  clientId: string;
+  expiresAtMs: number;
+}
+
+export type AccessCheck = { valid: true; grant: AccessGrant } | { valid: false; reason: 'unknown' | 'expired' | 'revoked' };
+
+/**
+ * Tokens look like `lba_<tenant id hex>_<random>` (access) and `lbr_<tenant id hex>_<random>`
+ * (refresh): a token names its tenant, as API keys and client ids do, so it is found without a
+ * global index. Only its SHA-256 is stored.
+ */
+const TOKEN = /^lb([ar])_([0-9a-f]{32})_[A-Za-z0-9_-]{43}$/;
+
+export function parseToken(token: string): { kind: TokenKind; tenantId: string } | undefined {
+  const match = TOKEN.exec(token);
+  if (!match) return undefined;
+  const hex = match[2] as string;
+  return {
+    kind: match[1] === 'a' ? 'access' : 'refresh',
+    tenantId: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+  };
+}
+
+export interface TokenServiceOptions {
+  /** How long one process trusts an access token it verified, in ms (never past the token's expiry). */
+  cacheTtlMs: number;
+  /** Publishing a revocation failed; the revocation itself stands, and other processes' caches age out. */
+  onError?: (error: Error) => void;
+}
+
+/**
+ * Issues, checks and revokes tokens. Verified access tokens are cached per process so that a
+ * Bearer request costs no database round trip; every revocation is announced on
+ * `learnbase_revocations`, and every process evicts what it hears.
+ */
+export class TokenService {
+  private verified: TtlCache<AccessGrant>;
+  /**
+   * Hashes revoked lately. A check that read the row just before a revocation committed must not
+   * cache the token after the eviction went past: it looks here before caching.
+   */
+  private revoked: TtlCache<true>;
+  private stopListening: (() => void) | undefined;
+
+  constructor(
+    readonly sql: SqlClient,
+    readonly tenancy: TenancyService,
+    private readonly notifications: Notifications,
+    private readonly options: TokenServiceOptions,
+  ) {
+    this.verified = new TtlCache(options.cacheTtlMs);
+    this.revoked = new TtlCache(options.cacheTtlMs);
+  }
+
+  /** Starts hearing the revocations of every process; call once before serving. */
+  async start(): Promise<void> {
+    this.stopListening = await this.notifications.listen(
+      REVOCATIONS_CHANNEL,
+      (payload) => this.forget(payload.split(',').filter(Boolean)),
+      // Messages may have been lost: nothing cached can be trusted any more.
+      () => {
+        this.verified = new TtlCache(this.options.cacheTtlMs);
+      },
+    );
+  }
+
+  stop(): void {
+    this.stopListening?.();
+    this.stopListening = undefined;
+  }
+
+  /** Mints an access and a refresh token of one family (one authorization) and stores their hashes. */
+  async issuePair(sql: SqlClient, tenantId: string, grant: { clientId: string; adminId: string; familyId: string }): Promise<TokenResponse> {
+    const hex = tenantId.replaceAll('-', '');
+    const accessToken = `lba_${hex}_${newSecret()}`;
+    const refreshToken = `lbr_${hex}_${newSecret()}`;
+    await insertTokens(sql, tenantId, [
+      { ...grant, tokenHash: hashSecret(accessToken), kind: 'access', lifetimeSeconds: ACCESS_TOKEN_LIFETIME_SECONDS },
+      { ...grant, tokenHash: hashSecret(refreshToken), kind: 'refresh', lifetimeSeconds: REFRESH_TOKEN_LIFETIME_SECONDS },
+    ]);
+    return { access_token: accessToken, refresh_token: refreshToken, token_type: 'bearer', expires_in: ACCESS_TOKEN_LIFETIME_SECONDS };
+  }
+
+  /** Checks a Bearer access token: from this process's cache when it verified it lately, else one primary-key read. */
+  async checkAccessToken(token: string): Promise<AccessCheck> {
+    const parsed = parseToken(token);
+    if (!parsed || parsed.kind !== 'access') return { valid: false, reason: 'unknown' };
+    const hash = hashSecret(token);
+    const key = hash.toString('hex');
+    if (this.revoked.get(key)) return { valid: false, reason: 'revoked' };
+    const cached = this.verified.get(key);
+    if (cached) {
+      if (cached.expiresAtMs > Date.now()) return { valid: true, grant: cached };
+      this.verified.delete(key);
+      return { valid: false, reason: 'expired' };
+    }
+    const stored = await findToken(this.sql, parsed.tenantId, hash);
+    if (!stored || stored.kind !== 'access') return { valid: false, reason: 'unknown' };
+    if (stored.revoked) return { valid: false, reason: 'revoked' };
+    if (stored.expired) return { valid: false, reason: 'expired' };
+    const grant: AccessGrant = {
+      tenantId: parsed.tenantId,
+      adminId: stored.adminId,
+      clientId: stored.clientId,
+      expiresAtMs: stored.expiresAt.getTime(),
+    };
+    if (!this.revoked.get(key)) this.verified.set(key, grant);
+    return { valid: true, grant };
+  }
+
+  /**
+   * RFC 7009: revokes a token the client holds. A refresh token takes its whole authorization
+   * (every token of its family) with it; an access token goes alone. Tokens that are unknown,
+   * malformed or of another tenant are ignored (§2.2: the answer is 200 either way).
+   */
+  async revoke(client: OAuthClient, token: string): Promise<void> {
+    const parsed = parseToken(token);
+    if (!parsed || parsed.tenantId !== client.tenant.id) return;
+    const hash = hashSecret(token);
+    const stored = await findToken(this.sql, parsed.tenantId, hash);
+    if (!stored) return;
+    // RFC 7009 §2.1: the server verifies that the token was issued to the client revoking it.
+    if (stored.clientId !== client.clientId) throw new InvalidRequest('The token was not issued to this client.');
+    const revoked =
+      stored.kind === 'refresh'
+        ? await revokeFamilyRows(this.sql, parsed.tenantId, stored.familyId)
+        : await revokeTokenRow(this.sql, parsed.tenantId, hash);
+    await this.announce(revoked);
+  }
+
+  /** Revokes every token of one authorization (a replayed code, a reused refresh token); call `announce` after commit. */
+  revokeFamily(sql: SqlClient, tenantId: string, familyId: string): Promise<Buffer[]> {
+    return revokeFamilyRows(sql, tenantId, familyId);
+  }
+
+  /**
+   * Tells every process, this one first and synchronously, that these access tokens are revoked.
+   * Call it once the revocation is committed, so no process re-reads a still-valid row.
+   */
+  async announce(accessTokenHashes: Buffer[]): Promise<void> {
+    const keys = accessTokenHashes.map((hash) => hash.toString('hex'));
+    this.forget(keys);
+    for (let start = 0; start < keys.length; start += HASHES_PER_MESSAGE) {
+      await this.notifications
+        .publish(REVOCATIONS_CHANNEL, keys.slice(start, start + HASHES_PER_MESSAGE).join(','))
+        .catch((error: Error) => this.options.onError?.(error));
+    }
+  }
+
+  private forget(keys: string[]): void {
+    for (const key of keys) {
+      this.verified.delete(key);
+      this.revoked.set(key, true);
+    }
+  }
+}
