@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { AppConfig } from './config.js';
 import { migrate } from './platform/database/migrate.js';
+import { PostgresNotifications } from './platform/database/notifications.js';
 import { openDatabase } from './platform/database/open-database.js';
 import type { Database } from './platform/database/sql-client.js';
 import { seedDemo, type DemoSeed } from './modules/tenancy/demo-seed.js';
@@ -16,7 +17,16 @@ export async function serve(config: AppConfig): Promise<{ app: FastifyInstance; 
   try {
     await migrate(db);
     const demo = await seedDemo(db, demoRedirectUris(config));
-    const app = await buildApp(config, db);
+    // Several processes may share a PostgreSQL database: they hear each other's cache invalidations.
+    let log: FastifyInstance['log'] | undefined;
+    const notifications =
+      config.database.kind === 'postgres'
+        ? new PostgresNotifications(config.database.url, db, {
+            onError: (error) => log?.warn({ err: error }, 'the LISTEN connection failed; reconnecting'),
+          })
+        : undefined;
+    const app = await buildApp(config, db, { notifications });
+    log = app.log;
     await app.listen({ port: config.port, host: config.host });
     printBanner(config, app, demo);
 
@@ -26,6 +36,7 @@ export async function serve(config: AppConfig): Promise<{ app: FastifyInstance; 
       stopping = true;
       app.log.info({ signal }, 'draining and shutting down');
       await app.close();
+      await notifications?.close();
       await db.close();
       process.exit(0);
     };

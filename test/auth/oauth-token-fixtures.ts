@@ -29,7 +29,7 @@ export interface OAuthFixture {
 export const pkceChallenge = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
 /** A tenant with an admin and two clients, built through the services. */
-export async function givenOAuth(ctx: TestContext): Promise<OAuthFixture> {
+export async function givenOAuth(ctx: Pick<TestContext, 'db' | 'given'>): Promise<OAuthFixture> {
   const tenant = await ctx.given.tenant();
   const record = await new TenancyService(ctx.db, 0).findById(tenant.id);
   if (!record) throw new Error('tenant missing');
