@@ -86,7 +86,9 @@ describeEachBackend('POST /auth/oauth/token', (ctx) => {
       assert.equal(res.statusCode, 401, name);
       assert.equal(res.json().error, 'invalid_client', name);
       assert.equal(typeof res.json().error_description, 'string', name);
-      assert.equal(res.headers['www-authenticate'], 'Basic realm="learnbase", charset="UTF-8"', name);
+      // RFC 6749 §5.2: the Basic challenge when the client tried Basic or sent no secret at all.
+      const challenged = 'authorization' in headers || !('client_secret' in body);
+      assert.equal(res.headers['www-authenticate'], challenged ? 'Basic realm="learnbase", charset="UTF-8"' : undefined, name);
       assert.equal(res.headers['cache-control'], 'no-store', name);
     }
     // None of these consumed the code.

@@ -27,12 +27,14 @@ export class InvalidRequest extends OAuthError {
 }
 
 /**
- * Client authentication failed (RFC 6749 §5.2): 401. RFC 6749 wants the Basic challenge when the
- * client tried HTTP Basic; RFC 9110 §15.5.2 wants one on every 401, so it is always there.
+ * Client authentication failed (RFC 6749 §5.2): 401. The Basic challenge goes with it when the
+ * client tried HTTP Basic (RFC 6749) or sent no credential at all (RFC 9110 §15.5.2); a client
+ * that authenticated in the body gets the JSON error alone, which libraries such as openid-client
+ * then show as it is.
  */
 export class InvalidClient extends OAuthError {
-  constructor(description: string) {
-    super('invalid_client', 401, description, { 'WWW-Authenticate': 'Basic realm="learnbase", charset="UTF-8"' });
+  constructor(description: string, challenge: boolean) {
+    super('invalid_client', 401, description, challenge ? { 'WWW-Authenticate': 'Basic realm="learnbase", charset="UTF-8"' } : {});
   }
 }
 

@@ -109,15 +109,20 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         security: [{}, { basic: [] }],
         body: RevokeRequest,
-        response: { 200: Type.String({ description: 'Empty: revoked, or the token was not valid anyway.' }), 400: OAuthErrorBody, 401: OAuthErrorBody },
+        response: {
+          // RFC 7009 §2.2: the client ignores the body; an empty JSON object suits clients that insist on JSON.
+          200: Type.Object({}, { description: 'Revoked, or the token was not valid anyway.' }),
+          400: OAuthErrorBody,
+          401: OAuthErrorBody,
+        },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { token, token_type_hint: hint } = request.body;
       if (hint !== undefined && hint !== 'access_token' && hint !== 'refresh_token') throw new UnsupportedTokenType(hint);
       const client = await authenticateCaller(request, request.body);
       await tokens.revoke(client, token);
-      return reply.status(200).send('');
+      return {};
     },
   );
 
@@ -134,23 +139,24 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
     const header = request.headers.authorization;
     if (header) {
       const [scheme, value = ''] = header.trim().split(/\s+/, 2) as [string, string?];
-      if (scheme.toLowerCase() !== 'basic') throw new InvalidClient('Authenticate the client with HTTP Basic, or with client_id and client_secret in the body.');
+      if (scheme.toLowerCase() !== 'basic') throw new InvalidClient('Authenticate the client with HTTP Basic, or with client_id and client_secret in the body.', true);
       if (body.client_secret !== undefined) {
         throw new InvalidRequest('Authenticate the client one way only: HTTP Basic or client_secret in the body, not both.');
       }
       const credentials = decodeBasic(value);
-      if (!credentials) throw new InvalidClient('The Basic credential is malformed: expected base64 of "client_id:client_secret".');
+      if (!credentials) throw new InvalidClient('The Basic credential is malformed: expected base64 of "client_id:client_secret".', true);
       if (body.client_id !== undefined && body.client_id !== credentials.id) {
         throw new InvalidRequest('The client_id in the body differs from the one in the Authorization header.');
       }
       clientId = credentials.id;
       clientSecret = credentials.secret;
     }
+    const usedBasic = header !== undefined;
     if (!clientId || !clientSecret) {
-      throw new InvalidClient('Client authentication is required: HTTP Basic, or client_id and client_secret in the body.');
+      throw new InvalidClient('Client authentication is required: HTTP Basic, or client_id and client_secret in the body.', usedBasic || !clientSecret);
     }
     const client = await authenticateClient(tokens.sql, tokens.tenancy, clientId, clientSecret);
-    if (!client) throw new InvalidClient('Client authentication failed: unknown client or wrong secret.');
+    if (!client) throw new InvalidClient('Client authentication failed: unknown client or wrong secret.', usedBasic);
     return client;
   }
 };
