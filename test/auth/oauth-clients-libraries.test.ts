@@ -37,7 +37,7 @@ describeEachBackend('OAuth client libraries against /auth/oauth/token', (ctx) =>
 
       const tokens = await oidc.authorizationCodeGrant(config, url, { pkceCodeVerifier: verifier, expectedState: state });
       assert.equal(tokens.token_type, 'bearer');
-      assert.equal(tokens.expiresIn(), 3600);
+      assert.equal(tokens.expires_in, 3600);
       assert.ok(tokens.refresh_token);
       assert.equal((await me(ctx.app, tokens.access_token, oauth.tenant.name)).json().principal.id, oauth.adminId);
 
