@@ -3,6 +3,7 @@ import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
 import type { Tenant } from '../../tenancy/tenancy.service.js';
 import { findActiveSecretHash, insertApiKey } from './api-key.repository.js';
+import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
 
 /**
  * API keys look like `lb_<tenant id in hex>_<random>`: the key names its tenant, so a Basic
@@ -16,7 +17,7 @@ export interface IssuedApiKey {
 }
 
 export async function issueApiKey(sql: SqlClient, tenant: Tenant): Promise<IssuedApiKey> {
-  const key = `lb_${tenant.id.replaceAll('-', '')}_${randomBytes(8).toString('hex')}`;
+  const key = `lb_${tenantHex(tenant.id)}_${randomBytes(8).toString('hex')}`;
   const secret = newSecret();
   await insertApiKey(sql, tenant.id, key, hashSecret(secret));
   return { key, secret };
@@ -26,7 +27,7 @@ export async function issueApiKey(sql: SqlClient, tenant: Tenant): Promise<Issue
 export function tenantIdOfApiKey(key: string): string | undefined {
   const hex = API_KEY.exec(key)?.[1];
   if (!hex) return undefined;
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return tenantIdFromHex(hex);
 }
 
 export async function verifyApiKey(sql: SqlClient, tenantId: string, key: string, secret: string): Promise<boolean> {

@@ -4,6 +4,7 @@ import { badRequest } from '../../../platform/http/app-error.js';
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
 import type { TenancyService, Tenant } from '../../tenancy/tenancy.service.js';
 import { findClientRow, insertClient } from './client.repository.js';
+import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
 
 export interface OAuthClient {
   tenant: Tenant;
@@ -22,7 +23,7 @@ const CLIENT_ID = /^lbc_([0-9a-f]{32})_[0-9a-f]{16}$/;
 
 function tenantIdOfClient(clientId: string): string | undefined {
   const hex = CLIENT_ID.exec(clientId)?.[1];
-  return hex && `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return hex && tenantIdFromHex(hex);
 }
 
 /** RFC 6749 §3.1.2: an absolute URI without a fragment; http only for loopback and localhost. */
@@ -46,7 +47,7 @@ export function checkRedirectUri(uri: string): void {
 export async function createClient(sql: SqlClient, tenant: Tenant, redirectUris: string[], name?: string): Promise<IssuedClient> {
   if (redirectUris.length === 0) throw badRequest('client.redirect_uri_required', 'A client needs at least one redirect URI.');
   redirectUris.forEach(checkRedirectUri);
-  const clientId = `lbc_${tenant.id.replaceAll('-', '')}_${randomBytes(8).toString('hex')}`;
+  const clientId = `lbc_${tenantHex(tenant.id)}_${randomBytes(8).toString('hex')}`;
   const clientSecret = newSecret();
   await insertClient(sql, tenant.id, {
     clientId,

@@ -6,6 +6,7 @@ import type { TenancyService } from '../../tenancy/tenancy.service.js';
 import type { OAuthClient } from './client.service.js';
 import { InvalidRequest } from './oauth-errors.js';
 import { findToken, insertTokens, revokeFamilyRows, revokeTokenRow, type TokenKind } from './token.repository.js';
+import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
 
 /** Interface 5.1 step 6: an access token lasts one hour. */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
@@ -47,7 +48,7 @@ export function parseToken(token: string): { kind: TokenKind; tenantId: string }
   const hex = match[2] as string;
   return {
     kind: match[1] === 'a' ? 'access' : 'refresh',
-    tenantId: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+    tenantId: tenantIdFromHex(hex),
   };
 }
 
@@ -101,7 +102,7 @@ export class TokenService {
 
   /** Mints an access and a refresh token of one family (one authorization) and stores their hashes. */
   async issuePair(sql: SqlClient, tenantId: string, grant: { clientId: string; adminId: string; familyId: string }): Promise<TokenResponse> {
-    const hex = tenantId.replaceAll('-', '');
+    const hex = tenantHex(tenantId);
     const accessToken = `lba_${hex}_${newSecret()}`;
     const refreshToken = `lbr_${hex}_${newSecret()}`;
     await insertTokens(sql, tenantId, [
