@@ -17,6 +17,9 @@ import { agentsRoutes } from './modules/xapi/agents/agents.routes.js';
 import { LocalNotifications, type Notifications } from './platform/database/notifications.js';
 import { TokenService } from './modules/auth/oauth/token.service.js';
 import { oauthTokenEndpoints } from './modules/auth/oauth/token.routes.js';
+import { authorizeRoutes } from './modules/auth/oauth/authorize.routes.js';
+import { AuthorizeService } from './modules/auth/oauth/authorize.service.js';
+import { DEFAULT_SIGN_IN_POLICY, SignInThrottle, type SignInPolicy } from './modules/auth/oauth/sign-in-throttle.js';
 
 export interface BuildOptions {
   /** Pino logger options, or false for none (tests). */
@@ -26,6 +29,8 @@ export interface BuildOptions {
    * several processes share a database). Default: in-process, for one process on its database.
    */
   notifications?: Notifications;
+  /** How failed sign-ins are slowed and refused (tests shorten the delays). */
+  signInPolicy?: Partial<SignInPolicy>;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -93,13 +98,14 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   await app.register(xapiPlugin);
   await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs, tokens });
   await app.register(oauthTokenEndpoints, { tokens });
+  const throttle = new SignInThrottle(sql, { ...DEFAULT_SIGN_IN_POLICY, ...options.signInPolicy });
+  await app.register(authorizeRoutes, { authorize: new AuthorizeService(sql, tenancy, throttle, config.baseDomain) });
 
   await app.register(authRoutes);
   await app.register(documentsPlugin, { sql, documentLimitBytes: config.documentLimitBytes });
   await app.register(statementsRoutes, { sql });
   await app.register(activitiesRoutes, { sql });
   await app.register(agentsRoutes, { sql });
-
 
   return app;
 }

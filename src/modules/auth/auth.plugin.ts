@@ -8,6 +8,7 @@ import type { TenancyService, Tenant } from '../tenancy/tenancy.service.js';
 import { tenantIdOfApiKey, verifyApiKey } from './api-keys/api-key.service.js';
 import type { TokenService } from './oauth/token.service.js';
 import type { Principal } from './principal.js';
+import { tenantNameOfHost } from '../tenancy/tenant-host.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -160,10 +161,7 @@ function invalidToken(message: string): AppError {
 function namedTenant(request: FastifyRequest, baseDomain: string): string | undefined {
   const header = request.headers['x-svc-tenant'];
   const fromHeader = typeof header === 'string' && header.trim() !== '' ? header.trim().toLowerCase() : undefined;
-  const host = (request.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
-  const suffix = `.${baseDomain}`;
-  const label = host.endsWith(suffix) ? host.slice(0, -suffix.length) : '';
-  const fromHost = label !== '' && !label.includes('.') ? label : undefined;
+  const fromHost = tenantNameOfHost(request.headers.host, baseDomain);
   if (fromHeader && fromHost && fromHeader !== fromHost) {
     throw badRequest(
       'tenant.mismatch',

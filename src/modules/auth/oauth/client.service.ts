@@ -21,7 +21,7 @@ export interface IssuedClient {
 /** `lbc_<tenant id hex>_<random>`: the client id names its tenant, as API keys do. */
 const CLIENT_ID = /^lbc_([0-9a-f]{32})_[0-9a-f]{16}$/;
 
-function tenantIdOfClient(clientId: string): string | undefined {
+export function tenantIdOfClient(clientId: string): string | undefined {
   const hex = CLIENT_ID.exec(clientId)?.[1];
   return hex && tenantIdFromHex(hex);
 }

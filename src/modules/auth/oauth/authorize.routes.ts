@@ -1,0 +1,178 @@
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { AuthorizeService, SIGN_IN_LIFETIME_SECONDS, signInCookieName, type AuthorizeOutcome } from './authorize.service.js';
+import { demoCallbackPage, errorPage, PAGE_HEADERS, signInPage } from './sign-in.page.js';
+
+export interface AuthorizeRoutesOptions {
+  authorize: AuthorizeService;
+}
+
+/** A sign-in form is a few hundred bytes. */
+const BODY_LIMIT = 16 * 1024;
+
+const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
+
+const AuthorizeQuery = Type.Object({
+  response_type: Type.String({ examples: ['code'] }),
+  client_id: Type.String({ description: 'The client id (`lbc_…`); it names the tenant.' }),
+  redirect_uri: Type.String({ description: 'Exactly one of the redirect URIs registered for the client.' }),
+  state: Type.Optional(Type.String({ description: 'Returned unchanged with the code or the error.' })),
+  code_challenge: Type.Optional(Type.String({ description: 'PKCE (RFC 7636): BASE64URL(SHA-256(code_verifier)).' })),
+  code_challenge_method: Type.Optional(Type.Literal('S256')),
+});
+
+const SignInFields = Type.Object({
+  request_id: Type.String(),
+  client_id: Type.String(),
+  csrf_token: Type.String(),
+  email: Type.Optional(Type.String()),
+  password: Type.Optional(Type.String()),
+  action: Type.Optional(Type.Union([Type.Literal('authorize'), Type.Literal('cancel')])),
+});
+
+/** One value of a form field; a repeated or non-text field counts as absent. */
+function field(body: unknown, name: string): string | undefined {
+  const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The query exactly as sent, repeated parameters included (RFC 6749 §3.1 forbids them). */
+const rawQuery = (request: FastifyRequest) => new URL(request.raw.url ?? '/', 'http://query.invalid').searchParams;
+
+/**
+ * The browser step: `GET /auth/oauth/authorize` shows the sign-in page, `POST` signs in and
+ * redirects with the code (303, so the password is never re-sent); `/auth/demo/callback` is the
+ * demo client's landing page. Every answer is an HTML page or a redirect, never JSON.
+ */
+export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> = async (app, { authorize }) => {
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: BODY_LIMIT });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    const message = status === 413 ? 'The form is larger than this server accepts.' : status >= 500 ? 'Something went wrong on our side.' : 'The request could not be read.';
+    return reply.status(status).headers(PAGE_HEADERS).send(errorPage('Something went wrong', message));
+  });
+
+  app.get(
+    '/auth/oauth/authorize',
+    {
+      exposeHeadRoute: false,
+      attachValidation: true,
+      schema: {
+        tags: ['oauth'],
+        summary: 'Start the authorization code flow in the browser: the sign-in page',
+        description:
+          'Opened in the admin\'s browser. An unknown client or a redirect_uri that is not exactly a registered one gets an error page; ' +
+          'other errors go back to the redirect URI as `error` and `state` (RFC 6749 §4.1.2.1).',
+        security: [],
+        querystring: AuthorizeQuery,
+        response: { 200: Html('The sign-in page.'), 302: { description: 'An error, back to the redirect URI.' }, 400: Html('An error page.') },
+      },
+    },
+    async (request, reply) => answer(reply, await authorize.start(rawQuery(request), request.headers.host)),
+  );
+
+  app.post(
+    '/auth/oauth/authorize',
+    {
+      bodyLimit: BODY_LIMIT,
+      attachValidation: true,
+      schema: {
+        tags: ['oauth'],
+        summary: 'The sign-in form: sign in and authorise, or cancel',
+        consumes: ['application/x-www-form-urlencoded'],
+        security: [],
+        body: SignInFields,
+        response: {
+          303: { description: 'To the redirect URI, with `code` and `state`, or `error=access_denied` after Cancel.' },
+          400: Html('The form again, naming what is missing.'),
+          401: Html('The form again: wrong e-mail address or password.'),
+          403: Html('The form is not the one served to this browser, has expired, or was used.'),
+          429: Html('Too many failed attempts: sign-in is paused (Retry-After).'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const requestId = field(request.body, 'request_id');
+      const outcome = await authorize.submit({
+        requestId,
+        clientId: field(request.body, 'client_id'),
+        csrfToken: field(request.body, 'csrf_token'),
+        email: field(request.body, 'email'),
+        password: field(request.body, 'password'),
+        action: field(request.body, 'action'),
+        cookie: requestId ? request.cookies[signInCookieName(requestId)] : undefined,
+        host: request.headers.host,
+        ip: request.ip,
+      });
+      if (outcome.kind === 'redirect') request.log.info({ outcome: new URL(outcome.location).searchParams.has('code') ? 'authorized' : 'cancelled' }, 'sign-in form');
+      return answer(reply, outcome);
+    },
+  );
+
+  app.get(
+    '/auth/demo/callback',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: "The demo client's redirect URI: shows the code and how to exchange it",
+        security: [],
+        response: { 200: Html('The code and a curl line exchanging it.'), 400: Html('No code: the error the authorization ended with.') },
+      },
+    },
+    async (request, reply) => {
+      const query = rawQuery(request);
+      const code = query.get('code') ?? undefined;
+      const page = demoCallbackPage({
+        origin: `${request.protocol}://${request.host}`,
+        code,
+        state: query.get('state') ?? undefined,
+        error: query.get('error') ?? undefined,
+        errorDescription: query.get('error_description') ?? undefined,
+      });
+      return reply.status(code ? 200 : 400).headers(PAGE_HEADERS).send(page);
+    },
+  );
+
+  function answer(reply: FastifyReply, outcome: AuthorizeOutcome) {
+    switch (outcome.kind) {
+      case 'refuse':
+        return reply.status(outcome.status).headers(PAGE_HEADERS).send(errorPage(outcome.title, outcome.message));
+      case 'redirect':
+        if (outcome.ended) reply.clearCookie(signInCookieName(outcome.ended), COOKIE);
+        // 303 after the form POST: the browser follows with a GET and never re-sends the password.
+        return reply
+          .header('Cache-Control', 'no-store')
+          .header('Referrer-Policy', 'no-referrer')
+          .redirect(outcome.location, reply.request.method === 'POST' ? 303 : 302);
+      case 'sign-in':
+        reply.setCookie(signInCookieName(outcome.requestId), outcome.csrfToken, { ...COOKIE, maxAge: SIGN_IN_LIFETIME_SECONDS });
+        if (outcome.retryAfterSeconds) reply.header('Retry-After', String(outcome.retryAfterSeconds));
+        return reply
+          .status(outcome.status)
+          .headers(PAGE_HEADERS)
+          .send(
+            signInPage({
+              clientName: outcome.client.name,
+              tenantName: outcome.client.tenant.name,
+              requestId: outcome.requestId,
+              clientId: outcome.client.clientId,
+              csrfToken: outcome.csrfToken,
+              email: outcome.email,
+              error: outcome.error,
+            }),
+          );
+    }
+  }
+};
+
+/**
+ * `__Host-`: Secure, Path=/ and no Domain, so the cookie never reaches another tenant's sub-domain.
+ * Browsers accept Secure cookies from http://localhost and loopback, so `npm start` works too.
+ */
+const COOKIE = { path: '/', secure: true, httpOnly: true, sameSite: 'strict' } as const;

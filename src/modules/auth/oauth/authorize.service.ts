@@ -1,0 +1,246 @@
+import { randomUUID } from 'node:crypto';
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
+import type { TenancyService } from '../../tenancy/tenancy.service.js';
+import { tenantNameOfHost } from '../../tenancy/tenant-host.js';
+import { normaliseEmail, verifyAdminPassword } from '../admins/admin.service.js';
+import {
+  deletePendingAuthorization,
+  findPendingAuthorization,
+  insertPendingAuthorization,
+  type PendingAuthorization,
+} from './authorization-request.repository.js';
+import { findClient, tenantIdOfClient, type OAuthClient } from './client.service.js';
+import { issueCode } from './code.service.js';
+import { signInSubjects, type SignInThrottle } from './sign-in-throttle.js';
+
+/** How long the sign-in form of one authorize request stays usable. */
+export const SIGN_IN_LIFETIME_SECONDS = 600;
+
+/** Longest `state` carried through (it is stored and echoed, not interpreted). */
+const MAX_STATE_LENGTH = 2048;
+/** RFC 7636 §4.2: BASE64URL(SHA-256(verifier)) is always 43 characters. */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The cookie that binds a sign-in form to the browser it was served to; one per pending request. */
+export const signInCookieName = (requestId: string) => `__Host-lb-signin-${requestId}`;
+
+/** Stays on this server: the request cannot be trusted to go back to the client (RFC 6749 §4.1.2.1). */
+export interface Refusal {
+  kind: 'refuse';
+  status: number;
+  title: string;
+  message: string;
+}
+
+/** Back to the client's registered redirect URI, with a code or an error. */
+export interface Redirect {
+  kind: 'redirect';
+  location: string;
+  /** The pending request that ended, whose cookie the browser can drop. */
+  ended?: string;
+}
+
+/** The sign-in form (again), for a pending request. */
+export interface SignInForm {
+  kind: 'sign-in';
+  status: number;
+  client: OAuthClient;
+  requestId: string;
+  csrfToken: string;
+  email?: string;
+  error?: string;
+  /** Set when sign-in is refused for a while (429). */
+  retryAfterSeconds?: number;
+}
+
+export type AuthorizeOutcome = Refusal | Redirect | SignInForm;
+
+/** The fields the sign-in form posts, and the cookie that came with it. */
+export interface SignInSubmission {
+  requestId?: string;
+  clientId?: string;
+  csrfToken?: string;
+  email?: string;
+  password?: string;
+  action?: string;
+  cookie?: string;
+  host?: string;
+  ip: string;
+}
+
+const refuse = (status: number, title: string, message: string): Refusal => ({ kind: 'refuse', status, title, message });
+
+/** `uri` with the response parameters added to its query (RFC 6749 §4.1.2: the query is kept). */
+function redirectTo(uri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(uri);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
+  return url.href;
+}
+
+function only(params: URLSearchParams, name: string): { value?: string; repeated: boolean } {
+  const values = params.getAll(name);
+  return { value: values.length === 1 ? values[0] : undefined, repeated: values.length > 1 };
+}
+
+const minutes = (until: Date) => Math.max(1, Math.ceil((until.getTime() - Date.now()) / 60_000));
+
+/**
+ * The browser step of the authorization code flow (RFC 6749 §4.1.1–4.1.2, RFC 7636): checks the
+ * authorize request, keeps it pending behind a CSRF token while its admin signs in, and issues
+ * the code.
+ */
+export class AuthorizeService {
+  constructor(
+    private readonly sql: SqlClient,
+    private readonly tenancy: TenancyService,
+    private readonly throttle: SignInThrottle,
+    private readonly baseDomain: string,
+  ) {}
+
+  /** `GET /auth/oauth/authorize`. */
+  async start(params: URLSearchParams, host: string | undefined): Promise<AuthorizeOutcome> {
+    const clientId = only(params, 'client_id');
+    if (!clientId.value) {
+      return refuse(400, 'Unknown application', clientId.repeated ? 'The request names client_id more than once.' : 'The request names no client_id.');
+    }
+    const client = await findClient(this.sql, this.tenancy, clientId.value);
+    if (!client) return refuse(400, 'Unknown application', `No application is registered with the client_id "${clientId.value}".`);
+    const hostRefusal = this.checkHost(client, host);
+    if (hostRefusal) return hostRefusal;
+
+    const redirectUri = only(params, 'redirect_uri');
+    if (!redirectUri.value) {
+      return refuse(400, 'Invalid redirect URI', redirectUri.repeated ? 'The request names redirect_uri more than once.' : 'The request names no redirect_uri.');
+    }
+    // RFC 6749 §3.1.2.3 and OAuth 2.1: simple string comparison, no prefix, case or slash leniency.
+    if (!client.redirectUris.includes(redirectUri.value)) {
+      return refuse(400, 'Invalid redirect URI', `"${redirectUri.value}" is not a redirect URI registered for ${client.name}.`);
+    }
+
+    // From here on the redirect URI is trusted: errors go back to it (RFC 6749 §4.1.2.1).
+    const state = only(params, 'state');
+    const back = (error: string, description: string): Redirect => ({
+      kind: 'redirect',
+      location: redirectTo(redirectUri.value!, { error, error_description: description, state: state.value }),
+    });
+    for (const name of ['response_type', 'state', 'code_challenge', 'code_challenge_method', 'scope']) {
+      if (only(params, name).repeated) return back('invalid_request', `The request names ${name} more than once.`);
+    }
+    const responseType = params.get('response_type');
+    if (!responseType) return back('invalid_request', 'The request names no response_type; use response_type=code.');
+    if (responseType !== 'code') return back('unsupported_response_type', `The response_type "${responseType}" is not supported; use code.`);
+    if (state.value !== undefined && state.value.length > MAX_STATE_LENGTH) {
+      return back('invalid_request', `state is longer than ${MAX_STATE_LENGTH} characters.`);
+    }
+    const challenge = params.get('code_challenge') ?? undefined;
+    const method = params.get('code_challenge_method') ?? undefined;
+    if (challenge === undefined && method !== undefined) return back('invalid_request', 'code_challenge_method was sent without a code_challenge.');
+    if (challenge !== undefined) {
+      // RFC 7636 §4.4.1: a method we do not support (plain, or none given, which means plain).
+      if (method !== 'S256') return back('invalid_request', 'code_challenge_method must be S256 (plain is not supported).');
+      if (!S256_CHALLENGE.test(challenge)) return back('invalid_request', 'code_challenge must be 43 base64url characters: BASE64URL(SHA-256(code_verifier)).');
+    }
+
+    const pending: PendingAuthorization = {
+      tenantId: client.tenant.id,
+      id: randomUUID(),
+      clientId: client.clientId,
+      redirectUri: redirectUri.value,
+      state: state.value,
+      codeChallenge: challenge,
+    };
+    const csrfToken = newSecret();
+    await insertPendingAuthorization(this.sql, pending, hashSecret(csrfToken), SIGN_IN_LIFETIME_SECONDS);
+    return { kind: 'sign-in', status: 200, client, requestId: pending.id, csrfToken };
+  }
+
+  /** `POST /auth/oauth/authorize`: the sign-in form, or its Cancel button. */
+  async submit(form: SignInSubmission): Promise<AuthorizeOutcome> {
+    const { requestId, clientId, csrfToken } = form;
+    if (!requestId || !UUID.test(requestId) || !clientId || !csrfToken) {
+      return refuse(400, 'Sign-in form incomplete', 'The sign-in form was not sent as this server served it.');
+    }
+    if (form.cookie === undefined) {
+      return refuse(
+        403,
+        'Sign-in form not verified',
+        'Your browser did not send back the cookie of this sign-in form. Allow cookies for this site, make sure it is served over https (or from localhost), and start again.',
+      );
+    }
+    if (!secretMatches(form.cookie, hashSecret(csrfToken))) {
+      return refuse(403, 'Sign-in form not verified', 'The sign-in form does not match the one served to this browser.');
+    }
+    const tenantId = tenantIdOfClient(clientId);
+    const pending = tenantId ? await findPendingAuthorization(this.sql, tenantId, requestId, hashSecret(csrfToken)) : undefined;
+    const client = pending?.clientId === clientId ? await findClient(this.sql, this.tenancy, clientId) : undefined;
+    if (!pending || !client) {
+      return refuse(403, 'Sign-in form expired', 'This sign-in form has expired or has already been used.');
+    }
+    const hostRefusal = this.checkHost(client, form.host);
+    if (hostRefusal) return hostRefusal;
+
+    if (form.action === 'cancel') {
+      const ended = await deletePendingAuthorization(this.sql, pending.tenantId, pending.id, hashSecret(csrfToken));
+      if (!ended) return refuse(403, 'Sign-in form expired', 'This sign-in form has expired or has already been used.');
+      return {
+        kind: 'redirect',
+        ended: pending.id,
+        location: redirectTo(pending.redirectUri, { error: 'access_denied', error_description: 'The administrator cancelled the authorization.', state: pending.state }),
+      };
+    }
+
+    const again = (status: number, error: string, extra: Partial<SignInForm> = {}): SignInForm => ({
+      kind: 'sign-in',
+      status,
+      client,
+      requestId: pending.id,
+      csrfToken,
+      email: form.email?.trim() || undefined,
+      error,
+      ...extra,
+    });
+    const email = normaliseEmail(form.email ?? '');
+    if (email === '' || !form.password) return again(400, 'Enter your e-mail address and your password.');
+
+    const subjects = signInSubjects(email, form.ip);
+    const locked = await this.throttle.lockedUntil(pending.tenantId, subjects);
+    if (locked) return again(429, lockedMessage(locked), { retryAfterSeconds: secondsUntil(locked) });
+
+    const admin = await verifyAdminPassword(this.sql, pending.tenantId, email, form.password);
+    if (!admin) {
+      const failure = await this.throttle.recordFailure(pending.tenantId, subjects);
+      if (failure.lockedUntil) return again(429, lockedMessage(failure.lockedUntil), { retryAfterSeconds: secondsUntil(failure.lockedUntil) });
+      if (failure.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, failure.delayMs));
+      // The same words whether the address or the password was wrong, or the account is another tenant's.
+      return again(401, 'The e-mail address or the password is not right.');
+    }
+
+    const ended = await deletePendingAuthorization(this.sql, pending.tenantId, pending.id, hashSecret(csrfToken));
+    if (!ended) return refuse(403, 'Sign-in form expired', 'This sign-in form has expired or has already been used.');
+    await this.throttle.recordSuccess(pending.tenantId, subjects);
+    const code = await issueCode(this.sql, {
+      tenantId: pending.tenantId,
+      clientId: pending.clientId,
+      adminId: admin.id,
+      redirectUri: pending.redirectUri,
+      codeChallenge: pending.codeChallenge,
+    });
+    return { kind: 'redirect', ended: pending.id, location: redirectTo(pending.redirectUri, { code, state: pending.state }) };
+  }
+
+  /** A `{tenant}.{baseDomain}` host must be the client's tenant: one tenant's pages are never served on another's. */
+  private checkHost(client: OAuthClient, host: string | undefined): Refusal | undefined {
+    const named = tenantNameOfHost(host, this.baseDomain);
+    if (named === undefined || named === client.tenant.name) return undefined;
+    return refuse(400, 'Wrong organisation', `This application belongs to another organisation than "${named}"; use the address the application gave you.`);
+  }
+}
+
+const secondsUntil = (until: Date) => Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
+
+function lockedMessage(until: Date): string {
+  const wait = minutes(until);
+  return `Too many failed sign-in attempts for this account or from your network. Sign-in is paused; try again in ${wait} minute${wait === 1 ? '' : 's'}.`;
+}
