@@ -19,6 +19,8 @@ export interface GivenClient {
 export interface OAuthFixture {
   tenant: GivenTenant;
   adminId: string;
+  adminEmail: string;
+  adminPassword: string;
   client: GivenClient;
   /** Another client of the same tenant, with the same redirect URI. */
   otherClient: GivenClient;
@@ -33,12 +35,15 @@ export async function givenOAuth(ctx: Pick<TestContext, 'db' | 'given'>): Promis
   const tenant = await ctx.given.tenant();
   const record = await new TenancyService(ctx.db, 0).findById(tenant.id);
   if (!record) throw new Error('tenant missing');
-  const admin = await createAdmin(ctx.db, record, `admin-${newSecret(4)}@example.com`, 'correct horse battery');
+  const adminPassword = 'correct horse battery';
+  const admin = await createAdmin(ctx.db, record, `admin-${newSecret(4)}@example.com`, adminPassword);
   const client = await createClient(ctx.db, record, [REDIRECT_URI, 'http://localhost:9/other']);
   const otherClient = await createClient(ctx.db, record, [REDIRECT_URI]);
   return {
     tenant,
     adminId: admin.id,
+    adminEmail: admin.email,
+    adminPassword,
     client,
     otherClient,
     async code(options = {}) {

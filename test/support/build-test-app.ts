@@ -1,6 +1,6 @@
 import { after, before, describe } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type BuildOptions } from '../../src/app.js';
 import { DEFAULTS, type AppConfig } from '../../src/config.js';
 import { migrate } from '../../src/platform/database/migrate.js';
 import type { Database } from '../../src/platform/database/sql-client.js';
@@ -39,6 +39,7 @@ export function describeEachBackend(
   title: string,
   body: (ctx: TestContext) => void,
   overrides: Partial<AppConfig> = {},
+  buildOptions: Omit<BuildOptions, 'logger'> = {},
 ): void {
   for (const backend of BACKENDS) {
     describe(`${title} [${backend.name}]`, () => {
@@ -52,7 +53,7 @@ export function describeEachBackend(
         await migrate(opened.db);
         ctx.db = opened.db;
         ctx.config = testConfig(overrides);
-        ctx.app = await buildApp(ctx.config, opened.db, { logger: false });
+        ctx.app = await buildApp(ctx.config, opened.db, { ...buildOptions, logger: false });
         ctx.given = new Given(ctx.app, opened.db);
         ctx.url = () => (listening ??= ctx.app.listen({ port: 0, host: '127.0.0.1' }));
       });
