@@ -14,36 +14,42 @@ import { seedDemo, type DemoSeed } from './modules/tenancy/demo-seed.js';
  */
 export async function serve(config: AppConfig): Promise<{ app: FastifyInstance; db: Database }> {
   const db = await openDatabase(config.database);
+  let notifications: PostgresNotifications | undefined;
+  let app: FastifyInstance | undefined;
   try {
     await migrate(db);
     const demo = await seedDemo(db, demoRedirectUris(config));
     // Several processes may share a PostgreSQL database: they hear each other's cache invalidations.
     let log: FastifyInstance['log'] | undefined;
-    const notifications =
+    notifications =
       config.database.kind === 'postgres'
         ? new PostgresNotifications(config.database.url, db, {
             onError: (error) => log?.warn({ err: error }, 'the LISTEN connection failed; reconnecting'),
           })
         : undefined;
-    const app = await buildApp(config, db, { notifications });
-    log = app.log;
-    await app.listen({ port: config.port, host: config.host });
-    printBanner(config, app, demo);
+    const started = await buildApp(config, db, { notifications });
+    app = started;
+    log = started.log;
+    await started.listen({ port: config.port, host: config.host });
+    printBanner(config, started, demo);
 
     let stopping = false;
     const stop = async (signal: string) => {
       if (stopping) return;
       stopping = true;
-      app.log.info({ signal }, 'draining and shutting down');
-      await app.close();
+      started.log.info({ signal }, 'draining and shutting down');
+      await started.close();
       await notifications?.close();
       await db.close();
       process.exit(0);
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));
     process.once('SIGINT', () => void stop('SIGINT'));
-    return { app, db };
+    return { app: started, db };
   } catch (error) {
+    // A start-up failure (the port taken, say) must not leave a connection holding the process open.
+    await app?.close().catch(() => {});
+    await notifications?.close().catch(() => {});
     await db.close().catch(() => {});
     throw error;
   }

@@ -3,6 +3,7 @@ import { mkdtempSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exec } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -190,6 +191,21 @@ describe('learnbase command line [postgres]', { skip: !POSTGRES_AVAILABLE }, () 
       assert.equal(created.code, 0, created.stderr);
       assert.match(JSON.parse(created.stdout).key, /^lb_/);
     } finally {
+      await database.drop();
+    }
+  });
+
+  it('exits with an error, instead of hanging on its connections, when the port is taken', async () => {
+    const database = await createPostgresDatabase();
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (blocker.address() as AddressInfo).port;
+      const result = await runCli(['serve', '--port', String(port), '--database', database.url]);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /EADDRINUSE/);
+    } finally {
+      blocker.close();
       await database.drop();
     }
   });
