@@ -5,7 +5,7 @@ import { createClient } from '../../src/modules/auth/oauth/client.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { hashSecret, newSecret } from '../../src/platform/secrets.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
-import { givenOAuth, me, pkceChallenge, REDIRECT_URI, tokenRequest, type OAuthFixture } from './oauth-token-fixtures.js';
+import { givenOAuth, me, pkceChallenge, redeemCode, REDIRECT_URI, type OAuthFixture } from './oauth-token-fixtures.js';
 
 const ACCOUNT_LIMIT = 3;
 const ADDRESS_LIMIT = 6;
@@ -264,14 +264,7 @@ describeEachBackend(
       assert.match(String(res.headers['set-cookie']), new RegExp(`^${form.cookie.name}=; Max-Age=0; Path=/; .*HttpOnly; Secure; SameSite=Strict`));
       assert.equal(await pendingCount(ctx, oauth), 0, 'the pending request is used up');
 
-      const tokens = await tokenRequest(ctx.app, {
-        grant_type: 'authorization_code',
-        client_id: oauth.client.clientId,
-        client_secret: oauth.client.clientSecret,
-        redirect_uri: REDIRECT_URI,
-        code,
-        code_verifier: verifier,
-      });
+      const tokens = await redeemCode(ctx.app, oauth.client, code, verifier);
       assert.equal(tokens.statusCode, 200, tokens.body);
       const who = await me(ctx.app, tokens.json().access_token, oauth.tenant.name);
       assert.equal(who.statusCode, 200);
@@ -289,14 +282,8 @@ describeEachBackend(
       const oauth = await givenOAuth(ctx);
       const form = await openForm(ctx.app, oauth, { code_challenge: pkceChallenge(newSecret()), code_challenge_method: 'S256' });
       const code = new URL(String((await signIn(ctx.app, form, oauth)).headers.location)).searchParams.get('code');
-      const res = await tokenRequest(ctx.app, {
-        grant_type: 'authorization_code',
-        client_id: oauth.client.clientId,
-        client_secret: oauth.client.clientSecret,
-        redirect_uri: REDIRECT_URI,
-        code,
-        code_verifier: newSecret(),
-      });
+      assert.ok(code);
+      const res = await redeemCode(ctx.app, oauth.client, code, newSecret());
       assert.equal(res.statusCode, 400);
       assert.equal(res.json().error, 'invalid_grant');
     });

@@ -78,17 +78,22 @@ export function formRequest(app: FastifyInstance, url: string, body: Record<stri
 export const basicClient = (client: GivenClient) =>
   `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
 
-/** Exchanges a fresh code (JSON, body authentication) and answers the token response. */
-export async function exchange(app: FastifyInstance, oauth: OAuthFixture): Promise<{ access_token: string; refresh_token: string }> {
-  const { code, verifier } = await oauth.code();
-  const res = await tokenRequest(app, {
+/** The interface's exchange request for `code`, as `client` (JSON, body authentication). */
+export function redeemCode(app: FastifyInstance, client: GivenClient, code: string, verifier?: string, redirectUri = REDIRECT_URI) {
+  return tokenRequest(app, {
     grant_type: 'authorization_code',
-    client_id: oauth.client.clientId,
-    client_secret: oauth.client.clientSecret,
-    redirect_uri: REDIRECT_URI,
+    client_id: client.clientId,
+    client_secret: client.clientSecret,
+    redirect_uri: redirectUri,
     code,
     code_verifier: verifier,
   });
+}
+
+/** Exchanges a fresh code (JSON, body authentication) and answers the token response. */
+export async function exchange(app: FastifyInstance, oauth: OAuthFixture): Promise<{ access_token: string; refresh_token: string }> {
+  const { code, verifier } = await oauth.code();
+  const res = await redeemCode(app, oauth.client, code, verifier);
   if (res.statusCode !== 200) throw new Error(`exchange failed: ${res.statusCode} ${res.body}`);
   return res.json();
 }
