@@ -6,7 +6,7 @@ import { describeEachBackend, type TestContext } from '../support/build-test-app
 import { givenOAuth, me, REDIRECT_URI, type GivenClient, type OAuthFixture } from './oauth-token-fixtures.js';
 
 /** Real OAuth client libraries against the server on a loopback socket, with no workaround on either side. */
-describeEachBackend('OAuth client libraries against /auth/oauth/token', (ctx) => {
+describeEachBackend('OAuth client libraries against the authorize and token endpoints', (ctx) => {
   /** openid-client v6 by RFC 8414 discovery; http is allowed for loopback only through allowInsecureRequests. */
   async function discover(client: GivenClient, auth: oidc.ClientAuth): Promise<oidc.Configuration> {
     const base = await ctx.url();
@@ -92,18 +92,56 @@ describeEachBackend('OAuth client libraries against /auth/oauth/token', (ctx) =>
     );
   });
 
-  it('openid-client: builds the authorization URL from the metadata', async () => {
+  it('openid-client: its authorization URL opens the sign-in page, and the redirect after signing in completes the grant', async () => {
     const oauth = await givenOAuth(ctx);
     const config = await discover(oauth.client, oidc.ClientSecretBasic(oauth.client.clientSecret));
     const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: REDIRECT_URI,
+      state,
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
     });
     assert.equal(url.pathname, '/auth/oauth/authorize');
-    assert.equal(url.searchParams.get('client_id'), oauth.client.clientId);
+    const landed = await signInThroughPage(url, oauth);
+    const tokens = await oidc.authorizationCodeGrant(config, landed, { pkceCodeVerifier: verifier, expectedState: state });
+    assert.equal((await me(ctx.app, tokens.access_token, oauth.tenant.name)).json().principal.id, oauth.adminId);
   });
+
+  it('simple-oauth2: its authorization URL opens the sign-in page, and the code of the redirect exchanges', async () => {
+    const oauth = await givenOAuth(ctx);
+    const client = new AuthorizationCode({
+      client: { id: oauth.client.clientId, secret: oauth.client.clientSecret },
+      auth: { tokenHost: await ctx.url(), tokenPath: '/auth/oauth/token', authorizePath: '/auth/oauth/authorize' },
+      options: { authorizationMethod: 'body', bodyFormat: 'json' },
+    });
+    const landed = await signInThroughPage(new URL(client.authorizeURL({ redirect_uri: REDIRECT_URI, state: 'simple-state' })), oauth);
+    assert.equal(landed.searchParams.get('state'), 'simple-state');
+    const code = landed.searchParams.get('code')!;
+    const token = (await client.getToken({ code, redirect_uri: REDIRECT_URI })).token as { access_token: string };
+    assert.equal((await me(ctx.app, token.access_token, oauth.tenant.name)).statusCode, 200);
+  });
+
+  /** What a browser does on the sign-in page, over the socket: GET it, post the form with its cookie, answer the 303. */
+  async function signInThroughPage(url: URL, oauth: OAuthFixture): Promise<URL> {
+    const page = await fetch(url, { redirect: 'manual' });
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    const cookie = page.headers.getSetCookie()[0]!.split(';')[0]!;
+    const form = new URLSearchParams({ email: oauth.adminEmail, password: oauth.adminPassword, action: 'authorize' });
+    for (const name of ['request_id', 'client_id', 'csrf_token']) {
+      form.set(name, new RegExp(`name="${name}" value="([^"]*)"`).exec(html)![1]!);
+    }
+    const posted = await fetch(new URL('/auth/oauth/authorize', url), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: form,
+    });
+    assert.equal(posted.status, 303);
+    return new URL(posted.headers.get('location')!);
+  }
 
   it('simple-oauth2 with JSON bodies and the client in the body (exactly the interface request): exchange, refresh, revoke', async () => {
     const oauth = await givenOAuth(ctx);
