@@ -55,6 +55,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
     },
     bodyLimit: config.documentLimitBytes,
+    trustProxy: config.trustProxy ?? false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 
@@ -25,6 +26,12 @@ export const AppConfig = Type.Object({
   ]),
   /** How long a verified credential or a resolved tenant is reused by one process, in ms. */
   cacheTtlMs: Type.Integer({ minimum: 0 }),
+  /**
+   * Which reverse proxies' `X-Forwarded-For` / `-Proto` / `-Host` to believe (Fastify's
+   * `trustProxy`): the client address the sign-in throttle counts, the scheme and host of the
+   * OAuth metadata. Unset: none, the connection's peer is the client.
+   */
+  trustProxy: Type.Optional(Type.Union([Type.Boolean(), Type.Array(Type.String({ minLength: 1 }))])),
 });
 export type AppConfig = Static<typeof AppConfig>;
 export type DatabaseConfig = Static<typeof DatabaseConfig>;
@@ -49,6 +56,26 @@ export interface ConfigInput {
 }
 
 /**
+ * `LEARNBASE_TRUST_PROXY`: `true` (every peer is a proxy: only when nothing reaches the server
+ * but through the proxy), or a comma-separated list of proxy addresses and CIDR ranges
+ * (`127.0.0.1,10.0.0.0/8`, or `loopback`).
+ */
+function parseTrustProxy(value: string | undefined): boolean | string[] | undefined {
+  const text = value?.trim() ?? '';
+  if (text === '' || text === 'false') return undefined;
+  if (text === 'true') return true;
+  return text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/**
  * Reads flags and environment once into a frozen, validated config. Throws with every
  * problem named; `main` prints it and exits.
  */
@@ -64,8 +91,14 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     documentLimitBytes: Number(env.LEARNBASE_DOCUMENT_LIMIT_BYTES ?? DEFAULTS.documentLimitBytes),
     logLevel: env.LOG_LEVEL ?? DEFAULTS.logLevel,
     cacheTtlMs: Number(env.LEARNBASE_CACHE_TTL_MS ?? DEFAULTS.cacheTtlMs),
+    trustProxy: parseTrustProxy(env.LEARNBASE_TRUST_PROXY),
   };
   const problems = [...Value.Errors(AppConfig, candidate)].map((error) => `${error.instancePath || '/'} ${error.message}`);
+  if (Array.isArray(candidate.trustProxy)) {
+    for (const entry of candidate.trustProxy.filter((item) => !isProxyAddress(item))) {
+      problems.push(`/trustProxy "${entry}" is not an IP address, a CIDR range, or one of loopback, linklocal, uniquelocal`);
+    }
+  }
   if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   return Object.freeze(candidate as AppConfig);
 }

@@ -509,3 +509,44 @@ describeEachBackend('GET /auth/demo/callback', (ctx) => {
     assert.match(res.body, /error &quot;access_denied&quot;\. cancelled/);
   });
 });
+
+describeEachBackend(
+  'The sign-in throttle behind a reverse proxy (LEARNBASE_TRUST_PROXY)',
+  (ctx) => {
+    it("counts the client address from a trusted proxy's X-Forwarded-For", async () => {
+      const oauth = await givenOAuth(ctx);
+      const form = await openForm(ctx.app, oauth);
+      const body = new URLSearchParams({ ...form.fields, email: 'nobody@example.com', password: 'guess', action: 'authorize' });
+      const post = (forwardedFor: string, remoteAddress: string) =>
+        ctx.app.inject({
+          method: 'POST',
+          url: '/auth/oauth/authorize',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': forwardedFor },
+          payload: body.toString(),
+          cookies: { [form.cookie.name]: form.cookie.value },
+          remoteAddress,
+        });
+      assert.equal((await post('203.0.113.5', '10.1.2.3')).statusCode, 401);
+      // A peer that is not a trusted proxy is the client itself, whatever header it sends.
+      assert.equal((await post('203.0.113.99', '198.51.100.20')).statusCode, 401);
+      const { rows } = await ctx.db.query<{ subject: string }>(
+        "SELECT subject FROM sign_in_failures WHERE tenant_id = $1 AND subject LIKE 'ip:%' ORDER BY subject",
+        [oauth.tenant.id],
+      );
+      assert.deepEqual(rows.map((row) => row.subject), ['ip:198.51.100.20', 'ip:203.0.113.5']);
+    });
+
+    it('answers the metadata with the scheme and host the proxy received', async () => {
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: '/.well-known/oauth-authorization-server',
+        headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'lrs.example.com' },
+        remoteAddress: '10.9.9.9',
+      });
+      assert.equal(res.json().issuer, 'https://lrs.example.com');
+      assert.equal(res.json().authorization_endpoint, 'https://lrs.example.com/auth/oauth/authorize');
+    });
+  },
+  { trustProxy: ['10.0.0.0/8'] },
+  { signInPolicy: { delayStepMs: 0 } },
+);
