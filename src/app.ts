@@ -19,6 +19,7 @@ import { TokenService } from './modules/auth/oauth/token.service.js';
 import { oauthTokenEndpoints } from './modules/auth/oauth/token.routes.js';
 import { authorizeRoutes } from './modules/auth/oauth/authorize.routes.js';
 import { AuthorizeService } from './modules/auth/oauth/authorize.service.js';
+import { purgeExpiredOAuthRows } from './modules/auth/oauth/oauth-housekeeping.js';
 import { DEFAULT_SIGN_IN_POLICY, SignInThrottle, type SignInPolicy } from './modules/auth/oauth/sign-in-throttle.js';
 
 export interface BuildOptions {
@@ -99,7 +100,21 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   await app.register(xapiPlugin);
   await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs, tokens });
   await app.register(oauthTokenEndpoints, { tokens });
-  const throttle = new SignInThrottle(sql, { ...DEFAULT_SIGN_IN_POLICY, ...options.signInPolicy });
+  const signInPolicy = { ...DEFAULT_SIGN_IN_POLICY, ...options.signInPolicy };
+  const throttle = new SignInThrottle(sql, signInPolicy);
+  // Expired codes, tokens, pending sign-ins and failure counts are deleted hourly (the first time a
+  // minute after start), so attempts from ever new addresses cannot grow the tables without bound.
+  const purge = () =>
+    purgeExpiredOAuthRows(sql, signInPolicy).then(
+      (purged) => app.log.debug({ purged }, 'purged expired OAuth rows'),
+      (error) => app.log.warn({ err: error }, 'could not purge expired OAuth rows'),
+    );
+  const firstPurge = setTimeout(purge, 60_000).unref();
+  const hourlyPurge = setInterval(purge, 3_600_000).unref();
+  app.addHook('onClose', async () => {
+    clearTimeout(firstPurge);
+    clearInterval(hourlyPurge);
+  });
   await app.register(authorizeRoutes, { authorize: new AuthorizeService(sql, tenancy, throttle, config.baseDomain) });
 
   await app.register(authRoutes);
