@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
 import { createClient } from '../../src/modules/auth/oauth/client.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { hashSecret, newSecret } from '../../src/platform/secrets.js';
-import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
+import { describeEachBackend, testConfig, type TestContext } from '../support/build-test-app.js';
 import { givenOAuth, me, pkceChallenge, redeemCode, REDIRECT_URI, type OAuthFixture } from './oauth-token-fixtures.js';
 
 const ACCOUNT_LIMIT = 3;
@@ -550,3 +552,36 @@ describeEachBackend(
   { trustProxy: ['10.0.0.0/8'] },
   { signInPolicy: { delayStepMs: 0 } },
 );
+
+describeEachBackend('Sign-in logs', (ctx) => {
+  it('logs failed sign-ins with the tenant for alerting, and never the password, the CSRF token or the code', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const app = await buildApp(testConfig({ logLevel: 'info' }), ctx.db, { logger: { stream }, signInPolicy: { delayStepMs: 0 } });
+    try {
+      const oauth = await givenOAuth(ctx);
+      const form = await openForm(app, oauth);
+      assert.equal((await signIn(app, form, oauth, { password: 'a wrong secret password' })).statusCode, 401);
+      const success = await signIn(app, form, oauth);
+      assert.equal(success.statusCode, 303);
+      const code = new URL(String(success.headers.location)).searchParams.get('code')!;
+
+      const failed = lines.find((line) => line.msg === 'sign-in failed');
+      assert.ok(failed, 'the failure is logged');
+      assert.equal(failed.level, 40);
+      assert.equal(failed.tenant, oauth.tenant.name);
+      assert.ok(lines.some((line) => line.msg === 'sign-in form' && line.outcome === 'authorized'));
+      const text = JSON.stringify(lines);
+      for (const secret of ['a wrong secret password', oauth.adminPassword, form.fields.csrf_token, code]) {
+        assert.ok(!text.includes(secret), `"${secret.slice(0, 12)}…" is not logged`);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+});

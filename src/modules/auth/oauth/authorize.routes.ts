@@ -110,7 +110,14 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         host: request.headers.host,
         ip: request.ip,
       });
-      if (outcome.kind === 'redirect') request.log.info({ outcome: new URL(outcome.location).searchParams.has('code') ? 'authorized' : 'cancelled' }, 'sign-in form');
+      if (outcome.kind === 'redirect') {
+        request.log.info({ outcome: new URL(outcome.location).searchParams.has('code') ? 'authorized' : 'cancelled' }, 'sign-in form');
+      } else if (outcome.kind === 'sign-in' && (outcome.status === 401 || outcome.status === 429)) {
+        // For the operators' alerting: failed and refused sign-ins, with the tenant (the request log has the address).
+        request.log.warn({ tenant: outcome.client.tenant.name, status: outcome.status }, outcome.status === 429 ? 'sign-in refused: locked' : 'sign-in failed');
+      } else if (outcome.kind === 'refuse') {
+        request.log.info({ status: outcome.status }, outcome.message);
+      }
       return answer(reply, outcome);
     },
   );
