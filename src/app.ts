@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -36,6 +36,10 @@ export interface BuildOptions {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/** Query parameters that carry a credential: their values never reach the logs. */
+const SECRET_QUERY = /([?&](?:code|access_token|refresh_token|client_secret)=)[^&#]*/gi;
+export const redactQuerySecrets = (url: string): string => url.replace(SECRET_QUERY, '$1[redacted]');
+
 /** Builds the whole application on one database: platform plugins first, then the modules. */
 export async function buildApp(config: AppConfig, sql: SqlClient, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -47,6 +51,16 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
             redact: {
               paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
               censor: '[redacted]',
+            },
+            serializers: {
+              // Fastify's request fields, with an authorization code in the query (the demo callback) masked.
+              req: (request: FastifyRequest) => ({
+                method: request.method,
+                url: redactQuerySecrets(request.url),
+                host: request.host,
+                remoteAddress: request.ip,
+                remotePort: request.socket?.remotePort,
+              }),
             },
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },

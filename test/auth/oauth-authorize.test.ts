@@ -570,6 +570,10 @@ describeEachBackend('Sign-in logs', (ctx) => {
       const success = await signIn(app, form, oauth);
       assert.equal(success.statusCode, 303);
       const code = new URL(String(success.headers.location)).searchParams.get('code')!;
+      // The browser lands on the demo callback with the code in its address: the request log masks it.
+      const landing = await app.inject({ method: 'GET', url: `/auth/demo/callback?code=${code}&state=s` });
+      assert.equal(landing.statusCode, 200);
+      assert.ok(lines.some((line) => (line.req as { url?: string } | undefined)?.url === '/auth/demo/callback?code=[redacted]&state=s'));
 
       const failed = lines.find((line) => line.msg === 'sign-in failed');
       assert.ok(failed, 'the failure is logged');
