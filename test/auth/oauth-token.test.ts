@@ -2,20 +2,13 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { hashSecret } from '../../src/platform/secrets.js';
 import { describeEachBackend } from '../support/build-test-app.js';
-import { basicClient, exchange, formRequest, givenOAuth, me, REDIRECT_URI, tokenRequest } from './oauth-token-fixtures.js';
+import { basicClient, exchange, formRequest, givenOAuth, me, redeemCode, REDIRECT_URI, tokenRequest } from './oauth-token-fixtures.js';
 
 describeEachBackend('POST /auth/oauth/token', (ctx) => {
   it('exchanges a code sent as JSON with the client in the body (the interface form) for a token pair', async () => {
     const oauth = await givenOAuth(ctx);
     const { code, verifier } = await oauth.code();
-    const res = await tokenRequest(ctx.app, {
-      grant_type: 'authorization_code',
-      client_id: oauth.client.clientId,
-      client_secret: oauth.client.clientSecret,
-      redirect_uri: REDIRECT_URI,
-      code,
-      code_verifier: verifier,
-    });
+    const res = await redeemCode(ctx.app, oauth.client, code, verifier);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.headers['cache-control'], 'no-store');
     assert.equal(res.headers.pragma, 'no-cache');
@@ -58,13 +51,7 @@ describeEachBackend('POST /auth/oauth/token', (ctx) => {
   it('exchanges a code issued without PKCE when no verifier is sent', async () => {
     const oauth = await givenOAuth(ctx);
     const { code } = await oauth.code({ pkce: false });
-    const res = await tokenRequest(ctx.app, {
-      grant_type: 'authorization_code',
-      client_id: oauth.client.clientId,
-      client_secret: oauth.client.clientSecret,
-      redirect_uri: REDIRECT_URI,
-      code,
-    });
+    const res = await redeemCode(ctx.app, oauth.client, code);
     assert.equal(res.statusCode, 200, res.body);
   });
 
@@ -140,14 +127,7 @@ describeEachBackend('POST /auth/oauth/token', (ctx) => {
     const b = await givenOAuth(ctx);
     const { code, verifier } = await b.code();
     for (const candidate of [code, 'made-up-code']) {
-      const res = await tokenRequest(ctx.app, {
-        grant_type: 'authorization_code',
-        client_id: a.client.clientId,
-        client_secret: a.client.clientSecret,
-        redirect_uri: REDIRECT_URI,
-        code: candidate,
-        code_verifier: verifier,
-      });
+      const res = await redeemCode(ctx.app, a.client, candidate, verifier);
       assert.equal(res.statusCode, 400);
       assert.equal(res.json().error, 'invalid_grant');
     }
@@ -156,14 +136,7 @@ describeEachBackend('POST /auth/oauth/token', (ctx) => {
   it('refuses a verifier for a code issued without a challenge (PKCE downgrade)', async () => {
     const oauth = await givenOAuth(ctx);
     const { code } = await oauth.code({ pkce: false });
-    const res = await tokenRequest(ctx.app, {
-      grant_type: 'authorization_code',
-      client_id: oauth.client.clientId,
-      client_secret: oauth.client.clientSecret,
-      redirect_uri: REDIRECT_URI,
-      code,
-      code_verifier: 'y'.repeat(43),
-    });
+    const res = await redeemCode(ctx.app, oauth.client, code, 'y'.repeat(43));
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().error, 'invalid_grant');
   });
@@ -175,14 +148,7 @@ describeEachBackend('POST /auth/oauth/token', (ctx) => {
       oauth.tenant.id,
       hashSecret(code),
     ]);
-    const res = await tokenRequest(ctx.app, {
-      grant_type: 'authorization_code',
-      client_id: oauth.client.clientId,
-      client_secret: oauth.client.clientSecret,
-      redirect_uri: REDIRECT_URI,
-      code,
-      code_verifier: verifier,
-    });
+    const res = await redeemCode(ctx.app, oauth.client, code, verifier);
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().error, 'invalid_grant');
     assert.match(res.json().error_description, /expired/);
@@ -191,21 +157,14 @@ describeEachBackend('POST /auth/oauth/token', (ctx) => {
   it('refuses a second use of a code and revokes every token issued from it', async () => {
     const oauth = await givenOAuth(ctx);
     const { code, verifier } = await oauth.code();
-    const body = {
-      grant_type: 'authorization_code',
-      client_id: oauth.client.clientId,
-      client_secret: oauth.client.clientSecret,
-      redirect_uri: REDIRECT_URI,
-      code,
-      code_verifier: verifier,
-    };
-    const first = await tokenRequest(ctx.app, body);
+    const redeem = () => redeemCode(ctx.app, oauth.client, code, verifier);
+    const first = await redeem();
     assert.equal(first.statusCode, 200);
     const tokens = first.json();
     // Used once, so cached by this process: the revocation must evict it.
     assert.equal((await me(ctx.app, tokens.access_token, oauth.tenant.name)).statusCode, 200);
 
-    const second = await tokenRequest(ctx.app, body);
+    const second = await redeem();
     assert.equal(second.statusCode, 400);
     assert.equal(second.json().error, 'invalid_grant');
 
@@ -225,15 +184,8 @@ describeEachBackend('POST /auth/oauth/token', (ctx) => {
   it('gives one token pair to two concurrent redemptions of one code, and revokes it', async () => {
     const oauth = await givenOAuth(ctx);
     const { code, verifier } = await oauth.code();
-    const body = {
-      grant_type: 'authorization_code',
-      client_id: oauth.client.clientId,
-      client_secret: oauth.client.clientSecret,
-      redirect_uri: REDIRECT_URI,
-      code,
-      code_verifier: verifier,
-    };
-    const results = await Promise.all([tokenRequest(ctx.app, body), tokenRequest(ctx.app, body)]);
+    const redeem = () => redeemCode(ctx.app, oauth.client, code, verifier);
+    const results = await Promise.all([redeem(), redeem()]);
     const ok = results.filter((res) => res.statusCode === 200);
     assert.equal(ok.length, 1, results.map((res) => res.body).join('\n'));
     assert.equal(results.find((res) => res.statusCode !== 200)?.json().error, 'invalid_grant');
