@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { compile as compileTrust } from '@fastify/proxy-addr';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 
@@ -67,12 +67,14 @@ function parseTrustProxy(value: string | undefined): boolean | string[] | undefi
   return text.split(',').map((item) => item.trim()).filter((item) => item !== '');
 }
 
+/** What Fastify's trustProxy accepts: an address, a CIDR or netmask range, or a proxy-addr name. */
 function isProxyAddress(entry: string): boolean {
-  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
-  const [address = '', prefix, ...rest] = entry.split('/');
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+  try {
+    compileTrust([entry]);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
