@@ -26,14 +26,13 @@ const toPending = (tenantId: string, id: string, row: PendingRow): PendingAuthor
   codeChallenge: row.code_challenge ?? undefined,
 });
 
-/** Stores the request with the hash of its CSRF token, and drops the tenant's expired ones. */
+/** Stores the request with the hash of its CSRF token (expired ones go in the hourly purge). */
 export async function insertPendingAuthorization(
   sql: SqlClient,
   pending: PendingAuthorization,
   csrfHash: Buffer,
   lifetimeSeconds: number,
 ): Promise<void> {
-  await sql.query('DELETE FROM oauth_authorization_requests WHERE tenant_id = $1 AND expires_at <= now()', [pending.tenantId]);
   await sql.query(
     `INSERT INTO oauth_authorization_requests (tenant_id, id, csrf_hash, client_id, redirect_uri, state, code_challenge, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))`,

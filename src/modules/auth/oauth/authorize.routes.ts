@@ -74,7 +74,15 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         response: { 200: Html('The sign-in page.'), 302: { description: 'An error, back to the redirect URI.' }, 400: Html('An error page.') },
       },
     },
-    async (request, reply) => answer(reply, await authorize.start(rawQuery(request), request.headers.host)),
+    async (request, reply) => {
+      const outcome = await authorize.start(rawQuery(request), request.headers.host);
+      // A new pending request: its cookie, for as long as the request lives. The form re-shown after a
+      // failed attempt belongs to the same request, whose cookie the browser already holds.
+      if (outcome.kind === 'sign-in') {
+        reply.setCookie(signInCookieName(outcome.requestId), outcome.csrfToken, { ...COOKIE, maxAge: SIGN_IN_LIFETIME_SECONDS });
+      }
+      return answer(reply, outcome);
+    },
   );
 
   app.post(
@@ -158,7 +166,6 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
           .header('Referrer-Policy', 'no-referrer')
           .redirect(outcome.location, reply.request.method === 'POST' ? 303 : 302);
       case 'sign-in':
-        reply.setCookie(signInCookieName(outcome.requestId), outcome.csrfToken, { ...COOKIE, maxAge: SIGN_IN_LIFETIME_SECONDS });
         if (outcome.retryAfterSeconds) reply.header('Retry-After', String(outcome.retryAfterSeconds));
         return reply
           .status(outcome.status)

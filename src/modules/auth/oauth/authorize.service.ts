@@ -72,6 +72,9 @@ export interface SignInSubmission {
 
 const refuse = (status: number, title: string, message: string): Refusal => ({ kind: 'refuse', status, title, message });
 
+/** The pending request is not there (any more): expired, used, or never this form's. */
+const formGone = () => refuse(403, 'Sign-in form expired', 'This sign-in form has expired or has already been used.');
+
 /** `uri` with the response parameters added to its query (RFC 6749 §4.1.2: the query is kept). */
 function redirectTo(uri: string, params: Record<string, string | undefined>): string {
   const url = new URL(uri);
@@ -169,21 +172,20 @@ export class AuthorizeService {
         'Your browser did not send back the cookie of this sign-in form. Allow cookies for this site, make sure it is served over https (or from localhost), and start again.',
       );
     }
-    if (!secretMatches(form.cookie, hashSecret(csrfToken))) {
+    const csrfHash = hashSecret(csrfToken);
+    if (!secretMatches(form.cookie, csrfHash)) {
       return refuse(403, 'Sign-in form not verified', 'The sign-in form does not match the one served to this browser.');
     }
     const tenantId = tenantIdOfClient(clientId);
-    const pending = tenantId ? await findPendingAuthorization(this.sql, tenantId, requestId, hashSecret(csrfToken)) : undefined;
+    const pending = tenantId ? await findPendingAuthorization(this.sql, tenantId, requestId, csrfHash) : undefined;
     const client = pending?.clientId === clientId ? await findClient(this.sql, this.tenancy, clientId) : undefined;
-    if (!pending || !client) {
-      return refuse(403, 'Sign-in form expired', 'This sign-in form has expired or has already been used.');
-    }
+    if (!pending || !client) return formGone();
     const hostRefusal = this.checkHost(client, form.host);
     if (hostRefusal) return hostRefusal;
 
     if (form.action === 'cancel') {
-      const ended = await deletePendingAuthorization(this.sql, pending.tenantId, pending.id, hashSecret(csrfToken));
-      if (!ended) return refuse(403, 'Sign-in form expired', 'This sign-in form has expired or has already been used.');
+      const ended = await deletePendingAuthorization(this.sql, pending.tenantId, pending.id, csrfHash);
+      if (!ended) return formGone();
       return {
         kind: 'redirect',
         ended: pending.id,
@@ -217,8 +219,8 @@ export class AuthorizeService {
       return again(401, 'The e-mail address or the password is not right.');
     }
 
-    const ended = await deletePendingAuthorization(this.sql, pending.tenantId, pending.id, hashSecret(csrfToken));
-    if (!ended) return refuse(403, 'Sign-in form expired', 'This sign-in form has expired or has already been used.');
+    const ended = await deletePendingAuthorization(this.sql, pending.tenantId, pending.id, csrfHash);
+    if (!ended) return formGone();
     await this.throttle.recordSuccess(pending.tenantId, subjects);
     const code = await issueCode(this.sql, {
       tenantId: pending.tenantId,
