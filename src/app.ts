@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppConfig } from './config.js';
 import type { SqlClient } from './platform/database/sql-client.js';
 import { registerErrorHandler } from './platform/http/error-handler.js';
+import { registerStrictQueryIntegers } from './platform/http/strict-query-integers.js';
 import { authPlugin } from './modules/auth/auth.plugin.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { documentsPlugin } from './modules/xapi/documents/documents.plugin.js';
@@ -78,6 +79,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
     reply.header('X-Request-Id', request.id);
   });
   registerErrorHandler(app);
+  registerStrictQueryIntegers(app);
 
   await app.register(swagger, {
     openapi: {

@@ -30,6 +30,32 @@ describeEachBackend('authentication and tenancy', (ctx) => {
     assert.equal(res.json().tenant.name, tenant.name);
   });
 
+  it('reads a Host with a trailing dot as naming its tenant, so another tenant\'s key is refused', async () => {
+    const a = await ctx.given.tenant();
+    const b = await ctx.given.tenant();
+    const own = await ctx.app.inject({ method: 'GET', url: '/api/me', headers: { authorization: b.authorization, host: `${b.name}.localhost.:8080` } });
+    assert.equal(own.statusCode, 200);
+    assert.equal(own.json().tenant.name, b.name);
+    const other = await ctx.app.inject({ method: 'GET', url: '/api/me', headers: { authorization: a.authorization, host: `${b.name}.localhost.:8080` } });
+    assert.equal(other.statusCode, 401);
+    const xapi = await ctx.app.inject({
+      method: 'GET',
+      url: '/xapi/statements',
+      headers: { authorization: a.authorization, host: `${b.name.toUpperCase()}.LOCALHOST.`, 'x-experience-api-version': '2.0.0' },
+    });
+    assert.equal(xapi.statusCode, 401);
+  });
+
+  it('refuses a Host nested deeper than {tenant}.{base-domain} instead of falling back to the credential', async () => {
+    const tenant = await ctx.given.tenant();
+    for (const host of [`x.${tenant.name}.localhost`, `x.${tenant.name}.localhost:8080`, '.localhost:8080']) {
+      const res = await ctx.app.inject({ method: 'GET', url: '/api/me', headers: { authorization: tenant.authorization, host } });
+      assert.equal(res.statusCode, 400, host);
+      assert.equal(res.json().code, 'tenant.invalid_host');
+      assert.match(res.json().message, /one label deep/);
+    }
+  });
+
   it('takes the tenant from the credential when neither Host nor header names one', async () => {
     const tenant = await ctx.given.tenant();
     const res = await ctx.app.inject({

@@ -663,11 +663,20 @@ describeEachBackend('xAPI statements resource', (ctx) => {
         { until: '2020-13-01T00:00:00Z' },
         { limit: '-1' },
         { limit: 'ten' },
+        // Ajv's coercion reads these as numbers (+text); only a decimal integer is a limit.
+        { limit: 'Infinity' },
+        { limit: '0x10' },
+        { limit: '1e309' },
+        { limit: '1e1' },
+        { limit: '5.0' },
+        { limit: ' 5' },
+        { since: '2024-02-30T00:00:00Z' },
         { ascending: 'yes' },
         { related_agents: '1' },
       ]) {
         const res = await get(tenant, query);
         assert.equal(res.statusCode, 400, JSON.stringify(query));
+        assert.match(res.json().message, new RegExp(Object.keys(query)[0]), JSON.stringify(query));
       }
     });
 

@@ -1,10 +1,26 @@
+import { badRequest } from '../../platform/http/app-error.js';
+
 /**
  * The tenant a Host header names as `{tenant}.{baseDomain}[:port]`, or undefined when the host is
- * bare (`127.0.0.1:8080`, `localhost:8080`) or belongs to another domain.
+ * bare (`127.0.0.1:8080`, `localhost:8080`) or belongs to another domain. A fully qualified name's
+ * trailing dot (`bravo.localhost.:8080`) names the same host (RFC 1034 §3.1), so the same tenant.
+ * A host under the base domain that is not exactly one label deep (`x.demo.localhost`,
+ * `.localhost`) names no tenant we serve: it is refused (400) rather than falling back to the
+ * credential's tenant, so a typo never silently lands in another tenant.
  */
 export function tenantNameOfHost(host: string | undefined, baseDomain: string): string | undefined {
-  const name = (host ?? '').toLowerCase().replace(/:\d+$/, '');
+  const name = (host ?? '')
+    .toLowerCase()
+    .replace(/:\d*$/, '')
+    .replace(/\.$/, '');
   const suffix = `.${baseDomain}`;
-  const label = name.endsWith(suffix) ? name.slice(0, -suffix.length) : '';
-  return label !== '' && !label.includes('.') ? label : undefined;
+  if (!name.endsWith(suffix)) return undefined;
+  const label = name.slice(0, -suffix.length);
+  if (label === '' || label.includes('.')) {
+    throw badRequest(
+      'tenant.invalid_host',
+      `The Host "${host}" is not {tenant}.${baseDomain}: name one tenant, one label deep, or use the bare host with X-SVC-Tenant.`,
+    );
+  }
+  return label;
 }

@@ -6,6 +6,7 @@ import { ApiError } from '../../../platform/http/common-schemas.js';
 import { principalOf } from '../../auth/auth.plugin.js';
 import type { Principal } from '../../auth/principal.js';
 import { parseActorId, parseAgentParameter } from '../agent.js';
+import { parseTimestamp } from '../timestamp.js';
 import type { Preconditions } from './document-rules.js';
 import type { DocumentKind } from './document.repository.js';
 import {
@@ -37,7 +38,6 @@ export interface DocumentResource {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)$/i;
 
 type Query = Record<string, string | undefined>;
 
@@ -101,12 +101,9 @@ function address(resource: DocumentResource, request: FastifyRequest, needsId: b
   if (registration !== undefined && !UUID.test(registration)) {
     throw DocumentErrors.invalidParameter('registration', 'must be a UUID');
   }
-  let since: Date | undefined;
-  if (query.since !== undefined) {
-    since = new Date(query.since);
-    if (!ISO_TIMESTAMP.test(query.since) || Number.isNaN(since.getTime())) {
-      throw DocumentErrors.invalidParameter('since', 'must be an ISO 8601 timestamp with a time zone, such as 2026-01-31T12:00:00Z');
-    }
+  const since = query.since === undefined ? undefined : parseTimestamp(query.since, { requireZone: true });
+  if (query.since !== undefined && since === undefined) {
+    throw DocumentErrors.invalidParameter('since', 'must be an ISO 8601 timestamp with a time zone, such as 2026-01-31T12:00:00Z');
   }
   const scope: DocumentScope = {
     kind: resource.kind,
