@@ -242,6 +242,13 @@ describeEachBackend(
       assert.match(wrong.body, /Wrong organisation/);
       const right = await ctx.app.inject({ method: 'GET', url, headers: { host: `${oauth.tenant.name}.localhost:8080` } });
       assert.equal(right.statusCode, 200);
+      const trailingDot = await ctx.app.inject({ method: 'GET', url, headers: { host: `${other.name}.localhost.:8080` } });
+      assert.equal(trailingDot.statusCode, 400);
+      assert.match(trailingDot.body, /Wrong organisation/);
+      const nested = await ctx.app.inject({ method: 'GET', url, headers: { host: `x.${oauth.tenant.name}.localhost:8080` } });
+      assert.equal(nested.statusCode, 400);
+      assert.match(String(nested.headers['content-type']), /text\/html/);
+      assert.match(nested.body, /one label deep/);
     });
   },
   {},

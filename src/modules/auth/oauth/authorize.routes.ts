@@ -1,9 +1,11 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AuthorizeService, SIGN_IN_LIFETIME_SECONDS, signInCookieName, type AuthorizeOutcome } from './authorize.service.js';
+import { clientAddress } from './client-address.js';
 import { demoCallbackPage, errorPage, PAGE_HEADERS, signInPage } from './sign-in.page.js';
 
 export interface AuthorizeRoutesOptions {
@@ -39,6 +41,17 @@ function field(body: unknown, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** The client's address as the sign-in throttle and the rate limit count it. */
+const addressOf = (request: FastifyRequest) => clientAddress(request.ip, request.socket.remoteAddress);
+
+/** What the rate limit throws past its limit; the error handler turns it into a page. */
+class TooManyRequests extends Error {
+  readonly statusCode = 429;
+  constructor(readonly retryAfterSeconds: number) {
+    super('Too many requests');
+  }
+}
+
 /** The query exactly as sent, repeated parameters included (RFC 6749 §3.1 forbids them). */
 const rawQuery = (request: FastifyRequest) => new URL(request.raw.url ?? '/', 'http://query.invalid').searchParams;
 
@@ -50,8 +63,25 @@ const rawQuery = (request: FastifyRequest) => new URL(request.raw.url ?? '/', 'h
 export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> = async (app, { authorize }) => {
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  // Before anything is parsed or stored: each GET stores a pending request, each POST may hash a
+  // password. Counted per client address (an IPv6 client per /64, which one host usually holds
+  // whole) and per route, in this process's memory.
+  await app.register(rateLimit, {
+    global: false,
+    keyGenerator: (request) => normalizeIP(addressOf(request)),
+    errorResponseBuilder: (_request, context) => new TooManyRequests(Math.max(1, Math.ceil(context.ttl / 1000))),
+  });
+  const perAddress = { rateLimit: { max: authorize.policy.authorizeRequestsPerMinute, timeWindow: 60_000 } };
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler((error: FastifyError | TooManyRequests, request, reply) => {
+    if (error instanceof TooManyRequests) {
+      const wait = error.retryAfterSeconds;
+      return reply
+        .status(429)
+        .header('Retry-After', String(wait))
+        .headers(PAGE_HEADERS)
+        .send(errorPage('Too many requests', `Too many sign-in requests from your network address. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`));
+    }
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     const message = status === 413 ? 'The form is larger than this server accepts.' : status >= 500 ? 'Something went wrong on our side.' : 'The request could not be read.';
@@ -63,6 +93,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     {
       exposeHeadRoute: false,
       attachValidation: true,
+      config: perAddress,
       schema: {
         tags: ['oauth'],
         summary: 'Start the authorization code flow in the browser: the sign-in page',
@@ -71,7 +102,12 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
           'other errors go back to the redirect URI as `error` and `state` (RFC 6749 §4.1.2.1).',
         security: [],
         querystring: AuthorizeQuery,
-        response: { 200: Html('The sign-in page.'), 302: { description: 'An error, back to the redirect URI.' }, 400: Html('An error page.') },
+        response: {
+          200: Html('The sign-in page.'),
+          302: { description: 'An error, back to the redirect URI.' },
+          400: Html('An error page.'),
+          429: Html('Too many requests from this address (Retry-After).'),
+        },
       },
     },
     async (request, reply) => {
@@ -79,6 +115,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
       // A new pending request: its cookie, for as long as the request lives. The form re-shown after a
       // failed attempt belongs to the same request, whose cookie the browser already holds.
       if (outcome.kind === 'sign-in') {
+        if (outcome.evicted) request.log.warn({ tenant: outcome.client.tenant.name, evicted: outcome.evicted }, 'pending sign-ins over the cap: oldest dropped');
         reply.setCookie(signInCookieName(outcome.requestId), outcome.csrfToken, { ...COOKIE, maxAge: SIGN_IN_LIFETIME_SECONDS });
       }
       return answer(reply, outcome);
@@ -90,6 +127,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     {
       bodyLimit: BODY_LIMIT,
       attachValidation: true,
+      config: perAddress,
       schema: {
         tags: ['oauth'],
         summary: 'The sign-in form: sign in and authorise, or cancel',
@@ -101,7 +139,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
           400: Html('The form again, naming what is missing.'),
           401: Html('The form again: wrong e-mail address or password.'),
           403: Html('The form is not the one served to this browser, has expired, or was used.'),
-          429: Html('Too many failed attempts: sign-in is paused (Retry-After).'),
+          429: Html('Too many failed attempts: sign-in is paused; or too many requests from this address (Retry-After).'),
         },
       },
     },
@@ -116,7 +154,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         action: field(request.body, 'action'),
         cookie: requestId ? request.cookies[signInCookieName(requestId)] : undefined,
         host: request.headers.host,
-        ip: request.ip,
+        ip: addressOf(request),
       });
       if (outcome.kind === 'redirect') {
         request.log.info({ outcome: new URL(outcome.location).searchParams.has('code') ? 'authorized' : 'cancelled' }, 'sign-in form');

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { AppError } from '../../../platform/http/app-error.js';
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
 import type { TenancyService } from '../../tenancy/tenancy.service.js';
 import { tenantNameOfHost } from '../../tenancy/tenant-host.js';
-import { normaliseEmail, verifyAdminPassword } from '../admins/admin.service.js';
+import { normaliseEmail, verifyAdminPassword, type Admin } from '../admins/admin.service.js';
 import {
   deletePendingAuthorization,
   findPendingAuthorization,
@@ -12,7 +13,7 @@ import {
 } from './authorization-request.repository.js';
 import { findClient, tenantIdOfClient, type OAuthClient } from './client.service.js';
 import { issueCode } from './code.service.js';
-import { signInSubjects, type SignInThrottle } from './sign-in-throttle.js';
+import { failureOutcome, signInSubjects, type SignInPolicy, type SignInThrottle } from './sign-in-throttle.js';
 
 /** How long the sign-in form of one authorize request stays usable. */
 export const SIGN_IN_LIFETIME_SECONDS = 600;
@@ -53,6 +54,8 @@ export interface SignInForm {
   error?: string;
   /** Set when sign-in is refused for a while (429). */
   retryAfterSeconds?: number;
+  /** How many of the client's oldest pending forms a new one pushed out (over `maxPendingPerClient`). */
+  evicted?: number;
 }
 
 export type AuthorizeOutcome = Refusal | Redirect | SignInForm;
@@ -101,6 +104,11 @@ export class AuthorizeService {
     private readonly throttle: SignInThrottle,
     private readonly baseDomain: string,
   ) {}
+
+  /** The sign-in limits, the browser step's rate limit among them. */
+  get policy(): SignInPolicy {
+    return this.throttle.policy;
+  }
 
   /** `GET /auth/oauth/authorize`. */
   async start(params: URLSearchParams, host: string | undefined): Promise<AuthorizeOutcome> {
@@ -155,8 +163,8 @@ export class AuthorizeService {
       codeChallenge: challenge,
     };
     const csrfToken = newSecret();
-    await insertPendingAuthorization(this.sql, pending, hashSecret(csrfToken), SIGN_IN_LIFETIME_SECONDS);
-    return { kind: 'sign-in', status: 200, client, requestId: pending.id, csrfToken };
+    const evicted = await insertPendingAuthorization(this.sql, pending, hashSecret(csrfToken), SIGN_IN_LIFETIME_SECONDS, this.policy.maxPendingPerClient);
+    return { kind: 'sign-in', status: 200, client, requestId: pending.id, csrfToken, evicted };
   }
 
   /** `POST /auth/oauth/authorize`: the sign-in form, or its Cancel button. */
@@ -206,22 +214,30 @@ export class AuthorizeService {
     const email = normaliseEmail(form.email ?? '');
     if (email === '' || !form.password) return again(400, 'Enter your e-mail address and your password.');
 
+    // The attempt takes its place in the counts before the password is checked, so however many
+    // arrive at once, no more than the limit of guesses are ever checked in a window.
     const subjects = signInSubjects(email, form.ip);
-    const locked = await this.throttle.lockedUntil(pending.tenantId, subjects);
-    if (locked) return again(429, lockedMessage(locked), { retryAfterSeconds: secondsUntil(locked) });
+    const attempt = await this.throttle.attempt(pending.tenantId, subjects);
+    if ('refusedUntil' in attempt) return again(429, lockedMessage(attempt.refusedUntil), { retryAfterSeconds: secondsUntil(attempt.refusedUntil) });
 
-    const admin = await verifyAdminPassword(this.sql, pending.tenantId, email, form.password);
+    let admin: Admin | undefined;
+    try {
+      admin = await verifyAdminPassword(this.sql, pending.tenantId, email, form.password);
+    } catch (error) {
+      await this.throttle.release(pending.tenantId, subjects).catch(() => undefined);
+      throw error;
+    }
     if (!admin) {
-      const failure = await this.throttle.recordFailure(pending.tenantId, subjects);
+      const failure = failureOutcome(attempt, this.throttle.policy);
       if (failure.lockedUntil) return again(429, lockedMessage(failure.lockedUntil), { retryAfterSeconds: secondsUntil(failure.lockedUntil) });
       if (failure.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, failure.delayMs));
       // The same words whether the address or the password was wrong, or the account is another tenant's.
       return again(401, 'The e-mail address or the password is not right.');
     }
 
+    await this.throttle.succeeded(pending.tenantId, subjects);
     const ended = await deletePendingAuthorization(this.sql, pending.tenantId, pending.id, csrfHash);
     if (!ended) return formGone();
-    await this.throttle.recordSuccess(pending.tenantId, subjects);
     const code = await issueCode(this.sql, {
       tenantId: pending.tenantId,
       clientId: pending.clientId,
@@ -234,7 +250,13 @@ export class AuthorizeService {
 
   /** A `{tenant}.{baseDomain}` host must be the client's tenant: one tenant's pages are never served on another's. */
   private checkHost(client: OAuthClient, host: string | undefined): Refusal | undefined {
-    const named = tenantNameOfHost(host, this.baseDomain);
+    let named: string | undefined;
+    try {
+      named = tenantNameOfHost(host, this.baseDomain);
+    } catch (error) {
+      if (error instanceof AppError) return refuse(error.status, 'Wrong address', error.message);
+      throw error;
+    }
     if (named === undefined || named === client.tenant.name) return undefined;
     return refuse(400, 'Wrong organisation', `This application belongs to another organisation than "${named}"; use the address the application gave you.`);
   }
