@@ -119,7 +119,14 @@ export class PostgresNotifications implements Notifications {
 
   private async open(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: 5_000 });
+    // The connection only ever waits for messages: TCP keep-alive is what notices a peer that
+    // vanished without closing it (a failover, a dropped route), so that it is replaced.
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      connectionTimeoutMillis: 5_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
     client.on('notification', (message) => {
       for (const listener of this.listeners) {
         if (listener.channel === message.channel) listener.onMessage(message.payload ?? '');

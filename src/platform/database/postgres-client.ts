@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { isConnectionError } from './postgres-errors.js';
 import type { Database, QueryResult, SqlClient } from './sql-client.js';
 
 // int8 as numbers: counts and sizes here stay far below 2^53.
@@ -39,15 +40,52 @@ class PoolTransaction implements SqlClient {
   }
 }
 
-/** PostgreSQL through a node-postgres pool: the production adapter. */
+export interface PostgresDatabaseOptions {
+  /** Connections at most (default 20). */
+  max?: number;
+  /**
+   * How long a request waits for a connection, a free pooled one or a new one, before it fails
+   * with 503 (default 5 s): a database that cannot be reached fails requests instead of holding them.
+   */
+  connectionTimeoutMillis?: number;
+  /** How long an unused connection stays open (default 10 s). */
+  idleTimeoutMillis?: number;
+  /**
+   * Where connection failures that no request sees are reported: a pooled connection that dropped
+   * while idle (a database restart or failover, pg_terminate_backend, an idle-connection reaper).
+   * The pool has already discarded it; the next request opens a new one.
+   */
+  onError?: (error: Error) => void;
+}
+
+/**
+ * PostgreSQL through a node-postgres pool: the production adapter.
+ *
+ * A connection can end at any moment (a failover, a restart, a reaper, a network blip). Such a
+ * failure must fail only the requests using that connection, as `database.unavailable` (503, see
+ * postgres-errors.ts), and the pool must heal itself: a broken connection is never pooled again.
+ */
 export class PostgresDatabase implements Database {
   readonly engine = 'postgres' as const;
   private readonly pool: pg.Pool;
 
-  constructor(connectionString: string, options: { max?: number } = {}) {
-    this.pool = new pg.Pool({ connectionString, max: options.max ?? 20 });
-    // An idle client that loses its connection must not crash the process.
-    this.pool.on('error', () => {});
+  constructor(connectionString: string, options: PostgresDatabaseOptions = {}) {
+    this.pool = new pg.Pool({
+      connectionString,
+      max: options.max ?? 20,
+      connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
+      idleTimeoutMillis: options.idleTimeoutMillis ?? 10_000,
+      // TCP keep-alive finds a peer that vanished without closing the socket (a failover, a dropped route).
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
+    // An idle client that loses its connection: pg-pool has already removed it and tells us here.
+    this.pool.on('error', (error) => options.onError?.(error));
+    // A checked-out client that loses its connection emits 'error' on itself, where pg-pool does
+    // not listen, and an unheard 'error' event ends the process. The failure needs no handling
+    // here: the query in flight, or the next one, rejects with it, the request answers 503, and a
+    // client that is no longer queryable (or released with an error) is discarded, not pooled.
+    this.pool.on('connect', (client) => client.on('error', ignore));
   }
 
   async query<Row>(text: string, values?: readonly unknown[]): Promise<QueryResult<Row>> {
@@ -57,16 +95,27 @@ export class PostgresDatabase implements Database {
 
   async transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // Set when the connection cannot be trusted any more: release(error) closes it instead of pooling it.
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       const result = await work(new PoolTransaction(client));
+      // Success only once COMMIT is answered. A connection lost before that leaves the transaction
+      // rolled back by PostgreSQL (or, if the answer alone was lost, committed but unacknowledged).
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
+      // On a lost connection there is nothing to roll back: the server ends the transaction with
+      // the session. Otherwise a ROLLBACK that fails leaves the session in an unknown state.
+      if (isConnectionError(error)) broken = error as Error;
+      else {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
+      }
       throw error;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 
@@ -78,3 +127,5 @@ export class PostgresDatabase implements Database {
     await this.pool.end();
   }
 }
+
+const ignore = () => {};

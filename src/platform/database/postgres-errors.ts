@@ -1,10 +1,18 @@
 import { AppError } from '../http/app-error.js';
 
 /**
- * Maps a database error to an AppError by SQLSTATE. Both engines put the SQLSTATE on `code`,
- * but throw classes from different packages, so the match is on the field, never `instanceof`.
+ * What a client waits before retrying a request the database could not serve. One second: a
+ * dropped connection is replaced on the next request, and a restart or failover takes seconds.
+ */
+const RETRY_AFTER = { 'Retry-After': '1' };
+
+/**
+ * Maps a database error to an AppError by SQLSTATE, or by the driver's code or message when the
+ * connection itself failed. Both engines put the SQLSTATE on `code`, but throw classes from
+ * different packages, so the match is on the fields, never `instanceof`.
  */
 export function fromPostgresError(error: unknown): AppError | undefined {
+  if (isConnectionError(error)) return databaseUnavailable();
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
   switch (code) {
@@ -14,10 +22,71 @@ export function fromPostgresError(error: unknown): AppError | undefined {
       return new AppError('database.missing_reference', 409, 'The resource refers to something that does not exist.');
     case '40001':
     case '40P01':
-      return new AppError('database.retry', 503, 'The request collided with another one; retry it.');
+      return new AppError('database.retry', 503, 'The request collided with another one; retry it.', { headers: RETRY_AFTER });
     case '57014':
-      return new AppError('database.timeout', 503, 'The database took too long to answer; retry later.');
+      return new AppError('database.timeout', 503, 'The database took too long to answer; retry later.', { headers: RETRY_AFTER });
     default:
       return undefined;
   }
+}
+
+export const databaseUnavailable = () =>
+  new AppError('database.unavailable', 503, 'The database cannot be reached right now; retry later.', { headers: RETRY_AFTER });
+
+/**
+ * SQLSTATEs that end or refuse the session rather than fail one statement: class 08
+ * (connection exception), operator intervention that ends sessions (57P01 admin shutdown, as
+ * pg_terminate_backend and a fast shutdown send; 57P02 crash shutdown; 57P03 not accepting
+ * connections yet, as during start-up or recovery), too many connections (53300), and the
+ * server's idle timeouts (25P03 in a transaction, 57P05 outside one).
+ */
+const CONNECTION_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[1235]|53300|25P03)$/;
+
+/** Socket errors of Node: the server is down, restarting, unreachable, or the connection broke. */
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+]);
+
+/**
+ * What node-postgres and its pool throw, without a code, when a connection ends or cannot be had
+ * in time (pg/lib/client.js, pg-pool/index.js). Matched whole: a message that merely mentions a
+ * connection (say, from a bug of ours) stays a 500.
+ */
+const DRIVER_MESSAGES = new Set([
+  'Connection terminated unexpectedly',
+  'Connection terminated',
+  'Connection terminated due to connection timeout',
+  'timeout exceeded when trying to connect',
+  'timeout expired',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'Cannot use a pool after calling end on the pool',
+]);
+
+/**
+ * Whether `error` says the database connection was lost or could not be opened, rather than that
+ * a statement failed: such a request may simply be retried. Looks through `cause` and, for a
+ * connection attempt to several addresses, through an AggregateError's `errors`.
+ */
+export function isConnectionError(error: unknown): boolean {
+  const matches = (item: unknown, depth: number): boolean => {
+    // A few levels are plenty; the bound also ends a cycle of causes.
+    if (typeof item !== 'object' || item === null || depth > 3) return false;
+    const { code, message, cause, errors } = item as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string' && (CONNECTION_SQLSTATE.test(code) || SOCKET_CODES.has(code))) return true;
+    if (typeof message === 'string' && DRIVER_MESSAGES.has(message)) return true;
+    if (Array.isArray(errors) && errors.some((inner) => matches(inner, depth + 1))) return true;
+    return matches(cause, depth + 1);
+  };
+  return matches(error, 0);
 }

@@ -4,6 +4,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { fromPostgresError } from '../../../platform/database/postgres-errors.js';
 import { AuthorizeService, SIGN_IN_LIFETIME_SECONDS, signInCookieName, type AuthorizeOutcome } from './authorize.service.js';
 import { clientAddress } from './client-address.js';
 import { demoCallbackPage, errorPage, PAGE_HEADERS, signInPage } from './sign-in.page.js';
@@ -81,6 +82,15 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         .header('Retry-After', String(wait))
         .headers(PAGE_HEADERS)
         .send(errorPage('Too many requests', `Too many sign-in requests from your network address. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`));
+    }
+    // The database gone for a moment (a failover, a restart) is worth a retry, not an alarm.
+    const database = fromPostgresError(error);
+    if (database?.status === 503) {
+      request.log.warn({ err: error }, 'sign-in page: the database is unavailable');
+      return reply
+        .status(503)
+        .headers({ ...database.headers, ...PAGE_HEADERS })
+        .send(errorPage('Temporarily unavailable', 'The sign-in service cannot reach its database right now. Please try again in a moment.'));
     }
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status >= 500) request.log.error({ err: error }, 'request failed');

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fromPostgresError, isConnectionError } from './postgres-errors.js';
+
+const withCode = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
+
+describe('fromPostgresError', () => {
+  it('maps constraint violations to 409', () => {
+    assert.equal(fromPostgresError(withCode('23505'))?.status, 409);
+    assert.equal(fromPostgresError(withCode('23505'))?.code, 'database.conflict');
+    assert.equal(fromPostgresError(withCode('23503'))?.code, 'database.missing_reference');
+  });
+
+  it('maps serialization failures, deadlocks and statement timeouts to a 503 with Retry-After', () => {
+    for (const [sqlstate, code] of [
+      ['40001', 'database.retry'],
+      ['40P01', 'database.retry'],
+      ['57014', 'database.timeout'],
+    ]) {
+      const error = fromPostgresError(withCode(sqlstate));
+      assert.equal(error?.status, 503, sqlstate);
+      assert.equal(error?.code, code);
+      assert.equal(error?.headers?.['Retry-After'], '1');
+    }
+  });
+
+  it('maps SQLSTATEs that end or refuse the session to database.unavailable', () => {
+    for (const sqlstate of ['57P01', '57P02', '57P03', '57P05', '08006', '08003', '08001', '08P01', '53300', '25P03']) {
+      const error = fromPostgresError(withCode(sqlstate, 'terminating connection due to administrator command'));
+      assert.equal(error?.status, 503, sqlstate);
+      assert.equal(error?.code, 'database.unavailable', sqlstate);
+      assert.deepEqual(error?.headers, { 'Retry-After': '1' });
+    }
+  });
+
+  it('maps socket errors of a lost or refused connection to database.unavailable', () => {
+    for (const code of ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']) {
+      assert.equal(fromPostgresError(withCode(code, `read ${code}`))?.code, 'database.unavailable', code);
+    }
+  });
+
+  it("maps node-postgres's own connection messages, which carry no code, to database.unavailable", () => {
+    for (const message of [
+      'Connection terminated unexpectedly',
+      'Connection terminated',
+      'Connection terminated due to connection timeout',
+      'timeout exceeded when trying to connect',
+      'Client has encountered a connection error and is not queryable',
+      'Client was closed and is not queryable',
+    ]) {
+      assert.equal(fromPostgresError(new Error(message))?.code, 'database.unavailable', message);
+    }
+  });
+
+  it('looks through a cause and through the errors of an AggregateError', () => {
+    const timedOut = new Error('connect failed', { cause: withCode('ETIMEDOUT') });
+    assert.equal(fromPostgresError(timedOut)?.code, 'database.unavailable');
+    const everyAddress = new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')], 'connect failed');
+    assert.equal(fromPostgresError(everyAddress)?.code, 'database.unavailable');
+  });
+
+  it('leaves other errors, and messages that only mention a connection, to the 500 path', () => {
+    assert.equal(fromPostgresError(new Error('connection to 10.0.0.7 refused')), undefined);
+    assert.equal(fromPostgresError(new Error('Connection terminated unexpectedly, or so we thought')), undefined);
+    assert.equal(fromPostgresError(withCode('42601', 'syntax error')), undefined);
+    assert.equal(fromPostgresError(withCode('ERR_SOMETHING')), undefined);
+    assert.equal(fromPostgresError('a string'), undefined);
+    assert.equal(fromPostgresError(null), undefined);
+    assert.equal(fromPostgresError(undefined), undefined);
+  });
+
+  it('stops at a cycle of causes', () => {
+    const looped: Error & { cause?: unknown } = new Error('outer');
+    looped.cause = looped;
+    assert.equal(isConnectionError(looped), false);
+  });
+});
