@@ -1,7 +1,7 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { AppError } from '../http/app-error.js';
+import { acquireFolderLock, type FolderLock } from './folder-lock.js';
 import type { Database, QueryResult, SqlClient } from './sql-client.js';
 
 class PgliteTransaction implements SqlClient {
@@ -31,7 +31,8 @@ export class PgliteDatabase implements Database {
 
   private constructor(
     private readonly db: PGlite,
-    private readonly lockFile: string | undefined,
+    /** One process per folder (folder-lock.ts); an in-memory database takes no lock. */
+    private readonly lock: FolderLock | undefined,
   ) {}
 
   /** Opens (creating when needed) the data folder, or an in-memory database when `dataDir` is undefined. */
@@ -39,13 +40,13 @@ export class PgliteDatabase implements Database {
     if (dataDir === undefined) return new PgliteDatabase(new PGlite(), undefined);
     const folder = resolve(dataDir);
     mkdirSync(folder, { recursive: true });
-    const lockFile = acquireFolderLock(folder);
+    const lock = await acquireFolderLock(folder);
     try {
       const db = new PGlite(join(folder, 'pgdata'));
       await db.waitReady;
-      return new PgliteDatabase(db, lockFile);
+      return new PgliteDatabase(db, lock);
     } catch (error) {
-      rmSync(lockFile, { force: true });
+      await lock.release();
       throw error;
     }
   }
@@ -64,45 +65,10 @@ export class PgliteDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    await this.db.close();
-    if (this.lockFile) rmSync(this.lockFile, { force: true });
-  }
-}
-
-/**
- * A PGlite folder may be opened by one process only: a second writer would corrupt it.
- * The lock is a file holding the owner's pid; a file left by a process that is gone is taken over.
- */
-function acquireFolderLock(folder: string): string {
-  const lockFile = join(folder, 'learnbase.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(lockFile, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return lockFile;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const owner = Number.parseInt(readFileSync(lockFile, 'utf8'), 10);
-      if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
-        throw new AppError(
-          'database.folder_in_use',
-          409,
-          `The data folder ${folder} is in use by another learnbase process (pid ${owner}). ` +
-            'Stop it first, or use a PostgreSQL database (--database URL) to run several processes.',
-        );
-      }
-      rmSync(lockFile, { force: true });
+      await this.db.close();
+    } finally {
+      await this.lock?.release();
     }
-  }
-  throw new AppError('database.folder_in_use', 409, `Could not lock the data folder ${folder}.`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
