@@ -7,6 +7,7 @@ import type { AppConfig } from './config.js';
 import type { SqlClient } from './platform/database/sql-client.js';
 import { registerErrorHandler } from './platform/http/error-handler.js';
 import { registerStrictQueryIntegers } from './platform/http/strict-query-integers.js';
+import { registerInputGuards } from './platform/http/input-guards.js';
 import { authPlugin } from './modules/auth/auth.plugin.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { documentsPlugin } from './modules/xapi/documents/documents.plugin.js';
@@ -31,7 +32,10 @@ export interface BuildOptions {
    * several processes share a database). Default: in-process, for one process on its database.
    */
   notifications?: Notifications;
-  /** How failed sign-ins are slowed and refused (tests shorten the delays). */
+  /**
+   * How failed sign-ins are slowed and refused, and the sign-in page's own limits (requests a
+   * minute per address, pending requests per client); tests lower them.
+   */
   signInPolicy?: Partial<SignInPolicy>;
 }
 
@@ -80,6 +84,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   });
   registerErrorHandler(app);
   registerStrictQueryIntegers(app);
+  registerInputGuards(app);
 
   await app.register(swagger, {
     openapi: {

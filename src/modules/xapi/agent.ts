@@ -1,4 +1,5 @@
 import { badRequest } from '../../platform/http/app-error.js';
+import { findJsonProblem, textProblem } from '../../platform/json-guard.js';
 
 /** An xAPI Agent (or Identified Group) reduced to its one inverse functional identifier. */
 export interface AgentIdentifier {
@@ -42,6 +43,12 @@ export function parseAgent(value: unknown, parameter = 'agent'): AgentIdentifier
   const ifi = present[0];
   const raw = agent[ifi];
   const invalid = (why: string) => badRequest('xapi.invalid_agent', `'${parameter}'.${ifi} ${why}.`);
+  // The key is stored and searched as text, which cannot hold U+0000 or a lone surrogate.
+  const texts = typeof raw === 'object' && raw !== null ? Object.values(raw) : [raw];
+  for (const text of texts) {
+    const problem = typeof text === 'string' ? textProblem(text) : undefined;
+    if (problem) throw invalid(problem.why);
+  }
   const identity: Record<string, unknown> = agent.objectType ? { objectType: agent.objectType } : {};
   switch (ifi) {
     case 'mbox':
@@ -67,7 +74,10 @@ export function parseAgent(value: unknown, parameter = 'agent'): AgentIdentifier
   }
 }
 
-/** Parses the `agent` query parameter: JSON text of an agent. */
+/**
+ * Parses the `agent` query parameter: JSON text of an agent. Its JSON escapes can spell what
+ * the query string itself cannot carry (`\u0000`, `\ud800`), so it passes the JSON guard first.
+ */
 export function parseAgentParameter(text: string, parameter = 'agent'): AgentIdentifier {
   let value: unknown;
   try {
@@ -75,6 +85,8 @@ export function parseAgentParameter(text: string, parameter = 'agent'): AgentIde
   } catch {
     throw badRequest('xapi.invalid_agent', `'${parameter}' is not valid JSON.`);
   }
+  const problem = findJsonProblem(value, `'${parameter}'`);
+  if (problem) throw badRequest('xapi.invalid_agent', `${problem.path} ${problem.why}.`, { property: problem.path });
   return parseAgent(value, parameter);
 }
 

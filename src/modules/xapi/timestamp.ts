@@ -1,5 +1,5 @@
-// ISO 8601 date-time as xAPI uses it (xAPI 2.0 Part 1 §4.5): a calendar date, a time to the
-// minute at least, an optional fraction, and an optional zone (Z or ±hh[:mm]).
+// ISO 8601 combined date and time; the offset may be absent (read as UTC), but never the
+// "unknown local offset" -00, -0000 or -00:00 of RFC 3339 §4.3 (xAPI 2.0 Part 2 §4.5).
 const TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
@@ -11,7 +11,7 @@ export interface TimestampOptions {
 /**
  * The instant of an xAPI timestamp, or undefined when the text is not one: the one parser of every
  * timestamp the server reads, in statements and in query parameters alike. Impossible calendar
- * dates (`2024-02-30`) and times (`24:00`), and the negative zero offset RFC 3339 reserves for
+ * dates (`2024-02-30`, year `0000`) and times (`24:00`), and the negative zero offset RFC 3339 reserves for
  * "unknown" (`-00:00`), are refused rather than rolled over as `Date` would.
  */
 export function parseTimestamp(value: unknown, options: TimestampOptions = {}): Date | undefined {
@@ -23,14 +23,17 @@ export function parseTimestamp(value: unknown, options: TimestampOptions = {}): 
   const offset = zone ?? 'Z';
   if (/^-00(?::?00)?$/.test(offset)) return undefined;
   const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number);
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 60) return undefined;
+  // Year 0000 is 1 BC to `Date` but no year at all to PostgreSQL (22008): ISO 8601 needs a
+  // mutual agreement for it, and xAPI has none.
+  if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 60) return undefined;
   if (!/^[zZ]$/.test(offset) && offset.length > 3) {
     const offsetMinutes = Number(offset.replace(':', '').slice(3));
     if (offsetMinutes > 59) return undefined;
   }
   const normalised = `${value.slice(0, 10)}T${value.slice(11).replace(',', '.')}`;
   const date = new Date(/[zZ]$|[+-]\d{2}(:?\d{2})?$/.test(normalised.slice(11)) ? normalised : `${normalised}Z`);
-  return Number.isNaN(date.getTime()) ? undefined : date;
+  // An offset can still carry 0001-01-01 back into year 0000.
+  return Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1 ? undefined : date;
 }
 
 const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();

@@ -11,6 +11,14 @@ describe('fromPostgresError', () => {
     assert.equal(fromPostgresError(withCode('23503'))?.code, 'database.missing_reference');
   });
 
+  it('maps text the database cannot hold to 400, but not an invalid cast (our own bug)', () => {
+    for (const code of ['22021', '22P05']) {
+      assert.equal(fromPostgresError(withCode(code))?.status, 400, code);
+      assert.equal(fromPostgresError(withCode(code))?.code, 'request.invalid_text', code);
+    }
+    assert.equal(fromPostgresError(withCode('22P02')), undefined);
+  });
+
   it('maps serialization failures, deadlocks and statement timeouts to a 503 with Retry-After', () => {
     for (const [sqlstate, code] of [
       ['40001', 'database.retry'],

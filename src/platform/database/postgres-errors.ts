@@ -18,6 +18,12 @@ export function fromPostgresError(error: unknown): AppError | undefined {
   switch (code) {
     case '23505':
       return new AppError('database.conflict', 409, 'The resource already exists.');
+    // Text PostgreSQL cannot hold (U+0000 in text, \u0000 in jsonb) only ever comes from a client:
+    // the input guards refuse it first, and this is the net behind them. 22P02 stays a 500: our
+    // own casts raise it too, and a mapping would hide such a bug.
+    case '22021':
+    case '22P05':
+      return new AppError('request.invalid_text', 400, 'The request holds text the database cannot store (U+0000).');
     case '23503':
       return new AppError('database.missing_reference', 409, 'The resource refers to something that does not exist.');
     case '40001':

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { asJsonObject, etagOf, mergeJson, preconditionsHold } from './document-rules.js';
+import { asJsonObject, etagOf, mergeDepthProblem, mergeJson, preconditionsHold } from './document-rules.js';
 
 const stored = (text: string) => ({ content: Buffer.from(text), contentType: 'application/json', etag: etagOf(Buffer.from(text)) });
 
@@ -37,5 +37,12 @@ describe('document rules', () => {
 
   it('merges one level deep, the sent properties winning', () => {
     assert.deepEqual(mergeJson({ a: 1, b: { x: 1 } }, { b: { y: 2 }, c: 3 }), { a: 1, b: { y: 2 }, c: 3 });
+  });
+
+  it('finds a merge too deep past 64 levels, and leaves U+0000 and lone surrogates to the bytes', () => {
+    const nested = (levels: number) => JSON.parse(`${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`);
+    assert.equal(mergeDepthProblem(nested(64), 'document'), undefined);
+    assert.equal(mergeDepthProblem(nested(10_000), 'document')?.path, `document${'.a'.repeat(64)}`);
+    assert.equal(mergeDepthProblem({ 'a\u0000': '\ud800' }, 'document'), undefined);
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { findJsonProblem, type JsonProblem } from '../../../platform/json-guard.js';
 
 /** The stored facts concurrency and merge decisions need. */
 export interface StoredVersion {
@@ -45,16 +46,28 @@ export const hasPreconditions = (preconditions: Preconditions): boolean =>
 
 export const isJsonType = (contentType: string): boolean => /^application\/(.+\+)?json\s*(;|$)/i.test(contentType.trim());
 
+export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /** The document as a JSON object, or undefined when it is not one (other type, bad JSON, array, scalar). */
 export function asJsonObject(content: Buffer, contentType: string): Record<string, unknown> | undefined {
   if (!isJsonType(contentType)) return undefined;
   try {
     const value: unknown = JSON.parse(content.toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return isJsonObject(value) ? value : undefined;
   } catch {
     return undefined;
   }
 }
+
+/**
+ * Where a JSON document is nested too deep to be merged (MAX_JSON_DEPTH): a merge writes the
+ * result back with JSON.stringify, which recurses and overflows the stack a few thousand levels
+ * down. Strings are not checked: documents are stored as bytes, never as jsonb, and
+ * JSON.stringify writes U+0000 and a lone surrogate back as the escapes they were sent as.
+ */
+export const mergeDepthProblem = (value: unknown, root: string): JsonProblem | undefined =>
+  findJsonProblem(value, root, { strings: false });
 
 /**
  * xAPI 2.0 Part 3 §1.2.2 (1.0.3 §7.3): merging a JSON object into a stored JSON object replaces

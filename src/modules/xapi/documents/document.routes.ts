@@ -3,6 +3,7 @@ import { Type, type TSchema } from 'typebox';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError } from '../../../platform/http/app-error.js';
 import { ApiError } from '../../../platform/http/common-schemas.js';
+import { findJsonProblem } from '../../../platform/json-guard.js';
 import { principalOf } from '../../auth/auth.plugin.js';
 import type { Principal } from '../../auth/principal.js';
 import { parseActorId, parseAgentParameter } from '../agent.js';
@@ -73,7 +74,9 @@ function documentForError(request: FastifyRequest): unknown {
   if (!Buffer.isBuffer(body) || body.length === 0) return null;
   const text = body.toString('utf8');
   try {
-    return JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    // The error body is serialized with JSON.stringify, which recurses: a deeper document is echoed as its text.
+    return findJsonProblem(value, 'document', { strings: false }) ? text : value;
   } catch {
     return text;
   }

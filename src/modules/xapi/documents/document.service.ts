@@ -3,7 +3,9 @@ import {
   asJsonObject,
   etagOf,
   hasPreconditions,
+  isJsonObject,
   isJsonType,
+  mergeDepthProblem,
   mergeJson,
   preconditionsHold,
   type Preconditions,
@@ -28,11 +30,14 @@ type Next = Omit<StoredDocument, 'updatedAt'>;
 
 const version = (content: Buffer, contentType: string): Next => ({ content, contentType, etag: etagOf(content) });
 
-/** A document sent as JSON must be JSON: a merge could not read it back otherwise. */
-function checkContent(write: DocumentWrite): void {
-  if (!isJsonType(write.contentType)) return;
+/**
+ * A document sent as JSON must be JSON: a merge could not read it back otherwise. Answers the
+ * parsed value (undefined for any other media type).
+ */
+function parseContent(write: DocumentWrite): unknown {
+  if (!isJsonType(write.contentType)) return undefined;
   try {
-    JSON.parse(write.content.toString('utf8'));
+    return JSON.parse(write.content.toString('utf8'));
   } catch {
     throw DocumentErrors.invalidJson();
   }
@@ -69,7 +74,7 @@ const existingNeedsPrecondition = (write: DocumentWrite) => write.version === '2
 
 /** PUT: stores the document in place of any other (xAPI 2.0 Part 3 §1.2.1). */
 export async function overwriteDocument(sql: SqlClient, tenantId: string, write: DocumentWrite): Promise<void> {
-  checkContent(write);
+  parseContent(write);
   const next = version(write.content, write.contentType);
   const { preconditions } = write;
   if (!hasPreconditions(preconditions) && write.version === '1.0.3' && write.key.kind !== 'state') {
@@ -85,16 +90,23 @@ export async function overwriteDocument(sql: SqlClient, tenantId: string, write:
   });
 }
 
-/** POST: merges a JSON object into the stored one, or stores the document when there is none (xAPI 2.0 Part 3 §1.2.2). */
+/**
+ * POST: merges a JSON object into the stored one, or stores the document when there is none
+ * (xAPI 2.0 Part 3 §1.2.2). A JSON document nested deeper than MAX_JSON_DEPTH is refused even
+ * when none is stored yet, so whatever POST stores can be merged into later; PUT stores any.
+ */
 export async function mergeDocument(sql: SqlClient, tenantId: string, write: DocumentWrite): Promise<void> {
-  checkContent(write);
+  const sent = parseContent(write);
+  const tooDeep = mergeDepthProblem(sent, 'document');
+  if (tooDeep) throw DocumentErrors.tooDeep(tooDeep.path, tooDeep.why);
   await lockedWrite(sql, tenantId, write.key, (current) => {
     if (!preconditionsHold(write.preconditions, current)) throw DocumentErrors.preconditionFailed();
     if (!current) return version(write.content, write.contentType);
-    const sent = asJsonObject(write.content, write.contentType);
-    if (!sent) throw DocumentErrors.notMergeable('sent');
+    if (!isJsonObject(sent)) throw DocumentErrors.notMergeable('sent');
     const stored = asJsonObject(current.content, current.contentType);
     if (!stored) throw DocumentErrors.notMergeable('stored');
+    // A document PUT stores as it is may be deeper than a merge can write back.
+    if (mergeDepthProblem(stored, 'document')) throw DocumentErrors.notMergeable('stored too deep');
     return version(Buffer.from(JSON.stringify(mergeJson(stored, sent))), 'application/json');
   });
 }

@@ -105,6 +105,11 @@ describe('sameStatement', () => {
     assert.ok(sameStatement(group([{ mbox: 'mailto:a@x.com' }, { mbox: 'mailto:b@x.com' }]), group([{ mbox: 'mailto:b@x.com' }, { mbox: 'mailto:a@x.com' }])));
   });
 
+  it('answers false, without recursing, for a stored statement nested deeper than a sent one may be', () => {
+    const deep = JSON.parse(`${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`);
+    assert.equal(sameStatement(base(), { ...stored, result: { extensions: { 'http://example.com/deep': deep } } }), false);
+  });
+
   it('ignores duration precision beyond 0.01 s', () => {
     const withDuration = (duration: string) => ({ ...base(), result: { duration } });
     assert.ok(sameStatement(withDuration('P1DT12H36M0.1237S'), withDuration('P1DT12H36M0.12S')));

@@ -1,10 +1,14 @@
+import { findJsonProblem } from '../../../platform/json-guard.js';
 import { parseAgent } from '../agent.js';
-import { VOIDED_VERB, parseTimestamp, type Json, type JsonObject } from './statement-validator.js';
+import { parseTimestamp } from '../timestamp.js';
+import { VOIDED_VERB, type Json, type JsonObject } from './statement-validator.js';
 
 /**
  * Pure statement logic between validation and storage: completing a statement with what the
  * LRS assigns, deriving the columns it is filtered by, comparing two statements, and the
- * `ids` and `canonical` formats of GET. Statements here have passed `validateStatement`.
+ * `ids` and `canonical` formats of GET. Statements here have passed `validateStatement`, which
+ * bounds their nesting (MAX_JSON_DEPTH), so the recursion below is bounded too; `ids` and
+ * `canonical` recurse only through the statement's own structure, never into extensions.
  */
 
 export type StatementFormat = 'exact' | 'ids' | 'canonical';
@@ -134,6 +138,9 @@ const hasIfi = (agent: JsonObject) => ['mbox', 'mbox_sha1sum', 'openid', 'accoun
  * must match.
  */
 export function sameStatement(sent: JsonObject, stored: JsonObject): boolean {
+  // Stored before the depth limit existed, and deeper than a sent statement may be: not the
+  // same (a conflict), and not walked by the recursion below.
+  if (findJsonProblem(stored, 'stored', { strings: false })) return false;
   const a = comparable(sent, sent.timestamp === undefined);
   const b = comparable(stored, sent.timestamp === undefined);
   return canonicalJson(a) === canonicalJson(b);

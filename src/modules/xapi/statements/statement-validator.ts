@@ -1,5 +1,7 @@
 import { badRequest } from '../../../platform/http/app-error.js';
+import { findJsonProblem } from '../../../platform/json-guard.js';
 import { parseAgent } from '../agent.js';
+import { parseTimestamp } from '../timestamp.js';
 
 /**
  * The rules of an xAPI statement that JSON Schema cannot say well (xAPI 2.0 Part 2 §2.2, §2.4;
@@ -19,10 +21,6 @@ export type JsonObject = { [key: string]: Json };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Best effort (2.0 Part 2 §2.2.s4.b6): a scheme, then something without white space.
 const IRI = /^[a-z][a-z0-9+.-]*:[^\s]+$/i;
-// ISO 8601 combined date and time; the offset may be absent (read as UTC), but never the
-// "unknown local offset" -00, -0000 or -00:00 of RFC 3339 §4.3 (2.0 Part 2 §4.5).
-const TIMESTAMP =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 // ISO 8601:2004 §4.4.3.2 durations: PnYnMnDTnHnMnS (a fraction on any part) or PnW alone.
 const DURATION =
   /^P(?!$)(?:\d+(?:[.,]\d+)?Y)?(?:\d+(?:[.,]\d+)?M)?(?:\d+(?:[.,]\d+)?D)?(?:T(?=\d)(?:\d+(?:[.,]\d+)?H)?(?:\d+(?:[.,]\d+)?M)?(?:\d+(?:[.,]\d+)?S)?)?$|^P\d+(?:[.,]\d+)?W$/;
@@ -58,26 +56,6 @@ export const isUuid = (value: unknown): value is string => typeof value === 'str
 export const isIri = (value: unknown): value is string => typeof value === 'string' && IRI.test(value);
 export const isLanguageTag = (value: unknown): value is string => typeof value === 'string' && LANGUAGE_TAG.test(value);
 
-/** The instant of an xAPI timestamp, or undefined when the text is not one. */
-export function parseTimestamp(value: unknown): Date | undefined {
-  if (typeof value !== 'string') return undefined;
-  const match = TIMESTAMP.exec(value);
-  if (!match) return undefined;
-  const [, year, month, day, hour, minute, second = '0', , offset = 'Z'] = match;
-  if (/^-00(?::?00)?$/.test(offset)) return undefined;
-  const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number);
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 60) return undefined;
-  if (!/^[zZ]$/.test(offset) && offset.length > 3) {
-    const offsetMinutes = Number(offset.replace(':', '').slice(3));
-    if (offsetMinutes > 59) return undefined;
-  }
-  const normalised = `${value.slice(0, 10)}T${value.slice(11).replace(',', '.')}`;
-  const date = new Date(/[zZ]$|[+-]\d{2}(:?\d{2})?$/.test(normalised.slice(11)) ? normalised : `${normalised}Z`);
-  return Number.isNaN(date.getTime()) ? undefined : date;
-}
-
-const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
-
 export const isDuration = (value: unknown): value is string => typeof value === 'string' && DURATION.test(value);
 
 export interface ValidationOptions {
@@ -85,8 +63,15 @@ export interface ValidationOptions {
   version: XapiVersion;
 }
 
-/** Validates one statement sent to the LRS; throws a 400 naming the first offending property. */
+/**
+ * Validates one statement sent to the LRS; throws a 400 naming the first offending property.
+ * First of all, anywhere in the statement (extensions included): no U+0000 and no lone
+ * surrogate, which jsonb cannot store, and no nesting deeper than MAX_JSON_DEPTH, which the
+ * recursive code after this one (comparison, serialization) could not handle.
+ */
 export function validateStatement(value: unknown, path: string, options: ValidationOptions): asserts value is JsonObject {
+  const problem = findJsonProblem(value, path);
+  if (problem) throw invalid(problem.path, problem.why);
   new StatementChecker(options).statement(value, path);
 }
 

@@ -10,7 +10,8 @@ import {
   sameStatement,
   type StatementFormat,
 } from './statement-model.js';
-import { isIri, isUuid, parseTimestamp, validateStatement, type JsonObject, type XapiVersion } from './statement-validator.js';
+import { parseTimestamp } from '../timestamp.js';
+import { isIri, isUuid, validateStatement, type JsonObject, type XapiVersion } from './statement-validator.js';
 import { StatementErrors } from './statements.errors.js';
 import { canonicalDefinitions, recordDefinitions } from '../activities/activities.service.js';
 import { recordAgents } from '../agents/agents.service.js';

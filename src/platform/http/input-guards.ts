@@ -1,0 +1,55 @@
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { textProblem } from '../json-guard.js';
+
+/**
+ * Refuses, with a 400 naming the parameter, any query parameter (name or value) and any field
+ * of a form-encoded body that holds U+0000 or a lone surrogate: PostgreSQL's text cannot hold
+ * U+0000 (SQLSTATE 22021), so such a value would otherwise end as a 500 wherever it reaches a
+ * query. Fastify decodes `%00` to U+0000; it leaves undecodable escapes (`%ED%A0%80`,
+ * `%zz`, a lone `%`) as the literal text, which is harmless. Headers and the request line need no
+ * check: Node's HTTP parser answers 400 itself to a NUL (or any control character) in them.
+ *
+ * A `preValidation` hook, so the xAPI version header, CORS and authentication have run and the
+ * 400 reads like every other error of the route (and an unauthenticated caller still gets 401).
+ * JSON bodies are the business of the code that reads them (platform/json-guard.ts), which can
+ * name the property (`statement.result.response`) rather than a position in a body.
+ * Registered once on the root instance, before any route, so every module gets it.
+ */
+export function registerInputGuards(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    checkFields(request.query, 'querystring');
+    if (isFormBody(request)) checkFields(request.body, 'body');
+  });
+}
+
+const isFormBody = (request: FastifyRequest) =>
+  /^application\/x-www-form-urlencoded\s*(;|$)/i.test(String(request.headers['content-type'] ?? '').trim());
+
+function checkFields(fields: unknown, location: 'querystring' | 'body'): void {
+  if (typeof fields !== 'object' || fields === null || Buffer.isBuffer(fields)) return;
+  for (const [name, sent] of Object.entries(fields)) {
+    const nameProblem = textProblem(name);
+    // JSON.stringify shows the NUL or lone surrogate in the name as a visible escape.
+    if (nameProblem) throw refusal(location, JSON.stringify(name), `is a parameter name that ${nameProblem.why}`);
+    for (const value of Array.isArray(sent) ? sent : [sent]) {
+      const problem = typeof value === 'string' ? textProblem(value) : undefined;
+      if (problem) throw refusal(location, name, problem.why);
+    }
+  }
+}
+
+/**
+ * The refusal in the shape of Fastify's own validation errors (statusCode, validation,
+ * validationContext), so every error handler renders it as it renders a schema failure: the
+ * app's as `request.invalid` with the problem's path, the OAuth token endpoint's as RFC 6749
+ * `invalid_request`, the authorize page's as its 400 page.
+ */
+function refusal(location: 'querystring' | 'body', name: string, why: string): FastifyError {
+  const error = new Error(`${location}/${name} ${why}`) as FastifyError;
+  return Object.assign(error, {
+    code: 'FST_ERR_VALIDATION',
+    statusCode: 400,
+    validationContext: location,
+    validation: [{ keyword: 'text', instancePath: `/${name}`, schemaPath: '#', params: {}, message: why }],
+  });
+}
