@@ -75,6 +75,22 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
     },
     bodyLimit: config.documentLimitBytes,
+    // Slow and idle clients must not hold connections: Fastify leaves the request timeout off and
+    // keeps idle keep-alive connections 72 s. A client too slow with its headers or its whole request
+    // gets a 408 and the connection closed; an idle keep-alive connection is closed after
+    // keepAliveTimeoutMs (plus Node's 1 s margin). Node checks the first two only every
+    // connectionsCheckingInterval (30 s by default), so the check runs at a quarter of the headers
+    // timeout, at least once a second. The connection cap and the shutdown drain are in main.ts.
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      // Given here too: Node checks headersTimeout ≤ requestTimeout when it creates the server.
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(config.headersTimeoutMs / 4)),
+    },
+    // On close, idle keep-alive connections are closed at once; requests still arriving get a 503.
+    forceCloseConnections: 'idle',
     trustProxy: config.trustProxy ?? false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();

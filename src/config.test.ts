@@ -24,3 +24,72 @@ describe('loadConfig: LEARNBASE_TRUST_PROXY', () => {
     });
   });
 });
+
+describe('loadConfig: connection timeouts, cap and shutdown grace', () => {
+  it('defaults to a 10 s headers, 60 s request and 5 s keep-alive timeout, 10,000 connections and a 10 s grace', () => {
+    for (const blank of [undefined, '', ' ']) {
+      const config = loadConfig({}, {
+        LEARNBASE_HEADERS_TIMEOUT_MS: blank,
+        LEARNBASE_REQUEST_TIMEOUT_MS: blank,
+        LEARNBASE_KEEP_ALIVE_TIMEOUT_MS: blank,
+        LEARNBASE_MAX_CONNECTIONS: blank,
+        LEARNBASE_SHUTDOWN_GRACE_MS: blank,
+      });
+      assert.deepEqual(
+        [config.headersTimeoutMs, config.requestTimeoutMs, config.keepAliveTimeoutMs, config.maxConnections, config.shutdownGraceMs],
+        [10_000, 60_000, 5_000, 10_000, 10_000],
+      );
+    }
+  });
+
+  it('reads a blank cache TTL or document limit as the default, not 0', () => {
+    const config = loadConfig({}, { LEARNBASE_CACHE_TTL_MS: '', LEARNBASE_DOCUMENT_LIMIT_BYTES: ' ' });
+    assert.equal(config.cacheTtlMs, 5_000);
+    assert.equal(config.documentLimitBytes, 16 * 1024 * 1024);
+  });
+
+  it('reads each from the environment', () => {
+    const config = loadConfig({}, {
+      LEARNBASE_HEADERS_TIMEOUT_MS: '2000',
+      LEARNBASE_REQUEST_TIMEOUT_MS: '120000',
+      LEARNBASE_KEEP_ALIVE_TIMEOUT_MS: '65000',
+      LEARNBASE_MAX_CONNECTIONS: '500',
+      LEARNBASE_SHUTDOWN_GRACE_MS: '0',
+    });
+    assert.deepEqual(
+      [config.headersTimeoutMs, config.requestTimeoutMs, config.keepAliveTimeoutMs, config.maxConnections, config.shutdownGraceMs],
+      [2_000, 120_000, 65_000, 500, 0],
+    );
+  });
+
+  const refusals: Array<[string, string, RegExp]> = [
+    ['LEARNBASE_HEADERS_TIMEOUT_MS', '-1', /\/headersTimeoutMs/],
+    ['LEARNBASE_HEADERS_TIMEOUT_MS', 'ten', /\/headersTimeoutMs/],
+    ['LEARNBASE_HEADERS_TIMEOUT_MS', '0', /\/headersTimeoutMs/],
+    ['LEARNBASE_REQUEST_TIMEOUT_MS', '30s', /\/requestTimeoutMs/],
+    ['LEARNBASE_REQUEST_TIMEOUT_MS', '1.5', /\/requestTimeoutMs/],
+    ['LEARNBASE_KEEP_ALIVE_TIMEOUT_MS', '0', /\/keepAliveTimeoutMs/],
+    ['LEARNBASE_KEEP_ALIVE_TIMEOUT_MS', '99999999999', /\/keepAliveTimeoutMs/],
+    ['LEARNBASE_MAX_CONNECTIONS', '0', /\/maxConnections/],
+    ['LEARNBASE_MAX_CONNECTIONS', 'Infinity', /\/maxConnections/],
+    ['LEARNBASE_SHUTDOWN_GRACE_MS', '-5', /\/shutdownGraceMs/],
+    ['LEARNBASE_SHUTDOWN_GRACE_MS', 'soon', /\/shutdownGraceMs/],
+  ];
+  for (const [name, value, named] of refusals) {
+    it(`refuses ${name}=${value}`, () => {
+      assert.throws(() => loadConfig({}, { [name]: value }), (error: Error) => {
+        assert.match(error.message, /^Invalid configuration:/);
+        assert.match(error.message, named);
+        return true;
+      });
+    });
+  }
+
+  it('refuses a headers timeout longer than the request timeout, which Node would not start with', () => {
+    assert.throws(
+      () => loadConfig({}, { LEARNBASE_HEADERS_TIMEOUT_MS: '20000', LEARNBASE_REQUEST_TIMEOUT_MS: '15000' }),
+      /Invalid configuration:[\s\S]*headersTimeoutMs must not exceed \/requestTimeoutMs/,
+    );
+    assert.equal(loadConfig({}, { LEARNBASE_HEADERS_TIMEOUT_MS: '15000', LEARNBASE_REQUEST_TIMEOUT_MS: '15000' }).headersTimeoutMs, 15_000);
+  });
+});

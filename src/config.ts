@@ -7,6 +7,9 @@ const DatabaseConfig = Type.Union([
   Type.Object({ kind: Type.Literal('postgres'), url: Type.String({ pattern: '^postgres(ql)?://' }) }),
 ]);
 
+/** A duration in ms; at most a day, as Node's timers overflow past 2^31 ms (and then fire at once). */
+const Milliseconds = (minimum: number) => Type.Integer({ minimum, maximum: 86_400_000 });
+
 export const AppConfig = Type.Object({
   database: DatabaseConfig,
   port: Type.Integer({ minimum: 0, maximum: 65535 }),
@@ -32,6 +35,26 @@ export const AppConfig = Type.Object({
    * OAuth metadata. Unset: none, the connection's peer is the client.
    */
   trustProxy: Type.Optional(Type.Union([Type.Boolean(), Type.Array(Type.String({ minLength: 1 }))])),
+  /**
+   * How long a client may take to send a request's headers, in ms (408, then the connection is
+   * closed). Legitimate clients send them in one packet; a slow sender holds a connection open.
+   * At most `requestTimeoutMs`.
+   */
+  headersTimeoutMs: Milliseconds(100),
+  /**
+   * How long a client may take to send a whole request, headers and body, in ms (408, then the
+   * connection is closed). Time spent in the handler does not count.
+   */
+  requestTimeoutMs: Milliseconds(100),
+  /** How long an idle keep-alive connection stays open between requests, in ms (Node adds 1 s). */
+  keepAliveTimeoutMs: Milliseconds(1),
+  /** Open connections at most: Node closes any further one as soon as it is accepted. */
+  maxConnections: Type.Integer({ minimum: 1 }),
+  /**
+   * On SIGTERM/SIGINT, how long requests in flight may still finish, in ms; then every remaining
+   * connection is closed and the process exits.
+   */
+  shutdownGraceMs: Milliseconds(0),
 });
 export type AppConfig = Static<typeof AppConfig>;
 export type DatabaseConfig = Static<typeof DatabaseConfig>;
@@ -44,6 +67,18 @@ export const DEFAULTS = {
   documentLimitBytes: 16 * 1024 * 1024,
   logLevel: 'info',
   cacheTtlMs: 5_000,
+  // Node's own default is 60 s; 10 s is ample for any real client, even on a high-latency link.
+  headersTimeoutMs: 10_000,
+  // Bounds a trickled body. The largest document (16 MiB) still arrives in 60 s at about 2.3 Mbit/s;
+  // behind a proxy that buffers request bodies (nginx does by default) requests arrive at LAN speed.
+  requestTimeoutMs: 60_000,
+  // Node's default. Behind a load balancer it must be longer than the balancer's idle timeout.
+  keepAliveTimeoutMs: 5_000,
+  // Each connection is a file descriptor: keep this under the hard limit (`ulimit -Hn`, which Node
+  // raises its own limit to; 65536 or more on most hosts), with room for the database and files.
+  maxConnections: 10_000,
+  // Within Kubernetes' default 30 s termination grace, with room for closing the database.
+  shutdownGraceMs: 10_000,
 } as const;
 
 /** What the command line and the environment may set; flags win over the environment. */
@@ -77,6 +112,11 @@ function isProxyAddress(entry: string): boolean {
   }
 }
 
+/** A number from the environment; unset or blank is the default, anything else must parse (the schema refuses NaN). */
+function numberFrom(value: string | undefined, fallback: number): number {
+  return value === undefined || value.trim() === '' ? fallback : Number(value);
+}
+
 /**
  * Reads flags and environment once into a frozen, validated config. Throws with every
  * problem named; `main` prints it and exits.
@@ -90,16 +130,25 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     port: Number(flags.port ?? env.PORT ?? DEFAULTS.port),
     host: flags.host ?? env.HOST ?? DEFAULTS.host,
     baseDomain: (flags.baseDomain ?? env.LEARNBASE_BASE_DOMAIN ?? DEFAULTS.baseDomain).toLowerCase(),
-    documentLimitBytes: Number(env.LEARNBASE_DOCUMENT_LIMIT_BYTES ?? DEFAULTS.documentLimitBytes),
+    documentLimitBytes: numberFrom(env.LEARNBASE_DOCUMENT_LIMIT_BYTES, DEFAULTS.documentLimitBytes),
     logLevel: env.LOG_LEVEL ?? DEFAULTS.logLevel,
-    cacheTtlMs: Number(env.LEARNBASE_CACHE_TTL_MS ?? DEFAULTS.cacheTtlMs),
+    cacheTtlMs: numberFrom(env.LEARNBASE_CACHE_TTL_MS, DEFAULTS.cacheTtlMs),
     trustProxy: parseTrustProxy(env.LEARNBASE_TRUST_PROXY),
+    headersTimeoutMs: numberFrom(env.LEARNBASE_HEADERS_TIMEOUT_MS, DEFAULTS.headersTimeoutMs),
+    requestTimeoutMs: numberFrom(env.LEARNBASE_REQUEST_TIMEOUT_MS, DEFAULTS.requestTimeoutMs),
+    keepAliveTimeoutMs: numberFrom(env.LEARNBASE_KEEP_ALIVE_TIMEOUT_MS, DEFAULTS.keepAliveTimeoutMs),
+    maxConnections: numberFrom(env.LEARNBASE_MAX_CONNECTIONS, DEFAULTS.maxConnections),
+    shutdownGraceMs: numberFrom(env.LEARNBASE_SHUTDOWN_GRACE_MS, DEFAULTS.shutdownGraceMs),
   };
   const problems = [...Value.Errors(AppConfig, candidate)].map((error) => `${error.instancePath || '/'} ${error.message}`);
   if (Array.isArray(candidate.trustProxy)) {
     for (const entry of candidate.trustProxy.filter((item) => !isProxyAddress(item))) {
       problems.push(`/trustProxy "${entry}" is not an IP address, a CIDR range, or one of loopback, linklocal, uniquelocal`);
     }
+  }
+  // Node refuses to create a server whose headers may take longer than the whole request.
+  if (candidate.headersTimeoutMs > candidate.requestTimeoutMs) {
+    problems.push('/headersTimeoutMs must not exceed /requestTimeoutMs (LEARNBASE_HEADERS_TIMEOUT_MS ≤ LEARNBASE_REQUEST_TIMEOUT_MS)');
   }
   if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   return Object.freeze(candidate as AppConfig);

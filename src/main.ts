@@ -1,5 +1,6 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
+import { buildApp, redactQuerySecrets } from './app.js';
 import type { AppConfig } from './config.js';
 import { migrate } from './platform/database/migrate.js';
 import { PostgresNotifications } from './platform/database/notifications.js';
@@ -7,20 +8,28 @@ import { openDatabase } from './platform/database/open-database.js';
 import type { Database } from './platform/database/sql-client.js';
 import { seedDemo, type DemoSeed } from './modules/tenancy/demo-seed.js';
 
+/** After the grace period, how long closing the app and the database may take before the process exits regardless. */
+const CLOSE_DEADLINE_MS = 5_000;
+/** A refused connection is logged at most once in this period: under a flood, a line each would be a second flood. */
+const REFUSAL_LOG_INTERVAL_MS = 60_000;
+
 /**
  * `learnbase serve`: opens the database, migrates, seeds the demo tenant on an empty
  * database, listens, and on SIGTERM/SIGINT stops taking requests, drains the ones in
- * flight and closes the database.
+ * flight for at most `shutdownGraceMs`, closes the database and exits.
  */
 export async function serve(config: AppConfig): Promise<{ app: FastifyInstance; db: Database }> {
-  const db = await openDatabase(config.database);
+  // The app's logger exists only once the app is built; failures before that have no one to tell.
+  let log: FastifyInstance['log'] | undefined;
+  const db = await openDatabase(config.database, {
+    onError: (error) => log?.warn({ err: error }, 'a pooled PostgreSQL connection dropped while idle; the next request opens a new one'),
+  });
   let notifications: PostgresNotifications | undefined;
   let app: FastifyInstance | undefined;
   try {
     await migrate(db);
     const demo = await seedDemo(db, demoRedirectUris(config));
     // Several processes may share a PostgreSQL database: they hear each other's cache invalidations.
-    let log: FastifyInstance['log'] | undefined;
     notifications =
       config.database.kind === 'postgres'
         ? new PostgresNotifications(config.database.url, db, {
@@ -30,6 +39,11 @@ export async function serve(config: AppConfig): Promise<{ app: FastifyInstance; 
     const started = await buildApp(config, db, { notifications });
     app = started;
     log = started.log;
+    // Past the cap Node closes each new connection as soon as it is accepted, and the ones already
+    // open are served as before: idle connections cannot use up the process's file descriptors.
+    started.server.maxConnections = config.maxConnections;
+    logRefusedConnections(started, config.maxConnections);
+    const inFlight = trackResponses(started);
     await started.listen({ port: config.port, host: config.host });
     printBanner(config, started, demo);
 
@@ -37,11 +51,22 @@ export async function serve(config: AppConfig): Promise<{ app: FastifyInstance; 
     const stop = async (signal: string) => {
       if (stopping) return;
       stopping = true;
-      started.log.info({ signal }, 'draining and shutting down');
-      await started.close();
-      await notifications?.close();
-      await db.close();
-      process.exit(0);
+      started.log.info({ signal, graceMs: config.shutdownGraceMs }, 'draining and shutting down');
+      // Whatever hangs (a handler stuck on the database, a close that never returns), the process ends.
+      setTimeout(() => {
+        started.log.error({ afterMs: config.shutdownGraceMs + CLOSE_DEADLINE_MS }, 'shutdown did not finish: exiting anyway');
+        process.exit(1);
+      }, config.shutdownGraceMs + CLOSE_DEADLINE_MS).unref();
+      let code = 0;
+      try {
+        await drain(started, inFlight, config.shutdownGraceMs);
+        await notifications?.close();
+        await db.close();
+      } catch (error) {
+        started.log.error({ err: error }, 'shutdown failed');
+        code = 1;
+      }
+      process.exit(code);
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));
     process.once('SIGINT', () => void stop('SIGINT'));
@@ -53,6 +78,65 @@ export async function serve(config: AppConfig): Promise<{ app: FastifyInstance; 
     await db.close().catch(() => {});
     throw error;
   }
+}
+
+interface InFlight {
+  responses: Set<ServerResponse>;
+  draining: boolean;
+}
+
+/**
+ * Keeps the responses not yet done, to name them if the grace period cuts them off. While
+ * draining, a kept-alive connection is closed as soon as its response is done: Node closes the
+ * idle ones only once, when the server closes.
+ */
+function trackResponses(app: FastifyInstance): InFlight {
+  const inFlight: InFlight = { responses: new Set(), draining: false };
+  app.server.on('request', (_request, response: ServerResponse) => {
+    inFlight.responses.add(response);
+    response.once('close', () => {
+      inFlight.responses.delete(response);
+      if (inFlight.draining) app.server.closeIdleConnections();
+    });
+  });
+  return inFlight;
+}
+
+/**
+ * Stops accepting connections, closes the idle ones at once (a request arriving on a kept-alive
+ * connection gets a 503 and `Connection: close`), lets the requests in flight finish, and after
+ * `graceMs` closes every connection still open: a slow upload, a handler that does not return, a
+ * connection that never sent a request. That last step is what bounds the drain: once the server
+ * is closed, Node no longer enforces the headers and request timeouts.
+ */
+async function drain(app: FastifyInstance, inFlight: InFlight, graceMs: number): Promise<void> {
+  inFlight.draining = true;
+  const cutOff = setTimeout(() => {
+    app.server.getConnections((_error, connections) => {
+      const requests = [...inFlight.responses].map(({ req }) => `${req.method} ${redactQuerySecrets(req.url ?? '')}`);
+      app.log.warn({ connections, requests: requests.slice(0, 20), requestCount: requests.length }, 'grace period over: closing the connections still open');
+      app.server.closeAllConnections();
+    });
+  }, graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(cutOff);
+  }
+}
+
+/** Logs that the connection cap was reached at most once a minute, with how many connections were refused since the last such line. */
+function logRefusedConnections(app: FastifyInstance, maxConnections: number): void {
+  let refused = 0;
+  let quiet: NodeJS.Timeout | undefined;
+  app.server.on('drop', () => {
+    refused += 1;
+    if (quiet) return;
+    app.log.warn({ maxConnections, refused }, 'at the connection cap: new connections are closed at once');
+    refused = 0;
+    quiet = setTimeout(() => (quiet = undefined), REFUSAL_LOG_INTERVAL_MS);
+    quiet.unref();
+  });
 }
 
 /** Where the demo client's codes land: the server's own page that shows the code and how to exchange it. */

@@ -26,6 +26,11 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     documentLimitBytes: DEFAULTS.documentLimitBytes,
     logLevel: 'silent',
     cacheTtlMs: DEFAULTS.cacheTtlMs,
+    headersTimeoutMs: DEFAULTS.headersTimeoutMs,
+    requestTimeoutMs: DEFAULTS.requestTimeoutMs,
+    keepAliveTimeoutMs: DEFAULTS.keepAliveTimeoutMs,
+    maxConnections: DEFAULTS.maxConnections,
+    shutdownGraceMs: DEFAULTS.shutdownGraceMs,
     ...overrides,
   };
 }
