@@ -236,9 +236,14 @@ describeEachBackend('hostile input', (ctx) => {
     const oauth = await givenOAuth(ctx);
     const url = (state: string) =>
       `/auth/oauth/authorize?${query({ response_type: 'code', client_id: oauth.client.clientId, redirect_uri: enc(REDIRECT_URI), state })}`;
-    const res = await ctx.app.inject({ method: 'GET', url: url('x%00y') });
-    assert.equal(res.statusCode, 400, res.body);
-    assert.equal(res.cookies.length, 0, 'no pending sign-in was created');
+    // The second: an undecodable escape beside it makes Fastify keep the value as text, while the
+    // authorize service's URLSearchParams still decodes %00 (found by the route fuzz test).
+    for (const state of ['x%00y', '%00%ED%A0%80']) {
+      const res = await ctx.app.inject({ method: 'GET', url: url(state) });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.match(res.body, /state/);
+      assert.equal(res.cookies.length, 0, 'no pending sign-in was created');
+    }
     assert.equal((await ctx.app.inject({ method: 'GET', url: url('xy') })).statusCode, 200);
   });
 

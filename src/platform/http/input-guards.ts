@@ -18,8 +18,23 @@ import { textProblem } from '../json-guard.js';
 export function registerInputGuards(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     checkFields(request.query, 'querystring');
+    checkRawQuery(request.raw.url ?? '');
     if (isFormBody(request)) checkFields(request.body, 'body');
   });
+}
+
+/**
+ * `%00` anywhere in the raw query string. Decoders disagree on a value that also holds an
+ * undecodable escape (`state=%00%ED%A0%80`): Fastify's keeps the whole value as literal text, the
+ * WHATWG `URLSearchParams` some routes read decodes `%00` to U+0000 all the same. A `%00` is NUL
+ * under any standard decoding, so it is refused whatever Fastify's parser made of it.
+ */
+function checkRawQuery(url: string): void {
+  const start = url.indexOf('?');
+  if (start < 0 || !/%00/i.test(url.slice(start))) return;
+  const pair = url.slice(start + 1).split('&').find((part) => /%00/i.test(part)) ?? '';
+  const name = pair.split('=')[0];
+  throw refusal('querystring', /%00/i.test(name) ? JSON.stringify(name) : name, 'must not contain U+0000 (NUL)');
 }
 
 const isFormBody = (request: FastifyRequest) =>

@@ -92,9 +92,22 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         .headers({ ...database.headers, ...PAGE_HEADERS })
         .send(errorPage('Temporarily unavailable', 'The sign-in service cannot reach its database right now. Please try again in a moment.'));
     }
-    const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    // Text the database cannot hold that got past the input guards is still the request's fault.
+    const status =
+      database && database.status < 500
+        ? 400
+        : typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
+          ? error.statusCode
+          : 500;
     if (status >= 500) request.log.error({ err: error }, 'request failed');
-    const message = status === 413 ? 'The form is larger than this server accepts.' : status >= 500 ? 'Something went wrong on our side.' : 'The request could not be read.';
+    const message =
+      status === 413
+        ? 'The form is larger than this server accepts.'
+        : status >= 500
+          ? 'Something went wrong on our side.'
+          : error.validation
+            ? `The request could not be read: ${error.message}.`
+            : 'The request could not be read.';
     return reply.status(status).headers(PAGE_HEADERS).send(errorPage('Something went wrong', message));
   });
 
