@@ -55,6 +55,32 @@ describeEachBackend('logs and errors', (ctx) => {
     }
   });
 
+  it('answers a lost database connection with 503 and Retry-After, logged as a warning, not an error', async () => {
+    const lost: SqlClient = {
+      query: async () => {
+        throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+      },
+      transaction: async () => {
+        throw new Error('unused');
+      },
+      script: async () => {},
+    };
+    const stream = new Lines();
+    const app = await buildApp(testConfig({ logLevel: 'warn' }), lost, { logger: { stream } });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/api/me', headers: { 'x-svc-tenant': 'anyone', authorization: 'Basic eDp5' } });
+      assert.equal(res.statusCode, 503);
+      assert.equal(res.headers['retry-after'], '1');
+      assert.equal(res.json().code, 'database.unavailable');
+      assert.ok(!res.body.includes('ECONNRESET'), 'the cause stays in the log');
+      const failed = stream.lines.filter((line) => String(line.msg).startsWith('request failed'));
+      assert.deepEqual(failed.map((line) => line.level), [40]);
+      assert.equal(failed[0].code, 'database.unavailable');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('answers unknown routes with a JSON 404', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/nothing-here' });
     assert.equal(res.statusCode, 404);

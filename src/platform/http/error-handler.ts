@@ -17,7 +17,10 @@ export interface ApiErrorBody {
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A 503 (the database gone for a moment, a collision to retry) is expected during a failover
+    // and answered with Retry-After: a warning. Any other 5xx is a bug: an error.
+    if (appError.status === 503) request.log.warn({ err: error, code: appError.code }, 'request failed: retry later');
+    else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: appError.code, status: appError.status }, appError.message);
     if (appError.headers) reply.headers(appError.headers);
     const body: ApiErrorBody = { code: appError.code, message: appError.message };
