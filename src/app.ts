@@ -16,6 +16,7 @@ import { xapiPlugin } from './modules/xapi/xapi.plugin.js';
 import { statementsRoutes } from './modules/xapi/statements/statements.routes.js';
 import { activitiesRoutes } from './modules/xapi/activities/activities.routes.js';
 import { agentsRoutes } from './modules/xapi/agents/agents.routes.js';
+import { importHistoryRoutes } from './modules/imports/import-history.routes.js';
 import { LocalNotifications, type Notifications } from './platform/database/notifications.js';
 import { TokenService } from './modules/auth/oauth/token.service.js';
 import { oauthTokenEndpoints } from './modules/auth/oauth/token.routes.js';
@@ -159,6 +160,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   await app.register(statementsRoutes, { sql });
   await app.register(activitiesRoutes, { sql });
   await app.register(agentsRoutes, { sql });
+  await app.register(importHistoryRoutes, { sql });
 
   return app;
 }

@@ -18,6 +18,8 @@ export const AppConfig = Type.Object({
   baseDomain: Type.String({ minLength: 1, pattern: '^[a-z0-9.-]+$' }),
   /** Largest document body accepted, in bytes (413 above it). */
   documentLimitBytes: Type.Integer({ minimum: 1 }),
+  /** Largest import body accepted (users, organisation, jobs), in bytes (413 above it). */
+  importLimitBytes: Type.Integer({ minimum: 1 }),
   logLevel: Type.Union([
     Type.Literal('fatal'),
     Type.Literal('error'),
@@ -65,6 +67,8 @@ export const DEFAULTS = {
   baseDomain: 'localhost',
   dataDir: './data',
   documentLimitBytes: 16 * 1024 * 1024,
+  // 100,000 users with ten attributes each are about 30 MiB of JSON.
+  importLimitBytes: 100 * 1024 * 1024,
   logLevel: 'info',
   cacheTtlMs: 5_000,
   // Node's own default is 60 s; 10 s is ample for any real client, even on a high-latency link.
@@ -131,6 +135,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     host: flags.host ?? env.HOST ?? DEFAULTS.host,
     baseDomain: (flags.baseDomain ?? env.LEARNBASE_BASE_DOMAIN ?? DEFAULTS.baseDomain).toLowerCase(),
     documentLimitBytes: numberFrom(env.LEARNBASE_DOCUMENT_LIMIT_BYTES, DEFAULTS.documentLimitBytes),
+    importLimitBytes: numberFrom(env.LEARNBASE_IMPORT_LIMIT_BYTES, DEFAULTS.importLimitBytes),
     logLevel: env.LOG_LEVEL ?? DEFAULTS.logLevel,
     cacheTtlMs: numberFrom(env.LEARNBASE_CACHE_TTL_MS, DEFAULTS.cacheTtlMs),
     trustProxy: parseTrustProxy(env.LEARNBASE_TRUST_PROXY),

@@ -24,6 +24,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     host: '127.0.0.1',
     baseDomain: DEFAULTS.baseDomain,
     documentLimitBytes: DEFAULTS.documentLimitBytes,
+    importLimitBytes: DEFAULTS.importLimitBytes,
     logLevel: 'silent',
     cacheTtlMs: DEFAULTS.cacheTtlMs,
     headersTimeoutMs: DEFAULTS.headersTimeoutMs,

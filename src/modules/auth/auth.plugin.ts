@@ -7,7 +7,7 @@ import { hashSecret } from '../../platform/secrets.js';
 import type { TenancyService, Tenant } from '../tenancy/tenancy.service.js';
 import { tenantIdOfApiKey, verifyApiKey } from './api-keys/api-key.service.js';
 import type { TokenService } from './oauth/token.service.js';
-import type { Principal } from './principal.js';
+import { isTenantWide, type Principal } from './principal.js';
 import { tenantNameOfHost } from '../tenancy/tenant-host.js';
 
 declare module 'fastify' {
@@ -169,6 +169,18 @@ function namedTenant(request: FastifyRequest, baseDomain: string): string | unde
     );
   }
   return fromHeader ?? fromHost;
+}
+
+/**
+ * The principal of a route that manages the whole tenant (imports, settings, the actor list):
+ * an admin's Bearer token or an API key. An actor credential or a launch token is refused (403).
+ */
+export function tenantWidePrincipalOf(request: FastifyRequest): Principal {
+  const principal = principalOf(request);
+  if (!isTenantWide(principal)) {
+    throw new AppError('auth.forbidden', 403, 'This credential acts for one actor only; this needs an admin token or an API key.');
+  }
+  return principal;
 }
 
 /** The principal of an authenticated route; the auth hook guarantees it is there. */

@@ -13,7 +13,7 @@ export interface SeenAgent {
 export async function upsertAgents(sql: SqlClient, tenantId: string, agents: readonly SeenAgent[], updated: string): Promise<void> {
   if (agents.length === 0) return;
   await sql.query(
-    `INSERT INTO xapi_agents AS existing (tenant_id, agent_key, ifi, names, updated)
+    `INSERT INTO actors AS existing (tenant_id, agent_key, ifi, names, updated)
      SELECT $1, r.key, r.ifi, ARRAY(SELECT jsonb_array_elements_text(r.names)), $3::timestamptz
        FROM jsonb_to_recordset($2::jsonb) AS r(key text, ifi jsonb, names jsonb)
      ON CONFLICT (tenant_id, agent_key) DO UPDATE
@@ -26,7 +26,7 @@ export async function upsertAgents(sql: SqlClient, tenantId: string, agents: rea
 /** What statements have said about one agent, when any has named it. */
 export async function findAgent(sql: SqlClient, tenantId: string, key: string): Promise<SeenAgent | undefined> {
   const { rows } = await sql.query<{ ifi: JsonObject; names: string[] }>(
-    `SELECT ifi, names FROM xapi_agents WHERE tenant_id = $1 AND agent_key = $2`,
+    `SELECT ifi, names FROM actors WHERE tenant_id = $1 AND agent_key = $2`,
     [tenantId, key],
   );
   return rows[0] && { key, ifi: rows[0].ifi, names: rows[0].names };

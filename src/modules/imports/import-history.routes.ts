@@ -1,0 +1,44 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { ApiError } from '../../platform/http/common-schemas.js';
+import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
+import { listImportRuns } from './import-run.service.js';
+
+const HistoryQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'At most this many runs (1-1000, default 100).' })),
+  skip: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Runs to pass over, newest first.' })),
+});
+
+const ImportRunBody = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  kind: Type.Union([Type.Literal('users'), Type.Literal('organisation'), Type.Literal('jobs')]),
+  verify: Type.Boolean({ description: 'A user import with `verify: true`: checked, nothing imported.' }),
+  principal: Type.Object({
+    kind: Type.String({ description: '`admin` or `api_key`.' }),
+    id: Type.String({ description: 'The admin id or the API key.' }),
+  }),
+  startedAt: Type.String({ format: 'date-time' }),
+  finishedAt: Type.String({ format: 'date-time' }),
+  summary: Type.Object({}, { additionalProperties: true, description: 'users: the summary counts; organisation, jobs: `{ entries }`.' }),
+});
+
+/** `GET /api/import/history`: the audit trail of imports, newest first. */
+export const importHistoryRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = async (app, { sql }) => {
+  app.get(
+    '/api/import/history',
+    {
+      schema: {
+        tags: ['imports'],
+        summary: 'Every import of the tenant, newest first',
+        querystring: HistoryQuery,
+        response: { 200: Type.Array(ImportRunBody), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
+      },
+    },
+    async (request) => {
+      const principal = tenantWidePrincipalOf(request);
+      const runs = await listImportRuns(sql, principal.tenant.id, { limit: request.query.limit ?? 100, skip: request.query.skip ?? 0 });
+      return runs.map((run) => ({ ...run, startedAt: run.startedAt.toISOString(), finishedAt: run.finishedAt.toISOString() }));
+    },
+  );
+};
