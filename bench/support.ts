@@ -1,0 +1,190 @@
+/**
+ * What the benchmarks share: a scratch storage (PGlite folder or PostgreSQL database), the
+ * built server started on it as a child process, the CLI, and a clean-up that undoes all of it on
+ * success, failure and Ctrl-C. See bench/README.md.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const CLI = join(ROOT, 'bin', 'learnbase');
+export const DEFAULT_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+export const HOST = '127.0.0.1';
+
+/** A wrong command line: the script prints the message and its usage, and exits 2. */
+export class UsageError extends Error {}
+
+export function integer(flag: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}.`);
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clean-up: everything created is undone in reverse order, on success, failure and Ctrl-C.
+
+const cleanups: Array<{ what: string; run: () => Promise<void> }> = [];
+const interruptions: Array<() => void> = [];
+let cleaning: Promise<void> | undefined;
+
+/** Registers an undo step; steps run in reverse order of registration. */
+export function onCleanup(what: string, run: () => Promise<void>): void {
+  cleanups.push({ what, run });
+}
+
+/** Registers what must stop first when cleaning up (a load in progress). */
+export function onInterrupt(stop: () => void): void {
+  interruptions.push(stop);
+}
+
+export function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const stop of interruptions) stop();
+    for (const { what, run } of cleanups.reverse()) {
+      try {
+        await run();
+      } catch (error) {
+        log(`clean-up failed (${what}): ${(error as Error).message}`);
+      }
+    }
+  })();
+  return cleaning;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the server and cleaning up`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+export const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// The server under test
+
+export interface Storage {
+  /** The CLI flags that point a command at this storage. */
+  flags: string[];
+  describe: string;
+  /** PostgreSQL only: a client on the scratch database, for statistics. */
+  statsUrl?: string;
+}
+
+export async function createStorage(options: { backend: 'pglite' | 'postgres'; database: string }): Promise<Storage> {
+  if (options.backend === 'pglite') {
+    const dir = mkdtempSync(join(tmpdir(), 'learnbase-bench-'));
+    onCleanup('remove the PGlite folder', async () => rmSync(dir, { recursive: true, force: true }));
+    return { flags: ['--data', dir], describe: `PGlite in ${dir}` };
+  }
+  const name = `learnbase_bench_${randomBytes(4).toString('hex')}`;
+  const url = new URL(options.database);
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
+    throw new UsageError(`--database must be on loopback (got ${url.hostname}): this benchmark creates and drops a database.`);
+  }
+  await adminQuery(options.database, `CREATE DATABASE ${name}`);
+  onCleanup(`drop database ${name}`, () => adminQuery(options.database, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  url.pathname = `/${name}`;
+  return { flags: ['--database', url.toString()], describe: `PostgreSQL database ${name}`, statsUrl: url.toString() };
+}
+
+export async function adminQuery(connectionString: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+const execFileAsync = promisify(execFile);
+
+/** Runs a `learnbase … --json` command and parses its one JSON line. */
+export async function cliJson<T>(args: string[]): Promise<T> {
+  const { stdout } = await execFileAsync(process.execPath, [CLI, ...args, '--json'], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+    timeout: 60_000,
+  }).catch((error: { stderr?: string; message: string }) => {
+    throw new Error(`learnbase ${args.join(' ')} failed: ${error.stderr?.trim() || error.message}`);
+  });
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '') as T;
+}
+
+export function ensureBuilt(): void {
+  const built = join(ROOT, 'dist', 'cli.js');
+  if (!existsSync(built)) throw new UsageError('dist/ is missing: run `npm run build` first.');
+  const newestSource = newestMtime(join(ROOT, 'src'));
+  const newestBuilt = newestMtime(join(ROOT, 'dist'));
+  if (newestSource > newestBuilt) log('warning: src/ has files newer than dist/; run `npm run build` to measure the current code.');
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, HOST, () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startServer(
+  storage: Storage,
+  port: number,
+  profileDir: string | undefined,
+  env: Record<string, string> = {},
+): Promise<ChildProcess> {
+  const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawn(process.execPath, [...nodeFlags, CLI, 'serve', '--port', String(port), '--host', HOST, ...storage.flags], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // stdout stays ours (the report); the server's output goes to stderr, prefixed.
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => {
+      for (const line of chunk.split('\n')) if (line.trim()) process.stderr.write(`[server] ${line}\n`);
+    });
+  }
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  onCleanup('stop the server', async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM'); // the server drains and closes its database; --cpu-prof writes on this exit
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  });
+
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode} before answering /health`);
+    try {
+      const response = await fetch(`http://${HOST}:${port}/health`, { signal: AbortSignal.timeout(1_000) });
+      if (response.ok) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('the server did not answer /health within 60 s');
+}
