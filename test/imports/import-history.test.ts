@@ -7,7 +7,7 @@ import { describeEachBackend } from '../support/build-test-app.js';
 describeEachBackend('GET /api/import/history', (ctx) => {
   const principalOf = (tenant: { id: string; name: string; key: string }): Principal => ({
     kind: 'api_key',
-    tenant: { id: tenant.id, name: tenant.name },
+    tenant: { id: tenant.id, name: tenant.name, createdAt: new Date() },
     id: tenant.key,
   });
 
