@@ -17,6 +17,10 @@ import { statementsRoutes } from './modules/xapi/statements/statements.routes.js
 import { activitiesRoutes } from './modules/xapi/activities/activities.routes.js';
 import { agentsRoutes } from './modules/xapi/agents/agents.routes.js';
 import { importHistoryRoutes } from './modules/imports/import-history.routes.js';
+import { orgStructureRoutes } from './modules/imports/org-structure.routes.js';
+import { tenantSettingsRoutes } from './modules/tenancy/tenant-settings.routes.js';
+import { usersImportRoutes } from './modules/imports/users-import.routes.js';
+import { actorsRoutes } from './modules/actors/actors.routes.js';
 import { LocalNotifications, type Notifications } from './platform/database/notifications.js';
 import { TokenService } from './modules/auth/oauth/token.service.js';
 import { oauthTokenEndpoints } from './modules/auth/oauth/token.routes.js';
@@ -160,7 +164,11 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   await app.register(statementsRoutes, { sql });
   await app.register(activitiesRoutes, { sql });
   await app.register(agentsRoutes, { sql });
+  await app.register(tenantSettingsRoutes, { sql, baseDomain: config.baseDomain });
+  await app.register(usersImportRoutes, { sql, importLimitBytes: config.importLimitBytes, baseDomain: config.baseDomain });
+  await app.register(actorsRoutes, { sql, baseDomain: config.baseDomain });
   await app.register(importHistoryRoutes, { sql });
+  await app.register(orgStructureRoutes, { sql, importLimitBytes: config.importLimitBytes });
 
   return app;
 }

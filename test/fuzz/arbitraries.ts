@@ -1125,6 +1125,82 @@ function preflightRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   });
 }
 
+// ---------------------------------------------------------------------------------------------
+// Imports, settings and actors
+
+const attributeName = fc.oneof(fc.constantFrom('email', 'employeeId', 'positionNumber', 'jobCode', 'city'), hostileText);
+const attributeMap = fc.dictionary(attributeName, fc.oneof({ weight: 3, arbitrary: fc.string({ maxLength: 12 }) }, { weight: 1, arbitrary: hostileText }), { maxKeys: 4 });
+const entryId = fc.oneof(fc.constantFrom('P1', 'P2', 'P3', 'J1', 'J2'), fc.string({ minLength: 1, maxLength: 8 }));
+/** A valid-looking array of `entry`, or the same mixed with hostile values, or hostile JSON. */
+const arrayBody = (entry: fc.Arbitrary<unknown>) =>
+  body(
+    fc.array(entry, { maxLength: 6 }).map(toJson),
+    JSON_TYPES,
+    fc.oneof(hostileJson.map(toJson), fc.array(fc.oneof(entry, hostileJson), { minLength: 1, maxLength: 6 }).map(toJson)),
+  );
+
+const organisationEntry = fc.record(
+  { id: entryId, parentId: fc.oneof(entryId, fc.constant(null)), attributes: attributeMap },
+  { requiredKeys: ['id'] },
+);
+const competency = fc.record({ Name: fc.string({ minLength: 1, maxLength: 12 }), Description: fc.string({ maxLength: 20 }) }, { requiredKeys: ['Name'] });
+const jobEntry = fc.record(
+  { id: entryId, name: fc.string({ minLength: 1, maxLength: 12 }), competencies: fc.array(competency, { maxLength: 3 }), attributes: attributeMap },
+  { requiredKeys: ['id', 'name'] },
+);
+const importedUser = fc.record({
+  name: fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), hostileText),
+  attributes: fc.record(
+    { email: fc.emailAddress(), employeeId: fc.stringMatching(/^E\d{1,4}$/), positionNumber: entryId, jobCode: entryId },
+    { requiredKeys: [] },
+  ),
+});
+const usersBody = body(
+  fc.record({ users: fc.array(importedUser, { maxLength: 6 }), verify: fc.boolean() }, { requiredKeys: ['users'] }).map(toJson),
+  JSON_TYPES,
+  fc.oneof(
+    hostileJson.map(toJson),
+    fc.record({ users: fc.array(fc.oneof(importedUser, hostileJson), { minLength: 1, maxLength: 6 }), verify: hostileJson }, { requiredKeys: ['users'] }).map(toJson),
+  ),
+);
+const settingsBody = body(
+  fc
+    .record(
+      {
+        uniqueAttributes: fc.uniqueArray(fc.constantFrom('email', 'employeeId'), { minLength: 1, maxLength: 2 }),
+        accountHomePage: fc.constantFrom('https://people.example.com', 'http://localhost:8080'),
+        organisationAttribute: fc.constantFrom('positionNumber', null),
+        jobAttribute: fc.constantFrom('jobCode', null),
+      },
+      { requiredKeys: [] },
+    )
+    .map(toJson),
+  JSON_TYPES,
+  fc.oneof(hostileJson.map(toJson), fc.dictionary(fc.constantFrom('uniqueAttributes', 'accountHomePage', 'organisationAttribute', 'jobAttribute', 'other'), hostileJson).map(toJson)),
+);
+const pageQuery = () => ({
+  limit: param('limit', fc.integer({ min: 1, max: 1000 }).map(String), { hostile: fc.constantFrom('0', '-1', '1e2', 'Infinity', '99999999999999999999') }),
+  skip: param('skip', fc.integer({ min: 0, max: 50 }).map(String), { hostile: fc.constantFrom('-1', '0x10', '1.5') }),
+});
+
+const IMPORT_FUZZERS: Record<string, RouteFuzzer> = {
+  'PUT /api/import/organisation': (ctx) => route({ method: 'PUT', path: '/api/import/organisation', headers: apiHeaders(ctx, false), body: arrayBody(organisationEntry) }),
+  'PUT /api/import/jobs': (ctx) => route({ method: 'PUT', path: '/api/import/jobs', headers: apiHeaders(ctx, false), body: arrayBody(jobEntry) }),
+  'POST /api/import/users': (ctx) => route({ method: 'POST', path: '/api/import/users', headers: apiHeaders(ctx, false), body: usersBody }),
+  'GET /api/import/history': (ctx) => route({ method: 'GET', path: '/api/import/history', query: pageQuery(), headers: apiHeaders(ctx, false) }),
+  'GET /api/organisation': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/api/organisation',
+      query: { id: param('id', entryId), format: param('format', fc.constantFrom('tree', 'flat')) },
+      headers: apiHeaders(ctx, false),
+    }),
+  'GET /api/jobs': plainRoute('GET', '/api/jobs', (ctx) => apiHeaders(ctx, false)),
+  'GET /api/settings': plainRoute('GET', '/api/settings', (ctx) => apiHeaders(ctx, false)),
+  'PUT /api/settings': (ctx) => route({ method: 'PUT', path: '/api/settings', headers: apiHeaders(ctx, false), body: settingsBody }),
+  'GET /api/actors': (ctx) => route({ method: 'GET', path: '/api/actors', query: pageQuery(), headers: apiHeaders(ctx, false) }),
+};
+
 /**
  * One generator per route, keyed `METHOD /path` as Fastify lists it. HEAD uses the GET
  * generator. A route the app serves but this table lacks fails the coverage test: add its
@@ -1175,4 +1251,5 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /docs/yaml': plainRoute('GET', '/docs/yaml', publicHeaders),
   'GET /docs/*': docsWildcardRoute,
   'OPTIONS *': preflightRoute,
+  ...IMPORT_FUZZERS,
 };

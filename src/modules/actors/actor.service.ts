@@ -1,0 +1,38 @@
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { findJobs, findOrganisationLinks } from '../imports/org-structure.service.js';
+import type { Tenant } from '../tenancy/tenancy.service.js';
+import { getTenantSettings } from '../tenancy/tenant-settings.service.js';
+import { toAgent, type ActorLinks, type StoredActor } from './actor-attributes.js';
+import { findActors } from './actor.repository.js';
+
+/**
+ * A page of the tenant's actors as Agents (interface 2.6), each imported user enriched with the
+ * organisation entry and the job its attributes link to. The links are read now, not at import:
+ * re-importing the organisation or the jobs changes what every linked user shows.
+ */
+export async function listActors(
+  sql: SqlClient,
+  tenant: Pick<Tenant, 'id' | 'name'>,
+  page: { limit: number; skip: number },
+  baseDomain: string,
+): Promise<Record<string, unknown>[]> {
+  const actors = await findActors(sql, tenant.id, page.limit, page.skip);
+  const settings = await getTenantSettings(sql, tenant, baseDomain);
+  // Own properties only: an attribute setting named "toString" must not read Object.prototype's.
+  const valueOf = (actor: StoredActor, attribute: string | null) =>
+    attribute && actor.attributes && Object.hasOwn(actor.attributes, attribute) ? actor.attributes[attribute] : undefined;
+  const linkedBy = (attribute: string | null) =>
+    [...new Set(actors.map((actor) => valueOf(actor, attribute)).filter((value): value is string => !!value))];
+  const organisationIds = linkedBy(settings.organisationAttribute);
+  const jobIds = linkedBy(settings.jobAttribute);
+  const organisations = organisationIds.length > 0 ? await findOrganisationLinks(sql, tenant.id, organisationIds) : new Map();
+  const jobs = jobIds.length > 0 ? await findJobs(sql, tenant.id, jobIds) : new Map();
+  return actors.map((actor) => {
+    const links: ActorLinks = {};
+    const organisationId = valueOf(actor, settings.organisationAttribute);
+    const jobId = valueOf(actor, settings.jobAttribute);
+    if (organisationId && organisations.has(organisationId)) links.organisation = organisations.get(organisationId);
+    if (jobId && jobs.has(jobId)) links.job = jobs.get(jobId);
+    return toAgent(actor, links, baseDomain);
+  });
+}

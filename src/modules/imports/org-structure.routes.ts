@@ -1,0 +1,105 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { ApiError } from '../../platform/http/common-schemas.js';
+import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
+import {
+  JobBody,
+  JobsImportBody,
+  OrganisationImportBody,
+  OrganisationQuery,
+  OrganisationResponse,
+} from './org-structure.schemas.js';
+import { flatJson, importJobs, importOrganisation, listJobs, readOrganisation, treeJson } from './org-structure.service.js';
+
+export interface OrgStructureRoutesOptions {
+  sql: SqlClient;
+  /** Largest import body (bytes); larger ones get 413 (LEARNBASE_IMPORT_LIMIT_BYTES). */
+  importLimitBytes: number;
+}
+
+/**
+ * The import bodies are checked by org-unit-import.ts / job-role-import.ts, which name every bad
+ * entry; the schema validator would stop at the shape and (with coerceTypes) turn a numeric id
+ * into a string. The body schemas stay on the routes for the OpenAPI description only.
+ */
+const acceptAnyBody = () => () => true;
+
+const importErrors = { 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 413: ApiError, 415: ApiError };
+
+/** `PUT /api/import/organisation`, `PUT /api/import/jobs`, `GET /api/organisation`, `GET /api/jobs`. */
+export const orgStructureRoutes: FastifyPluginAsyncTypebox<OrgStructureRoutesOptions> = async (app, { sql, importLimitBytes }) => {
+  app.put(
+    '/api/import/organisation',
+    {
+      bodyLimit: importLimitBytes,
+      validatorCompiler: acceptAnyBody,
+      schema: {
+        tags: ['imports'],
+        summary: 'Replace the organisation structure (position hierarchy or flat location data)',
+        description:
+          'The whole array replaces the stored structure in one transaction. Refused as a whole (400 ' +
+          '`imports.invalid_organisation`, every problem in `details.problems` with its 0-based index) when any entry is bad.',
+        body: OrganisationImportBody,
+        response: { 204: Type.Null({ description: 'Imported.' }), ...importErrors },
+      },
+    },
+    async (request, reply) => {
+      await importOrganisation(sql, tenantWidePrincipalOf(request), request.body as unknown);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.put(
+    '/api/import/jobs',
+    {
+      bodyLimit: importLimitBytes,
+      validatorCompiler: acceptAnyBody,
+      schema: {
+        tags: ['imports'],
+        summary: 'Replace the job architecture',
+        description:
+          'The whole array replaces the stored jobs in one transaction. Refused as a whole (400 `imports.invalid_jobs`, ' +
+          'every problem in `details.problems` with its 0-based index) when any entry is bad.',
+        body: JobsImportBody,
+        response: { 204: Type.Null({ description: 'Imported.' }), ...importErrors },
+      },
+    },
+    async (request, reply) => {
+      await importJobs(sql, tenantWidePrincipalOf(request), request.body as unknown);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/api/organisation',
+    {
+      schema: {
+        tags: ['imports'],
+        summary: 'The organisation structure as a tree, or one entry’s subtree',
+        querystring: OrganisationQuery,
+        response: { 200: OrganisationResponse, 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
+      },
+    },
+    async (request, reply) => {
+      const principal = tenantWidePrincipalOf(request);
+      const entries = await readOrganisation(sql, principal.tenant.id, request.query.id);
+      // A string payload with a JSON content type bypasses Fastify's (recursive) serializer:
+      // treeJson writes a hierarchy of any depth iteratively.
+      const json = request.query.format === 'flat' ? flatJson(entries) : treeJson(entries);
+      return reply.type('application/json; charset=utf-8').send(json as never);
+    },
+  );
+
+  app.get(
+    '/api/jobs',
+    {
+      schema: {
+        tags: ['imports'],
+        summary: 'The job architecture, in import order',
+        response: { 200: Type.Array(JobBody), 401: ApiError, 403: ApiError, 404: ApiError },
+      },
+    },
+    async (request) => listJobs(sql, tenantWidePrincipalOf(request).tenant.id),
+  );
+};

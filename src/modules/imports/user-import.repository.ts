@@ -1,0 +1,107 @@
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { Identifier } from './user-import.js';
+
+/**
+ * Set-based SQL of the user import: each statement covers every row of the request (arrays bound
+ * as parameters and unnested, or one JSON document read with jsonb_to_recordset), never a query
+ * per row. The caller holds the tenant's identity lock (tenant-settings.repository.ts) and its
+ * transaction around all of them.
+ */
+
+/** The stored holders of the given unique values. */
+export async function findIdentifierHolders(
+  sql: SqlClient,
+  tenantId: string,
+  identifiers: readonly Identifier[],
+): Promise<Array<Identifier & { agentKey: string }>> {
+  if (identifiers.length === 0) return [];
+  const { rows } = await sql.query<{ attribute: string; value: string; agent_key: string }>(
+    `SELECT i.attribute, i.value, i.agent_key
+       FROM unnest($2::text[], $3::text[]) AS wanted(attribute, value)
+       JOIN actor_identifiers i ON i.tenant_id = $1 AND i.attribute = wanted.attribute AND i.value = wanted.value`,
+    [tenantId, identifiers.map((identifier) => identifier.attribute), identifiers.map((identifier) => identifier.value)],
+  );
+  return rows.map((row) => ({ attribute: row.attribute, value: row.value, agentKey: row.agent_key }));
+}
+
+/** Which of `agentKeys` exist, and whether an import made (or adopted) each: `imported`. */
+export async function findActorKeys(sql: SqlClient, tenantId: string, agentKeys: readonly string[]): Promise<Map<string, boolean>> {
+  if (agentKeys.length === 0) return new Map();
+  const { rows } = await sql.query<{ agent_key: string; imported: boolean }>(
+    `SELECT agent_key, attributes IS NOT NULL AS imported FROM actors WHERE tenant_id = $1 AND agent_key = ANY($2::text[])`,
+    [tenantId, agentKeys],
+  );
+  return new Map(rows.map((row) => [row.agent_key, row.imported]));
+}
+
+export interface ActorWrite {
+  key: string;
+  /** The IFI alone (`{account: {homePage, name}}`); used only when the actor is created. */
+  ifi: Record<string, unknown>;
+  name: string;
+  attributes: Record<string, string>;
+}
+
+/**
+ * Creates the new users' actors. A plain INSERT (no ON CONFLICT): the caller holds the identity
+ * lock and has looked the keys up, and a key taken meanwhile by a statement fails the transaction
+ * (23505, answered 409) rather than merge two rows silently.
+ */
+export async function insertActors(sql: SqlClient, tenantId: string, actors: readonly ActorWrite[]): Promise<void> {
+  if (actors.length === 0) return;
+  await sql.query(
+    `INSERT INTO actors (tenant_id, agent_key, ifi, updated, name, attributes, imported_at)
+     SELECT $1, r.key, r.ifi, now(), r.name, r.attributes, now()
+       FROM jsonb_to_recordset($2::jsonb) AS r(key text, ifi jsonb, name text, attributes jsonb)`,
+    [tenantId, JSON.stringify(actors)],
+  );
+}
+
+/**
+ * Replaces the name and attributes of existing users, and adopts the rows of actors statements
+ * named under the key a new user gets (their `ifi` and `names` stay: one actor).
+ */
+export async function updateActors(sql: SqlClient, tenantId: string, actors: readonly Omit<ActorWrite, 'ifi'>[]): Promise<void> {
+  if (actors.length === 0) return;
+  await sql.query(
+    `UPDATE actors AS a SET name = r.name, attributes = r.attributes, imported_at = now(), updated = now()
+       FROM jsonb_to_recordset($2::jsonb) AS r(key text, name text, attributes jsonb)
+      WHERE a.tenant_id = $1 AND a.agent_key = r.key
+        AND (a.name IS DISTINCT FROM r.name OR a.attributes IS DISTINCT FROM r.attributes)`,
+    [tenantId, JSON.stringify(actors)],
+  );
+}
+
+/**
+ * Points the unique values at the written users. The updated users' values they no longer send
+ * are dropped first (a changed value frees the old one); `added` are the values not yet held by
+ * their user. The table's primary key (tenant, attribute, value) is the last guard: a value held
+ * twice fails the whole transaction rather than make two people one.
+ */
+export async function replaceIdentifiers(
+  sql: SqlClient,
+  tenantId: string,
+  updated: { keys: readonly string[]; kept: readonly Identifier[] },
+  added: ReadonlyArray<Identifier & { agentKey: string }>,
+): Promise<void> {
+  if (updated.keys.length > 0) {
+    await sql.query(
+      `DELETE FROM actor_identifiers i
+        USING unnest($2::text[]) AS u(agent_key)
+        WHERE i.tenant_id = $1 AND i.agent_key = u.agent_key
+          AND NOT EXISTS (SELECT FROM unnest($3::text[], $4::text[]) AS k(attribute, value) WHERE k.attribute = i.attribute AND k.value = i.value)`,
+      [tenantId, updated.keys, updated.kept.map((identifier) => identifier.attribute), updated.kept.map((identifier) => identifier.value)],
+    );
+  }
+  if (added.length === 0) return;
+  await sql.query(
+    `INSERT INTO actor_identifiers (tenant_id, attribute, value, agent_key)
+     SELECT $1, r.attribute, r.value, r.agent_key FROM unnest($2::text[], $3::text[], $4::text[]) AS r(attribute, value, agent_key)`,
+    [
+      tenantId,
+      added.map((identifier) => identifier.attribute),
+      added.map((identifier) => identifier.value),
+      added.map((identifier) => identifier.agentKey),
+    ],
+  );
+}

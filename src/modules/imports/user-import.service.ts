@@ -1,0 +1,117 @@
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { badRequest } from '../../platform/http/app-error.js';
+import type { Principal } from '../auth/principal.js';
+import { getTenantSettings, lockTenantIdentities } from '../tenancy/tenant-settings.service.js';
+import { parseAgent } from '../xapi/agent.js';
+import { recordImportRun } from './import-run.service.js';
+import { existingJobIds, existingOrganisationIds } from './org-structure.service.js';
+import {
+  checkRows,
+  linkWarnings,
+  resolveCandidates,
+  storedIdentifierKey,
+  summarise,
+  type UserImportSummary,
+} from './user-import.js';
+import { findActorKeys, findIdentifierHolders, insertActors, replaceIdentifiers, updateActors } from './user-import.repository.js';
+
+export interface UserImportRequest {
+  users: unknown[];
+  verify: boolean;
+}
+
+/**
+ * The body of `POST /api/import/users` as a whole: an object whose `users` is an array and whose
+ * `verify`, when sent, is a boolean. Anything else is refused (400) before any row is looked at.
+ */
+export function parseUserImportBody(body: unknown): UserImportRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('imports.invalid_body', 'The body must be a JSON object {"users": [...], "verify"?: boolean}.', { field: 'body' });
+  }
+  const { users, verify } = body as Record<string, unknown>;
+  if (users === undefined) throw badRequest('imports.invalid_body', 'The body has no "users" array.', { field: 'users' });
+  if (!Array.isArray(users)) throw badRequest('imports.invalid_body', '"users" must be an array of users.', { field: 'users' });
+  if (verify !== undefined && typeof verify !== 'boolean') {
+    throw badRequest('imports.invalid_body', '"verify" must be true or false.', { field: 'verify' });
+  }
+  return { users, verify: verify ?? false };
+}
+
+/** The agent key and IFI of the account an imported user gets (agent.ts's canonical form). */
+function accountAgent(homePage: string, name: string) {
+  const { key, agent } = parseAgent({ account: { homePage, name } }, 'account');
+  return { key, ifi: agent };
+}
+
+/**
+ * Imports (or, with `verify`, only checks) users: the rules of user-import.ts against what the
+ * tenant stores, then the valid rows written in one transaction, with the run recorded in it.
+ * The tenant's identity lock is held from the first read to the commit, so two imports of one
+ * tenant run one after the other and each sees what the other stored: never two actors for one
+ * person. Verify takes the same path and writes nothing but the run.
+ */
+export async function importUsers(
+  sql: SqlClient,
+  principal: Principal,
+  request: UserImportRequest,
+  baseDomain: string,
+): Promise<UserImportSummary> {
+  const startedAt = new Date();
+  const tenant = principal.tenant;
+  return sql.transaction(async (tx) => {
+    await lockTenantIdentities(tx, tenant.id);
+    const settings = await getTenantSettings(tx, tenant, baseDomain);
+    const checked = checkRows(request.users, settings);
+    const accountKey = (name: string) => accountAgent(settings.accountHomePage, name).key;
+
+    const holders = await findIdentifierHolders(tx, tenant.id, checked.candidates.flatMap((candidate) => candidate.identifiers));
+    const accountKeys = new Set(checked.candidates.map((candidate) => accountKey(candidate.identifiers[0].value)));
+    const actors = await findActorKeys(tx, tenant.id, [...accountKeys]);
+    const held = new Map(holders.map((holder) => [storedIdentifierKey(holder), holder.agentKey]));
+    const resolved = resolveCandidates(checked.candidates, { identifiers: held, actors }, accountKey);
+
+    const linked = (attribute: string | null) =>
+      attribute ? [...new Set(resolved.users.map((user) => user.attributes[attribute]).filter((value) => value))] : [];
+    const organisationIds = linked(settings.organisationAttribute);
+    const jobIds = linked(settings.jobAttribute);
+    const links = linkWarnings(resolved.users, settings, {
+      organisations: organisationIds.length > 0 ? await existingOrganisationIds(tx, tenant.id, organisationIds) : new Set(),
+      jobs: jobIds.length > 0 ? await existingJobIds(tx, tenant.id, jobIds) : new Set(),
+    });
+    const summary = summarise(request.users.length, resolved.users, [...checked.errors, ...resolved.errors], [...checked.warnings, ...links]);
+
+    if (!request.verify) {
+      // In key order: the indexes are filled in order, and rows are always locked in one order.
+      const written = [...resolved.users].sort((a, b) => (a.agentKey < b.agentKey ? -1 : a.agentKey > b.agentKey ? 1 : 0));
+      const updated = written.filter((user) => user.action !== 'new');
+      const created = written.filter((user) => user.action === 'new');
+      await updateActors(tx, tenant.id, updated.map((user) => ({ key: user.agentKey, name: user.name, attributes: user.attributes })));
+      await insertActors(
+        tx,
+        tenant.id,
+        created.map((user) => ({
+          key: user.agentKey,
+          ifi: accountAgent(settings.accountHomePage, user.identifiers[0].value).ifi,
+          name: user.name,
+          attributes: user.attributes,
+        })),
+      );
+      const existing = written.filter((user) => user.action === 'existing');
+      await replaceIdentifiers(
+        tx,
+        tenant.id,
+        { keys: existing.map((user) => user.agentKey), kept: existing.flatMap((user) => user.identifiers) },
+        // Only the values their user does not hold yet: a re-import of the same people adds none.
+        written.flatMap((user) =>
+          user.identifiers
+            .filter((identifier) => held.get(storedIdentifierKey(identifier)) !== user.agentKey)
+            .map((identifier) => ({ ...identifier, agentKey: user.agentKey })),
+        ),
+      );
+    }
+
+    const { errors: _errors, warnings: _warnings, ...counts } = summary;
+    await recordImportRun(tx, { kind: 'users', verify: request.verify, principal, startedAt, summary: counts });
+    return summary;
+  });
+}

@@ -1,0 +1,93 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { ApiError } from '../../platform/http/common-schemas.js';
+import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
+import { badRequest } from '../../platform/http/app-error.js';
+import { importUsers, parseUserImportBody } from './user-import.service.js';
+import { parseUsersCsv } from './users-csv.js';
+
+export interface UsersImportRoutesOptions {
+  sql: SqlClient;
+  /** Largest import body accepted, in bytes (LEARNBASE_IMPORT_LIMIT_BYTES): 413 above it. */
+  importLimitBytes: number;
+  /** For the default accountHomePage, the tenant's own address. */
+  baseDomain: string;
+}
+
+const ImportMessage = Type.Object({
+  type: Type.String({ description: 'Stable machine-readable type (docs/imports.md lists them).', examples: ['duplicate_unique_value'] }),
+  message: Type.String(),
+  value: Type.String({ description: 'The offending value, as a string.' }),
+  row: Type.Integer({ description: '1-based position in `users`.' }),
+});
+
+const ImportSummary = Type.Object(
+  {
+    rows: Type.Integer(),
+    new: Type.Integer(),
+    existing: Type.Integer(),
+    skipped: Type.Integer(),
+    errorCount: Type.Integer(),
+    warningCount: Type.Integer(),
+    errors: Type.Array(ImportMessage),
+    warnings: Type.Array(ImportMessage),
+  },
+  { description: 'The user import summary (interface 2.2).' },
+);
+
+const ImportBody = Type.Object(
+  {
+    users: Type.Array(
+      Type.Object({
+        name: Type.String({ description: 'Display name.' }),
+        attributes: Type.Record(Type.String(), Type.String(), { description: 'Attribute names to string values.' }),
+      }),
+    ),
+    verify: Type.Optional(Type.Boolean({ description: 'true: check and answer the summary, import nothing.' })),
+  },
+  { description: 'Rows are checked one by one (errors skip a row, see the summary); a body bad as a whole is a 400.' },
+);
+
+/** `?verify=true|false`, the way a CSV body (which has no field for it) asks for a check only. */
+function verifyOfQuery(query: unknown): boolean | undefined {
+  const sent = (query as Record<string, unknown> | undefined)?.verify;
+  if (sent === undefined) return undefined;
+  if (sent === 'true' || sent === 'false') return sent === 'true';
+  throw badRequest('imports.invalid_body', 'The query parameter "verify" must be true or false.', { field: 'verify' });
+}
+
+/** `POST /api/import/users` (interface 4.1): a JSON body, or the same users as CSV (users-csv.ts). */
+export const usersImportRoutes: FastifyPluginAsyncTypebox<UsersImportRoutesOptions> = async (app, { sql, importLimitBytes, baseDomain }) => {
+  // Encapsulated in this plugin: `text/csv` means users only here.
+  app.addContentTypeParser('text/csv', { parseAs: 'buffer', bodyLimit: importLimitBytes }, (_request, body, done) => {
+    try {
+      done(null, { users: parseUsersCsv(body as Buffer) });
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  app.post(
+    '/api/import/users',
+    {
+      bodyLimit: importLimitBytes,
+      // The schema documents the body; the rules check it row by row (a bad row is a message in
+      // the summary, not a 400), and Ajv's type coercion would turn "verify": "yes" into a boolean.
+      validatorCompiler: () => () => true,
+      schema: {
+        tags: ['imports'],
+        summary: 'Imports users (JSON, or CSV with Content-Type: text/csv), or checks them with verify: true',
+        querystring: Type.Object({ verify: Type.Optional(Type.Boolean({ description: 'The same as the body\'s `verify`: for a CSV body.' })) }),
+        body: ImportBody,
+        response: { 200: ImportSummary, 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 409: ApiError, 413: ApiError, 415: ApiError },
+      },
+    },
+    async (request) => {
+      const principal = tenantWidePrincipalOf(request);
+      const parsed = parseUserImportBody(request.body);
+      const verify = verifyOfQuery(request.query);
+      return importUsers(sql, principal, { ...parsed, verify: parsed.verify || verify === true }, baseDomain);
+    },
+  );
+};

@@ -1,0 +1,59 @@
+import type { SqlClient } from '../../platform/database/sql-client.js';
+
+/** The stored settings object of a tenant, as PUT left it (absent keys mean defaults). */
+export async function findStoredSettings(sql: SqlClient, tenantId: string): Promise<Record<string, unknown> | undefined> {
+  const { rows } = await sql.query<{ settings: Record<string, unknown> }>(`SELECT settings FROM tenant_settings WHERE tenant_id = $1`, [tenantId]);
+  return rows[0]?.settings;
+}
+
+export async function upsertStoredSettings(sql: SqlClient, tenantId: string, settings: Record<string, unknown>): Promise<void> {
+  await sql.query(
+    `INSERT INTO tenant_settings (tenant_id, settings, updated_at) VALUES ($1, $2::jsonb, now())
+     ON CONFLICT (tenant_id) DO UPDATE SET settings = EXCLUDED.settings, updated_at = EXCLUDED.updated_at`,
+    [tenantId, JSON.stringify(settings)],
+  );
+}
+
+/**
+ * Serialises everything that reads and rewrites a tenant's actor identities: user imports and a
+ * change of `uniqueAttributes`. Transaction-scoped, so it is released by COMMIT or ROLLBACK
+ * whatever happens to the request; other tenants take other keys and never wait.
+ */
+export async function lockTenantIdentities(sql: SqlClient, tenantId: string): Promise<void> {
+  await sql.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`learnbase:actor-identities:${tenantId}`]);
+}
+
+export interface IdentifierConflict {
+  attribute: string;
+  value: string;
+  agentKeys: string[];
+}
+
+/**
+ * The values that two or more of the tenant's users share for one of `attributes` (first 20):
+ * what would break the one-person-per-value rule if these became the unique attributes.
+ * Empty values identify nobody and are left out, as the import leaves them out.
+ */
+export async function findIdentifierConflicts(sql: SqlClient, tenantId: string, attributes: readonly string[]): Promise<IdentifierConflict[]> {
+  const { rows } = await sql.query<{ attribute: string; value: string; agent_keys: string[] }>(
+    `SELECT u.attribute, a.attributes ->> u.attribute AS value, array_agg(a.agent_key ORDER BY a.agent_key) AS agent_keys
+       FROM actors a CROSS JOIN unnest($2::text[]) AS u(attribute)
+      WHERE a.tenant_id = $1 AND a.attributes IS NOT NULL AND coalesce(a.attributes ->> u.attribute, '') <> ''
+      GROUP BY 1, 2 HAVING count(*) > 1
+      ORDER BY 1, 2 LIMIT 20`,
+    [tenantId, attributes],
+  );
+  return rows.map((row) => ({ attribute: row.attribute, value: row.value, agentKeys: row.agent_keys }));
+}
+
+/** Replaces the tenant's identifiers with the values its users hold for `attributes` (set-based, two statements). */
+export async function rebuildIdentifiers(sql: SqlClient, tenantId: string, attributes: readonly string[]): Promise<void> {
+  await sql.query(`DELETE FROM actor_identifiers WHERE tenant_id = $1`, [tenantId]);
+  await sql.query(
+    `INSERT INTO actor_identifiers (tenant_id, attribute, value, agent_key)
+     SELECT a.tenant_id, u.attribute, a.attributes ->> u.attribute, a.agent_key
+       FROM actors a CROSS JOIN unnest($2::text[]) AS u(attribute)
+      WHERE a.tenant_id = $1 AND a.attributes IS NOT NULL AND coalesce(a.attributes ->> u.attribute, '') <> ''`,
+    [tenantId, attributes],
+  );
+}
