@@ -9,6 +9,7 @@ import { createAdmin } from './modules/auth/admins/admin.service.js';
 import { issueApiKey } from './modules/auth/api-keys/api-key.service.js';
 import { createClient } from './modules/auth/oauth/client.service.js';
 import { TenancyService } from './modules/tenancy/tenancy.service.js';
+import { importFile, RefusedFile, type ImportFileKind, type ImportFileOutcome } from './modules/imports/import-command.js';
 
 const USAGE = `Usage: learnbase <command> [options]
 
@@ -22,6 +23,11 @@ Commands:
                                   create an admin account that can sign in on the authorize page
   client create --tenant NAME --redirect-uri URI [--redirect-uri URI2 …] [--name N]
                                   register an OAuth client; prints its id and secret
+  import users|organisation|jobs --tenant NAME FILE [--verify]
+                                  the API's import from a file: users from JSON or CSV, organisation
+                                  and jobs from JSON (docs/imports.md); exits 0 when every row was
+                                  imported, 1 when rows were skipped, 2 when the file was refused,
+                                  3 on any other failure
 
 Every command takes --database URL (PostgreSQL) or --data DIR (embedded PGlite, default ./data),
 also read from DATABASE_URL / LEARNBASE_DATA. Commands that create something print one JSON
@@ -38,6 +44,7 @@ const OPTIONS = {
   password: { type: 'string' },
   'redirect-uri': { type: 'string', multiple: true },
   name: { type: 'string' },
+  verify: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -46,8 +53,10 @@ class UsageError extends Error {}
 
 /** Runs one command; resolves to the process exit code (the server keeps running after `serve`). */
 export async function runCli(argv: string[]): Promise<number> {
+  let commandName: string | undefined;
   try {
     const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    commandName = positionals[0];
     if (values.help || positionals.length === 0) {
       process.stdout.write(`${USAGE}\n`);
       return values.help ? 0 : 2;
@@ -108,6 +117,8 @@ export async function runCli(argv: string[]): Promise<number> {
           );
           return 0;
         }
+        case 'import':
+          return runImport(db, config, positionals, values);
         default:
           throw new UsageError(`Unknown command "${command}".`);
       }
@@ -118,7 +129,8 @@ export async function runCli(argv: string[]): Promise<number> {
       return 2;
     }
     process.stderr.write(`learnbase: ${error instanceof AppError || error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    // For `import`, 1 means "rows were skipped": a failure of the command itself is 3.
+    return commandName === 'import' ? 3 : 1;
   }
 }
 
@@ -130,6 +142,56 @@ async function withDatabase(config: AppConfig, work: (db: Database, applied: str
   } finally {
     await db.close();
   }
+}
+
+const IMPORT_KINDS = ['users', 'organisation', 'jobs'] as const;
+
+async function runImport(
+  db: Database,
+  config: AppConfig,
+  positionals: string[],
+  values: { tenant?: string; verify?: boolean; json?: boolean },
+): Promise<number> {
+  const [, kind, file, ...extra] = positionals;
+  if (!IMPORT_KINDS.includes(kind as ImportFileKind) || !file || extra.length > 0 || !values.tenant) {
+    throw new UsageError('Expected: learnbase import users|organisation|jobs --tenant NAME FILE [--verify]');
+  }
+  const tenantName = values.tenant;
+  let outcome: ImportFileOutcome;
+  try {
+    const tenant = await new TenancyService(db, 0).require(tenantName).catch((error: Error) => {
+      throw new RefusedFile(error.message);
+    });
+    outcome = await importFile(db, {
+      kind: kind as ImportFileKind,
+      tenant,
+      file,
+      verify: values.verify ?? false,
+      baseDomain: config.baseDomain,
+      progress: process.stderr,
+    });
+  } catch (error) {
+    if (!(error instanceof RefusedFile)) {
+      // 1 means "rows skipped" here: any other failure (the database unreachable) is 3.
+      process.stderr.write(`learnbase: ${(error as Error).message}\n`);
+      return 3;
+    }
+    const problems = (error.details?.problems as unknown[] | undefined) ?? [];
+    say(values.json, { refused: error.message, ...error.details }, [`Refused: ${error.message}`, ...problems.map((item) => `  ${JSON.stringify(item)}`)].join('\n'));
+    return 2;
+  }
+  if (outcome.kind !== 'users') {
+    say(values.json, { entries: outcome.entries }, `Imported ${outcome.entries} ${outcome.kind === 'jobs' ? 'jobs' : 'organisation entries'} into "${tenantName}".`);
+    return 0;
+  }
+  const summary = outcome.summary;
+  const lines = [
+    `${values.verify ? 'Checked' : 'Imported'} ${summary.rows} rows into "${tenantName}": ${summary.new} new, ${summary.existing} existing, ${summary.skipped} skipped; ${summary.errorCount} errors, ${summary.warningCount} warnings.`,
+    ...summary.errors.map((item) => `  error   row ${item.row}: ${item.type}: ${item.message}`),
+    ...summary.warnings.map((item) => `  warning row ${item.row}: ${item.type}: ${item.message}`),
+  ];
+  say(values.json, summary, lines.join('\n'));
+  return summary.skipped > 0 ? 1 : 0;
 }
 
 function expect(positionals: string[], verb: string, usage: string, withName = true): string {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../../platform/http/common-schemas.js';
 import { principalOf } from './auth.plugin.js';
+import type { Principal } from './principal.js';
 
 const Me = Type.Object(
   {
@@ -29,7 +30,8 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const principal = principalOf(request);
       return {
         tenant: { id: principal.tenant.id, name: principal.tenant.name },
-        principal: { kind: principal.kind, id: principal.id },
+        // The operator principal is the command line's: it never comes through HTTP.
+        principal: { kind: principal.kind as Exclude<Principal['kind'], 'operator'>, id: principal.id },
       };
     },
   );

@@ -6,7 +6,8 @@ import type { Tenant } from '../tenancy/tenancy.service.js';
  * tokens only what concerns their own actor (and activity).
  */
 export interface Principal {
-  kind: 'admin' | 'api_key' | 'actor' | 'launch';
+  /** `operator`: the command line (`learnbase import …`), run by whoever can reach the database. */
+  kind: 'admin' | 'api_key' | 'actor' | 'launch' | 'operator';
   tenant: Tenant;
   /** The credential's identifier: the API key, the admin id, the actor credential's username. */
   id: string;
@@ -17,4 +18,5 @@ export interface Principal {
 }
 
 /** True for principals allowed to manage everything in their tenant. */
-export const isTenantWide = (principal: Principal): boolean => principal.kind === 'admin' || principal.kind === 'api_key';
+export const isTenantWide = (principal: Principal): boolean =>
+  principal.kind === 'admin' || principal.kind === 'api_key' || principal.kind === 'operator';

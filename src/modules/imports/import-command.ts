@@ -1,0 +1,161 @@
+import { createReadStream, statSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { extname } from 'node:path';
+import cliProgress from 'cli-progress';
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { AppError, badRequest } from '../../platform/http/app-error.js';
+import type { Principal } from '../auth/principal.js';
+import type { Tenant } from '../tenancy/tenant.repository.js';
+import { importJobs, importOrganisation } from './org-structure.service.js';
+import { importUsers, parseUserImportBody } from './user-import.service.js';
+import type { UserImportSummary } from './user-import.js';
+import { parseUsersCsv } from './users-csv.js';
+
+export type ImportFileKind = 'users' | 'organisation' | 'jobs';
+
+export interface ImportFileOptions {
+  kind: ImportFileKind;
+  tenant: Tenant;
+  file: string;
+  verify: boolean;
+  baseDomain: string;
+  /** Where progress goes: a bar when it is a terminal, plain lines otherwise (stderr). */
+  progress: NodeJS.WriteStream;
+}
+
+export type ImportFileOutcome =
+  | { kind: 'users'; summary: UserImportSummary }
+  | { kind: 'organisation' | 'jobs'; entries: number };
+
+/** A file the import refused as a whole (unreadable, not JSON or CSV, refused by the rules): exit code 2. */
+export class RefusedFile extends Error {
+  constructor(
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * `learnbase import users|organisation|jobs --tenant T FILE`: the same import as the API, from a
+ * JSON file (the API's body; for users also a bare array of users) or, for users, a CSV file (the
+ * format of docs/imports.md). The command line is the `operator` principal, recorded in the
+ * import history under the operating-system user that ran it.
+ */
+export async function importFile(sql: SqlClient, options: ImportFileOptions): Promise<ImportFileOutcome> {
+  const started = Date.now();
+  const report = progressReporter(options.progress);
+  const bytes = await readWithProgress(options.file, report);
+  const principal: Principal = { kind: 'operator', tenant: options.tenant, id: `cli:${userInfo().username}` };
+  try {
+    if (options.kind === 'users') {
+      const request = parseUserImportBody(usersBody(options.file, bytes));
+      report.stage(`${options.verify ? 'checking' : 'importing'} ${request.users.length} users`);
+      const summary = await importUsers(sql, principal, { ...request, verify: options.verify || request.verify }, options.baseDomain);
+      report.done(`${summary.rows} rows in ${seconds(started)} s`);
+      return { kind: 'users', summary };
+    }
+    if (options.verify) throw new RefusedFile('--verify checks user imports only: organisation and jobs imports are checked whole and refused whole.');
+    const body = parseJson(options.file, bytes);
+    report.stage(`importing ${Array.isArray(body) ? body.length : 0} ${options.kind === 'jobs' ? 'jobs' : 'organisation entries'}`);
+    const entries = options.kind === 'jobs' ? await importJobs(sql, principal, body) : await importOrganisation(sql, principal, body);
+    report.done(`${entries} entries in ${seconds(started)} s`);
+    return { kind: options.kind, entries };
+  } catch (error) {
+    report.stop();
+    // The API's 4xx for a body bad as a whole is the command line's refused file.
+    if (error instanceof AppError && error.status < 500) throw new RefusedFile(error.message, error.details);
+    throw error;
+  }
+}
+
+function usersBody(file: string, bytes: Buffer): unknown {
+  if (extname(file).toLowerCase() === '.csv') return { users: parseUsersCsv(bytes) };
+  const body = parseJson(file, bytes);
+  return Array.isArray(body) ? { users: body } : body;
+}
+
+function parseJson(file: string, bytes: Buffer): unknown {
+  if (extname(file).toLowerCase() === '.csv') throw new RefusedFile(`${file}: organisation and jobs are imported from JSON files only.`);
+  try {
+    return JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw badRequest('imports.invalid_json', `${file} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+async function readWithProgress(file: string, report: ProgressReporter): Promise<Buffer> {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch (error) {
+    throw new RefusedFile(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+  }
+  report.reading(size);
+  const chunks: Buffer[] = [];
+  let read = 0;
+  for await (const chunk of createReadStream(file)) {
+    chunks.push(chunk as Buffer);
+    read += (chunk as Buffer).length;
+    report.read(read);
+  }
+  return Buffer.concat(chunks);
+}
+
+const seconds = (since: number) => ((Date.now() - since) / 1000).toFixed(1);
+
+interface ProgressReporter {
+  reading(total: number): void;
+  read(bytes: number): void;
+  stage(what: string): void;
+  done(what: string): void;
+  stop(): void;
+}
+
+/**
+ * A bar over the bytes read on a terminal, then the stage the import is in; plain lines when
+ * the output is a file or a pipe (a log, CI), so nothing there is full of redraw codes.
+ */
+function progressReporter(out: NodeJS.WriteStream): ProgressReporter {
+  if (!out.isTTY) {
+    return {
+      reading: (total) => out.write(`reading ${megabytes(total)} MB\n`),
+      read: () => {},
+      stage: (what) => out.write(`${what}…\n`),
+      done: (what) => out.write(`done: ${what}\n`),
+      stop: () => {},
+    };
+  }
+  const bar = new cliProgress.SingleBar(
+    { stream: out, format: '{stage} [{bar}] {percentage}% | {value}/{total} MB', hideCursor: true, clearOnComplete: false },
+    cliProgress.Presets.shades_classic,
+  );
+  let total = 0;
+  let running = false;
+  return {
+    reading(bytes) {
+      total = bytes;
+      bar.start(Number(megabytes(bytes)), 0, { stage: 'reading  ' });
+      running = true;
+    },
+    read(bytes) {
+      bar.update(Number(megabytes(bytes)));
+    },
+    stage(what) {
+      bar.update(Number(megabytes(total)), { stage: 'read     ' });
+      bar.stop();
+      running = false;
+      out.write(`${what}…\n`);
+    },
+    done(what) {
+      out.write(`done: ${what}\n`);
+    },
+    stop() {
+      if (running) bar.stop();
+      running = false;
+    },
+  };
+}
+
+const megabytes = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
