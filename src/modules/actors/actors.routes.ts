@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { ApiError } from '../../platform/http/common-schemas.js';
+import { ApiError, PageQuery, pageOf } from '../../platform/http/common-schemas.js';
 import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
 import { listActors } from './actor.service.js';
 
@@ -11,10 +11,7 @@ export interface ActorsRoutesOptions {
   baseDomain: string;
 }
 
-const ActorsQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'At most this many actors (1-1000, default 100).' })),
-  skip: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Actors to pass over.' })),
-});
+const ActorsQuery = PageQuery('actors');
 
 const Agent = Type.Object(
   {
@@ -43,7 +40,7 @@ export const actorsRoutes: FastifyPluginAsyncTypebox<ActorsRoutesOptions> = asyn
     },
     async (request) => {
       const principal = tenantWidePrincipalOf(request);
-      const agents = await listActors(sql, principal.tenant, { limit: request.query.limit ?? 100, skip: request.query.skip ?? 0 }, baseDomain);
+      const agents = await listActors(sql, principal.tenant, pageOf(request.query), baseDomain);
       return agents as Static<typeof Agent>[];
     },
   );

@@ -1,14 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { ApiError } from '../../platform/http/common-schemas.js';
+import { ApiError, PageQuery, pageOf } from '../../platform/http/common-schemas.js';
 import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
 import { listImportRuns } from './import-run.service.js';
 
-const HistoryQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'At most this many runs (1-1000, default 100).' })),
-  skip: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Runs to pass over, newest first.' })),
-});
+const HistoryQuery = PageQuery('runs');
 
 const ImportRunBody = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -37,7 +34,7 @@ export const importHistoryRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> 
     },
     async (request) => {
       const principal = tenantWidePrincipalOf(request);
-      const runs = await listImportRuns(sql, principal.tenant.id, { limit: request.query.limit ?? 100, skip: request.query.skip ?? 0 });
+      const runs = await listImportRuns(sql, principal.tenant.id, pageOf(request.query));
       return runs.map((run) => ({ ...run, startedAt: run.startedAt.toISOString(), finishedAt: run.finishedAt.toISOString() }));
     },
   );
