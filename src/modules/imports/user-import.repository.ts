@@ -47,8 +47,22 @@ export interface ActorWrite {
  * lock and has looked the keys up, and a key taken meanwhile by a statement fails the transaction
  * (23505, answered 409) rather than merge two rows silently.
  */
+/**
+ * Rows written per statement. One statement per batch keeps the SQL set-based while bounding
+ * what one statement's parameters hold in memory (the whole import as one JSON text would be
+ * tens of megabytes, copied again into the protocol buffer).
+ */
+export const WRITE_BATCH = 5_000;
+
+async function inBatches<T>(items: readonly T[], write: (batch: readonly T[]) => Promise<unknown>): Promise<void> {
+  for (let start = 0; start < items.length; start += WRITE_BATCH) await write(items.slice(start, start + WRITE_BATCH));
+}
+
 export async function insertActors(sql: SqlClient, tenantId: string, actors: readonly ActorWrite[]): Promise<void> {
-  if (actors.length === 0) return;
+  await inBatches(actors, (batch) => insertActorBatch(sql, tenantId, batch));
+}
+
+async function insertActorBatch(sql: SqlClient, tenantId: string, actors: readonly ActorWrite[]): Promise<void> {
   await sql.query(
     `INSERT INTO actors (tenant_id, agent_key, ifi, updated, name, attributes, imported_at)
      SELECT $1, r.key, r.ifi, now(), r.name, r.attributes, now()
@@ -62,7 +76,10 @@ export async function insertActors(sql: SqlClient, tenantId: string, actors: rea
  * named under the key a new user gets (their `ifi` and `names` stay: one actor).
  */
 export async function updateActors(sql: SqlClient, tenantId: string, actors: readonly Omit<ActorWrite, 'ifi'>[]): Promise<void> {
-  if (actors.length === 0) return;
+  await inBatches(actors, (batch) => updateActorBatch(sql, tenantId, batch));
+}
+
+async function updateActorBatch(sql: SqlClient, tenantId: string, actors: readonly Omit<ActorWrite, 'ifi'>[]): Promise<void> {
   await sql.query(
     `UPDATE actors AS a SET name = r.name, attributes = r.attributes, imported_at = now(), updated = now()
        FROM jsonb_to_recordset($2::jsonb) AS r(key text, name text, attributes jsonb)
@@ -93,7 +110,10 @@ export async function replaceIdentifiers(
       [tenantId, updated.keys, updated.kept.map((identifier) => identifier.attribute), updated.kept.map((identifier) => identifier.value)],
     );
   }
-  if (added.length === 0) return;
+  await inBatches(added, (batch) => insertIdentifierBatch(sql, tenantId, batch));
+}
+
+async function insertIdentifierBatch(sql: SqlClient, tenantId: string, added: ReadonlyArray<Identifier & { agentKey: string }>): Promise<void> {
   await sql.query(
     `INSERT INTO actor_identifiers (tenant_id, attribute, value, agent_key)
      SELECT $1, r.attribute, r.value, r.agent_key FROM unnest($2::text[], $3::text[], $4::text[]) AS r(attribute, value, agent_key)`,
