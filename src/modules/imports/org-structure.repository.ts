@@ -1,3 +1,4 @@
+import { lockForTransaction } from '../../platform/database/advisory-lock.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 
 /** One organisation entry as stored (interface 2.4); `parentId` absent for a root or flat data. */
@@ -71,7 +72,7 @@ export async function replaceJobs(sql: SqlClient, tenantId: string, jobs: readon
  * imports, and an organisation and a jobs import of one tenant, never wait for each other.
  */
 export async function lockReplacement(sql: SqlClient, tenantId: string, kind: 'organisation' | 'jobs'): Promise<void> {
-  await sql.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`learnbase:import:${kind}:${tenantId}`]);
+  await lockForTransaction(sql, `learnbase:import:${kind}:${tenantId}`);
 }
 
 /** Every entry of the tenant, in import order. */

@@ -1,3 +1,4 @@
+import { lockForTransaction } from '../../platform/database/advisory-lock.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 
 /** The stored settings object of a tenant, as PUT left it (absent keys mean defaults). */
@@ -20,7 +21,7 @@ export async function upsertStoredSettings(sql: SqlClient, tenantId: string, set
  * whatever happens to the request; other tenants take other keys and never wait.
  */
 export async function lockTenantIdentities(sql: SqlClient, tenantId: string): Promise<void> {
-  await sql.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`learnbase:actor-identities:${tenantId}`]);
+  await lockForTransaction(sql, `learnbase:actor-identities:${tenantId}`);
 }
 
 export interface IdentifierConflict {
