@@ -3,7 +3,7 @@
  * carrying the imported attributes and what they link to. The extension keys are IRIs under the
  * service's own domain (`{base-domain}`), so they cannot clash with anyone else's extensions.
  */
-import type { Job, OrgLink } from '../imports/org-structure.service.js';
+import type { Job, OrgEntry, OrgLink } from '../imports/org-structure.service.js';
 
 export const extensionKeys = (serviceDomain: string) => ({
   attributes: `http://${serviceDomain}/api/ext/agent/attributes`,
@@ -30,17 +30,14 @@ export interface ActorLinks {
   job?: Job;
 }
 
-/** The organisation extension: the entry's id and attributes, then its ancestors, parent first. */
-export const organisationExtension = (link: OrgLink) => ({
-  id: link.entry.id,
-  ...(link.entry.parentId !== undefined ? { parentId: link.entry.parentId } : {}),
-  attributes: link.entry.attributes,
-  ancestors: link.ancestors.map((ancestor) => ({
-    id: ancestor.id,
-    ...(ancestor.parentId !== undefined ? { parentId: ancestor.parentId } : {}),
-    attributes: ancestor.attributes,
-  })),
+const entryJson = (entry: OrgEntry) => ({
+  id: entry.id,
+  ...(entry.parentId !== undefined ? { parentId: entry.parentId } : {}),
+  attributes: entry.attributes,
 });
+
+/** The organisation extension: the entry's id and attributes, then its ancestors, parent first. */
+export const organisationExtension = (link: OrgLink) => ({ ...entryJson(link.entry), ancestors: link.ancestors.map(entryJson) });
 
 export const jobExtension = (job: Job) => ({ id: job.id, name: job.name, competencies: job.competencies, attributes: job.attributes });
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { ApiError } from '../../platform/http/common-schemas.js';
+import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
 import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import { importUsers, parseUserImportBody } from './user-import.service.js';
@@ -72,9 +72,8 @@ export const usersImportRoutes: FastifyPluginAsyncTypebox<UsersImportRoutesOptio
     '/api/import/users',
     {
       bodyLimit: importLimitBytes,
-      // The schema documents the body; the rules check it row by row (a bad row is a message in
-      // the summary, not a 400), and Ajv's type coercion would turn "verify": "yes" into a boolean.
-      validatorCompiler: () => () => true,
+      // The rules check the body row by row: a bad row is a message in the summary, not a 400.
+      validatorCompiler: describedOnly,
       schema: {
         tags: ['imports'],
         summary: 'Imports users (JSON, or CSV with Content-Type: text/csv), or checks them with verify: true',
