@@ -119,6 +119,8 @@ describeEachBackend('GET /api/actors', (ctx) => {
     await importUsers(ctx, other.headers, [{ name: 'Theirs', attributes: { email: 't@x' } }]);
     assert.deepEqual(await listActors(ctx, mine.headers), []);
     assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/actors', headers: { 'x-svc-tenant': mine.name } })).statusCode, 401);
+    const crossed = await ctx.app.inject({ method: 'GET', url: '/api/actors', headers: { ...other.headers, 'x-svc-tenant': mine.name } });
+    assert.equal(crossed.statusCode, 401, "another tenant's key is refused");
     for (const query of ['limit=0', 'limit=1001', 'skip=-1']) {
       assert.equal((await ctx.app.inject({ method: 'GET', url: `/api/actors?${query}`, headers: mine.headers })).statusCode, 400, query);
     }
