@@ -37,6 +37,8 @@ const USAGE = `Usage: node --import tsx bench/imports.ts --backend pglite|postgr
   --positions N               organisation entries, a position hierarchy (default 10000)
   --jobs N                    jobs with 3 competencies each (default 500)
   --database URL              PostgreSQL server to create the scratch database on (default ${DEFAULT_POSTGRES})
+  --settle S                  seconds to wait before each user import, so the server's garbage
+                              collector has settled (default 10; 0 runs them back to back)
   --no-save                   do not write bench/results/imports-<backend>-<timestamp>.json`;
 
 interface Options {
@@ -45,6 +47,7 @@ interface Options {
   positions: number;
   jobs: number;
   database: string;
+  settleSeconds: number;
   save: boolean;
 }
 
@@ -58,6 +61,7 @@ function parseOptions(argv: string[]): Options {
       positions: { type: 'string', default: '10000' },
       jobs: { type: 'string', default: '500' },
       database: { type: 'string', default: DEFAULT_POSTGRES },
+      settle: { type: 'string', default: '10' },
       'no-save': { type: 'boolean', default: false },
     },
   });
@@ -68,6 +72,7 @@ function parseOptions(argv: string[]): Options {
     positions: integer('--positions', values.positions, 1, 1_000_000),
     jobs: integer('--jobs', values.jobs, 1, 100_000),
     database: values.database,
+    settleSeconds: integer('--settle', values.settle, 0, 600),
     save: !values['no-save'],
   };
 }
@@ -193,11 +198,17 @@ async function main(): Promise<number> {
   log(`jobs: ${options.jobs}`);
   const jobsStep = await timed(server.pid, send('PUT', '/api/import/jobs', jobs(options.jobs)));
 
+  // V8 collects a finished import's garbage once the server is idle for a few seconds (its memory
+  // reducer); imports sent back to back measure the previous one's garbage too.
+  const settle = () => new Promise((resolve) => setTimeout(resolve, options.settleSeconds * 1000));
+  await settle();
   log(`users: first import of ${options.users}`);
   const first = await timed(server.pid, send('POST', '/api/import/users', { users: users(options.users, options.positions, options.jobs, 1) }));
   const second = users(options.users, options.positions, options.jobs, 2);
+  await settle();
   log('users: verify of a re-import (writes nothing)');
   const verify = await timed(server.pid, send('POST', '/api/import/users', { users: second, verify: true }));
+  await settle();
   log('users: re-import, every user existing');
   const reimport = await timed(server.pid, send('POST', '/api/import/users', { users: second }));
 
@@ -214,6 +225,7 @@ async function main(): Promise<number> {
     memoryGiB: Math.round(totalmem() / 2 ** 30),
     startedAt: new Date().toISOString(),
     data: { users: options.users, attributesPerUser: 10, positions: options.positions, jobs: options.jobs },
+    settleSeconds: options.settleSeconds,
     organisation: { seconds: organisationStep.seconds, serverPeakMb: organisationStep.serverPeakMb },
     jobs: { seconds: jobsStep.seconds },
     users: {

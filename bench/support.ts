@@ -153,7 +153,7 @@ export async function startServer(
   profileDir: string | undefined,
   env: Record<string, string> = {},
 ): Promise<ChildProcess> {
-  const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeFlags, CLI, 'serve', '--port', String(port), '--host', HOST, ...storage.flags], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },

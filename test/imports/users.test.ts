@@ -160,6 +160,23 @@ describeEachBackend('POST /api/import/users', (ctx) => {
     assert.deepEqual((await stored(ctx, tenant.id)).actors.map((actor) => actor.name), ['Ada 1']);
   });
 
+
+  it('resolves rows beyond one lookup batch (5,000) against the store as it was: a late row meeting an early row’s user is duplicate_user', async () => {
+    const tenant = await ctx.given.tenant();
+    await putSettings(ctx, tenant, { uniqueAttributes: ['employeeId', 'email'] });
+    await importUsers(ctx, tenant.headers, { users: [{ name: 'Ada', attributes: { employeeId: 'E1', email: 'ada@x' } }] });
+    const filler = Array.from({ length: 5_100 }, (_, n) => ({ name: `Filler ${n}`, attributes: { employeeId: `F${n}` } }));
+    // Row 1 changes Ada's email; row 5,102 still names her by the old one: one person, two rows.
+    const users = [{ name: 'Ada 1', attributes: { employeeId: 'E1', email: 'ada@new' } }, ...filler, { name: 'Ada 2', attributes: { email: 'ada@x' } }];
+    const res = await importUsers(ctx, tenant.headers, { users });
+    assert.equal(res.statusCode, 200);
+    const summary = res.json();
+    assert.deepEqual([summary.new, summary.existing, summary.skipped], [5_100, 1, 1]);
+    assert.deepEqual(messages(summary.errors), [[5_102, 'duplicate_user', 'ada@x']]);
+    const { identifiers } = await stored(ctx, tenant.id);
+    const ada = identifiers.filter((identifier) => identifier.attribute === 'email');
+    assert.deepEqual(ada.map((identifier) => identifier.value), ['ada@new']);
+  });
   it('warns of empty values, unknown fields and links to no organisation entry or job, and imports the row', async () => {
     const tenant = await ctx.given.tenant();
     await putSettings(ctx, tenant, { organisationAttribute: 'position', jobAttribute: 'jobCode' });

@@ -54,7 +54,7 @@ export interface ActorWrite {
  */
 export const WRITE_BATCH = 5_000;
 
-async function inBatches<T>(items: readonly T[], write: (batch: readonly T[]) => Promise<unknown>): Promise<void> {
+export async function inBatches<T>(items: readonly T[], write: (batch: readonly T[]) => Promise<unknown>): Promise<void> {
   for (let start = 0; start < items.length; start += WRITE_BATCH) await write(items.slice(start, start + WRITE_BATCH));
 }
 
@@ -98,19 +98,26 @@ async function updateActorBatch(sql: SqlClient, tenantId: string, actors: readon
 export async function replaceIdentifiers(
   sql: SqlClient,
   tenantId: string,
-  updated: { keys: readonly string[]; kept: readonly Identifier[] },
+  updated: ReadonlyArray<{ agentKey: string; identifiers: readonly Identifier[] }>,
   added: ReadonlyArray<Identifier & { agentKey: string }>,
 ): Promise<void> {
-  if (updated.keys.length > 0) {
-    await sql.query(
-      `DELETE FROM actor_identifiers i
-        USING unnest($2::text[]) AS u(agent_key)
-        WHERE i.tenant_id = $1 AND i.agent_key = u.agent_key
-          AND NOT EXISTS (SELECT FROM unnest($3::text[], $4::text[]) AS k(attribute, value) WHERE k.attribute = i.attribute AND k.value = i.value)`,
-      [tenantId, updated.keys, updated.kept.map((identifier) => identifier.attribute), updated.kept.map((identifier) => identifier.value)],
-    );
-  }
+  await inBatches(updated, (batch) => dropReleasedIdentifiers(sql, tenantId, batch));
   await inBatches(added, (batch) => insertIdentifierBatch(sql, tenantId, batch));
+}
+
+async function dropReleasedIdentifiers(
+  sql: SqlClient,
+  tenantId: string,
+  users: ReadonlyArray<{ agentKey: string; identifiers: readonly Identifier[] }>,
+): Promise<void> {
+  const kept = users.flatMap((user) => user.identifiers);
+  await sql.query(
+    `DELETE FROM actor_identifiers i
+      USING unnest($2::text[]) AS u(agent_key)
+      WHERE i.tenant_id = $1 AND i.agent_key = u.agent_key
+        AND NOT EXISTS (SELECT FROM unnest($3::text[], $4::text[]) AS k(attribute, value) WHERE k.attribute = i.attribute AND k.value = i.value)`,
+    [tenantId, users.map((user) => user.agentKey), kept.map((identifier) => identifier.attribute), kept.map((identifier) => identifier.value)],
+  );
 }
 
 async function insertIdentifierBatch(sql: SqlClient, tenantId: string, added: ReadonlyArray<Identifier & { agentKey: string }>): Promise<void> {

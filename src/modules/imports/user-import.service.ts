@@ -6,14 +6,19 @@ import { parseAgent } from '../xapi/agent.js';
 import { recordImportRun } from './import-run.service.js';
 import { existingJobIds, existingOrganisationIds } from './org-structure.service.js';
 import {
+  attributeOf,
+  type CandidateUser,
   checkRows,
   linkWarnings,
   resolveCandidates,
+  type ResolvedUser,
+  type StoredIdentities,
   storedIdentifierKey,
   summarise,
+  type UserImportMessage,
   type UserImportSummary,
 } from './user-import.js';
-import { findActorKeys, findIdentifierHolders, insertActors, replaceIdentifiers, updateActors } from './user-import.repository.js';
+import { findActorKeys, findIdentifierHolders, inBatches, insertActors, replaceIdentifiers, updateActors } from './user-import.repository.js';
 
 export interface UserImportRequest {
   users: unknown[];
@@ -44,6 +49,55 @@ function accountAgent(homePage: string, name: string) {
 }
 
 /**
+ * What the store holds that a batch of candidates meets: their unique values' holders and whether
+ * their account keys exist. `accountKey` answers the agent key of an account name.
+ */
+async function findStoredIdentities(
+  tx: SqlClient,
+  tenantId: string,
+  candidates: readonly CandidateUser[],
+  accountKey: (accountName: string) => string,
+): Promise<StoredIdentities> {
+  const identifiers = new Map<string, string>();
+  for (const holder of await findIdentifierHolders(tx, tenantId, candidates.flatMap((candidate) => candidate.identifiers))) {
+    identifiers.set(storedIdentifierKey(holder), holder.agentKey);
+  }
+  const actors = await findActorKeys(tx, tenantId, [...new Set(candidates.map((candidate) => accountKey(candidate.identifiers[0].value)))]);
+  return { identifiers, actors };
+}
+
+/**
+ * Every candidate resolved against the store (user-import.ts), a batch of rows at a time: each
+ * batch's lookups, parameters and maps stay small and short-lived, so 100,000 users never hold
+ * all their matches in memory at once. Nothing is written before every row is resolved, so each
+ * batch meets the store as it was before the import: the same answer as all rows at once.
+ */
+async function resolveAll(
+  tx: SqlClient,
+  tenantId: string,
+  candidates: readonly CandidateUser[],
+  accountKey: (accountName: string) => string,
+): Promise<{ users: ResolvedUser[]; errors: UserImportMessage[] }> {
+  const resolved = { users: [] as ResolvedUser[], errors: [] as UserImportMessage[] };
+  const usedKeys = new Map<string, number>();
+  await inBatches(candidates, async (batch) => {
+    const keys = new Map<string, string>();
+    const batchKey = (name: string) => {
+      const known = keys.get(name);
+      if (known !== undefined) return known;
+      const key = accountKey(name);
+      keys.set(name, key);
+      return key;
+    };
+    const stored = await findStoredIdentities(tx, tenantId, batch, batchKey);
+    const { users, errors } = resolveCandidates(batch, stored, batchKey, usedKeys);
+    for (const user of users) resolved.users.push(user);
+    for (const error of errors) resolved.errors.push(error);
+  });
+  return resolved;
+}
+
+/**
  * Imports (or, with `verify`, only checks) users: the rules of user-import.ts against what the
  * tenant stores, then the valid rows written in one transaction, with the run recorded in it.
  * The tenant's identity lock is held from the first read to the commit, so two imports of one
@@ -64,14 +118,10 @@ export async function importUsers(
     const checked = checkRows(request.users, settings);
     const accountKey = (name: string) => accountAgent(settings.accountHomePage, name).key;
 
-    const holders = await findIdentifierHolders(tx, tenant.id, checked.candidates.flatMap((candidate) => candidate.identifiers));
-    const accountKeys = new Set(checked.candidates.map((candidate) => accountKey(candidate.identifiers[0].value)));
-    const actors = await findActorKeys(tx, tenant.id, [...accountKeys]);
-    const held = new Map(holders.map((holder) => [storedIdentifierKey(holder), holder.agentKey]));
-    const resolved = resolveCandidates(checked.candidates, { identifiers: held, actors }, accountKey);
+    const resolved = await resolveAll(tx, tenant.id, checked.candidates, accountKey);
 
     const linked = (attribute: string | null) =>
-      attribute ? [...new Set(resolved.users.map((user) => user.attributes[attribute]).filter((value) => value))] : [];
+      attribute ? [...new Set(resolved.users.map((user) => attributeOf(user.attributes, attribute)).filter((value): value is string => !!value))] : [];
     const organisationIds = linked(settings.organisationAttribute);
     const jobIds = linked(settings.jobAttribute);
     const links = linkWarnings(resolved.users, settings, {
@@ -100,13 +150,9 @@ export async function importUsers(
       await replaceIdentifiers(
         tx,
         tenant.id,
-        { keys: existing.map((user) => user.agentKey), kept: existing.flatMap((user) => user.identifiers) },
+        existing,
         // Only the values their user does not hold yet: a re-import of the same people adds none.
-        written.flatMap((user) =>
-          user.identifiers
-            .filter((identifier) => held.get(storedIdentifierKey(identifier)) !== user.agentKey)
-            .map((identifier) => ({ ...identifier, agentKey: user.agentKey })),
-        ),
+        written.flatMap((user) => user.unheld.map((identifier) => ({ ...identifier, agentKey: user.agentKey }))),
       );
     }
 

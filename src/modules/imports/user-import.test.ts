@@ -27,6 +27,13 @@ describe('checkRow', () => {
     assert.deepEqual(number, [{ type: 'invalid_attribute_value', message: 'The value of attribute "age" must be a string.', value: '5', row: 2 }]);
   });
 
+  it('reads only the row’s own attributes: a unique attribute named like an Object member is absent unless sent', () => {
+    const members: UserImportSettings = { ...settings, uniqueAttributes: ['toString', 'constructor'] };
+    assert.deepEqual(types(checkRow({ name: 'A', attributes: { city: 'x' } }, 1, members).errors), ['missing_unique_attribute']);
+    const sent = checkRow({ name: 'A', attributes: { constructor: 'E1' } }, 1, members);
+    assert.deepEqual(sent.candidate?.identifiers, [{ attribute: 'constructor', value: 'E1' }]);
+  });
+
   it('refuses text PostgreSQL cannot store, showing it escaped', () => {
     const { errors } = checkRow({ name: 'A\u0000', attributes: { email: 'a', city: '\ud800' } }, 1, settings);
     assert.deepEqual(types(errors), ['invalid_text', 'invalid_text']);
@@ -97,6 +104,30 @@ describe('resolveCandidates', () => {
       [2, 'new', accountKey('n')],
       [3, 'adopt', accountKey('s')],
     ]);
+    // Row 1 holds "email a" already; its new employeeId is the one value to write.
+    assert.deepEqual(users.map((user) => user.unheld), [[{ attribute: 'employeeId', value: '9' }], [{ attribute: 'email', value: 'n' }], [{ attribute: 'email', value: 's' }]]);
+  });
+
+  it('answers the same in batches sharing one usedKeys as all rows at once', () => {
+    const stored = {
+      identifiers: new Map([
+        [storedIdentifierKey({ attribute: 'email', value: 'a' }), 'K1'],
+        [storedIdentifierKey({ attribute: 'employeeId', value: '3' }), 'K1'],
+      ]),
+      actors: new Map(),
+    };
+    const rows = candidates([
+      { name: 'A', attributes: { email: 'a' } },
+      { name: 'N', attributes: { email: 'n' } },
+      { name: 'A again', attributes: { employeeId: '3' } },
+    ]);
+    const whole = resolveCandidates(rows, stored, accountKey);
+    const usedKeys = new Map<string, number>();
+    const first = resolveCandidates(rows.slice(0, 2), stored, accountKey, usedKeys);
+    const second = resolveCandidates(rows.slice(2), stored, accountKey, usedKeys);
+    assert.deepEqual([...first.users, ...second.users], whole.users);
+    assert.deepEqual([...first.errors, ...second.errors], whole.errors);
+    assert.deepEqual(whole.errors.map((error) => [error.type, error.row]), [['duplicate_user', 3]]);
   });
 
   it('refuses a row matching two users, two rows matching one user, and an account name another user holds', () => {
@@ -144,7 +175,7 @@ describe('linkWarnings and summarise', () => {
       ['unknown_job', 1, 'J9'],
       ['unknown_organisation', 2, 'P2'],
     ]);
-    const users = candidates.slice(0, 1).map((candidate) => ({ ...candidate, agentKey: 'k', action: 'new' as const }));
+    const users = candidates.slice(0, 1).map((candidate) => ({ ...candidate, agentKey: 'k', action: 'new' as const, unheld: candidate.identifiers }));
     const summary = summarise(3, users, [{ type: 'missing_name', message: '', value: '', row: 3 }], warnings);
     assert.deepEqual(
       { ...summary, errors: summary.errors.length, warnings: summary.warnings.length },

@@ -71,6 +71,13 @@ export interface CheckedRows {
   warnings: UserImportMessage[];
 }
 
+/**
+ * A user's own attribute `name`, or undefined: attribute names are free text (a CSV header may say
+ * "toString" or "__proto__"), so never Object.prototype's members.
+ */
+export const attributeOf = (attributes: Readonly<Record<string, string>>, name: string): string | undefined =>
+  Object.hasOwn(attributes, name) ? attributes[name] : undefined;
+
 const KNOWN_FIELDS = new Set(['name', 'attributes']);
 /** A value shown in a message is cut here, so a huge value cannot make a huge answer. */
 const SHOWN_LIMIT = 200;
@@ -121,13 +128,14 @@ export function checkRow(
     if (problem) error('invalid_text', `"name" ${problem.why}.`, name);
   }
 
-  // No prototype: attribute names such as "toString" or "__proto__" (possible from a CSV header)
-  // are plain keys, never Object.prototype's members.
-  const attributes: Record<string, string> = Object.create(null);
   const sent = user.attributes;
+  let attributes: Record<string, string> = {};
   if (typeof sent !== 'object' || sent === null || Array.isArray(sent)) {
     error('invalid_attributes', '"attributes" must be an object of attribute names to string values.', sent);
   } else {
+    // Checked in place, not copied: a row that passes keeps the object it was sent in (100,000
+    // copies would double what an import holds). Read it with attributeOf, never attributes[x].
+    attributes = sent as Record<string, string>;
     for (const [attribute, value] of Object.entries(sent)) {
       const nameProblem = textProblem(attribute);
       if (nameProblem || attribute === '') {
@@ -144,9 +152,8 @@ export function checkRow(
         continue;
       }
       if (value === '') warning('empty_attribute_value', `The attribute "${shown(attribute)}" is empty.`, attribute);
-      attributes[attribute] = value;
     }
-    if (errors.length === 0 && !settings.uniqueAttributes.some((unique) => attributes[unique])) {
+    if (errors.length === 0 && !settings.uniqueAttributes.some((unique) => attributeOf(attributes, unique))) {
       error(
         'missing_unique_attribute',
         `The user has none of the unique attributes (${settings.uniqueAttributes.join(', ')}) with a value, so it cannot be identified.`,
@@ -156,9 +163,10 @@ export function checkRow(
   }
 
   if (errors.length > 0) return { errors, warnings };
-  const identifiers = settings.uniqueAttributes
-    .filter((unique) => attributes[unique])
-    .map((unique) => ({ attribute: unique, value: attributes[unique] }));
+  const identifiers = settings.uniqueAttributes.flatMap((unique) => {
+    const value = attributeOf(attributes, unique);
+    return value ? [{ attribute: unique, value }] : [];
+  });
   return { candidate: { row, name: name as string, attributes, identifiers }, errors, warnings };
 }
 
@@ -204,7 +212,12 @@ export interface StoredIdentities {
   actors: ReadonlyMap<string, boolean>;
 }
 
-export type ResolvedUser = CandidateUser & { agentKey: string; action: 'new' | 'existing' | 'adopt' };
+export type ResolvedUser = CandidateUser & {
+  agentKey: string;
+  action: 'new' | 'existing' | 'adopt';
+  /** Its identifiers no stored value points at this user yet: the ones to write (none on a re-import). */
+  unheld: Identifier[];
+};
 
 export const storedIdentifierKey = identifierKey;
 
@@ -213,16 +226,21 @@ export const storedIdentifierKey = identifierKey;
  * updates it (`existing`). Values naming two different users, or a user another row of the request
  * already updates, are errors. Otherwise the row is a new user whose agent is
  * `accountKey(first identifier)`; an actor only statements named under that key is adopted (one
- * actor), an imported one under that key is another person (`account_taken`).
+ * actor), an imported one under that key is another person (`account_taken`). The rows may come
+ * in batches, each with what the store held before the import of its rows' values, and one
+ * `usedKeys` for the whole request: the same answer as all rows at once.
  */
 export function resolveCandidates(
   candidates: readonly CandidateUser[],
   stored: StoredIdentities,
   accountKey: (accountName: string) => string,
+  /** The agent keys earlier rows resolved to, with their row: pass one map to every batch of one request. */
+  usedKeys = new Map<string, number>(),
 ): { users: ResolvedUser[]; errors: UserImportMessage[] } {
   const users: ResolvedUser[] = [];
   const errors: UserImportMessage[] = [];
-  const usedKeys = new Map<string, number>();
+  const unheldOf = (candidate: CandidateUser, agentKey: string) =>
+    candidate.identifiers.filter((identifier) => stored.identifiers.get(identifierKey(identifier)) !== agentKey);
   for (const candidate of candidates) {
     const matched = new Map<string, Identifier>();
     for (const identifier of candidate.identifiers) {
@@ -242,7 +260,7 @@ export function resolveCandidates(
     let resolved: ResolvedUser;
     if (matched.size === 1) {
       const [[agentKey, identifier]] = [...matched.entries()];
-      resolved = { ...candidate, agentKey, action: 'existing' };
+      resolved = { ...candidate, agentKey, action: 'existing', unheld: unheldOf(candidate, agentKey) };
       const earlier = usedKeys.get(agentKey);
       if (earlier !== undefined) {
         errors.push({
@@ -270,7 +288,7 @@ export function resolveCandidates(
         });
         continue;
       }
-      resolved = { ...candidate, agentKey, action: imported === false ? 'adopt' : 'new' };
+      resolved = { ...candidate, agentKey, action: imported === false ? 'adopt' : 'new', unheld: candidate.identifiers };
     }
     usedKeys.set(resolved.agentKey, candidate.row);
     users.push(resolved);
@@ -289,7 +307,7 @@ export function linkWarnings(
 ): UserImportMessage[] {
   const warnings: UserImportMessage[] = [];
   for (const user of users) {
-    const organisation = settings.organisationAttribute ? user.attributes[settings.organisationAttribute] : undefined;
+    const organisation = settings.organisationAttribute ? attributeOf(user.attributes, settings.organisationAttribute) : undefined;
     if (organisation && !existing.organisations.has(organisation)) {
       warnings.push({
         type: 'unknown_organisation',
@@ -298,7 +316,7 @@ export function linkWarnings(
         row: user.row,
       });
     }
-    const job = settings.jobAttribute ? user.attributes[settings.jobAttribute] : undefined;
+    const job = settings.jobAttribute ? attributeOf(user.attributes, settings.jobAttribute) : undefined;
     if (job && !existing.jobs.has(job)) {
       warnings.push({ type: 'unknown_job', message: `"${settings.jobAttribute}" names no job.`, value: shown(job), row: user.row });
     }

@@ -37,6 +37,15 @@ describe('parseUsersCsv', () => {
     ]);
   });
 
+  it('keeps a column named like an Object member as a plain attribute', () => {
+    const [user] = csv('name,__proto__,toString\nAda,E1,x\n');
+    assert.deepEqual(Object.entries(user.attributes), [
+      ['__proto__', 'E1'],
+      ['toString', 'x'],
+    ]);
+    assert.equal(Object.getPrototypeOf(user.attributes), Object.prototype);
+  });
+
   it('answers no users for a header alone', () => {
     assert.deepEqual(csv('name,email\n'), []);
   });

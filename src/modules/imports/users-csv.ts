@@ -37,7 +37,10 @@ export function parseUsersCsv(body: Buffer): CsvUser[] {
   return rows.map((cells) => {
     const attributes: Record<string, string> = {};
     for (const [index, column] of columns.entries()) {
-      if (index !== nameColumn && cells[index] !== '') attributes[column] = cells[index];
+      // Defined, not assigned: a column named "__proto__" is an attribute like any other.
+      if (index !== nameColumn && cells[index] !== '') {
+        Object.defineProperty(attributes, column, { value: cells[index], enumerable: true, writable: true, configurable: true });
+      }
     }
     return { name: cells[nameColumn], attributes };
   });
