@@ -21,6 +21,7 @@ import { orgStructureRoutes } from './modules/imports/org-structure.routes.js';
 import { tenantSettingsRoutes } from './modules/tenancy/tenant-settings.routes.js';
 import { usersImportRoutes } from './modules/imports/users-import.routes.js';
 import { actorsRoutes } from './modules/actors/actors.routes.js';
+import { auditRoutes } from './modules/audit/audit.routes.js';
 import { LocalNotifications, type Notifications } from './platform/database/notifications.js';
 import { TokenService } from './modules/auth/oauth/token.service.js';
 import { oauthTokenEndpoints } from './modules/auth/oauth/token.routes.js';
@@ -168,6 +169,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   await app.register(usersImportRoutes, { sql, importLimitBytes: config.importLimitBytes, baseDomain: config.baseDomain });
   await app.register(actorsRoutes, { sql, baseDomain: config.baseDomain });
   await app.register(importHistoryRoutes, { sql });
+  await app.register(auditRoutes, { sql });
   await app.register(orgStructureRoutes, { sql, importLimitBytes: config.importLimitBytes });
 
   return app;

@@ -1201,6 +1201,25 @@ const IMPORT_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /api/actors': (ctx) => route({ method: 'GET', path: '/api/actors', query: pageQuery(), headers: apiHeaders(ctx, false) }),
 };
 
+/** The audit log (issue 14). */
+const AUDIT_FUZZERS: Record<string, RouteFuzzer> = {
+  'GET /api/audit': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/api/audit',
+      query: {
+        agent: param('agent', agentParameter, { hostile: hostileAgentParameter }),
+        actorId: param('actorId', actorIdParameter, { hostile: hostileActorId }),
+        source: param('source', fc.constantFrom('hr-sync', 'crm')),
+        action: param('action', fc.constantFrom('actor.created', 'launch')),
+        since: param('since', validDate, { hostile: hostileDate }),
+        until: param('until', validDate, { hostile: hostileDate }),
+        ...pageQuery(),
+      },
+      headers: apiHeaders(ctx, false),
+    }),
+};
+
 /**
  * One generator per route, keyed `METHOD /path` as Fastify lists it. HEAD uses the GET
  * generator. A route the app serves but this table lacks fails the coverage test: add its
@@ -1252,4 +1271,5 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /docs/*': docsWildcardRoute,
   'OPTIONS *': preflightRoute,
   ...IMPORT_FUZZERS,
+  ...AUDIT_FUZZERS,
 };

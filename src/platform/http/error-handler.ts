@@ -41,7 +41,11 @@ function toAppError(error: unknown): AppError {
     const problems = fastifyError.validation.map((item) => ({
       location: fastifyError.validationContext ?? 'request',
       path: item.instancePath || '/',
-      message: item.message ?? 'is invalid',
+      // Ajv names the unknown property in its params only: say which it is.
+      message:
+        item.keyword === 'additionalProperties' && typeof item.params?.additionalProperty === 'string'
+          ? `must NOT have the property "${item.params.additionalProperty}"`
+          : (item.message ?? 'is invalid'),
     }));
     const message = problems.map((item) => `${item.location}${item.path === '/' ? '' : item.path} ${item.message}`).join('; ');
     return new AppError('request.invalid', 400, `Invalid request: ${message}.`, { details: { problems } });

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { badRequest } from '../../platform/http/app-error.js';
+import { textProblem } from '../../platform/json-guard.js';
+import type { Principal } from '../auth/principal.js';
+import { findAuditEntries, insertAuditEntry } from './audit.repository.js';
+
+/**
+ * What the audit log records. Stable names, listed in docs/actors.md ("Audit"):
+ * `actor.created`, `actor.updated` (PUT /api/actors/agents), `credential.created`,
+ * `credential.revoked` (/api/auth/basic), `launch` (GET /api/activities/launch).
+ */
+export type AuditAction = 'actor.created' | 'actor.updated' | 'credential.created' | 'credential.revoked' | 'launch';
+
+/** One entry of GET /api/audit. */
+export interface AuditEntry {
+  id: string;
+  at: Date;
+  action: string;
+  /** The actor the entry is about, as `actorId` (`<ifi_property>|<ifi_value>`) and as its IFI. */
+  actorId?: string;
+  actor?: Record<string, unknown>;
+  /** The `svc-account-source` header of the request, when sent. */
+  source?: string;
+  /** Who did it: the principal's kind and credential id. */
+  principal: { kind: string; id: string };
+  details: Record<string, unknown>;
+}
+
+export interface NewAuditEntry {
+  action: AuditAction;
+  principal: Principal;
+  actor?: { key: string; agent: Record<string, unknown> };
+  /** The raw `svc-account-source` header: see sourceOfHeader. */
+  source?: string;
+  details?: Record<string, unknown>;
+}
+
+export interface AuditFilter {
+  actorId?: string;
+  source?: string;
+  action?: string;
+  since?: Date;
+  until?: Date;
+}
+
+/** Longest `svc-account-source` kept: the header is free text for a person, not a payload. */
+export const SOURCE_LIMIT = 200;
+
+/**
+ * The `svc-account-source` header (interface 4.2) as the log keeps it: trimmed, empty as absent.
+ * Longer than SOURCE_LIMIT, several values, or text PostgreSQL cannot store: 400 naming it.
+ */
+export function sourceOfHeader(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (Array.isArray(header)) throw badRequest('audit.invalid_source', 'Send the svc-account-source header once.', { header: 'svc-account-source' });
+  const source = header.trim();
+  if (source === '') return undefined;
+  if (source.length > SOURCE_LIMIT) {
+    throw badRequest('audit.invalid_source', `The svc-account-source header must be at most ${SOURCE_LIMIT} characters.`, { header: 'svc-account-source' });
+  }
+  const problem = textProblem(source);
+  if (problem) throw badRequest('audit.invalid_source', `The svc-account-source header ${problem.why}.`, { header: 'svc-account-source' });
+  return source;
+}
+
+/**
+ * Records one change. Call it with the transaction client of the change itself, so the entry
+ * exists exactly when the change was stored.
+ */
+export async function recordAudit(sql: SqlClient, entry: NewAuditEntry): Promise<void> {
+  await insertAuditEntry(sql, entry.principal.tenant.id, {
+    id: randomUUID(),
+    action: entry.action,
+    ...(entry.actor ? { actorId: entry.actor.key, actor: entry.actor.agent } : {}),
+    ...(entry.source === undefined ? {} : { source: entry.source }),
+    principal: { kind: entry.principal.kind, id: entry.principal.id },
+    details: entry.details ?? {},
+  });
+}
+
+export function listAuditEntries(sql: SqlClient, tenantId: string, filter: AuditFilter, page: { limit: number; skip: number }): Promise<AuditEntry[]> {
+  return findAuditEntries(sql, tenantId, filter, page);
+}
