@@ -22,6 +22,7 @@ import { tenantSettingsRoutes } from './modules/tenancy/tenant-settings.routes.j
 import { usersImportRoutes } from './modules/imports/users-import.routes.js';
 import { actorsRoutes } from './modules/actors/actors.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
+import { activityRegistryRoutes } from './modules/activities/activity-registry.routes.js';
 import { LocalNotifications, type Notifications } from './platform/database/notifications.js';
 import { TokenService } from './modules/auth/oauth/token.service.js';
 import { oauthTokenEndpoints } from './modules/auth/oauth/token.routes.js';
@@ -170,6 +171,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   await app.register(actorsRoutes, { sql, baseDomain: config.baseDomain });
   await app.register(importHistoryRoutes, { sql });
   await app.register(auditRoutes, { sql });
+  await app.register(activityRegistryRoutes, { sql, importLimitBytes: config.importLimitBytes });
   await app.register(orgStructureRoutes, { sql, importLimitBytes: config.importLimitBytes });
 
   return app;

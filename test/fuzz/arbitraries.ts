@@ -1220,6 +1220,42 @@ const AUDIT_FUZZERS: Record<string, RouteFuzzer> = {
     }),
 };
 
+/** The activities registry (issue 14). */
+const mostly = (valid: fc.Arbitrary<unknown>, hostile: fc.Arbitrary<unknown>) => fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: hostile });
+const registryId = fc.oneof(fc.constantFrom(...ACTIVITIES), fc.constantFrom('http://example.com/reg/a', 'http://example.com/reg/b'));
+const registryEntry = fc.record(
+  {
+    id: mostly(registryId, hostileIri),
+    definition: fc.record(
+      { name: mostly(languageMap, hostileLanguageMap), description: languageMap, type: mostly(activityId, hostileIri), extensions: mostly(validExtensions, hostileExtensions) },
+      { requiredKeys: [] },
+    ),
+    attributes: attributeMap,
+    tags: fc.array(fc.oneof(fc.constantFrom('mandatory', 'safety'), hostileText), { maxLength: 3 }),
+    parentId: fc.oneof(registryId, fc.constant(null), hostileIri),
+    launchUrl: fc.oneof(fc.constantFrom('https://content.example.com/a/index.html', 'http://127.0.0.1:8080/x', 'ftp://x.example/y', 'javascript:alert(1)', '/relative'), hostileIri),
+    competencies: fc.array(fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), hostileText), { maxLength: 3 }),
+  },
+  { requiredKeys: ['id', 'definition'] },
+);
+const ACTIVITY_FUZZERS: Record<string, RouteFuzzer> = {
+  'PUT /api/activities': (ctx) => route({ method: 'PUT', path: '/api/activities', headers: apiHeaders(ctx, false), body: arrayBody(registryEntry) }),
+  'GET /api/activities': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/api/activities',
+      query: { tag: param('tag', fc.constantFrom('mandatory', 'safety')), parentId: param('parentId', registryId, { hostile: hostileIri }), ...pageQuery() },
+      headers: apiHeaders(ctx, false),
+    }),
+  'GET /api/activities/item': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/api/activities/item',
+      query: { activityId: param('activityId', registryId, { required: true, hostile: hostileIri, weight: 4 }) },
+      headers: apiHeaders(ctx, false),
+    }),
+};
+
 /**
  * One generator per route, keyed `METHOD /path` as Fastify lists it. HEAD uses the GET
  * generator. A route the app serves but this table lacks fails the coverage test: add its
@@ -1272,4 +1308,5 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'OPTIONS *': preflightRoute,
   ...IMPORT_FUZZERS,
   ...AUDIT_FUZZERS,
+  ...ACTIVITY_FUZZERS,
 };

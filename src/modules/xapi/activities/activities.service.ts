@@ -1,5 +1,6 @@
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { JsonObject } from '../statements/statement-validator.js';
+import { findRegisteredActivity } from '../../activities/activity-registry.service.js';
 import { findDefinitions, upsertDefinitions } from './activities.repository.js';
 
 /**
@@ -42,10 +43,17 @@ const isMap = (value: unknown): value is JsonObject => typeof value === 'object'
 export const canonicalDefinitions = (sql: SqlClient, tenantId: string, ids: readonly string[]) => findDefinitions(sql, tenantId, ids);
 
 /**
- * The Activity object of `GET /xapi/activities` (xAPI 2.0 Part 3 §2.5): its canonical
- * definition when a statement gave one, otherwise just the id (2.5.s2.b1).
+ * The Activity object of `GET /xapi/activities` (xAPI 2.0 Part 3 §2.5): the activity's
+ * definition as the activities registry holds it over the canonical one learnt from statements,
+ * otherwise just the id (2.5.s2.b1). The registry is the integrator's authoritative catalogue,
+ * so it wins field by field, and in `name` and `description` language by language; what only
+ * statements said (another language, `interactionType`…) stays (docs/activities.md, "The merge").
  */
 export async function getActivity(sql: SqlClient, tenantId: string, id: string): Promise<JsonObject> {
-  const definition = (await findDefinitions(sql, tenantId, [id])).get(id);
+  const [learnt, registered] = await Promise.all([
+    findDefinitions(sql, tenantId, [id]).then((definitions) => definitions.get(id)),
+    findRegisteredActivity(sql, tenantId, id),
+  ]);
+  const definition = registered ? mergeDefinition(learnt, registered.definition as JsonObject) : learnt;
   return definition === undefined ? { objectType: 'Activity', id } : { objectType: 'Activity', id, definition };
 }

@@ -1,0 +1,82 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { ApiError, describedOnly, pageOf } from '../../platform/http/common-schemas.js';
+import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
+import {
+  RegistryEntry,
+  RegistryItemQuery,
+  RegistryListQuery,
+  RegistryPutBody,
+  RegistryPutResponse,
+} from './activity-registry.schemas.js';
+import { listRegisteredActivities, readRegisteredActivity, registerActivities, type RegisteredActivity } from './activity-registry.service.js';
+
+export interface ActivityRegistryRoutesOptions {
+  sql: SqlClient;
+  /** Largest PUT body (bytes); larger ones get 413 (LEARNBASE_IMPORT_LIMIT_BYTES, as the imports). */
+  importLimitBytes: number;
+}
+
+const readErrors = { 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError };
+
+const toBody = (entry: RegisteredActivity): RegistryEntry => {
+  const { updated, ...fields } = entry;
+  return { ...fields, updated: updated.toISOString() };
+};
+
+/** `PUT /api/activities`, `GET /api/activities`, `GET /api/activities/item`: the activities registry (docs/activities.md). */
+export const activityRegistryRoutes: FastifyPluginAsyncTypebox<ActivityRegistryRoutesOptions> = async (app, { sql, importLimitBytes }) => {
+  app.put(
+    '/api/activities',
+    {
+      bodyLimit: importLimitBytes,
+      // activity-registry-rules.ts checks the body itself, naming every bad entry.
+      validatorCompiler: describedOnly,
+      schema: {
+        tags: ['activities'],
+        summary: 'Insert or replace registry entries',
+        description:
+          'Each entry replaces the stored one with its id; entries the body does not name stay. One transaction: refused as a ' +
+          'whole (400 `activities.invalid`, every problem in `details.problems` as `{index, id?, field, message}`) when any entry is bad.',
+        body: RegistryPutBody,
+        response: { 200: RegistryPutResponse, ...readErrors, 413: ApiError, 415: ApiError },
+      },
+    },
+    async (request) => {
+      const principal = tenantWidePrincipalOf(request);
+      return { stored: await registerActivities(sql, principal.tenant.id, request.body as unknown) };
+    },
+  );
+
+  app.get(
+    '/api/activities',
+    {
+      schema: {
+        tags: ['activities'],
+        summary: 'Registry entries in id order, by tag or parent',
+        querystring: RegistryListQuery,
+        response: { 200: Type.Array(RegistryEntry), ...readErrors },
+      },
+    },
+    async (request) => {
+      const principal = tenantWidePrincipalOf(request);
+      const { tag, parentId } = request.query;
+      const entries = await listRegisteredActivities(sql, principal.tenant.id, { tag, parentId }, pageOf(request.query));
+      return entries.map(toBody);
+    },
+  );
+
+  app.get(
+    '/api/activities/item',
+    {
+      schema: {
+        tags: ['activities'],
+        summary: 'One registry entry',
+        querystring: RegistryItemQuery,
+        response: { 200: RegistryEntry, ...readErrors },
+      },
+    },
+    async (request) => toBody(await readRegisteredActivity(sql, tenantWidePrincipalOf(request).tenant.id, request.query.activityId)),
+  );
+};

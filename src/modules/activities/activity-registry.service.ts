@@ -1,0 +1,71 @@
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { badRequest, notFound } from '../../platform/http/app-error.js';
+import { checkRegistryEntries, hierarchyProblems, storedParentsToRead, type RegistryProblem } from './activity-registry-rules.js';
+import {
+  findActivities,
+  findActivity,
+  findAncestorLinks,
+  lockRegistry,
+  upsertActivities,
+  type ActivityFilter,
+  type RegisteredActivity,
+} from './activity-registry.repository.js';
+
+export type { ActivityFilter, RegisteredActivity } from './activity-registry.repository.js';
+
+/** The registry's errors, `activities.reason` (docs/activities.md). */
+export const ActivityRegistryErrors = {
+  invalid: (problems: RegistryProblem[]) =>
+    badRequest(
+      'activities.invalid',
+      `${problems.length} problem${problems.length === 1 ? '' : 's'} in the activities (listed in details.problems, index counting from 0); nothing was stored.`,
+      { problems },
+    ),
+  notAnArray: () =>
+    badRequest('activities.invalid', 'The body must be a JSON array of registry entries; nothing was stored.', { problems: [] }),
+  notFound: (id: string) => notFound('activities.not_found', 'No registered activity has this id.', { activityId: id }),
+};
+
+/**
+ * `PUT /api/activities`: checks every entry and, when all are good, inserts or replaces them in
+ * one transaction; entries the body does not name stay as they were. The tenant's registry lock
+ * is taken before the stored hierarchy is read, so the unknown-parent and cycle checks see a tree
+ * no other write can change until this one commits. Returns how many entries were stored.
+ */
+export async function registerActivities(sql: SqlClient, tenantId: string, body: unknown): Promise<number> {
+  if (!Array.isArray(body)) throw ActivityRegistryErrors.notAnArray();
+  const checked = checkRegistryEntries(body);
+  await sql.transaction(async (tx) => {
+    await lockRegistry(tx, tenantId);
+    const stored = await findAncestorLinks(tx, tenantId, storedParentsToRead(checked.links));
+    const problems = [...checked.problems, ...hierarchyProblems(checked.links, stored)];
+    if (problems.length > 0) throw ActivityRegistryErrors.invalid(problems.sort((a, b) => a.index - b.index));
+    await upsertActivities(tx, tenantId, checked.entries);
+  });
+  return checked.entries.length;
+}
+
+/**
+ * The registry entry of `activityId`, or undefined. The launch (GET /api/activities/launch) and
+ * the Activities Resource read entries through this.
+ */
+export async function findRegisteredActivity(sql: SqlClient, tenantId: string, activityId: string): Promise<RegisteredActivity | undefined> {
+  return findActivity(sql, tenantId, activityId);
+}
+
+/** `GET /api/activities/item`: the entry, or 404 `activities.not_found`. */
+export async function readRegisteredActivity(sql: SqlClient, tenantId: string, activityId: string): Promise<RegisteredActivity> {
+  const activity = await findActivity(sql, tenantId, activityId);
+  if (!activity) throw ActivityRegistryErrors.notFound(activityId);
+  return activity;
+}
+
+/** `GET /api/activities`: a page of entries in id order. */
+export function listRegisteredActivities(
+  sql: SqlClient,
+  tenantId: string,
+  filter: ActivityFilter,
+  page: { limit: number; skip: number },
+): Promise<RegisteredActivity[]> {
+  return findActivities(sql, tenantId, filter, page);
+}
