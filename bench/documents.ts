@@ -24,7 +24,8 @@ import {
   integer,
   log,
   onCleanup,
-  onInterrupt,
+  load,
+  quantile,
   ROOT,
   startServer,
   UsageError,
@@ -301,40 +302,6 @@ interface CaseReport {
   target?: { requestsPerSecond: number; met: boolean };
 }
 
-interface LoadResult {
-  result: autocannon.Result;
-  /** Latency of every 2xx response in ms, sorted: autocannon's own histogram rounds to whole milliseconds. */
-  latencies: Float64Array;
-}
-
-let currentLoad: autocannon.Instance | undefined;
-onInterrupt(() => currentLoad?.stop());
-
-function load(target: Target, request: autocannon.Request, seconds: number, connections: number): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const latencies: number[] = [];
-    const instance = autocannon(
-      { url: target.base, connections, duration: seconds, pipelining: 1, timeout: 10, requests: [request] },
-      (error, result) => {
-        currentLoad = undefined;
-        if (error) reject(error instanceof Error ? error : new Error(String(error)));
-        else resolve({ result, latencies: Float64Array.from(latencies).sort() });
-      },
-    );
-    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
-    });
-    currentLoad = instance;
-  });
-}
-
-/** The q-quantile of sorted values (nearest rank), in ms with two decimals. */
-function quantile(sorted: Float64Array, q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const value = sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
-  return Math.round(value * 100) / 100;
-}
-
 async function runCase(
   name: CaseName,
   target: Target,
@@ -346,12 +313,12 @@ async function runCase(
   await definition.prepare(target);
   if (options.warmup > 0) {
     log(`${name}: warming up for ${options.warmup} s`);
-    await load(target, definition.request(target), options.warmup, options.connections);
+    await load(target.base, definition.request(target), options.warmup, options.connections);
   }
   log(`${name}: ${options.connections} connections for ${options.duration} s`);
   const before = await stats?.commits();
   const cpuBefore = await cpuSnapshot(serverPid, stats);
-  const { result, latencies } = await load(target, definition.request(target), options.duration, options.connections);
+  const { result, latencies } = await load(target.base, definition.request(target), options.duration, options.connections);
   const cpu = await cpuSince(cpuBefore, serverPid, stats);
   const after = await stats?.commits();
 

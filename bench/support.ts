@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import autocannon from 'autocannon';
 import pg from 'pg';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -187,4 +188,36 @@ export async function startServer(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error('the server did not answer /health within 60 s');
+}
+
+export interface LoadResult {
+  result: autocannon.Result;
+  /** Latency of every 2xx response in ms, sorted: autocannon's own histogram rounds to whole milliseconds. */
+  latencies: Float64Array;
+}
+
+let currentLoad: autocannon.Instance | undefined;
+
+/** Drives `request` against `url` with autocannon for `seconds` over `connections` keep-alive connections; Ctrl-C stops it. */
+export function load(url: string, request: autocannon.Request, seconds: number, connections: number): Promise<LoadResult> {
+  if (currentLoad === undefined) onInterrupt(() => currentLoad?.stop());
+  return new Promise((resolve, reject) => {
+    const latencies: number[] = [];
+    const instance = autocannon({ url, connections, duration: seconds, pipelining: 1, timeout: 10, requests: [request] }, (error, result) => {
+      currentLoad = undefined;
+      if (error) reject(error instanceof Error ? error : new Error(String(error)));
+      else resolve({ result, latencies: Float64Array.from(latencies).sort() });
+    });
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+    });
+    currentLoad = instance;
+  });
+}
+
+/** The q-quantile of sorted values (nearest rank), in ms with two decimals. */
+export function quantile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const value = sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
+  return Math.round(value * 100) / 100;
 }

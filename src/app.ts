@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppConfig } from './config.js';
+import { DEFAULTS, type AppConfig } from './config.js';
 import type { SqlClient } from './platform/database/sql-client.js';
 import { registerErrorHandler } from './platform/http/error-handler.js';
 import { registerStrictQueryIntegers } from './platform/http/strict-query-integers.js';
@@ -21,7 +21,12 @@ import { orgStructureRoutes } from './modules/imports/org-structure.routes.js';
 import { tenantSettingsRoutes } from './modules/tenancy/tenant-settings.routes.js';
 import { usersImportRoutes } from './modules/imports/users-import.routes.js';
 import { actorsRoutes } from './modules/actors/actors.routes.js';
+import { actorsSearchRoutes } from './modules/actors/actors-search.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
+import { CredentialService } from './modules/auth/credentials/credential.service.js';
+import { credentialRoutes } from './modules/auth/credentials/credential.routes.js';
+import { LaunchSessionService } from './modules/auth/launch/launch-session.service.js';
+import { launchRoutes } from './modules/auth/launch/launch.routes.js';
 import { activityRegistryRoutes } from './modules/activities/activity-registry.routes.js';
 import { LocalNotifications, type Notifications } from './platform/database/notifications.js';
 import { TokenService } from './modules/auth/oauth/token.service.js';
@@ -49,7 +54,7 @@ export interface BuildOptions {
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Query parameters that carry a credential: their values never reach the logs. */
-const SECRET_QUERY = /([?&](?:code|access_token|refresh_token|client_secret)=)[^&#]*/gi;
+const SECRET_QUERY = /([?&](?:code|access_token|refresh_token|client_secret|auth)=)[^&#]*/gi;
 export const redactQuerySecrets = (url: string): string => url.replace(SECRET_QUERY, '$1[redacted]');
 
 /** Builds the whole application on one database: platform plugins first, then the modules. */
@@ -140,9 +145,20 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   });
   await tokens.start();
   app.addHook('onClose', async () => tokens.stop());
+  const credentials = new CredentialService(sql, options.notifications ?? LocalNotifications.of(sql), {
+    cacheTtlMs: config.cacheTtlMs,
+    lifetimeSeconds: config.credentialTtlS ?? DEFAULTS.credentialTtlS,
+    onError: (error) => app.log.warn({ err: error }, 'could not announce a credential revocation to the other processes'),
+  });
+  await credentials.start();
+  app.addHook('onClose', async () => credentials.stop());
+  const launches = new LaunchSessionService(sql, credentials, {
+    cacheTtlMs: config.cacheTtlMs,
+    lifetimeSeconds: config.launchTokenTtlS ?? DEFAULTS.launchTokenTtlS,
+  });
 
   await app.register(xapiPlugin);
-  await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs, tokens });
+  await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs, tokens, credentials, launches });
   await app.register(oauthTokenEndpoints, { tokens });
   const signInPolicy = { ...DEFAULT_SIGN_IN_POLICY, ...options.signInPolicy };
   const throttle = new SignInThrottle(sql, signInPolicy);
@@ -168,9 +184,12 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   await app.register(agentsRoutes, { sql });
   await app.register(tenantSettingsRoutes, { sql, baseDomain: config.baseDomain });
   await app.register(usersImportRoutes, { sql, importLimitBytes: config.importLimitBytes, baseDomain: config.baseDomain });
-  await app.register(actorsRoutes, { sql, baseDomain: config.baseDomain });
+  await app.register(actorsRoutes, { sql, baseDomain: config.baseDomain, serviceDomain: config.serviceDomain ?? config.baseDomain });
   await app.register(importHistoryRoutes, { sql });
   await app.register(auditRoutes, { sql });
+  await app.register(actorsSearchRoutes, { sql, baseDomain: config.baseDomain, serviceDomain: config.serviceDomain ?? config.baseDomain });
+  await app.register(credentialRoutes, { credentials });
+  await app.register(launchRoutes, { launches, tenancy, baseDomain: config.baseDomain });
   await app.register(activityRegistryRoutes, { sql, importLimitBytes: config.importLimitBytes });
   await app.register(orgStructureRoutes, { sql, importLimitBytes: config.importLimitBytes });
 

@@ -16,6 +16,11 @@ export const AppConfig = Type.Object({
   host: Type.String({ minLength: 1 }),
   /** `{tenant}.{baseDomain}` names a tenant in the Host header. */
   baseDomain: Type.String({ minLength: 1, pattern: '^[a-z0-9.-]+$' }),
+  /**
+   * The host of the actor extension keys, `http://{serviceDomain}/api/ext/agent/attributes`
+   * (interface 2.6); a port may follow. Absent: `baseDomain`.
+   */
+  serviceDomain: Type.Optional(Type.String({ minLength: 1, pattern: '^[a-z0-9.-]+(:[0-9]{1,5})?$' })),
   /** Largest document body accepted, in bytes (413 above it). */
   documentLimitBytes: Type.Integer({ minimum: 1 }),
   /** Largest import body accepted (users, organisation, jobs), in bytes (413 above it). */
@@ -31,6 +36,10 @@ export const AppConfig = Type.Object({
   ]),
   /** How long a verified credential or a resolved tenant is reused by one process, in ms. */
   cacheTtlMs: Type.Integer({ minimum: 0 }),
+  /** Lifetime of a learner credential (POST /api/auth/basic), in seconds. Absent: DEFAULTS.credentialTtlS. */
+  credentialTtlS: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** Lifetime of a launch token handed to content (GET /api/activities/launch), in seconds. Absent: DEFAULTS.launchTokenTtlS. */
+  launchTokenTtlS: Type.Optional(Type.Integer({ minimum: 1 })),
   /**
    * Which reverse proxies' `X-Forwarded-For` / `-Proto` / `-Host` to believe (Fastify's
    * `trustProxy`): the client address the sign-in throttle counts, the scheme and host of the
@@ -71,6 +80,10 @@ export const DEFAULTS = {
   importLimitBytes: 100 * 1024 * 1024,
   logLevel: 'info',
   cacheTtlMs: 5_000,
+  // A learner credential is made per person by the integration and lasts a month (docs/provisioning.md).
+  credentialTtlS: 30 * 24 * 3600,
+  // A launch token lasts one long sitting of one piece of content.
+  launchTokenTtlS: 4 * 3600,
   // Node's own default is 60 s; 10 s is ample for any real client, even on a high-latency link.
   headersTimeoutMs: 10_000,
   // Bounds a trickled body. The largest document (16 MiB) still arrives in 60 s at about 2.3 Mbit/s;
@@ -134,10 +147,13 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     port: Number(flags.port ?? env.PORT ?? DEFAULTS.port),
     host: flags.host ?? env.HOST ?? DEFAULTS.host,
     baseDomain: (flags.baseDomain ?? env.LEARNBASE_BASE_DOMAIN ?? DEFAULTS.baseDomain).toLowerCase(),
+    serviceDomain: (env.LEARNBASE_SERVICE_DOMAIN?.trim() || flags.baseDomain || env.LEARNBASE_BASE_DOMAIN || DEFAULTS.baseDomain).toLowerCase(),
     documentLimitBytes: numberFrom(env.LEARNBASE_DOCUMENT_LIMIT_BYTES, DEFAULTS.documentLimitBytes),
     importLimitBytes: numberFrom(env.LEARNBASE_IMPORT_LIMIT_BYTES, DEFAULTS.importLimitBytes),
     logLevel: env.LOG_LEVEL ?? DEFAULTS.logLevel,
     cacheTtlMs: numberFrom(env.LEARNBASE_CACHE_TTL_MS, DEFAULTS.cacheTtlMs),
+    credentialTtlS: numberFrom(env.LEARNBASE_CREDENTIAL_TTL_S, DEFAULTS.credentialTtlS),
+    launchTokenTtlS: numberFrom(env.LEARNBASE_LAUNCH_TOKEN_TTL_S, DEFAULTS.launchTokenTtlS),
     trustProxy: parseTrustProxy(env.LEARNBASE_TRUST_PROXY),
     headersTimeoutMs: numberFrom(env.LEARNBASE_HEADERS_TIMEOUT_MS, DEFAULTS.headersTimeoutMs),
     requestTimeoutMs: numberFrom(env.LEARNBASE_REQUEST_TIMEOUT_MS, DEFAULTS.requestTimeoutMs),

@@ -113,6 +113,59 @@ describeEachBackend('GET /api/actors', (ctx) => {
     assert.equal(gone.extensions[ext('job')], undefined);
   });
 
+  it('lists the identified groups statements name as Groups with their members, and the members as Agents', async () => {
+    const tenant = await ctx.given.tenant();
+    const send = async (statement: Record<string, unknown>) => {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/xapi/statements',
+        headers: tenant.xapi,
+        payload: { verb: { id: 'http://adlnet.gov/expapi/verbs/attended' }, object: { id: 'http://example.com/meeting' }, ...statement },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+    };
+    const team = { objectType: 'Group', name: 'Team A', mbox: 'mailto:team-a@x', member: [{ name: 'Ann', mbox: 'mailto:ann@x' }, { account: { homePage: 'http://hr.x', name: 'B1' } }] };
+    await send({ actor: team });
+    // As object, instructor and team; an anonymous group is no actor, its members are.
+    await send({
+      actor: { mbox: 'mailto:ann@x' },
+      verb: { id: 'http://adlnet.gov/expapi/verbs/mentored' },
+      object: { objectType: 'Group', mbox: 'mailto:team-b@x', member: [] },
+      context: {
+        instructor: { objectType: 'Group', openid: 'http://x/faculty', name: 'Faculty' },
+        team: { objectType: 'Group', member: [{ mbox: 'mailto:cy@x', name: 'Cy' }] },
+      },
+    });
+    // Named again without members, then as an Agent: still the group with its members.
+    await send({ actor: { objectType: 'Group', mbox: 'mailto:team-a@x' } });
+    await send({ actor: { objectType: 'Agent', mbox: 'mailto:team-a@x' } });
+
+    const byKey = new Map((await listActors(ctx, tenant.headers)).filter((actor) => !isAuthority(tenant)(actor)).map((actor) => [actor.mbox ?? actor.openid ?? actor.account.name, actor]));
+    assert.deepEqual([...byKey.keys()].sort(), ['B1', 'http://x/faculty', 'mailto:ann@x', 'mailto:cy@x', 'mailto:team-a@x', 'mailto:team-b@x']);
+    assert.deepEqual(byKey.get('mailto:team-a@x'), {
+      objectType: 'Group',
+      name: 'Team A',
+      mbox: 'mailto:team-a@x',
+      member: [
+        { objectType: 'Agent', name: 'Ann', mbox: 'mailto:ann@x' },
+        { objectType: 'Agent', account: { homePage: 'http://hr.x', name: 'B1' } },
+      ],
+    });
+    assert.deepEqual(byKey.get('mailto:team-b@x'), { objectType: 'Group', mbox: 'mailto:team-b@x', member: [] });
+    assert.deepEqual(byKey.get('http://x/faculty'), { objectType: 'Group', name: 'Faculty', openid: 'http://x/faculty' });
+    assert.deepEqual(byKey.get('mailto:cy@x'), { objectType: 'Agent', name: 'Cy', mbox: 'mailto:cy@x' });
+    assert.deepEqual(byKey.get('B1'), { objectType: 'Agent', account: { homePage: 'http://hr.x', name: 'B1' } });
+
+    // The Agents resource still answers for a member.
+    const person = await ctx.app.inject({ method: 'GET', url: `/xapi/agents?agent=${encodeURIComponent('{"mbox":"mailto:ann@x"}')}`, headers: tenant.xapi });
+    assert.deepEqual(person.json(), { objectType: 'Person', name: ['Ann'], mbox: ['mailto:ann@x'] });
+
+    // A group sent with other members: they replace the stored ones.
+    await send({ actor: { ...team, member: [{ mbox: 'mailto:dee@x' }] } });
+    const [again] = (await listActors(ctx, tenant.headers, '?limit=1000')).filter((actor) => actor.mbox === 'mailto:team-a@x');
+    assert.deepEqual(again.member, [{ objectType: 'Agent', mbox: 'mailto:dee@x' }]);
+  });
+
   it('shows no other tenant’s actors, refuses a bad page and a missing credential', async () => {
     const mine = await ctx.given.tenant();
     const other = await ctx.given.tenant();
@@ -121,7 +174,7 @@ describeEachBackend('GET /api/actors', (ctx) => {
     assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/actors', headers: { 'x-svc-tenant': mine.name } })).statusCode, 401);
     const crossed = await ctx.app.inject({ method: 'GET', url: '/api/actors', headers: { ...other.headers, 'x-svc-tenant': mine.name } });
     assert.equal(crossed.statusCode, 401, "another tenant's key is refused");
-    for (const query of ['limit=0', 'limit=1001', 'skip=-1']) {
+    for (const query of ['limit=0', 'limit=1001', 'skip=-1', 'limit=abc']) {
       assert.equal((await ctx.app.inject({ method: 'GET', url: `/api/actors?${query}`, headers: mine.headers })).statusCode, 400, query);
     }
   });

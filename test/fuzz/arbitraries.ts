@@ -1256,6 +1256,144 @@ const ACTIVITY_FUZZERS: Record<string, RouteFuzzer> = {
     }),
 };
 
+/** Writing one agent (issue 14): PUT and POST /api/actors/agents, the same handler. */
+const upsertAttributesKey = fc.constantFrom('http://localhost/api/ext/agent/attributes', 'https://other.example.com:8443/api/ext/agent/attributes', 'http://example.com/ext/other');
+const upsertAgent = fc
+  .tuple(validAgent, fc.option(fc.string({ maxLength: 12 }), { nil: undefined }), fc.option(fc.dictionary(upsertAttributesKey, attributeMap, { maxKeys: 2 }), { nil: undefined }))
+  .map(([agent, name, extensions]) => ({ ...agent, ...(name === undefined ? {} : { name }), ...(extensions === undefined ? {} : { extensions }) }));
+const hostileUpsertAgent: fc.Arbitrary<unknown> = fc.oneof(
+  hostileAgent,
+  hostileJson.map((value) => ({ mbox: MBOXES[0], extensions: { 'http://localhost/api/ext/agent/attributes': value } })),
+  hostileJson.map((value) => ({ mbox: MBOXES[0], extensions: { 'http://localhost/api/ext/agent/attributes': { email: value } } })),
+  hostileJson.map((value) => ({ mbox: MBOXES[0], extensions: value })),
+  hostileText.map((text) => ({ mbox: MBOXES[0], extensions: { [`http://${text}/api/ext/agent/attributes`]: { email: text } } })),
+  hostileJson.map((value) => ({ mbox: MBOXES[0], name: value, member: value })),
+);
+const upsertBody = body(upsertAgent.map(toJson), JSON_TYPES, hostileUpsertAgent.map(toJson));
+const upsertRoute =
+  (method: 'PUT' | 'POST'): RouteFuzzer =>
+  (ctx) =>
+    route({
+      method,
+      path: '/api/actors/agents',
+      headers: { ...apiHeaders(ctx, false), 'svc-account-source': header(fc.constantFrom(undefined, 'hr-sync', ' crm '), hostileHeader) },
+      body: upsertBody,
+    });
+const ACTOR_UPSERT_FUZZERS: Record<string, RouteFuzzer> = {
+  'PUT /api/actors/agents': upsertRoute('PUT'),
+  'POST /api/actors/agents': upsertRoute('POST'),
+};
+
+/** Actor search and the attribute catalogue (issue 14): valid criteria, and hostile ones. */
+const SEARCH_FIELDS = [
+  'objectType', 'name', 'mbox', 'mbox_sha1sum', 'openid', 'account.homePage', 'account.name', 'attributes.email', 'attributes.positionNumber',
+  'organisation.id', 'organisation.attributes.site', 'organisation.ancestors.id', 'organisation.ancestors.attributes.site',
+  'job.id', 'job.name', 'job.attributes.grade', 'job.competencies.Name',
+];
+const searchCondition: fc.Arbitrary<unknown> = fc.oneof(
+  fc.record({ field: fc.constantFrom(...SEARCH_FIELDS), op: fc.constantFrom('eq', 'ne', 'contains', 'startsWith'), value: fc.oneof(entryId, fc.string({ maxLength: 8 })) }),
+  fc.record({ field: fc.constantFrom(...SEARCH_FIELDS), op: fc.constant('in'), value: fc.array(entryId, { minLength: 1, maxLength: 4 }) }),
+  fc.record({ field: fc.constantFrom(...SEARCH_FIELDS), op: fc.constant('exists'), value: fc.boolean() }, { requiredKeys: ['field', 'op'] }),
+  fc.record({
+    field: fc.constantFrom(...SEARCH_FIELDS),
+    op: fc.constantFrom('lt', 'lte', 'gt', 'gte'),
+    value: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom('2026-11-23', '2026-11-23T17:00:00Z', '0001-01-01', '9999-12-31T23:59:59.999999999-14:59')),
+  }),
+);
+const searchCriteria: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  node: fc.oneof(
+    { maxDepth: 4, depthIdentifier: 'criteria' },
+    { weight: 4, arbitrary: searchCondition },
+    { weight: 1, arbitrary: fc.constant({}) },
+    { weight: 1, arbitrary: fc.record({ and: fc.array(tie('node'), { minLength: 1, maxLength: 3, depthIdentifier: 'criteria' }) }) },
+    { weight: 1, arbitrary: fc.record({ or: fc.array(tie('node'), { minLength: 1, maxLength: 3, depthIdentifier: 'criteria' }) }) },
+    { weight: 1, arbitrary: fc.record({ not: tie('node') }) },
+  ),
+})).node;
+const nested = (depth: number, leaf: unknown) => Array.from({ length: depth }).reduce<unknown>((inner) => ({ not: inner }), leaf);
+const hostileCriteria: fc.Arbitrary<unknown> = fc.oneof(
+  hostileJson,
+  fc.record({ field: fc.oneof(hostileText, hostileText.map((text) => `attributes.${text}`)), op: fc.constantFrom('eq', 'exists', 'gt'), value: hostileJson }),
+  fc.record({ field: fc.constantFrom(...SEARCH_FIELDS), op: fc.oneof(hostileText, fc.constantFrom('like', 'regex', '$where', 'EQ')), value: hostileText }),
+  fc.record({ field: fc.constantFrom(...SEARCH_FIELDS), op: fc.constantFrom('eq', 'contains', 'startsWith', 'in'), value: fc.oneof(hostileText, fc.array(hostileText, { maxLength: 4 })) }),
+  fc.record({ field: fc.constantFrom('attributes.score', 'name', 'job.attributes.grade'), op: fc.constantFrom('lt', 'gte'), value: fc.oneof(hostileDate, hostileNumber, fc.constantFrom(1e308, -1e308, 5e-324)) }),
+  fc.constantFrom<unknown>(
+    { field: 'name', op: 'eq', value: "x' OR '1'='1" },
+    { field: "attributes.x' OR true --", op: 'exists' },
+    { field: 'name', op: 'contains', value: '%\\_\u0000' },
+    { field: 'name', op: 'in', value: Array.from({ length: 5_000 }, (_, i) => `n${i}`) },
+    { or: Array.from({ length: 500 }, () => ({ field: 'name', op: 'eq', value: 'x' })) },
+    { and: [] },
+    { and: [{}], or: [{}] },
+    nested(9, { field: 'name', op: 'eq', value: 'x' }),
+  ),
+  fc.integer({ min: 1, max: 12 }).chain((depth) => searchCondition.map((leaf) => nested(depth, leaf))),
+);
+const searchBody = body(
+  searchCriteria.map((criteria) => toJson({ criteria })),
+  JSON_TYPES,
+  fc.oneof(
+    hostileCriteria.map((criteria) => toJson({ criteria })),
+    fc.record({ criteria: searchCriteria, extra: hostileJson }).map(toJson),
+    hostileJson.map(toJson),
+    // 5,000 levels of not: built as text, JSON.stringify would overflow the stack.
+    fc.constant(`{"criteria":${'{"not":'.repeat(5_000)}{}${'}'.repeat(5_000)}}`),
+  ),
+);
+const ACTOR_SEARCH_FUZZERS: Record<string, RouteFuzzer> = {
+  'POST /api/actors/search': (ctx) => route({ method: 'POST', path: '/api/actors/search', query: pageQuery(), headers: apiHeaders(ctx, false), body: searchBody }),
+  'GET /api/actors/attributes': plainRoute('GET', '/api/actors/attributes', (ctx) => apiHeaders(ctx, false)),
+};
+
+/** Learner credentials and launch (issue 14): POST/DELETE /api/auth/basic, GET /api/activities/launch. */
+const credentialUsername = fc.oneof(fc.uuid(), fc.stringMatching(/^[A-Za-z0-9._-]{1,24}$/), fc.constantFrom('fuzz-learner', 'launch.x', 'a:b', 'x'.repeat(201)));
+const credentialBody = body(
+  fc
+    .record({ username: credentialUsername, password: fc.string({ minLength: 8, maxLength: 40 }), actor: validAgent })
+    .map(({ username, password, actor }) => toJson({ username, password, data: { actor } })),
+  JSON_TYPES,
+  fc.oneof(
+    hostileJson.map(toJson),
+    fc.record({ username: fc.oneof(hostileText, hostileJson), password: fc.oneof(hostileText, hostileJson), data: fc.oneof(hostileJson, hostileAgent.map((actor) => ({ actor }))) }, { requiredKeys: [] }).map(toJson),
+    fc.record({ username: credentialUsername, password: fc.string({ minLength: 1001, maxLength: 1100 }), data: fc.constant({ actor: { mbox: MBOXES[0] } }) }).map(toJson),
+  ),
+);
+const launchAuth = fc.oneof(
+  fc.tuple(credentialUsername, fc.string({ maxLength: 20 })).map(([username, password]) => `Basic ${base64(`${username}:${password}`)}`),
+  fc.tuple(fc.uuid(), fc.string({ maxLength: 20 })).map(([session, secret]) => `Basic ${base64(`launch.${'0'.repeat(32)}.${session}:${secret}`)}`),
+);
+const hostileLaunchAuth = fc.oneof(
+  hostileText,
+  hostileText.map((text) => `Basic ${base64(text)}`),
+  hostileText.map((text) => `Basic ${base64(`${text}:${text}`)}`),
+  fc.constantFrom('Basic', 'Basic ', 'Basic !!!', 'Bearer x', `Basic ${base64('launch.zz.zz:x')}`),
+);
+const CREDENTIAL_FUZZERS: Record<string, RouteFuzzer> = {
+  'POST /api/auth/basic': (ctx) =>
+    route({
+      method: 'POST',
+      path: '/api/auth/basic',
+      headers: { ...apiHeaders(ctx, false), 'svc-account-source': header(fc.constantFrom(undefined, 'hr-sync'), hostileHeader) },
+      body: credentialBody,
+    }),
+  'DELETE /api/auth/basic/:username': (ctx) =>
+    route({
+      method: 'DELETE',
+      path: fc.oneof({ weight: 4, arbitrary: credentialUsername }, { weight: 1, arbitrary: hostileText }).map((username) => `/api/auth/basic/${percentEncode(username)}`),
+      headers: { ...apiHeaders(ctx, false), 'svc-account-source': header(fc.constantFrom(undefined, 'hr-sync'), hostileHeader) },
+    }),
+  'GET /api/activities/launch': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/api/activities/launch',
+      query: {
+        activityId: param('activityId', fc.constantFrom(...ACTIVITIES, 'http://example.com/reg/a'), { required: true, hostile: hostileIri, weight: 4 }),
+        auth: param('auth', launchAuth, { required: true, hostile: hostileLaunchAuth, weight: 4 }),
+      },
+      headers: publicHeaders(ctx),
+    }),
+};
+
 /**
  * One generator per route, keyed `METHOD /path` as Fastify lists it. HEAD uses the GET
  * generator. A route the app serves but this table lacks fails the coverage test: add its
@@ -1308,5 +1446,8 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'OPTIONS *': preflightRoute,
   ...IMPORT_FUZZERS,
   ...AUDIT_FUZZERS,
+  ...CREDENTIAL_FUZZERS,
+  ...ACTOR_SEARCH_FUZZERS,
+  ...ACTOR_UPSERT_FUZZERS,
   ...ACTIVITY_FUZZERS,
 };

@@ -5,19 +5,39 @@ import { getTenantSettings } from '../tenancy/tenant-settings.service.js';
 import { toAgent, type ActorLinks, type StoredActor } from './actor-attributes.js';
 import { findActors } from './actor.repository.js';
 
+/** The two domains an actor is shown with. */
+export interface ActorDomains {
+  /** The tenants' base domain: the default accountHomePage of the tenant settings. */
+  baseDomain: string;
+  /** The host of the extension keys, `http://{serviceDomain}/api/ext/agent/…`. */
+  serviceDomain: string;
+}
+
 /**
- * A page of the tenant's actors as Agents (interface 2.6), each imported user enriched with the
- * organisation entry and the job its attributes link to. The links are read now, not at import:
- * re-importing the organisation or the jobs changes what every linked user shows.
+ * A page of the tenant's actors as Agents and Groups (interface 2.6), each enriched as
+ * `showActors` says.
  */
 export async function listActors(
   sql: SqlClient,
   tenant: Pick<Tenant, 'id' | 'name'>,
   page: { limit: number; skip: number },
-  baseDomain: string,
+  domains: ActorDomains,
 ): Promise<Record<string, unknown>[]> {
-  const actors = await findActors(sql, tenant.id, page.limit, page.skip);
-  const settings = await getTenantSettings(sql, tenant, baseDomain);
+  return showActors(sql, tenant, await findActors(sql, tenant.id, page.limit, page.skip), domains);
+}
+
+/**
+ * Stored actors as interface 2.6 shows them, each with attributes enriched with the organisation
+ * entry and the job they link to. The links are read now, not at import: re-importing the
+ * organisation or the jobs changes what every linked user shows.
+ */
+export async function showActors(
+  sql: SqlClient,
+  tenant: Pick<Tenant, 'id' | 'name'>,
+  actors: readonly StoredActor[],
+  domains: ActorDomains,
+): Promise<Record<string, unknown>[]> {
+  const settings = await getTenantSettings(sql, tenant, domains.baseDomain);
   // Own properties only: an attribute setting named "toString" must not read Object.prototype's.
   const valueOf = (actor: StoredActor, attribute: string | null) =>
     attribute && actor.attributes && Object.hasOwn(actor.attributes, attribute) ? actor.attributes[attribute] : undefined;
@@ -33,6 +53,6 @@ export async function listActors(
     const jobId = valueOf(actor, settings.jobAttribute);
     if (organisationId && organisations.has(organisationId)) links.organisation = organisations.get(organisationId);
     if (jobId && jobs.has(jobId)) links.job = jobs.get(jobId);
-    return toAgent(actor, links, baseDomain);
+    return toAgent(actor, links, domains.serviceDomain);
   });
 }

@@ -1,47 +1,104 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { ApiError, PageQuery, pageOf } from '../../platform/http/common-schemas.js';
+import { ApiError, PageQuery, describedOnly, pageOf } from '../../platform/http/common-schemas.js';
+import { sourceOfHeader } from '../audit/audit.service.js';
 import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
 import { listActors } from './actor.service.js';
+import { upsertAgent } from './agent-upsert.service.js';
 
 export interface ActorsRoutesOptions {
   sql: SqlClient;
-  /** The service domain of the extension keys, `http://{baseDomain}/api/ext/agent/…`. */
+  /** The tenants' base domain: the default accountHomePage of the tenant settings. */
   baseDomain: string;
+  /** The host of the extension keys, `http://{serviceDomain}/api/ext/agent/…` (LEARNBASE_SERVICE_DOMAIN). */
+  serviceDomain: string;
 }
 
 const ActorsQuery = PageQuery('actors');
 
-const Agent = Type.Object(
+const Account = Type.Object({ homePage: Type.String(), name: Type.String() });
+const Identifiers = {
+  mbox: Type.Optional(Type.String({ examples: ['mailto:ada@example.com'] })),
+  mbox_sha1sum: Type.Optional(Type.String()),
+  openid: Type.Optional(Type.String()),
+  account: Type.Optional(Account),
+};
+
+const Member = Type.Object({ objectType: Type.Literal('Agent'), name: Type.Optional(Type.String()), ...Identifiers });
+
+const Actor = Type.Object(
   {
-    objectType: Type.Literal('Agent'),
+    objectType: Type.Union([Type.Literal('Agent'), Type.Literal('Group')]),
     name: Type.Optional(Type.String()),
-    mbox: Type.Optional(Type.String()),
-    mbox_sha1sum: Type.Optional(Type.String()),
-    openid: Type.Optional(Type.String()),
-    account: Type.Optional(Type.Object({ homePage: Type.String(), name: Type.String() })),
+    ...Identifiers,
+    member: Type.Optional(Type.Array(Member, { description: 'A group’s members as a statement last gave them.' })),
     extensions: Type.Optional(Type.Object({}, { additionalProperties: true })),
   },
-  { description: 'An actor (interface 2.6); docs/imports.md, "Actors", describes the extensions.' },
+  { description: 'An actor (interface 2.6): docs/actors.md, "Listing actors", describes the groups and the extensions.' },
 );
 
-/** `GET /api/actors`: every actor of the tenant, imported or named by statements. */
-export const actorsRoutes: FastifyPluginAsyncTypebox<ActorsRoutesOptions> = async (app, { sql, baseDomain }) => {
+const AgentBody = Type.Object(
+  {
+    objectType: Type.Optional(Type.Literal('Agent')),
+    name: Type.Optional(Type.String({ examples: ['Ada Lovelace'] })),
+    ...Identifiers,
+    extensions: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'Under `http://{any host}/api/ext/agent/attributes`: the attributes, an object of string values (replacing the stored ones). Other keys are ignored.',
+      }),
+    ),
+  },
+  {
+    description:
+      'An xAPI Agent with exactly one identifier (mbox, mbox_sha1sum, openid or account). docs/actors.md, "Writing one agent", gives the rules and how it is matched.',
+  },
+);
+
+const UpsertHeaders = Type.Object({
+  'svc-account-source': Type.Optional(Type.String({ description: 'Free text stored with the write in the audit log (at most 200 characters).', examples: ['hr-sync'] })),
+});
+
+/** `GET /api/actors` and `PUT|POST /api/actors/agents`: the tenant's actors, and writing one agent. */
+export const actorsRoutes: FastifyPluginAsyncTypebox<ActorsRoutesOptions> = async (app, { sql, baseDomain, serviceDomain }) => {
+  const domains = { baseDomain, serviceDomain };
+
   app.get(
     '/api/actors',
     {
       schema: {
         tags: ['actors'],
-        summary: 'The tenant’s actors, in a stable order, with their attributes and links',
+        summary: 'The tenant’s actors, agents and groups, in a stable order, with their attributes and links',
         querystring: ActorsQuery,
-        response: { 200: Type.Array(Agent), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
+        response: { 200: Type.Array(Actor), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
       },
     },
     async (request) => {
       const principal = tenantWidePrincipalOf(request);
-      const agents = await listActors(sql, principal.tenant, pageOf(request.query), baseDomain);
-      return agents as Static<typeof Agent>[];
+      const agents = await listActors(sql, principal.tenant, pageOf(request.query), domains);
+      return agents as Static<typeof Actor>[];
     },
   );
+
+  // POST does the same as PUT: the interface's provisioning guide calls the path with POST.
+  app.route({
+    method: ['PUT', 'POST'],
+    url: '/api/actors/agents',
+    // The rules (agent-upsert.ts) check the body and name each problem as actors.invalid_agent.
+    validatorCompiler: describedOnly,
+    schema: {
+      tags: ['actors'],
+      summary: 'Updates the agent matching the identifier (else a unique attribute), or creates it; answers the stored actor',
+      headers: UpsertHeaders,
+      body: AgentBody,
+      response: { 200: Actor, 201: Actor, 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 409: ApiError, 415: ApiError },
+    },
+    handler: async (request, reply) => {
+      const principal = tenantWidePrincipalOf(request);
+      const source = sourceOfHeader(request.headers['svc-account-source']);
+      const { created, actor } = await upsertAgent(sql, principal, request.body, source, domains);
+      return reply.status(created ? 201 : 200).send(actor as Static<typeof Actor>);
+    },
+  });
 };

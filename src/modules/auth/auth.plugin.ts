@@ -5,8 +5,10 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest } from '../../platform/http/app-error.js';
 import { hashSecret } from '../../platform/secrets.js';
 import type { TenancyService, Tenant } from '../tenancy/tenancy.service.js';
-import { tenantIdOfApiKey, verifyApiKey } from './api-keys/api-key.service.js';
+import { tenantIdOfApiKey, verifyApiKey as verifyApiKeySecret } from './api-keys/api-key.service.js';
 import type { TokenService } from './oauth/token.service.js';
+import { credentialRefusal, type CredentialService } from './credentials/credential.service.js';
+import { parseLaunchUsername, type LaunchSessionService } from './launch/launch-session.service.js';
 import { isTenantWide, type Principal } from './principal.js';
 import { tenantNameOfHost } from '../tenancy/tenant-host.js';
 
@@ -29,6 +31,10 @@ export interface AuthPluginOptions {
   cacheTtlMs: number;
   /** Checks Bearer access tokens (cached per process, evicted on revocation). */
   tokens: TokenService;
+  /** Checks learner credentials (Basic username/password of POST /api/auth/basic; cached, evicted on revocation). */
+  credentials: CredentialService;
+  /** Checks launch tokens (the `auth` handed to launched content). */
+  launches: LaunchSessionService;
 }
 
 /** RFC 9745: the date Basic authentication with API keys was deprecated (2026-01-01), as a Structured Field Date. */
@@ -75,7 +81,7 @@ export const authPlugin = fp<AuthPluginOptions>(
       let principal: Principal;
       switch (scheme.toLowerCase()) {
         case 'basic':
-          principal = await basicPrincipal(header, value);
+          principal = await basicPrincipal(header, value, tenant);
           break;
         case 'bearer':
           principal = await bearerPrincipal(value);
@@ -96,14 +102,60 @@ export const authPlugin = fp<AuthPluginOptions>(
       return principal;
     }
 
-    async function basicPrincipal(header: string, value: string): Promise<Principal> {
+    /**
+     * Basic carries three credentials, told apart by the user-id: an API key (`lb_<tenant hex>_…`),
+     * a launch token (`launch.<tenant hex>.<session>`), or else a learner credential's username,
+     * looked up in the tenant the request names. Learner credentials and launch tokens are cached
+     * by their services, which evict them on revocation.
+     */
+    async function basicPrincipal(header: string, value: string, tenant: Tenant | undefined): Promise<Principal> {
       const cacheKey = hashSecret(header).toString('base64');
-      let principal = verified.get(cacheKey);
-      if (!principal) {
-        principal = await verifyBasic(value);
-        verified.set(cacheKey, principal);
-      }
+      const cached = verified.get(cacheKey);
+      if (cached) return cached;
+      const { username, password } = decodeBasic(value);
+      if (parseLaunchUsername(username)) return launchPrincipal(username, password);
+      if (!tenantIdOfApiKey(username)) return actorPrincipal(username, password, tenant);
+      const principal = await verifyApiKey(username, password);
+      verified.set(cacheKey, principal);
       return principal;
+    }
+
+    /** A learner credential (POST /api/auth/basic): acts for its one actor, in the tenant the request names. */
+    async function actorPrincipal(username: string, password: string, tenant: Tenant | undefined): Promise<Principal> {
+      if (!tenant) {
+        throw unauthorized(
+          'A learner credential belongs to one tenant, and none was named: name it with the X-SVC-Tenant header or the sub-domain ' +
+            `{tenant}.${options.baseDomain}.`,
+        );
+      }
+      const check = await options.credentials.verify(tenant.id, username, password);
+      if (!check.valid) throw unauthorized(credentialRefusal(check.reason));
+      return { kind: 'actor', tenant, id: username, agentKey: check.credential.agentKey };
+    }
+
+    /** A launch token: its actor's data about its activity and registration only. */
+    async function launchPrincipal(username: string, secret: string): Promise<Principal> {
+      const check = await options.launches.checkToken(username, secret);
+      if (!check.valid) {
+        throw unauthorized(
+          check.reason === 'expired'
+            ? 'The launch token expired; launch the content again.'
+            : check.reason === 'revoked'
+              ? 'The launch token ended: the learner credential that launched it was revoked.'
+              : 'The launch token is not valid.',
+        );
+      }
+      const { grant } = check;
+      const tenant = await options.tenancy.findById(grant.tenantId);
+      if (!tenant) throw unauthorized('The launch token is not valid.');
+      return {
+        kind: 'launch',
+        tenant,
+        id: grant.sessionId,
+        agentKey: grant.agentKey,
+        activityId: grant.activityId,
+        registration: grant.registration,
+      };
     }
 
     /** RFC 6750 §2.1: an access token of the OAuth flow; its admin may do everything in the token's tenant. */
@@ -123,15 +175,10 @@ export const authPlugin = fp<AuthPluginOptions>(
       return { kind: 'admin', tenant, id: check.grant.adminId };
     }
 
-    async function verifyBasic(encoded: string): Promise<Principal> {
-      const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      if (colon < 0) throw unauthorized('The Basic credential is malformed: expected base64 of "key:secret".');
-      const key = decoded.slice(0, colon);
-      const secret = decoded.slice(colon + 1);
+    async function verifyApiKey(key: string, secret: string): Promise<Principal> {
       const tenantId = tenantIdOfApiKey(key);
       const tenant = tenantId ? await options.tenancy.findById(tenantId) : undefined;
-      if (!tenant || !(await verifyApiKey(options.sql, tenant.id, key, secret))) {
+      if (!tenant || !(await verifyApiKeySecret(options.sql, tenant.id, key, secret))) {
         throw unauthorized('The credential is not valid.');
       }
       return { kind: 'api_key', tenant, id: key };
@@ -139,6 +186,13 @@ export const authPlugin = fp<AuthPluginOptions>(
   },
   { name: 'auth' },
 );
+
+function decodeBasic(encoded: string): { username: string; password: string } {
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw unauthorized('The Basic credential is malformed: expected base64 of "username:password".');
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
 
 /** The API and the LRS need a credential; the sign-in pages and the API reference do not. */
 const isProtectedPath = (url: string) => /^\/(api|xapi)(\/|\?|$)/.test(url);
@@ -158,7 +212,7 @@ function invalidToken(message: string): AppError {
  * The tenant name the request itself gives: the X-SVC-Tenant header or a `{tenant}.{baseDomain}`
  * Host. Both present and different: 400.
  */
-function namedTenant(request: FastifyRequest, baseDomain: string): string | undefined {
+export function namedTenant(request: FastifyRequest, baseDomain: string): string | undefined {
   const header = request.headers['x-svc-tenant'];
   const fromHeader = typeof header === 'string' && header.trim() !== '' ? header.trim().toLowerCase() : undefined;
   const fromHost = tenantNameOfHost(request.headers.host, baseDomain);

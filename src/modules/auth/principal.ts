@@ -15,6 +15,8 @@ export interface Principal {
   agentKey?: string;
   /** Set for `launch`: the only activity the principal may read and write for. */
   activityId?: string;
+  /** Set for `launch`: the registration (UUID, lower case) of the launch; its state and statements only. */
+  registration?: string;
 }
 
 /** True for principals allowed to manage everything in their tenant. */

@@ -8,22 +8,6 @@ import type { Identifier } from './user-import.js';
  * transaction around all of them.
  */
 
-/** The stored holders of the given unique values. */
-export async function findIdentifierHolders(
-  sql: SqlClient,
-  tenantId: string,
-  identifiers: readonly Identifier[],
-): Promise<Array<Identifier & { agentKey: string }>> {
-  if (identifiers.length === 0) return [];
-  const { rows } = await sql.query<{ attribute: string; value: string; agent_key: string }>(
-    `SELECT i.attribute, i.value, i.agent_key
-       FROM unnest($2::text[], $3::text[]) AS wanted(attribute, value)
-       JOIN actor_identifiers i ON i.tenant_id = $1 AND i.attribute = wanted.attribute AND i.value = wanted.value`,
-    [tenantId, identifiers.map((identifier) => identifier.attribute), identifiers.map((identifier) => identifier.value)],
-  );
-  return rows.map((row) => ({ attribute: row.attribute, value: row.value, agentKey: row.agent_key }));
-}
-
 /** Which of `agentKeys` exist, and whether an import made (or adopted) each: `imported`. */
 export async function findActorKeys(sql: SqlClient, tenantId: string, agentKeys: readonly string[]): Promise<Map<string, boolean>> {
   if (agentKeys.length === 0) return new Map();

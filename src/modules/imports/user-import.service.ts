@@ -18,7 +18,8 @@ import {
   type UserImportMessage,
   type UserImportSummary,
 } from './user-import.js';
-import { findActorKeys, findIdentifierHolders, inBatches, insertActors, replaceIdentifiers, updateActors } from './user-import.repository.js';
+import { findIdentifierHolders } from '../actors/actor-identifiers.repository.js';
+import { findActorKeys, inBatches, insertActors, replaceIdentifiers, updateActors } from './user-import.repository.js';
 
 export interface UserImportRequest {
   users: unknown[];

@@ -9,16 +9,29 @@ export interface SeenAgent {
   names: string[];
 }
 
-/** Adds the names statements gave to agents (one entry per key; the caller dedupes). */
-export async function upsertAgents(sql: SqlClient, tenantId: string, agents: readonly SeenAgent[], updated: string): Promise<void> {
+export interface NamedActor extends SeenAgent {
+  /** 'Group' for an identified group. */
+  objectType: 'Agent' | 'Group';
+  /** A group's members as sent (IFI and name each); absent: none sent, the stored ones stay. */
+  members?: JsonObject[];
+}
+
+/**
+ * Adds the names statements gave to agents and identified groups (one entry per key; the caller
+ * dedupes). A key once named as a group stays a group (an agent naming it later does not turn it
+ * back); a group's members are replaced when a statement sends them.
+ */
+export async function upsertAgents(sql: SqlClient, tenantId: string, agents: readonly NamedActor[], updated: string): Promise<void> {
   if (agents.length === 0) return;
   await sql.query(
-    `INSERT INTO actors AS existing (tenant_id, agent_key, ifi, names, updated)
-     SELECT $1, r.key, r.ifi, ARRAY(SELECT jsonb_array_elements_text(r.names)), $3::timestamptz
-       FROM jsonb_to_recordset($2::jsonb) AS r(key text, ifi jsonb, names jsonb)
+    `INSERT INTO actors AS existing (tenant_id, agent_key, ifi, names, updated, object_type, members)
+     SELECT $1, r.key, r.ifi, ARRAY(SELECT jsonb_array_elements_text(r.names)), $3::timestamptz, r."objectType", r.members
+       FROM jsonb_to_recordset($2::jsonb) AS r(key text, ifi jsonb, names jsonb, "objectType" text, members jsonb)
      ON CONFLICT (tenant_id, agent_key) DO UPDATE
         SET names = ARRAY(SELECT DISTINCT unnest(existing.names || EXCLUDED.names) ORDER BY 1),
-            updated = EXCLUDED.updated`,
+            updated = EXCLUDED.updated,
+            object_type = CASE WHEN EXCLUDED.object_type = 'Group' THEN 'Group' ELSE existing.object_type END,
+            members = coalesce(EXCLUDED.members, existing.members)`,
     [tenantId, JSON.stringify(agents), updated],
   );
 }

@@ -1,19 +1,20 @@
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { AgentIdentifier } from '../agent.js';
+import type { Person } from '../statements/statement-model.js';
 import type { Json, JsonObject } from '../statements/statement-validator.js';
 import { findAgent, upsertAgents } from './agents.repository.js';
 
-/** Records the agents statements named, with any names given to them there. */
-export async function recordAgents(
-  sql: SqlClient,
-  tenantId: string,
-  seen: ReadonlyArray<{ key: string; ifi: JsonObject; name?: string }>,
-  updated: string,
-): Promise<void> {
-  const agents = new Map<string, { key: string; ifi: JsonObject; names: Set<string> }>();
+/**
+ * Records the agents and identified groups statements named, with any names given to them there.
+ * A key named as a group in any of them is a group; its members are the last ones sent.
+ */
+export async function recordAgents(sql: SqlClient, tenantId: string, seen: readonly Person[], updated: string): Promise<void> {
+  const agents = new Map<string, { key: string; ifi: JsonObject; names: Set<string>; objectType?: 'Group'; members?: JsonObject[] }>();
   for (const person of seen) {
     const entry = agents.get(person.key) ?? { key: person.key, ifi: person.ifi, names: new Set<string>() };
     if (person.name !== undefined) entry.names.add(person.name);
+    if (person.objectType === 'Group') entry.objectType = 'Group';
+    if (person.members !== undefined) entry.members = person.members;
     agents.set(person.key, entry);
   }
   await upsertAgents(
@@ -22,7 +23,13 @@ export async function recordAgents(
     // In key order, so two batches upserting the same agents lock their rows in one order.
     [...agents.values()]
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-      .map((entry) => ({ key: entry.key, ifi: entry.ifi, names: [...entry.names] })),
+      .map((entry) => ({
+        key: entry.key,
+        ifi: entry.ifi,
+        names: [...entry.names],
+        objectType: entry.objectType ?? 'Agent',
+        ...(entry.members !== undefined ? { members: entry.members } : {}),
+      })),
     updated,
   );
 }

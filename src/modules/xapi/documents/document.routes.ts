@@ -119,13 +119,27 @@ function address(resource: DocumentResource, request: FastifyRequest, needsId: b
   return { scope, key, since };
 }
 
-/** Actor credentials and launch tokens reach only their own agent's (and activity's) documents. */
-function authorize(principal: Principal, scope: DocumentScope): void {
-  if (principal.agentKey !== undefined && scope.agentKey !== '' && scope.agentKey !== principal.agentKey) {
-    throw DocumentErrors.forbidden('another agent');
-  }
+/**
+ * Actor credentials and launch tokens reach only their own agent's (and activity's) documents
+ * (docs/provisioning.md, "What learner credentials and launch tokens may do"):
+ * - state: their agent's; a launch token's, only for its activity and its registration;
+ * - agent profile: their agent's; read only for a launch token;
+ * - activity profile: read only (shared by every learner); a launch token's, its activity's only.
+ */
+function authorize(principal: Principal, scope: DocumentScope, method: string): void {
+  if (principal.agentKey === undefined) return;
+  const reads = method === 'GET' || method === 'HEAD';
+  if (scope.agentKey !== '' && scope.agentKey !== principal.agentKey) throw DocumentErrors.forbidden('another agent');
   if (principal.activityId !== undefined && scope.activityId !== '' && scope.activityId !== principal.activityId) {
     throw DocumentErrors.forbidden('another activity');
+  }
+  if (scope.kind === 'activity_profile' && !reads) throw DocumentErrors.forbidden('an activity profile for writing (they are read only to learners)');
+  if (principal.kind !== 'launch') return;
+  if (scope.kind === 'agent_profile' && !reads) throw DocumentErrors.forbidden('an agent profile for writing (read only to a launch token)');
+  if (scope.kind === 'state' && scope.registration !== principal.registration) {
+    throw DocumentErrors.forbidden(
+      scope.registration === undefined ? 'no registration (send the registration the launch handed over)' : 'another registration',
+    );
   }
 }
 
@@ -200,7 +214,7 @@ export function registerDocumentRoutes(app: FastifyInstance, sql: SqlClient, res
   });
   const tenantOf = (request: FastifyRequest, scope: DocumentScope) => {
     const principal = principalOf(request);
-    authorize(principal, scope);
+    authorize(principal, scope, request.method);
     return principal.tenant.id;
   };
   const badRequest = Type.Union([SeedValidationError, ApiError]);

@@ -61,8 +61,23 @@ export interface StatementIndex {
   activities: Map<string, boolean>;
   /** Activity definitions the statement carries, in order: the last one wins as canonical. */
   definitions: Array<{ id: string; definition: JsonObject }>;
-  /** Every agent named, with the name it was given there, for the Agents resource. */
-  people: Array<{ key: string; ifi: JsonObject; name?: string }>;
+  /**
+   * Every agent and identified group named, with the name it was given there, for the Agents
+   * resource and the actor store; a group with `objectType` 'Group' and, when sent, its members.
+   */
+  people: Person[];
+}
+
+/** An agent or identified group a statement names. */
+export interface Person {
+  key: string;
+  /** The IFI alone. */
+  ifi: JsonObject;
+  name?: string;
+  /** Set for an identified group only. */
+  objectType?: 'Group';
+  /** An identified group's members as sent (IFI and name each); absent when it was sent without. */
+  members?: JsonObject[];
 }
 
 export function indexStatement(statement: JsonObject): StatementIndex {
@@ -79,14 +94,26 @@ export function indexStatement(statement: JsonObject): StatementIndex {
     definitions: [],
     people: [],
   };
+  const personOf = (agent: JsonObject): Person => {
+    const { key, agent: ifi } = parseAgent({ ...agent, objectType: undefined });
+    return { key, ifi: ifi as JsonObject, ...(typeof agent.name === 'string' ? { name: agent.name } : {}) };
+  };
   const addAgent = (value: Json | undefined, direct: boolean) => {
     if (!isObject(value)) return;
-    const members = Array.isArray(value.member) ? value.member : [];
-    for (const agent of [value, ...members]) {
-      if (!isObject(agent) || !hasIfi(agent)) continue;
-      const { key, agent: ifi } = parseAgent({ ...agent, objectType: undefined });
-      index.agents.set(key, direct || index.agents.get(key) === true);
-      index.people.push({ key, ifi: ifi as JsonObject, ...(typeof agent.name === 'string' ? { name: agent.name } : {}) });
+    const members = (Array.isArray(value.member) ? value.member : []).filter((member): member is JsonObject => isObject(member) && hasIfi(member));
+    const people = members.map(personOf);
+    if (hasIfi(value)) {
+      const person = personOf(value);
+      // An identified group is an actor of its own (interface 2.6), stored with its members.
+      if (value.objectType === 'Group') {
+        person.objectType = 'Group';
+        if (Array.isArray(value.member)) person.members = people.map((member) => ({ ...(member.name !== undefined ? { name: member.name } : {}), ...member.ifi }));
+      }
+      people.unshift(person);
+    }
+    for (const person of people) {
+      index.agents.set(person.key, direct || index.agents.get(person.key) === true);
+      index.people.push(person);
     }
   };
   const addActivity = (value: Json | undefined, direct: boolean) => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { Principal } from '../../auth/principal.js';
-import { parseAgentParameter } from '../agent.js';
+import { parseAgent, parseAgentParameter } from '../agent.js';
 import {
   canonicalFormat,
   completeStatement,
@@ -42,7 +42,8 @@ const SINGLE_PARAMETERS = new Set(['format', 'attachments']);
 
 /**
  * The authority the LRS puts on statements stored with this credential (xAPI 2.0 Part 2
- * §2.4.9): for an API key, an Agent whose account is the key at this server.
+ * §2.4.9): an Agent whose account, at this server, is the credential's id: the API key, the
+ * admin id, the learner credential's username, or the launch session's id.
  */
 export function authorityOf(principal: Principal, baseUrl: string): JsonObject {
   return { objectType: 'Agent', account: { homePage: baseUrl, name: principal.id } };
@@ -69,7 +70,7 @@ export async function storeStatements(
   batch.forEach((item, index) =>
     validateStatement(item, Array.isArray(body) ? `statements[${index}]` : 'statement', { version: caller.version }),
   );
-  const sent = batch as JsonObject[];
+  const sent = withLaunchRegistration(caller.principal, batch as JsonObject[]);
 
   const ids: string[] = [];
   const seen = new Set<string>();
@@ -124,15 +125,58 @@ async function recordDefinitionsAndAgents(sql: SqlClient, tenantId: string, item
 }
 
 /**
- * Actor credentials and launch tokens write only statements by their own actor (and, for a
- * launch, about their own activity); admins and API keys write anything in their tenant.
+ * A launch token's statements belong to its registration: one without `context.registration`
+ * gets it (content that does not send it still files its statements under the launch); one with
+ * another is refused in assertMayWrite.
+ */
+function withLaunchRegistration(principal: Principal, statements: JsonObject[]): JsonObject[] {
+  if (principal.registration === undefined) return statements;
+  return statements.map((statement) => {
+    const context = (statement.context ?? {}) as JsonObject;
+    if (context.registration !== undefined) return statement;
+    return { ...statement, context: { ...context, registration: principal.registration as string } };
+  });
+}
+
+/** The agent keys of a statement's actor: the agent, or a group and its members. */
+function actorKeys(statement: JsonObject): Set<string> {
+  const actor = statement.actor as JsonObject;
+  const members = Array.isArray(actor.member) ? actor.member : [];
+  const keys = new Set<string>();
+  for (const agent of [actor, ...members]) {
+    if (typeof agent !== 'object' || agent === null || Array.isArray(agent)) continue;
+    if (!['mbox', 'mbox_sha1sum', 'openid', 'account'].some((ifi) => (agent as JsonObject)[ifi] !== undefined)) continue;
+    keys.add(parseAgent({ ...agent, objectType: undefined }).key);
+  }
+  return keys;
+}
+
+/** True when the statement's object, or one of its context activities, is this activity. */
+function isAbout(statement: JsonObject, activityId: string): boolean {
+  const object = statement.object as JsonObject;
+  if ((object.objectType === undefined || object.objectType === 'Activity') && object.id === activityId) return true;
+  const context = statement.context as JsonObject | undefined;
+  const lists = context && typeof context.contextActivities === 'object' && context.contextActivities !== null ? Object.values(context.contextActivities) : [];
+  return lists.some((list) => (Array.isArray(list) ? list : [list]).some((activity) => (activity as JsonObject | null)?.id === activityId));
+}
+
+/**
+ * Actor credentials and launch tokens write only statements whose actor is their own agent (or a
+ * group with it as a member); a launch token, only about its own activity (the object or a
+ * context activity) and in its own registration. Admins and API keys write anything in their tenant.
  */
 function assertMayWrite(principal: Principal, item: NewStatement): void {
-  if (principal.agentKey !== undefined && item.index.agents.get(principal.agentKey) !== true) {
-    throw StatementErrors.forbidden('This credential may only store statements whose actor is its own agent.');
+  if (principal.agentKey === undefined) return;
+  if (!actorKeys(item.statement).has(principal.agentKey)) {
+    throw StatementErrors.forbidden('This credential may only store statements whose actor is its own agent (or a group with it as a member).');
   }
-  if (principal.activityId !== undefined && !item.index.activities.has(principal.activityId)) {
-    throw StatementErrors.forbidden('This credential may only store statements about its own activity.');
+  if (principal.activityId !== undefined && !isAbout(item.statement, principal.activityId)) {
+    throw StatementErrors.forbidden(
+      `This launch token may only store statements about its own activity ${principal.activityId} (as the object or a context activity).`,
+    );
+  }
+  if (principal.registration !== undefined && item.index.registration !== principal.registration) {
+    throw StatementErrors.forbidden(`This launch token may only store statements of its own registration ${principal.registration}.`);
   }
 }
 
@@ -165,8 +209,8 @@ export async function getStatement(
   if (!isUuid(id)) throw StatementErrors.invalidParameter(voided ? 'voidedStatementId' : 'statementId', 'must be a UUID');
   const [found] = await findStatements(sql, caller.tenantId, [id.toLowerCase()]);
   if (!found || found.voided !== voided) throw voided ? StatementErrors.voidedNotFound(id) : StatementErrors.notFound(id);
-  const index = indexStatement(found.statement);
-  if (caller.principal.agentKey !== undefined && !index.agents.has(caller.principal.agentKey)) {
+  // Another actor's statement is not there for a learner credential or a launch token.
+  if (caller.principal.agentKey !== undefined && !actorKeys(found.statement).has(caller.principal.agentKey)) {
     throw voided ? StatementErrors.voidedNotFound(id) : StatementErrors.notFound(id);
   }
   const [statement] = await format(sql, caller.tenantId, [found.statement], options);
@@ -186,13 +230,7 @@ export async function listStatementPage(
   options: ReadOptions,
 ): Promise<StatementResult> {
   const filter = toFilter(query);
-  if (caller.principal.agentKey !== undefined) {
-    if (filter.agentKey !== undefined && filter.agentKey !== caller.principal.agentKey) {
-      throw StatementErrors.forbidden('This credential may only read statements about its own agent.');
-    }
-    filter.agentKey = caller.principal.agentKey;
-    filter.relatedAgents = true;
-  }
+  assertMayList(caller.principal, filter);
   const rows = await listStatements(sql, caller.tenantId, filter);
   const page = rows.slice(0, filter.limit);
   const statements = await format(
@@ -203,6 +241,24 @@ export async function listStatementPage(
   );
   const more = rows.length > filter.limit ? moreLink(query, page[page.length - 1].position) : '';
   return { statements, more };
+}
+
+/**
+ * A learner credential lists only with its own agent as the `agent` filter; a launch token also
+ * with its own `activity` and `registration`. A finer per-actor read filter is for later
+ * (docs/xapi-statements.md, "Who may read and write").
+ */
+function assertMayList(principal: Principal, filter: StatementFilter): void {
+  if (principal.agentKey === undefined) return;
+  if (filter.agentKey !== principal.agentKey) {
+    throw StatementErrors.forbidden('This credential may only list statements with its own agent as the agent parameter.');
+  }
+  if (principal.activityId !== undefined && filter.activityId !== principal.activityId) {
+    throw StatementErrors.forbidden(`This launch token may only list statements with its own activity ${principal.activityId} as the activity parameter.`);
+  }
+  if (principal.registration !== undefined && filter.registration !== principal.registration) {
+    throw StatementErrors.forbidden(`This launch token may only list statements with its own registration ${principal.registration} as the registration parameter.`);
+  }
 }
 
 function toFilter(query: StatementQuery): StatementFilter {

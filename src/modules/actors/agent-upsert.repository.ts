@@ -1,0 +1,69 @@
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { Identifier } from './agent-upsert.js';
+
+/**
+ * The SQL of writing one agent. The caller holds the tenant's identity lock
+ * (tenant-settings.service.ts `lockTenantIdentities`) and its transaction around all of them,
+ * as the user import does: the two never interleave.
+ */
+
+export interface AgentActorWrite {
+  key: string;
+  /** The IFI alone; stored only when the row is created. */
+  ifi: Record<string, unknown>;
+  /** Undefined: the stored value stays. */
+  name?: string;
+  attributes?: Record<string, string>;
+}
+
+/**
+ * Writes the actor under `key`: creates it, or replaces the name and attributes that were sent.
+ * One statement either way: a statement naming the same agent between the caller's lookup and
+ * this write (statements take no identity lock) makes it an update of that row, never a
+ * duplicate-key failure. Answers whether the row was created (`xmax = 0`: no earlier version).
+ */
+export async function upsertAgentActor(sql: SqlClient, tenantId: string, actor: AgentActorWrite): Promise<{ created: boolean }> {
+  const { rows } = await sql.query<{ created: boolean }>(
+    `INSERT INTO actors AS a (tenant_id, agent_key, ifi, updated, name, attributes, imported_at)
+     VALUES ($1, $2, $3::jsonb, now(), $4, $5::jsonb, now())
+     ON CONFLICT (tenant_id, agent_key) DO UPDATE
+        SET name = CASE WHEN $6::boolean THEN EXCLUDED.name ELSE a.name END,
+            attributes = CASE WHEN $7::boolean THEN EXCLUDED.attributes ELSE a.attributes END,
+            imported_at = now(),
+            updated = now()
+     RETURNING (xmax = 0) AS created`,
+    [
+      tenantId,
+      actor.key,
+      JSON.stringify(actor.ifi),
+      actor.name ?? null,
+      actor.attributes === undefined ? null : JSON.stringify(actor.attributes),
+      actor.name !== undefined,
+      actor.attributes !== undefined,
+    ],
+  );
+  return { created: rows[0].created };
+}
+
+/**
+ * Points the actor's unique values at exactly `identifiers`: the values it no longer holds are
+ * freed, the ones not yet held are added. The primary key (tenant, attribute, value) is the last
+ * guard: a value held by another actor fails the transaction rather than make two people one.
+ */
+export async function replaceActorIdentifiers(sql: SqlClient, tenantId: string, agentKey: string, identifiers: readonly Identifier[]): Promise<void> {
+  const attributes = identifiers.map((identifier) => identifier.attribute);
+  const values = identifiers.map((identifier) => identifier.value);
+  await sql.query(
+    `DELETE FROM actor_identifiers i
+      WHERE i.tenant_id = $1 AND i.agent_key = $2
+        AND NOT EXISTS (SELECT FROM unnest($3::text[], $4::text[]) AS k(attribute, value) WHERE k.attribute = i.attribute AND k.value = i.value)`,
+    [tenantId, agentKey, attributes, values],
+  );
+  if (identifiers.length === 0) return;
+  await sql.query(
+    `INSERT INTO actor_identifiers (tenant_id, attribute, value, agent_key)
+     SELECT $1, r.attribute, r.value, $2 FROM unnest($3::text[], $4::text[]) AS r(attribute, value)
+     WHERE NOT EXISTS (SELECT FROM actor_identifiers i WHERE i.tenant_id = $1 AND i.attribute = r.attribute AND i.value = r.value AND i.agent_key = $2)`,
+    [tenantId, agentKey, attributes, values],
+  );
+}

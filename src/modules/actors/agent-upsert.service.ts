@@ -1,0 +1,60 @@
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { recordAudit } from '../audit/audit.service.js';
+import type { Principal } from '../auth/principal.js';
+import { getTenantSettings, lockTenantIdentities } from '../tenancy/tenant-settings.service.js';
+import { findActorByKey } from './actor.repository.js';
+import { showActors, type ActorDomains } from './actor.service.js';
+import { identifiersOf, parseAgentWrite, resolveAgentWrite } from './agent-upsert.js';
+import { findIdentifierHolders } from './actor-identifiers.repository.js';
+import { replaceActorIdentifiers, upsertAgentActor } from './agent-upsert.repository.js';
+
+export interface AgentUpsertResult {
+  created: boolean;
+  /** The stored actor as GET /api/actors shows it: the matched actor's IFI, not always the one sent. */
+  actor: Record<string, unknown>;
+}
+
+/**
+ * `PUT /api/actors/agents`: checks the sent agent (agent-upsert.ts), finds the actor it names by
+ * its IFI, else by a unique attribute, and updates it, or creates one. One transaction holding the
+ * tenant's identity lock from the first read to the commit, the one the user import and a change
+ * of the unique attributes take: two upserts of one person (or an upsert and an import) run one
+ * after the other, the second matching what the first stored, so they make one actor. The audit
+ * entry is written in the same transaction.
+ */
+export async function upsertAgent(
+  sql: SqlClient,
+  principal: Principal,
+  body: unknown,
+  source: string | undefined,
+  domains: ActorDomains,
+): Promise<AgentUpsertResult> {
+  const write = parseAgentWrite(body);
+  const tenant = principal.tenant;
+  return sql.transaction(async (tx) => {
+    await lockTenantIdentities(tx, tenant.id);
+    const settings = await getTenantSettings(tx, tenant, domains.baseDomain);
+    const identifiers = identifiersOf(write.attributes, settings.uniqueAttributes);
+    const byKey = await findActorByKey(tx, tenant.id, write.key);
+    const holders = await findIdentifierHolders(tx, tenant.id, identifiers);
+    const resolution = resolveAgentWrite(write, identifiers, { byKey: byKey && { objectType: byKey.objectType ?? 'Agent' }, holders });
+
+    const { created } = await upsertAgentActor(tx, tenant.id, { key: resolution.key, ifi: write.ifi, name: write.name, attributes: write.attributes });
+    if (write.attributes !== undefined) await replaceActorIdentifiers(tx, tenant.id, resolution.key, identifiers);
+
+    const stored = await findActorByKey(tx, tenant.id, resolution.key);
+    if (!stored) throw new Error(`The actor ${resolution.key} just written is not there.`);
+    const details: Record<string, unknown> = {};
+    if (write.name !== undefined) details.name = write.name;
+    if (resolution.action === 'update') details.matchedBy = resolution.matchedBy;
+    await recordAudit(tx, {
+      action: created ? 'actor.created' : 'actor.updated',
+      principal,
+      actor: { key: stored.agentKey, agent: stored.ifi },
+      source,
+      details,
+    });
+    const [actor] = await showActors(tx, tenant, [stored], domains);
+    return { created, actor };
+  });
+}

@@ -1,0 +1,70 @@
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+
+/** One row of `actor_credentials`, mapped. */
+export interface StoredCredential {
+  username: string;
+  passwordHash: string;
+  agentKey: string;
+  expiresAt: Date;
+  revoked: boolean;
+  expired: boolean;
+}
+
+interface CredentialRow {
+  username: string;
+  password_hash: string;
+  agent_key: string;
+  expires_at: Date | string;
+  revoked: boolean;
+  expired: boolean;
+}
+
+/**
+ * Inserts a credential unless its username was ever used in the tenant (revoked and expired rows
+ * stay). Resolves to its expiry, or undefined when the username is taken.
+ */
+export async function insertCredential(
+  sql: SqlClient,
+  tenantId: string,
+  credential: { username: string; passwordHash: string; agentKey: string; lifetimeSeconds: number },
+): Promise<Date | undefined> {
+  const { rows } = await sql.query<{ expires_at: Date | string }>(
+    `INSERT INTO actor_credentials (tenant_id, username, password_hash, agent_key, expires_at)
+     VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
+     ON CONFLICT (tenant_id, username) DO NOTHING
+     RETURNING expires_at`,
+    [tenantId, credential.username, credential.passwordHash, credential.agentKey, credential.lifetimeSeconds],
+  );
+  return rows[0] ? new Date(rows[0].expires_at) : undefined;
+}
+
+/** The credential under a username, with its state judged by the database clock. */
+export async function findCredential(sql: SqlClient, tenantId: string, username: string): Promise<StoredCredential | undefined> {
+  const { rows } = await sql.query<CredentialRow>(
+    `SELECT username, password_hash, agent_key, expires_at,
+            revoked_at IS NOT NULL AS revoked, expires_at <= now() AS expired
+       FROM actor_credentials WHERE tenant_id = $1 AND username = $2`,
+    [tenantId, username],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    username: row.username,
+    passwordHash: row.password_hash,
+    agentKey: row.agent_key,
+    expiresAt: new Date(row.expires_at),
+    revoked: row.revoked,
+    expired: row.expired,
+  };
+}
+
+/** Marks a credential revoked (once: a second revocation keeps the first time). Undefined when there is no such username. */
+export async function revokeCredentialRow(sql: SqlClient, tenantId: string, username: string): Promise<{ agentKey: string } | undefined> {
+  const { rows } = await sql.query<{ agent_key: string }>(
+    `UPDATE actor_credentials SET revoked_at = coalesce(revoked_at, now())
+      WHERE tenant_id = $1 AND username = $2
+      RETURNING agent_key`,
+    [tenantId, username],
+  );
+  return rows[0] ? { agentKey: rows[0].agent_key } : undefined;
+}

@@ -1,0 +1,262 @@
+import { timingSafeEqual } from 'node:crypto';
+import { TtlCache } from '../../../platform/cache.js';
+import type { Notifications } from '../../../platform/database/notifications.js';
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { badRequest, conflict, notFound } from '../../../platform/http/app-error.js';
+import { textProblem } from '../../../platform/json-guard.js';
+import { hashPassword, UNKNOWN_ACCOUNT_HASH, verifyPassword } from '../../../platform/passwords.js';
+import { hashSecret } from '../../../platform/secrets.js';
+import { findActorByKey } from '../../actors/actor-lookup.service.js';
+import { recordAudit } from '../../audit/audit.service.js';
+import { parseAgent } from '../../xapi/agent.js';
+import { tenantIdOfApiKey } from '../api-keys/api-key.service.js';
+import type { Principal } from '../principal.js';
+import { findCredential, insertCredential, revokeCredentialRow } from './credential.repository.js';
+
+/** Default lifetime of an actor credential: 30 days (LEARNBASE_CREDENTIAL_TTL_S). */
+export const DEFAULT_CREDENTIAL_TTL_S = 30 * 24 * 3600;
+/** The LISTEN/NOTIFY channel that carries the ids (see credentialKey) of revoked credentials, comma-separated. */
+export const CREDENTIAL_REVOCATIONS_CHANNEL = 'learnbase_credential_revocations';
+/** Usernames of this form are launch tokens (launch-session.service.ts): no credential may take one. */
+export const LAUNCH_USERNAME_PREFIX = 'launch.';
+
+const USERNAME_MAX = 200;
+const PASSWORD_MIN = 8;
+const PASSWORD_MAX = 1000;
+
+/** What POST /api/auth/basic asks for, checked. */
+export interface CredentialRequest {
+  username: string;
+  password: string;
+  /** The canonical key of `data.actor`. */
+  agentKey: string;
+}
+
+/** What POST /api/auth/basic answers. */
+export interface CreatedCredential {
+  username: string;
+  actor: Record<string, unknown>;
+  expiresAt: string;
+}
+
+/** A credential that verified: the actor it acts for, until when. */
+export interface VerifiedCredential {
+  tenantId: string;
+  username: string;
+  agentKey: string;
+  expiresAtMs: number;
+  /** See credentialKey: what revocations are announced by. */
+  key: string;
+}
+
+export type CredentialCheck = { valid: true; credential: VerifiedCredential } | { valid: false; reason: 'unknown' | 'expired' | 'revoked' };
+
+interface CachedCredential extends VerifiedCredential {
+  /** SHA-256 of the password that verified: a later request with another password pays scrypt again. */
+  passwordDigest: Buffer;
+}
+
+/** The id of one credential across processes: SHA-256 (hex) of its tenant and username, so any username fits a message. */
+export const credentialKey = (tenantId: string, username: string): string => hashSecret(`${tenantId}\n${username}`).toString('hex');
+
+/**
+ * Checks the body of POST /api/auth/basic (interface 4.2, 5.3): 400 naming the field. `data.actor`
+ * is any xAPI Agent with one IFI (the interface shows an account; mbox, mbox_sha1sum and openid
+ * work too).
+ */
+export function parseCredentialRequest(body: unknown): CredentialRequest {
+  const invalid = (field: string, why: string) => badRequest('auth.invalid_credential_request', `${field} ${why}.`, { field });
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalid('The body', 'must be a JSON object with username, password and data.actor');
+  }
+  const { username, password, data } = body as Record<string, unknown>;
+  if (typeof username !== 'string' || username.length < 1 || username.length > USERNAME_MAX) {
+    throw invalid('username', `must be a string of 1 to ${USERNAME_MAX} characters`);
+  }
+  // RFC 7617 §2: the user-id of Basic authentication cannot contain a colon.
+  if (username.includes(':')) throw invalid('username', 'must not contain ":" (Basic authentication splits on the first colon)');
+  const usernameProblem = textProblem(username);
+  if (usernameProblem) throw invalid('username', usernameProblem.why);
+  if (username.startsWith(LAUNCH_USERNAME_PREFIX)) throw invalid('username', `must not start with "${LAUNCH_USERNAME_PREFIX}" (reserved for launch tokens)`);
+  if (tenantIdOfApiKey(username)) throw invalid('username', 'must not have the form of an API key (lb_…), which Basic authentication reads as one');
+  if (typeof password !== 'string' || password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+    throw invalid('password', `must be a string of ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
+  }
+  const passwordProblem = textProblem(password);
+  if (passwordProblem) throw invalid('password', passwordProblem.why);
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || (data as Record<string, unknown>).actor === undefined) {
+    throw invalid('data.actor', 'is required: the actor (an xAPI Agent) the credential acts for');
+  }
+  const { key } = parseAgent((data as Record<string, unknown>).actor, 'data.actor');
+  return { username, password, agentKey: key };
+}
+
+export interface CredentialServiceOptions {
+  /** How long one process trusts a credential it verified, in ms (never past the credential's expiry). */
+  cacheTtlMs: number;
+  /** Lifetime of a new credential, in seconds. */
+  lifetimeSeconds: number;
+  /** Publishing a revocation failed; the revocation itself stands, and other processes' caches age out. */
+  onError?: (error: Error) => void;
+}
+
+/**
+ * Learner credentials: Basic username/password pairs that act for one actor (design.md, "Who may
+ * call what"). A verified credential is cached per process so launch and xAPI calls do not pay
+ * scrypt each; every revocation is announced on `learnbase_credential_revocations` and every
+ * process evicts it (the TokenService pattern).
+ */
+export class CredentialService {
+  private verified: TtlCache<CachedCredential>;
+  /** Credentials revoked lately: a check that read the row just before the revocation must not cache it. */
+  private revoked: TtlCache<true>;
+  private stopListening: (() => void) | undefined;
+  /**
+   * Goes up whenever revocations may have been missed (the listening connection dropped): what
+   * was cached before, here or in LaunchSessionService, can no longer be trusted.
+   */
+  generation = 0;
+
+  constructor(
+    readonly sql: SqlClient,
+    private readonly notifications: Notifications,
+    private readonly options: CredentialServiceOptions,
+  ) {
+    this.verified = new TtlCache(options.cacheTtlMs);
+    this.revoked = new TtlCache(options.cacheTtlMs);
+  }
+
+  /** Starts hearing the revocations of every process; call once before serving. */
+  async start(): Promise<void> {
+    this.stopListening = await this.notifications.listen(
+      CREDENTIAL_REVOCATIONS_CHANNEL,
+      (payload) => this.forget(payload.split(',').filter(Boolean)),
+      // Messages may have been lost: nothing cached can be trusted any more.
+      () => {
+        this.verified = new TtlCache(this.options.cacheTtlMs);
+        this.generation += 1;
+      },
+    );
+  }
+
+  stop(): void {
+    this.stopListening?.();
+    this.stopListening = undefined;
+  }
+
+  /** POST /api/auth/basic: stores a credential for an actor of the store; 404 unknown actor, 409 username ever used. */
+  async create(principal: Principal, body: unknown, source: string | undefined): Promise<CreatedCredential> {
+    const request = parseCredentialRequest(body);
+    const tenantId = principal.tenant.id;
+    const actor = await findActorByKey(this.sql, tenantId, request.agentKey);
+    if (!actor) {
+      throw notFound(
+        'auth.actor_not_found',
+        'data.actor is not an actor of this tenant: upsert it first (PUT /api/actors/agents) and send the actor it answers.',
+        { actorId: request.agentKey },
+      );
+    }
+    if (actor.objectType !== 'Agent') throw badRequest('auth.invalid_credential_request', 'data.actor must be an Agent, not a Group.', { field: 'data.actor' });
+    const passwordHash = await hashPassword(request.password);
+    const expiresAt = await this.sql.transaction(async (tx) => {
+      const expires = await insertCredential(tx, tenantId, {
+        username: request.username,
+        passwordHash,
+        agentKey: actor.agentKey,
+        lifetimeSeconds: this.options.lifetimeSeconds,
+      });
+      if (!expires) {
+        throw conflict('auth.username_taken', 'This username was used before in this tenant; every credential needs a new, random username.', {
+          username: request.username,
+        });
+      }
+      await recordAudit(tx, {
+        action: 'credential.created',
+        principal,
+        actor: { key: actor.agentKey, agent: actor.agent },
+        source,
+        details: { username: request.username, expiresAt: expires.toISOString() },
+      });
+      return expires;
+    });
+    return { username: request.username, actor: actor.agent, expiresAt: expiresAt.toISOString() };
+  }
+
+  /** DELETE /api/auth/basic/{username}: revokes at once in every process; 404 when the username was never used. */
+  async revoke(principal: Principal, username: string, source: string | undefined): Promise<void> {
+    const tenantId = principal.tenant.id;
+    // Text PostgreSQL cannot store was never a username.
+    if (textProblem(username)) throw notFound('auth.credential_not_found', 'No credential with this username exists in this tenant.', { username: '' });
+    await this.sql.transaction(async (tx) => {
+      const revoked = await revokeCredentialRow(tx, tenantId, username);
+      if (!revoked) throw notFound('auth.credential_not_found', 'No credential with this username exists in this tenant.', { username });
+      const actor = await findActorByKey(tx, tenantId, revoked.agentKey);
+      await recordAudit(tx, {
+        action: 'credential.revoked',
+        principal,
+        ...(actor ? { actor: { key: actor.agentKey, agent: actor.agent } } : {}),
+        source,
+        details: { username },
+      });
+    });
+    await this.announce([credentialKey(tenantId, username)]);
+  }
+
+  /**
+   * Checks a username and password of one tenant: from this process's cache when it verified the
+   * same pair lately, else one read and one scrypt. Failures are not cached.
+   */
+  async verify(tenantId: string, username: string, password: string): Promise<CredentialCheck> {
+    const key = credentialKey(tenantId, username);
+    if (this.revoked.get(key)) return { valid: false, reason: 'revoked' };
+    const digest = hashSecret(password);
+    const cached = this.verified.get(key);
+    if (cached && timingSafeEqual(cached.passwordDigest, digest)) {
+      if (cached.expiresAtMs > Date.now()) return { valid: true, credential: cached };
+      this.verified.delete(key);
+      return { valid: false, reason: 'expired' };
+    }
+    const stored = await findCredential(this.sql, tenantId, username);
+    // An unknown username costs the same scrypt as a known one: timing does not tell which usernames exist.
+    const matches = await verifyPassword(password, stored?.passwordHash ?? UNKNOWN_ACCOUNT_HASH);
+    if (!stored || !matches) return { valid: false, reason: 'unknown' };
+    if (stored.revoked) return { valid: false, reason: 'revoked' };
+    if (stored.expired) return { valid: false, reason: 'expired' };
+    const credential: VerifiedCredential = { tenantId, username, agentKey: stored.agentKey, expiresAtMs: stored.expiresAt.getTime(), key };
+    if (!this.revoked.get(key)) this.verified.set(key, { ...credential, passwordDigest: digest });
+    return { valid: true, credential };
+  }
+
+  /** True when this process heard lately that the credential was revoked (launch tokens check it on their cache hits). */
+  isRevoked(key: string): boolean {
+    return this.revoked.get(key) === true;
+  }
+
+  /** Tells every process, this one first and synchronously, that these credentials are revoked; call after commit. */
+  private async announce(keys: string[]): Promise<void> {
+    this.forget(keys);
+    await this.notifications
+      .publish(CREDENTIAL_REVOCATIONS_CHANNEL, keys.join(','))
+      .catch((error: Error) => this.options.onError?.(error));
+  }
+
+  private forget(keys: string[]): void {
+    for (const key of keys) {
+      this.verified.delete(key);
+      this.revoked.set(key, true);
+    }
+  }
+}
+
+/** The 401 for a credential check that failed, saying which way. */
+export function credentialRefusal(reason: 'unknown' | 'expired' | 'revoked'): string {
+  switch (reason) {
+    case 'expired':
+      return 'The credential expired; ask for a new one (POST /api/auth/basic).';
+    case 'revoked':
+      return 'The credential was revoked.';
+    case 'unknown':
+      return 'The credential is not valid.';
+  }
+}
+

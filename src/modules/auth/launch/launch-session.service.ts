@@ -1,0 +1,205 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { TtlCache } from '../../../platform/cache.js';
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { AppError, badRequest, notFound } from '../../../platform/http/app-error.js';
+import { hashSecret, newSecret } from '../../../platform/secrets.js';
+import { findRegisteredActivity } from '../../activities/activity-registry.service.js';
+import { findActorByKey } from '../../actors/actor-lookup.service.js';
+import { recordAudit } from '../../audit/audit.service.js';
+import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
+import type { Tenant } from '../../tenancy/tenancy.service.js';
+import { storeStatements } from '../../xapi/statements/statements.service.js';
+import { tenantIdOfApiKey } from '../api-keys/api-key.service.js';
+import { credentialKey, credentialRefusal, LAUNCH_USERNAME_PREFIX, type CredentialService } from '../credentials/credential.service.js';
+import type { Principal } from '../principal.js';
+import { findLaunchSession, insertLaunchSession } from './launch-session.repository.js';
+
+/** Default lifetime of a launch token: 4 hours (LEARNBASE_LAUNCH_TOKEN_TTL_S), a long sitting of one piece of content. */
+export const DEFAULT_LAUNCH_TOKEN_TTL_S = 4 * 3600;
+/** xAPI's ADL verb for "the LRS launched this content for this actor". */
+export const LAUNCHED_VERB = 'http://adlnet.gov/expapi/verbs/launched';
+
+/**
+ * A launch token is a Basic credential whose user-id names its tenant and session,
+ * `launch.<tenant id hex>.<session id>`, and whose password is a 256-bit secret (only its
+ * SHA-256 is stored). Content sends it as its `Authorization` header, as launched content does
+ * with the `auth` parameter (interface 5.2); the endpoint it calls need not name the tenant.
+ */
+const LAUNCH_USERNAME = /^launch\.([0-9a-f]{32})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+export function parseLaunchUsername(username: string): { tenantId: string; sessionId: string } | undefined {
+  const match = LAUNCH_USERNAME.exec(username);
+  return match ? { tenantId: tenantIdFromHex(match[1]!), sessionId: match[2]! } : undefined;
+}
+
+/** What a valid launch token grants: one actor's data about one activity and registration, until `expiresAtMs`. */
+export interface LaunchGrant {
+  tenantId: string;
+  sessionId: string;
+  agentKey: string;
+  activityId: string;
+  registration: string;
+  expiresAtMs: number;
+  /** The launching credential (credentialKey): its revocation ends the launch. */
+  credentialKey: string;
+}
+
+export type LaunchCheck = { valid: true; grant: LaunchGrant } | { valid: false; reason: 'unknown' | 'expired' | 'revoked' };
+
+/** What launch answers: where to send the browser. */
+export interface Launched {
+  location: string;
+  sessionId: string;
+  registration: string;
+}
+
+export interface LaunchSessionServiceOptions {
+  /** How long one process trusts a launch token it verified, in ms (never past its expiry). */
+  cacheTtlMs: number;
+  /** Lifetime of a launch token, in seconds. */
+  lifetimeSeconds: number;
+}
+
+/** Errors of the launch page, each becoming an HTML page (launch.page.ts). */
+export const LaunchErrors = {
+  missingParameter: (name: string) =>
+    badRequest('launch.missing_parameter', `The launch link has no ${name} parameter; it must carry activityId and auth.`, { parameter: name }),
+  unauthorized: (message: string) => new AppError('launch.unauthorized', 401, message),
+  activityNotFound: (activityId: string) =>
+    notFound('launch.activity_not_found', `The activity ${activityId} is not in this organisation’s catalogue (PUT /api/activities).`, { activityId }),
+  notLaunchable: (activityId: string) =>
+    notFound('launch.no_launch_url', `The activity ${activityId} has no launchUrl, so there is no content to open.`, { activityId }),
+};
+
+/**
+ * Launch sessions (interface 4.2 GET /api/activities/launch): a learner credential opens an
+ * activity, and the content gets a short-lived token for that actor, activity and registration.
+ */
+export class LaunchSessionService {
+  private readonly verified: TtlCache<LaunchGrant & { generation: number }>;
+
+  constructor(
+    readonly sql: SqlClient,
+    private readonly credentials: CredentialService,
+    private readonly options: LaunchSessionServiceOptions,
+  ) {
+    this.verified = new TtlCache(options.cacheTtlMs);
+  }
+
+  /** Checks a launch token (already split into user-id and secret): from this process's cache, else one read. */
+  async checkToken(username: string, secret: string): Promise<LaunchCheck> {
+    const parsed = parseLaunchUsername(username);
+    if (!parsed) return { valid: false, reason: 'unknown' };
+    const key = hashSecret(`${username}:${secret}`).toString('hex');
+    const cached = this.verified.get(key);
+    if (cached && cached.generation !== this.credentials.generation) this.verified.delete(key);
+    else if (cached) {
+      if (this.credentials.isRevoked(cached.credentialKey)) return { valid: false, reason: 'revoked' };
+      if (cached.expiresAtMs > Date.now()) return { valid: true, grant: cached };
+      this.verified.delete(key);
+      return { valid: false, reason: 'expired' };
+    }
+    const stored = await findLaunchSession(this.sql, parsed.tenantId, parsed.sessionId);
+    const presented = hashSecret(secret);
+    if (!stored || !timingSafeEqual(presented, stored.tokenHash)) return { valid: false, reason: 'unknown' };
+    if (stored.credentialRevoked) return { valid: false, reason: 'revoked' };
+    if (stored.expired) return { valid: false, reason: 'expired' };
+    const grant: LaunchGrant = {
+      tenantId: parsed.tenantId,
+      sessionId: stored.id,
+      agentKey: stored.agentKey,
+      activityId: stored.activityId,
+      registration: stored.registration,
+      expiresAtMs: stored.expiresAt.getTime(),
+      credentialKey: credentialKey(parsed.tenantId, stored.credentialUsername),
+    };
+    if (!this.credentials.isRevoked(grant.credentialKey)) this.verified.set(key, { ...grant, generation: this.credentials.generation });
+    return { valid: true, grant };
+  }
+
+  /**
+   * GET /api/activities/launch: verifies the learner credential in `auth` against the tenant,
+   * finds the activity and its launchUrl, and in one transaction creates the session, stores the
+   * `launched` statement and the audit entry. `baseUrl` is this tenant's URL as the request
+   * reached it (`http://acme.example.com`): the content's xAPI endpoint is below it.
+   */
+  async launch(tenant: Tenant, query: { activityId?: string; auth?: string }, baseUrl: string): Promise<Launched> {
+    if (!query.activityId) throw LaunchErrors.missingParameter('activityId');
+    if (!query.auth) throw LaunchErrors.missingParameter('auth');
+    const { username, password } = splitBasic(query.auth);
+    if (tenantIdOfApiKey(username) || username.startsWith(LAUNCH_USERNAME_PREFIX)) {
+      throw LaunchErrors.unauthorized('Only a learner credential (POST /api/auth/basic) can launch content; this is an API key or a launch token.');
+    }
+    const check = await this.credentials.verify(tenant.id, username, password);
+    if (!check.valid) throw LaunchErrors.unauthorized(credentialRefusal(check.reason));
+    const credential = check.credential;
+
+    const activity = await findRegisteredActivity(this.sql, tenant.id, query.activityId);
+    if (!activity) throw LaunchErrors.activityNotFound(query.activityId);
+    if (!activity.launchUrl) throw LaunchErrors.notLaunchable(query.activityId);
+    const actor = await findActorByKey(this.sql, tenant.id, credential.agentKey);
+    if (!actor) throw LaunchErrors.unauthorized('The credential’s actor is no longer in this organisation’s actor store.');
+
+    const principal: Principal = { kind: 'actor', tenant, id: credential.username, agentKey: credential.agentKey };
+    const sessionId = randomUUID();
+    const registration = randomUUID();
+    const secret = newSecret();
+    const tokenUsername = `${LAUNCH_USERNAME_PREFIX}${tenantHex(tenant.id)}.${sessionId}`;
+    await this.sql.transaction(async (tx) => {
+      const expiresAt = await insertLaunchSession(tx, tenant.id, {
+        id: sessionId,
+        tokenHash: hashSecret(secret),
+        agentKey: credential.agentKey,
+        activityId: activity.id,
+        registration,
+        credentialUsername: credential.username,
+        lifetimeSeconds: this.options.lifetimeSeconds,
+      });
+      const launched = {
+        actor: actor.agent,
+        verb: { id: LAUNCHED_VERB, display: { 'en-US': 'launched' } },
+        object: { objectType: 'Activity', id: activity.id },
+        context: { registration },
+      };
+      const [statementId] = await storeStatements(tx, { tenantId: tenant.id, principal, version: '1.0.3', baseUrl }, launched);
+      await recordAudit(tx, {
+        action: 'launch',
+        principal,
+        actor: { key: actor.agentKey, agent: actor.agent },
+        details: { activityId: activity.id, registration, sessionId, statementId, expiresAt: expiresAt.toISOString() },
+      });
+    });
+
+    const location = withLaunchParameters(activity.launchUrl, {
+      endpoint: `${baseUrl}/xapi/`,
+      auth: `Basic ${Buffer.from(`${tokenUsername}:${secret}`).toString('base64')}`,
+      actor: JSON.stringify(actor.agent),
+      registration,
+      activity_id: activity.id,
+    });
+    return { location, sessionId, registration };
+  }
+}
+
+/**
+ * The launchUrl with the xAPI launch parameters TinCanJS reads ("Rustici launch") added to its
+ * own query (any of the same name replaced). Encoded with encodeURIComponent (a space as %20,
+ * never "+"): content often decodes with decodeURIComponent, which leaves a "+" as it is.
+ */
+export function withLaunchParameters(launchUrl: string, parameters: Record<string, string>): string {
+  const url = new URL(launchUrl);
+  for (const name of Object.keys(parameters)) if (url.searchParams.has(name)) url.searchParams.delete(name);
+  const added = Object.entries(parameters).map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
+  url.search = url.search.length > 1 ? `${url.search}&${added}` : `?${added}`;
+  return url.toString();
+}
+
+/** `Basic base64(user-id:password)` (RFC 7617) into its parts; anything else is a 401. */
+export function splitBasic(value: string): { username: string; password: string } {
+  const [scheme, encoded = ''] = value.trim().split(/\s+/, 2) as [string, string?];
+  if (scheme.toLowerCase() !== 'basic') throw LaunchErrors.unauthorized('The auth parameter must be "Basic " followed by base64 of "username:password".');
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw LaunchErrors.unauthorized('The auth parameter is malformed: expected "Basic " and base64 of "username:password".');
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}

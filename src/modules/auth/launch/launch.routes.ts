@@ -1,0 +1,80 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { AppError } from '../../../platform/http/app-error.js';
+import { describedOnly } from '../../../platform/http/common-schemas.js';
+import type { TenancyService } from '../../tenancy/tenancy.service.js';
+import { namedTenant } from '../auth.plugin.js';
+import { LaunchErrors, type LaunchSessionService } from './launch-session.service.js';
+import { LAUNCH_PAGE_HEADERS, launchErrorPage } from './launch.page.js';
+
+export interface LaunchRoutesOptions {
+  launches: LaunchSessionService;
+  tenancy: TenancyService;
+  baseDomain: string;
+}
+
+const LaunchQuery = Type.Object(
+  {
+    activityId: Type.Optional(Type.String({ description: 'The activity to launch (its IRI), registered with a launchUrl. Required.' })),
+    auth: Type.Optional(
+      Type.String({ description: '`Basic ` and base64 of `username:password` of a learner credential (POST /api/auth/basic). Required.' }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
+
+/**
+ * `GET /api/activities/launch` (interface 4.2): opened in the learner's browser. The credential
+ * comes in the query, so the auth hook leaves this route alone (`public`); every failure is an
+ * HTML page for a person, never a redirect.
+ */
+export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = async (app, { launches, tenancy, baseDomain }) => {
+  app.get(
+    '/api/activities/launch',
+    {
+      config: { public: true },
+      // Each GET starts a session and stores a statement: a HEAD (a link checker) must not.
+      exposeHeadRoute: false,
+      validatorCompiler: describedOnly,
+      schema: {
+        tags: ['activities'],
+        summary: 'Launch an activity in the browser: redirects to its content with the xAPI launch parameters',
+        description:
+          'docs/provisioning.md. Redirects (302) to the activity’s launchUrl with `endpoint`, `auth` (a launch token), `actor`, ' +
+          '`registration` and `activity_id` added to its query.',
+        security: [],
+        querystring: LaunchQuery,
+        response: {
+          302: { description: 'To the content.' },
+          400: Html('A required parameter is missing.'),
+          401: Html('The credential is not valid, expired, was revoked or belongs to another tenant; or no tenant was named.'),
+          404: Html('Unknown tenant or activity, or an activity without launchUrl.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      try {
+        const name = namedTenant(request, baseDomain);
+        if (!name) {
+          throw LaunchErrors.unauthorized(
+            `No organisation was named: open the launch link on the organisation’s address ({tenant}.${baseDomain}) or send the X-SVC-Tenant header.`,
+          );
+        }
+        const tenant = await tenancy.require(name);
+        const launched = await launches.launch(tenant, request.query, `${request.protocol}://${request.host}`);
+        return reply
+          .status(302)
+          .header('Location', launched.location)
+          .header('Cache-Control', 'no-store')
+          // The launch link holds the learner's password: the content must not see it as a referrer.
+          .header('Referrer-Policy', 'no-referrer')
+          .send();
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        return reply.status(error.status as 400 | 401 | 404).headers(LAUNCH_PAGE_HEADERS).send(launchErrorPage(error));
+      }
+    },
+  );
+};

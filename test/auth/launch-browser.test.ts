@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, it } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import { describeEachBackend } from '../support/build-test-app.js';
+import { givenLaunch } from './launch-fixtures.js';
+
+/**
+ * A launch in a real browser: Debian's Chromium, driven by playwright-core, opens the launch link
+ * on the tenant's sub-domain, follows the redirect to the content page the test serves on another
+ * origin, and the page's own script stores a statement with the `endpoint` and `auth` it was
+ * handed (through the LRS's CORS). `.ci/run` sets REQUIRE_BROWSER_TESTS, so CI never skips this.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+if (!available && process.env.REQUIRE_BROWSER_TESTS) {
+  throw new Error(`Chromium is required for the browser tests but is not at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH.`);
+}
+const skip = available ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+
+const INITIALIZED = 'http://adlnet.gov/expapi/verbs/initialized';
+
+/** What launched content does first, as TinCanJS would: read the launch parameters, send a statement. */
+const CONTENT_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Course</title></head>
+<body><p id="result">running</p>
+<script>
+(async () => {
+  const result = document.getElementById('result');
+  try {
+    const query = new URLSearchParams(location.search);
+    const endpoint = query.get('endpoint');
+    const actor = JSON.parse(query.get('actor'));
+    const response = await fetch(endpoint + 'statements', {
+      method: 'POST',
+      headers: { Authorization: query.get('auth'), 'X-Experience-API-Version': '1.0.3', 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        actor,
+        verb: { id: '${INITIALIZED}', display: { 'en-US': 'initialized' } },
+        object: { id: query.get('activity_id'), objectType: 'Activity' },
+        context: { registration: query.get('registration') },
+      }),
+    });
+    result.textContent = response.status + ' ' + (await response.text());
+  } catch (error) {
+    result.textContent = 'error ' + error;
+  }
+})();
+</script></body></html>`;
+
+describeEachBackend('Launch in a real browser', (ctx) => {
+  let browser: Browser;
+  let content: Server;
+  let contentOrigin: string;
+
+  before(async () => {
+    content = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(CONTENT_PAGE);
+    });
+    await new Promise<void>((resolve) => content.listen(0, '127.0.0.1', resolve));
+    contentOrigin = `http://127.0.0.1:${(content.address() as AddressInfo).port}`;
+    if (skip) return;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // Tenant sub-domains of localhost reach the test server on 127.0.0.1 (not ::1).
+      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--host-resolver-rules=MAP *.localhost 127.0.0.1'],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await new Promise<void>((resolve) => content.close(() => resolve()));
+  });
+
+  it('lands on the content page, whose script stores a statement with the handed endpoint and auth', { skip }, async () => {
+    const base = new URL(await ctx.url());
+    const fixture = await givenLaunch(ctx, contentOrigin);
+    const page = await (await browser.newContext()).newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+
+    await page.goto(`http://${fixture.tenant.name}.localhost:${base.port}${fixture.launchPath}`);
+    const landed = new URL(page.url());
+    assert.equal(`${landed.origin}${landed.pathname}`, `${contentOrigin}/course/index.html`);
+    assert.equal(landed.searchParams.get('endpoint'), `http://${fixture.tenant.name}.localhost:${base.port}/xapi/`);
+    await page.waitForFunction(() => document.getElementById('result')?.textContent !== 'running');
+    const result = (await page.locator('#result').innerText()).trim();
+    assert.match(result, /^200 \["[0-9a-f-]{36}"\]$/, result);
+    assert.deepEqual(problems, []);
+
+    const found = await ctx.app.inject({
+      method: 'GET',
+      url: `/xapi/statements?${new URLSearchParams({ verb: INITIALIZED, activity: fixture.activityId })}`,
+      headers: fixture.tenant.xapi,
+    });
+    assert.equal(found.statusCode, 200, found.body);
+    const [stored, ...more] = found.json().statements;
+    assert.equal(more.length, 0);
+    assert.equal(stored.id, JSON.parse(result.slice(4))[0]);
+    assert.deepEqual(stored.actor.account, fixture.agent.account);
+    assert.equal(stored.context.registration, landed.searchParams.get('registration'));
+    // The launch token's session is the statement's authority.
+    assert.match(stored.authority.account.name, /^[0-9a-f-]{36}$/);
+  });
+});
