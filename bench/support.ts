@@ -192,14 +192,23 @@ export async function startServer(
 
 export interface LoadResult {
   result: autocannon.Result;
-  /** Latency of every 2xx response in ms, sorted: autocannon's own histogram rounds to whole milliseconds. */
+  /** Latency of every answered response in ms, sorted: autocannon's own histogram rounds to whole milliseconds. */
   latencies: Float64Array;
 }
 
 let currentLoad: autocannon.Instance | undefined;
 
-/** Drives `request` against `url` with autocannon for `seconds` over `connections` keep-alive connections; Ctrl-C stops it. */
-export function load(url: string, request: autocannon.Request, seconds: number, connections: number): Promise<LoadResult> {
+/**
+ * Drives `request` against `url` with autocannon for `seconds` over `connections` keep-alive
+ * connections; Ctrl-C stops it. `answered` tells the responses whose latency counts (default 2xx).
+ */
+export function load(
+  url: string,
+  request: autocannon.Request,
+  seconds: number,
+  connections: number,
+  answered = (status: number) => status >= 200 && status < 300,
+): Promise<LoadResult> {
   if (currentLoad === undefined) onInterrupt(() => currentLoad?.stop());
   return new Promise((resolve, reject) => {
     const latencies: number[] = [];
@@ -209,7 +218,7 @@ export function load(url: string, request: autocannon.Request, seconds: number, 
       else resolve({ result, latencies: Float64Array.from(latencies).sort() });
     });
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+      if (answered(statusCode)) latencies.push(responseTime);
     });
     currentLoad = instance;
   });

@@ -1,0 +1,170 @@
+/**
+ * Provisioning benchmark (issue 14): starts `learnbase serve` on fresh storage and measures, each
+ * for `--duration` seconds with autocannon, the two calls an integration makes per learner and
+ * launch: `PUT /api/actors/agents` (a new agent every request, then the same agents again as
+ * updates) and `GET /api/activities/launch` (a launch session, a `launched` statement and an audit
+ * entry each; the 302 is the answer). See bench/README.md, "Provisioning".
+ *
+ *   node --import tsx bench/provisioning.ts --backend pglite|postgres [--duration 10] [--connections 10]
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type autocannon from 'autocannon';
+import {
+  cleanUp,
+  cliJson,
+  createStorage,
+  DEFAULT_POSTGRES,
+  ensureBuilt,
+  freePort,
+  HOST,
+  integer,
+  load,
+  log,
+  quantile,
+  ROOT,
+  startServer,
+  UsageError,
+} from './support.js';
+
+const RESULTS_DIR = join(ROOT, 'bench', 'results');
+const TENANT = 'bench';
+const ACTIVITY = 'https://example.com/courses/bench';
+
+const USAGE = `Usage: node --import tsx bench/provisioning.ts --backend pglite|postgres [options]
+
+  --backend pglite|postgres   which storage the server runs on (required)
+  --duration S                measured seconds per case (default 10, at most 120)
+  --connections N             concurrent keep-alive connections (default 10)
+  --database URL              PostgreSQL server to create the scratch database on (default ${DEFAULT_POSTGRES})
+  --no-save                   do not write bench/results/provisioning-<backend>-<timestamp>.json`;
+
+function parseOptions(argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      backend: { type: 'string' },
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '10' },
+      database: { type: 'string', default: DEFAULT_POSTGRES },
+      'no-save': { type: 'boolean', default: false },
+    },
+  });
+  if (values.backend !== 'pglite' && values.backend !== 'postgres') throw new UsageError('--backend must be pglite or postgres.');
+  return {
+    backend: values.backend as 'pglite' | 'postgres',
+    duration: integer('--duration', values.duration, 1, 120),
+    connections: integer('--connections', values.connections, 1, 1_000),
+    database: values.database,
+    save: !values['no-save'],
+  };
+}
+
+/** One case's figures: the answered requests' rate and latency. */
+async function measure(name: string, base: string, request: autocannon.Request, seconds: number, connections: number, answered?: (status: number) => boolean) {
+  log(`${name}: ${connections} connections for ${seconds} s`);
+  const { result, latencies } = await load(base, request, seconds, connections, answered);
+  const figures = {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+    answered: latencies.length,
+    other: result['2xx'] + result.non2xx - latencies.length,
+    errors: result.errors + result.timeouts,
+  };
+  log(`${name}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ${figures.other} other answers`);
+  return figures;
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  ensureBuilt();
+  const storage = await createStorage(options);
+  log(`storage: ${storage.describe}`);
+  await cliJson(['tenant', 'create', TENANT, ...storage.flags]);
+  const apiKey = await cliJson<{ key: string; secret: string }>(['apikey', 'create', '--tenant', TENANT, ...storage.flags]);
+  const port = await freePort();
+  await startServer(storage, port, undefined);
+  const base = `http://${HOST}:${port}`;
+  const headers = {
+    authorization: `Basic ${Buffer.from(`${apiKey.key}:${apiKey.secret}`).toString('base64')}`,
+    'x-svc-tenant': TENANT,
+    'content-type': 'application/json',
+  };
+  const send = async (method: string, path: string, body: unknown) => {
+    const response = await fetch(`${base}${path}`, { method, headers, body: JSON.stringify(body) });
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+    return response.json() as Promise<Record<string, unknown>>;
+  };
+
+  // Upserts: a new agent each request (an account name from a counter), then the same ones again.
+  let created = 0;
+  const agent = (n: number) =>
+    JSON.stringify({ objectType: 'Agent', name: `Learner ${n}`, account: { homePage: 'https://hr.example.com', name: `E${n}` } });
+  const upsertRequest = (next: () => number): autocannon.Request => ({
+    method: 'PUT',
+    path: '/api/actors/agents',
+    headers: { ...headers, 'svc-account-source': 'bench' },
+    setupRequest: (request) => ({ ...request, body: agent(next()) }),
+  });
+  const upsertNew = await measure('upsert (new agents)', base, upsertRequest(() => created++), options.duration, options.connections);
+  let again = 0;
+  const upsertExisting = await measure('upsert (existing agents)', base, upsertRequest(() => again++ % Math.max(created, 1)), options.duration, options.connections);
+
+  // Launch: one registered activity and one learner credential, launched again and again.
+  await send('PUT', '/api/activities', [{ id: ACTIVITY, definition: { name: { 'en-US': 'Bench course' } }, launchUrl: 'https://content.example.com/bench/index.html' }]);
+  await send('POST', '/api/auth/basic', {
+    username: 'bench-learner',
+    password: 'bench-password-1',
+    data: { actor: { account: { homePage: 'https://hr.example.com', name: 'E0' } } },
+  });
+  const auth = `Basic ${Buffer.from('bench-learner:bench-password-1').toString('base64')}`;
+  const launchPath = `/api/activities/launch?activityId=${encodeURIComponent(ACTIVITY)}&auth=${encodeURIComponent(auth)}`;
+  const check = await fetch(`${base}${launchPath}`, { headers: { 'x-svc-tenant': TENANT }, redirect: 'manual' });
+  if (check.status !== 302) throw new Error(`the launch answered ${check.status}: ${(await check.text()).slice(0, 300)}`);
+  const launch = await measure(
+    'launch',
+    base,
+    { method: 'GET', path: launchPath, headers: { 'x-svc-tenant': TENANT } },
+    options.duration,
+    options.connections,
+    (status) => status === 302,
+  );
+
+  const report = {
+    backend: options.backend,
+    node: process.version,
+    cpus: cpus().length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    startedAt: new Date().toISOString(),
+    connections: options.connections,
+    durationSeconds: options.duration,
+    upsertNew,
+    upsertExisting,
+    launch,
+  };
+  const text = JSON.stringify(report, null, 2);
+  process.stdout.write(`${text}\n`);
+  if (options.save) {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    const file = join(RESULTS_DIR, `provisioning-${options.backend}-${report.startedAt.replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, `${text}\n`);
+    log(`saved ${file}`);
+  }
+  return [upsertNew, upsertExisting, launch].some((figures) => figures.answered === 0 || figures.errors > 0) ? 1 : 0;
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (error) {
+  if (error instanceof UsageError) process.stderr.write(`bench: ${error.message}\n\n${USAGE}\n`);
+  else process.stderr.write(`bench: ${(error as Error).stack ?? String(error)}\n`);
+  code = error instanceof UsageError ? 2 : 1;
+} finally {
+  await cleanUp();
+}
+process.exit(code);
