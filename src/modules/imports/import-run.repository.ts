@@ -20,12 +20,12 @@ export async function insertImportRun(sql: SqlClient, tenantId: string, run: Imp
   );
 }
 
-/** Newest first; `id` breaks ties between runs finished in the same microsecond. */
+/** Newest first; `seq` (the order of recording) breaks ties between runs finished in the same millisecond. */
 export async function findImportRuns(sql: SqlClient, tenantId: string, limit: number, skip: number): Promise<ImportRun[]> {
   const { rows } = await sql.query<ImportRunRow>(
     `SELECT id, kind, verify, principal_kind, principal_id, started_at, finished_at, summary
        FROM import_runs WHERE tenant_id = $1
-      ORDER BY finished_at DESC, id DESC LIMIT $2 OFFSET $3`,
+      ORDER BY finished_at DESC, seq DESC LIMIT $2 OFFSET $3`,
     [tenantId, limit, skip],
   );
   return rows.map((row) => ({
