@@ -67,5 +67,5 @@ export async function searchActors(
     parameters,
   );
   const found = await findMatchingActors(sql, tenant.id, condition, parameters, page);
-  return { actors: await showActors(sql, tenant, found.actors, domains), total: found.total };
+  return { actors: await showActors(sql, tenant, found.actors, domains, settings), total: found.total };
 }

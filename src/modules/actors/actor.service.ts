@@ -1,7 +1,7 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { findJobs, findOrganisationLinks } from '../imports/org-structure.service.js';
 import type { Tenant } from '../tenancy/tenancy.service.js';
-import { getTenantSettings } from '../tenancy/tenant-settings.service.js';
+import { getTenantSettings, type TenantSettings } from '../tenancy/tenant-settings.service.js';
 import { toAgent, type ActorLinks, type StoredActor } from './actor-attributes.js';
 import { findActors } from './actor.repository.js';
 
@@ -36,8 +36,10 @@ export async function showActors(
   tenant: Pick<Tenant, 'id' | 'name'>,
   actors: readonly StoredActor[],
   domains: ActorDomains,
+  /** The tenant's settings when the caller has read them already. */
+  known?: TenantSettings,
 ): Promise<Record<string, unknown>[]> {
-  const settings = await getTenantSettings(sql, tenant, domains.baseDomain);
+  const settings = known ?? (await getTenantSettings(sql, tenant, domains.baseDomain));
   // Own properties only: an attribute setting named "toString" must not read Object.prototype's.
   const valueOf = (actor: StoredActor, attribute: string | null) =>
     attribute && actor.attributes && Object.hasOwn(actor.attributes, attribute) ? actor.attributes[attribute] : undefined;

@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import { ANALYZE_AFTER_ROWS, refreshStatistics } from '../../platform/database/statistics.js';
 import { badRequest, notFound } from '../../platform/http/app-error.js';
 import type { Principal } from '../auth/principal.js';
 import { recordImportRun } from './import-run.service.js';
@@ -109,6 +110,7 @@ async function replaceAll<T>(
     await replace(tx, tenantId, items);
     await recordImportRun(tx, { kind, verify: false, principal, startedAt, summary: { entries: items.length } });
   });
+  if (items.length >= ANALYZE_AFTER_ROWS) await refreshStatistics(sql, [kind === 'organisation' ? 'organisation_entries' : 'jobs']);
   return items.length;
 }
 

@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import { ANALYZE_AFTER_ROWS, refreshStatistics } from '../../platform/database/statistics.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import type { Principal } from '../auth/principal.js';
 import { getTenantSettings, lockTenantIdentities } from '../tenancy/tenant-settings.service.js';
@@ -113,7 +114,7 @@ export async function importUsers(
 ): Promise<UserImportSummary> {
   const startedAt = new Date();
   const tenant = principal.tenant;
-  return sql.transaction(async (tx) => {
+  const answered = await sql.transaction(async (tx) => {
     await lockTenantIdentities(tx, tenant.id);
     const settings = await getTenantSettings(tx, tenant, baseDomain);
     const checked = checkRows(request.users, settings);
@@ -161,4 +162,7 @@ export async function importUsers(
     await recordImportRun(tx, { kind: 'users', verify: request.verify, principal, startedAt, summary: counts });
     return summary;
   });
+  // The planner should see the new rows before the next search or import does.
+  if (!request.verify && answered.new + answered.existing >= ANALYZE_AFTER_ROWS) await refreshStatistics(sql, ['actors', 'actor_identifiers']);
+  return answered;
 }
