@@ -11,7 +11,6 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  adminQuery,
   cleanUp,
   cliJson,
   createStorage,
@@ -178,7 +177,6 @@ async function main(): Promise<number> {
   if (summary?.new !== options.users) throw new Error(`unexpected import summary: ${JSON.stringify(summary).slice(0, 500)}`);
   log(`users: imported in ${importSeconds} s`);
 
-  if (process.env.BENCH_ANALYZE && storage.statsUrl) await adminQuery(storage.statsUrl, 'ANALYZE');
   // One search by hand: what the load will ask, checked before it is measured.
   const path = '/api/actors/search?limit=20';
   const checked = (await send('POST', path, { criteria: CRITERIA })) as { actors: unknown[]; total: number };

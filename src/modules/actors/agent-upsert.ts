@@ -68,8 +68,7 @@ export function parseAgentWrite(body: unknown): AgentWrite {
     identifier = parseAgent(Object.fromEntries(sentIfis.map((ifi) => [ifi, body[ifi]])), 'agent');
   } catch (error) {
     // agent.ts answers in the xAPI resources' code; this route's problems are actors.invalid_agent.
-    // (Its account messages read "'agent'.account .homePage …": the stray space goes.)
-    if (error instanceof AppError) throw invalid(error.message.replace("'agent'.account .", "'agent'.account."), sentIfis.length === 1 ? sentIfis[0] : undefined);
+    if (error instanceof AppError) throw invalid(error.message, sentIfis.length === 1 ? sentIfis[0] : undefined);
     throw error;
   }
 

@@ -42,7 +42,8 @@ export function parseAgent(value: unknown, parameter = 'agent'): AgentIdentifier
   }
   const ifi = present[0];
   const raw = agent[ifi];
-  const invalid = (why: string) => badRequest('xapi.invalid_agent', `'${parameter}'.${ifi} ${why}.`);
+  // `why` either names a member of the IFI (".homePage must …") or says what the IFI must be.
+  const invalid = (why: string) => badRequest('xapi.invalid_agent', `'${parameter}'.${ifi}${why.startsWith('.') ? '' : ' '}${why}.`);
   // The key is stored and searched as text, which cannot hold U+0000 or a lone surrogate.
   const texts = typeof raw === 'object' && raw !== null ? Object.values(raw) : [raw];
   for (const text of texts) {
