@@ -279,6 +279,31 @@ describeEachBackend('A learner credential', (ctx) => {
     // The right password still works after the failures (they are not cached).
     assert.equal((await me(ctx.app, learner.headers)).statusCode, 200);
   });
+
+  it('refuses guessing: after 10 failed checks of one username, 429 with Retry-After without checking, the right password too, and the launch page says so', async () => {
+    const learner = await givenLearner(ctx.app, ctx.given);
+    const wrong = learnerHeaders(learner.tenant, learner.username, 'not the password');
+    for (let attempt = 0; attempt < 10; attempt++) assert.equal((await me(ctx.app, wrong)).statusCode, 401);
+    for (const headers of [wrong, learner.headers]) {
+      const res = await me(ctx.app, headers);
+      assert.equal(res.statusCode, 429, res.body);
+      assert.equal(res.json().code, 'auth.too_many_attempts');
+      const retryAfter = Number(res.headers['retry-after']);
+      assert.ok(retryAfter > 0 && retryAfter <= 15 * 60, `Retry-After ${retryAfter}`);
+    }
+    const launch = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/activities/launch?activityId=${encodeURIComponent(STATE)}&auth=${encodeURIComponent(basic(learner.username, PASSWORD))}`,
+      headers: { 'x-svc-tenant': learner.tenant.name },
+    });
+    assert.equal(launch.statusCode, 429);
+    assert.match(String(launch.headers['content-type']), /text\/html/);
+    assert.match(launch.body, /Too many failed sign-ins/);
+    assert.ok(Number(launch.headers['retry-after']) > 0);
+    // Another learner's credential, from the same address, is still checked.
+    const other = await givenLearner(ctx.app, ctx.given, 'bea@example.com');
+    assert.equal((await me(ctx.app, other.headers)).statusCode, 200);
+  });
 });
 
 describeEachBackend(

@@ -11,6 +11,7 @@ import { credentialRefusal, type CredentialService } from './credentials/credent
 import { parseLaunchUsername, type LaunchSessionService } from './launch/launch-session.service.js';
 import { isTenantWide, type Principal } from './principal.js';
 import { tenantNameOfHost } from '../tenancy/tenant-host.js';
+import { clientAddress } from './oauth/client-address.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -81,7 +82,7 @@ export const authPlugin = fp<AuthPluginOptions>(
       let principal: Principal;
       switch (scheme.toLowerCase()) {
         case 'basic':
-          principal = await basicPrincipal(header, value, tenant);
+          principal = await basicPrincipal(header, value, tenant, clientAddress(request.ip, request.socket?.remoteAddress));
           break;
         case 'bearer':
           principal = await bearerPrincipal(value);
@@ -108,27 +109,28 @@ export const authPlugin = fp<AuthPluginOptions>(
      * looked up in the tenant the request names. Learner credentials and launch tokens are cached
      * by their services, which evict them on revocation.
      */
-    async function basicPrincipal(header: string, value: string, tenant: Tenant | undefined): Promise<Principal> {
+    async function basicPrincipal(header: string, value: string, tenant: Tenant | undefined, client: string): Promise<Principal> {
       const cacheKey = hashSecret(header).toString('base64');
       const cached = verified.get(cacheKey);
       if (cached) return cached;
       const { username, password } = decodeBasic(value);
       if (parseLaunchUsername(username)) return launchPrincipal(username, password);
-      if (!tenantIdOfApiKey(username)) return actorPrincipal(username, password, tenant);
+      if (!tenantIdOfApiKey(username)) return actorPrincipal(username, password, tenant, client);
       const principal = await verifyApiKey(username, password);
       verified.set(cacheKey, principal);
       return principal;
     }
 
     /** A learner credential (POST /api/auth/basic): acts for its one actor, in the tenant the request names. */
-    async function actorPrincipal(username: string, password: string, tenant: Tenant | undefined): Promise<Principal> {
+    async function actorPrincipal(username: string, password: string, tenant: Tenant | undefined, client: string): Promise<Principal> {
       if (!tenant) {
         throw unauthorized(
           'A learner credential belongs to one tenant, and none was named: name it with the X-SVC-Tenant header or the sub-domain ' +
             `{tenant}.${options.baseDomain}.`,
         );
       }
-      const check = await options.credentials.verify(tenant.id, username, password);
+      const check = await options.credentials.verify(tenant.id, username, password, client);
+      if (!check.valid && check.reason === 'throttled') throw tooManyAttempts(check.retryAfterSeconds);
       if (!check.valid) throw unauthorized(credentialRefusal(check.reason));
       return { kind: 'actor', tenant, id: username, agentKey: check.credential.agentKey };
     }
@@ -199,6 +201,11 @@ const isProtectedPath = (url: string) => /^\/(api|xapi)(\/|\?|$)/.test(url);
 
 function unauthorized(message: string, challenge = BASIC_CHALLENGE): AppError {
   return new AppError('auth.unauthorized', 401, message, { headers: { 'WWW-Authenticate': challenge } });
+}
+
+/** Too many failed learner sign-ins lately (CredentialService): 429, and when to try again. */
+function tooManyAttempts(retryAfterSeconds: number): AppError {
+  return new AppError('auth.too_many_attempts', 429, credentialRefusal('throttled'), { headers: { 'Retry-After': String(retryAfterSeconds) } });
 }
 
 /** RFC 6750 §3.1: a Bearer token that is unknown, expired, revoked or of another tenant. */

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { TtlCache } from '../../../platform/cache.js';
+import { FailureWindow } from '../../../platform/failure-window.js';
 import type { Notifications } from '../../../platform/database/notifications.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { badRequest, conflict, notFound } from '../../../platform/http/app-error.js';
@@ -49,7 +50,20 @@ export interface VerifiedCredential {
   key: string;
 }
 
-export type CredentialCheck = { valid: true; credential: VerifiedCredential } | { valid: false; reason: 'unknown' | 'expired' | 'revoked' };
+export type CredentialCheck =
+  | { valid: true; credential: VerifiedCredential }
+  | { valid: false; reason: 'unknown' | 'expired' | 'revoked' }
+  /** Too many failed checks lately for this username or from this client: not checked (no scrypt). */
+  | { valid: false; reason: 'throttled'; retryAfterSeconds: number };
+
+/**
+ * Failed checks a username, and a client address, may have within GUESS_WINDOW_MS before further
+ * checks are refused without hashing (429). Learner usernames are random, so a legitimate client
+ * rarely fails; the address limit is higher because one integration server launches for many
+ * learners. Per process: N processes allow N times as many.
+ */
+export const GUESS_LIMITS = { username: 10, address: 50 } as const;
+export const GUESS_WINDOW_MS = 15 * 60_000;
 
 interface CachedCredential extends VerifiedCredential {
   /** SHA-256 of the password that verified: a later request with another password pays scrypt again. */
@@ -111,6 +125,8 @@ export class CredentialService {
   /** Credentials revoked lately: a check that read the row just before the revocation must not cache it. */
   private revoked: TtlCache<true>;
   private stopListening: (() => void) | undefined;
+  private readonly guessesByUsername = new FailureWindow(GUESS_LIMITS.username, GUESS_WINDOW_MS);
+  private readonly guessesByAddress = new FailureWindow(GUESS_LIMITS.address, GUESS_WINDOW_MS);
   /**
    * Goes up whenever revocations may have been missed (the listening connection dropped): what
    * was cached before, here or in LaunchSessionService, can no longer be trusted.
@@ -206,7 +222,7 @@ export class CredentialService {
    * Checks a username and password of one tenant: from this process's cache when it verified the
    * same pair lately, else one read and one scrypt. Failures are not cached.
    */
-  async verify(tenantId: string, username: string, password: string): Promise<CredentialCheck> {
+  async verify(tenantId: string, username: string, password: string, client = 'unknown'): Promise<CredentialCheck> {
     const key = credentialKey(tenantId, username);
     if (this.revoked.get(key)) return { valid: false, reason: 'revoked' };
     const digest = hashSecret(password);
@@ -216,10 +232,19 @@ export class CredentialService {
       this.verified.delete(key);
       return { valid: false, reason: 'expired' };
     }
+    // Guessing is refused before the scrypt it would cost, by username and by client address.
+    const addressKey = `${tenantId}|${client}`;
+    const blockedMs = Math.max(this.guessesByUsername.blockedFor(key), this.guessesByAddress.blockedFor(addressKey));
+    if (blockedMs > 0) return { valid: false, reason: 'throttled', retryAfterSeconds: Math.ceil(blockedMs / 1000) };
     const stored = await findCredential(this.sql, tenantId, username);
     // An unknown username costs the same scrypt as a known one: timing does not tell which usernames exist.
     const matches = await verifyPassword(password, stored?.passwordHash ?? UNKNOWN_ACCOUNT_HASH);
-    if (!stored || !matches) return { valid: false, reason: 'unknown' };
+    if (!stored || !matches) {
+      this.guessesByUsername.fail(key);
+      this.guessesByAddress.fail(addressKey);
+      return { valid: false, reason: 'unknown' };
+    }
+    this.guessesByUsername.clear(key);
     if (stored.revoked) return { valid: false, reason: 'revoked' };
     if (stored.expired) return { valid: false, reason: 'expired' };
     const credential: VerifiedCredential = { tenantId, username, agentKey: stored.agentKey, expiresAtMs: stored.expiresAt.getTime(), key };
@@ -249,8 +274,10 @@ export class CredentialService {
 }
 
 /** The 401 for a credential check that failed, saying which way. */
-export function credentialRefusal(reason: 'unknown' | 'expired' | 'revoked'): string {
+export function credentialRefusal(reason: 'unknown' | 'expired' | 'revoked' | 'throttled'): string {
   switch (reason) {
+    case 'throttled':
+      return 'Too many failed sign-ins with this credential or from this address; wait and retry (Retry-After).';
     case 'expired':
       return 'The credential expired; ask for a new one (POST /api/auth/basic).';
     case 'revoked':

@@ -65,6 +65,8 @@ export const LaunchErrors = {
   missingParameter: (name: string) =>
     badRequest('launch.missing_parameter', `The launch link has no ${name} parameter; it must carry activityId and auth.`, { parameter: name }),
   unauthorized: (message: string) => new AppError('launch.unauthorized', 401, message),
+  tooManyAttempts: (retryAfterSeconds: number) =>
+    new AppError('launch.too_many_attempts', 429, credentialRefusal('throttled'), { headers: { 'Retry-After': String(retryAfterSeconds) } }),
   activityNotFound: (activityId: string) =>
     notFound('launch.activity_not_found', `The activity ${activityId} is not in this organisation’s catalogue (PUT /api/activities).`, { activityId }),
   notLaunchable: (activityId: string) =>
@@ -123,14 +125,15 @@ export class LaunchSessionService {
    * `launched` statement and the audit entry. `baseUrl` is this tenant's URL as the request
    * reached it (`http://acme.example.com`): the content's xAPI endpoint is below it.
    */
-  async launch(tenant: Tenant, query: { activityId?: string; auth?: string }, baseUrl: string): Promise<Launched> {
+  async launch(tenant: Tenant, query: { activityId?: string; auth?: string }, baseUrl: string, client = 'unknown'): Promise<Launched> {
     if (!query.activityId) throw LaunchErrors.missingParameter('activityId');
     if (!query.auth) throw LaunchErrors.missingParameter('auth');
     const { username, password } = splitBasic(query.auth);
     if (tenantIdOfApiKey(username) || username.startsWith(LAUNCH_USERNAME_PREFIX)) {
       throw LaunchErrors.unauthorized('Only a learner credential (POST /api/auth/basic) can launch content; this is an API key or a launch token.');
     }
-    const check = await this.credentials.verify(tenant.id, username, password);
+    const check = await this.credentials.verify(tenant.id, username, password, client);
+    if (!check.valid && check.reason === 'throttled') throw LaunchErrors.tooManyAttempts(check.retryAfterSeconds);
     if (!check.valid) throw LaunchErrors.unauthorized(credentialRefusal(check.reason));
     const credential = check.credential;
 

@@ -8,6 +8,7 @@ const TITLES: Record<number, string> = {
   400: 'This launch link is incomplete',
   401: 'This launch link cannot sign you in',
   404: 'There is nothing to launch here',
+  429: 'Too many failed sign-ins',
 };
 
 /**

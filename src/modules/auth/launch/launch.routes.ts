@@ -4,6 +4,7 @@ import { AppError } from '../../../platform/http/app-error.js';
 import { describedOnly } from '../../../platform/http/common-schemas.js';
 import type { TenancyService } from '../../tenancy/tenancy.service.js';
 import { namedTenant } from '../auth.plugin.js';
+import { clientAddress } from '../oauth/client-address.js';
 import { LaunchErrors, type LaunchSessionService } from './launch-session.service.js';
 import { LAUNCH_PAGE_HEADERS, launchErrorPage } from './launch.page.js';
 
@@ -51,6 +52,7 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
           400: Html('A required parameter is missing.'),
           401: Html('The credential is not valid, expired, was revoked or belongs to another tenant; or no tenant was named.'),
           404: Html('Unknown tenant or activity, or an activity without launchUrl.'),
+          429: Html('Too many failed sign-ins with this credential or from this address lately (Retry-After says when to retry).'),
         },
       },
     },
@@ -63,7 +65,7 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
           );
         }
         const tenant = await tenancy.require(name);
-        const launched = await launches.launch(tenant, request.query, `${request.protocol}://${request.host}`);
+        const launched = await launches.launch(tenant, request.query, `${request.protocol}://${request.host}`, clientAddress(request.ip, request.socket?.remoteAddress));
         return reply
           .status(302)
           .header('Location', launched.location)
@@ -73,7 +75,8 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
           .send();
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        return reply.status(error.status as 400 | 401 | 404).headers(LAUNCH_PAGE_HEADERS).send(launchErrorPage(error));
+        if (error.headers) reply.headers(error.headers);
+        return reply.status(error.status as 400 | 401 | 404 | 429).headers(LAUNCH_PAGE_HEADERS).send(launchErrorPage(error));
       }
     },
   );
