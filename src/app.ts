@@ -8,6 +8,7 @@ import type { SqlClient } from './platform/database/sql-client.js';
 import { registerErrorHandler } from './platform/http/error-handler.js';
 import { registerStrictQueryIntegers } from './platform/http/strict-query-integers.js';
 import { registerInputGuards } from './platform/http/input-guards.js';
+import { registerPublicUrl } from './platform/http/public-url.js';
 import { authPlugin } from './modules/auth/auth.plugin.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { documentsPlugin } from './modules/xapi/documents/documents.plugin.js';
@@ -113,6 +114,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   registerErrorHandler(app);
   registerStrictQueryIntegers(app);
   registerInputGuards(app);
+  registerPublicUrl(app, config.publicUrl);
 
   await app.register(swagger, {
     openapi: {
@@ -157,7 +159,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
     lifetimeSeconds: config.launchTokenTtlS ?? DEFAULTS.launchTokenTtlS,
   });
 
-  await app.register(xapiPlugin);
+  await app.register(xapiPlugin, { defaultVersion: config.xapiDefaultVersion ?? DEFAULTS.xapiDefaultVersion });
   await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs, tokens, credentials, launches });
   await app.register(oauthTokenEndpoints, { tokens });
   const signInPolicy = { ...DEFAULT_SIGN_IN_POLICY, ...options.signInPolicy };

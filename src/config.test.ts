@@ -42,6 +42,19 @@ describe('loadConfig: connection timeouts, cap and shutdown grace', () => {
     }
   });
 
+  it('answers /xapi/ in 2.0.0 unless LEARNBASE_XAPI_DEFAULT_VERSION pins 1.0.3 (blank: the default)', () => {
+    assert.equal(loadConfig({}, {}).xapiDefaultVersion, '2.0.0');
+    assert.equal(loadConfig({}, { LEARNBASE_XAPI_DEFAULT_VERSION: ' ' }).xapiDefaultVersion, '2.0.0');
+    assert.equal(loadConfig({}, { LEARNBASE_XAPI_DEFAULT_VERSION: '1.0.3' }).xapiDefaultVersion, '1.0.3');
+  });
+
+  it('keeps LEARNBASE_PUBLIC_URL without a trailing slash, a path allowed; blank is none', () => {
+    assert.equal(loadConfig({}, {}).publicUrl, undefined);
+    assert.equal(loadConfig({}, { LEARNBASE_PUBLIC_URL: ' ' }).publicUrl, undefined);
+    assert.equal(loadConfig({}, { LEARNBASE_PUBLIC_URL: 'https://lrs.example.com/' }).publicUrl, 'https://lrs.example.com');
+    assert.equal(loadConfig({}, { LEARNBASE_PUBLIC_URL: 'http://lrs.example.com:8443/lrs/' }).publicUrl, 'http://lrs.example.com:8443/lrs');
+  });
+
   it('reads a blank cache TTL or document limit as the default, not 0', () => {
     const config = loadConfig({}, { LEARNBASE_CACHE_TTL_MS: '', LEARNBASE_DOCUMENT_LIMIT_BYTES: ' ' });
     assert.equal(config.cacheTtlMs, 5_000);
@@ -74,6 +87,11 @@ describe('loadConfig: connection timeouts, cap and shutdown grace', () => {
     ['LEARNBASE_MAX_CONNECTIONS', 'Infinity', /\/maxConnections/],
     ['LEARNBASE_SHUTDOWN_GRACE_MS', '-5', /\/shutdownGraceMs/],
     ['LEARNBASE_SHUTDOWN_GRACE_MS', 'soon', /\/shutdownGraceMs/],
+    ['LEARNBASE_XAPI_DEFAULT_VERSION', '1.0.2', /\/xapiDefaultVersion/],
+    ['LEARNBASE_PUBLIC_URL', 'ftp://lrs.example.com', /\/publicUrl/],
+    ['LEARNBASE_PUBLIC_URL', 'https://lrs.example.com/?x=1', /\/publicUrl/],
+    ['LEARNBASE_PUBLIC_URL', 'lrs.example.com', /\/publicUrl/],
+    ['LEARNBASE_XAPI_DEFAULT_VERSION', '2.0', /\/xapiDefaultVersion/],
   ];
   for (const [name, value, named] of refusals) {
     it(`refuses ${name}=${value}`, () => {

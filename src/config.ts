@@ -1,6 +1,7 @@
 import { compile as compileTrust } from '@fastify/proxy-addr';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import { normalisePublicUrl } from './platform/http/public-url.js';
 
 const DatabaseConfig = Type.Union([
   Type.Object({ kind: Type.Literal('pglite'), dataDir: Type.Optional(Type.String({ minLength: 1 })) }),
@@ -21,6 +22,12 @@ export const AppConfig = Type.Object({
    * (interface 2.6); a port may follow. Absent: `baseDomain`.
    */
   serviceDomain: Type.Optional(Type.String({ minLength: 1, pattern: '^[a-z0-9.-]+(:[0-9]{1,5})?$' })),
+  /**
+   * The server's address as clients know it (`https://lrs.example.com`, a path allowed): statement
+   * authorities, the OAuth metadata and launched content's xAPI endpoint use it. Absent: each
+   * request's own scheme and host.
+   */
+  publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^/?#@\\s]+(/[^?#\\s]*)?$' })),
   /** Largest document body accepted, in bytes (413 above it). */
   documentLimitBytes: Type.Integer({ minimum: 1 }),
   /** Largest import body accepted (users, organisation, jobs), in bytes (413 above it). */
@@ -38,6 +45,11 @@ export const AppConfig = Type.Object({
   cacheTtlMs: Type.Integer({ minimum: 0 }),
   /** Lifetime of a learner credential (POST /api/auth/basic), in seconds. Absent: DEFAULTS.credentialTtlS. */
   credentialTtlS: Type.Optional(Type.Integer({ minimum: 1 })),
+  /**
+   * The xAPI version a `/xapi/` answer states (`X-Experience-API-Version`) when the request named
+   * none or one this LRS does not speak (xAPI 2.0 Part 3 §1.3). Absent: DEFAULTS.xapiDefaultVersion.
+   */
+  xapiDefaultVersion: Type.Optional(Type.Union([Type.Literal('1.0.3'), Type.Literal('2.0.0')])),
   /** Lifetime of a launch token handed to content (GET /api/activities/launch), in seconds. Absent: DEFAULTS.launchTokenTtlS. */
   launchTokenTtlS: Type.Optional(Type.Integer({ minimum: 1 })),
   /**
@@ -82,6 +94,8 @@ export const DEFAULTS = {
   cacheTtlMs: 5_000,
   // A learner credential is made per person by the integration and lasts a month (docs/provisioning.md).
   credentialTtlS: 30 * 24 * 3600,
+  // The newest version; a deployment serving 1.0.3 content only may pin 1.0.3 (docs/xapi-statements.md).
+  xapiDefaultVersion: '2.0.0',
   // A launch token lasts one long sitting of one piece of content.
   launchTokenTtlS: 4 * 3600,
   // Node's own default is 60 s; 10 s is ample for any real client, even on a high-latency link.
@@ -148,12 +162,14 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     host: flags.host ?? env.HOST ?? DEFAULTS.host,
     baseDomain: (flags.baseDomain ?? env.LEARNBASE_BASE_DOMAIN ?? DEFAULTS.baseDomain).toLowerCase(),
     serviceDomain: (env.LEARNBASE_SERVICE_DOMAIN?.trim() || flags.baseDomain || env.LEARNBASE_BASE_DOMAIN || DEFAULTS.baseDomain).toLowerCase(),
+    publicUrl: normalisePublicUrl(env.LEARNBASE_PUBLIC_URL),
     documentLimitBytes: numberFrom(env.LEARNBASE_DOCUMENT_LIMIT_BYTES, DEFAULTS.documentLimitBytes),
     importLimitBytes: numberFrom(env.LEARNBASE_IMPORT_LIMIT_BYTES, DEFAULTS.importLimitBytes),
     logLevel: env.LOG_LEVEL ?? DEFAULTS.logLevel,
     cacheTtlMs: numberFrom(env.LEARNBASE_CACHE_TTL_MS, DEFAULTS.cacheTtlMs),
     credentialTtlS: numberFrom(env.LEARNBASE_CREDENTIAL_TTL_S, DEFAULTS.credentialTtlS),
     launchTokenTtlS: numberFrom(env.LEARNBASE_LAUNCH_TOKEN_TTL_S, DEFAULTS.launchTokenTtlS),
+    xapiDefaultVersion: env.LEARNBASE_XAPI_DEFAULT_VERSION?.trim() || DEFAULTS.xapiDefaultVersion,
     trustProxy: parseTrustProxy(env.LEARNBASE_TRUST_PROXY),
     headersTimeoutMs: numberFrom(env.LEARNBASE_HEADERS_TIMEOUT_MS, DEFAULTS.headersTimeoutMs),
     requestTimeoutMs: numberFrom(env.LEARNBASE_REQUEST_TIMEOUT_MS, DEFAULTS.requestTimeoutMs),

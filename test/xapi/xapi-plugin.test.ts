@@ -94,3 +94,24 @@ describeEachBackend('the /xapi/ resources', (ctx) => {
     assert.equal(res.headers['access-control-allow-origin'], undefined);
   });
 });
+
+describeEachBackend(
+  'the /xapi/ resources pinned to 1.0.3 (LEARNBASE_XAPI_DEFAULT_VERSION)',
+  (ctx) => {
+    it('states 1.0.3 when the request names no version or one not spoken, and the version sent otherwise', async () => {
+      const about = await ctx.app.inject({ method: 'GET', url: '/xapi/about' });
+      assert.equal(about.statusCode, 200);
+      assert.equal(about.headers['x-experience-api-version'], '1.0.3');
+      const tenant = await ctx.given.tenant();
+      const missing = await ctx.app.inject({ method: 'GET', url: STATE_LIST, headers: tenant.headers });
+      assert.equal(missing.statusCode, 400);
+      assert.equal(missing.headers['x-experience-api-version'], '1.0.3');
+      const unsupported = await ctx.app.inject({ method: 'GET', url: STATE_LIST, headers: { ...tenant.headers, 'x-experience-api-version': '0.95' } });
+      assert.equal(unsupported.headers['x-experience-api-version'], '1.0.3');
+      const sent = await ctx.app.inject({ method: 'GET', url: STATE_LIST, headers: { ...tenant.headers, 'x-experience-api-version': '2.0.0' } });
+      assert.equal(sent.statusCode, 200, sent.body);
+      assert.equal(sent.headers['x-experience-api-version'], '2.0.0');
+    });
+  },
+  { xapiDefaultVersion: '1.0.3' },
+);

@@ -31,7 +31,7 @@ export async function insertAuditEntry(sql: SqlClient, tenantId: string, entry: 
   );
 }
 
-/** Newest first, every filter optional; the indexes on (tenant, at), (tenant, actor, at) and (tenant, source, at) serve them. */
+/** Newest first (`seq`, the order of writing, breaks ties), every filter optional; the indexes on (tenant, at), (tenant, actor, at) and (tenant, source, at) serve them. */
 export async function findAuditEntries(sql: SqlClient, tenantId: string, filter: AuditFilter, page: { limit: number; skip: number }): Promise<AuditEntry[]> {
   const conditions = ['tenant_id = $1'];
   const values: unknown[] = [tenantId];
@@ -48,7 +48,7 @@ export async function findAuditEntries(sql: SqlClient, tenantId: string, filter:
   const { rows } = await sql.query<AuditRow>(
     `SELECT id, at, action, actor_key, actor, source, principal_kind, principal_id, details
        FROM audit_log WHERE ${conditions.join(' AND ')}
-      ORDER BY at DESC, id DESC LIMIT $${values.length - 1} OFFSET $${values.length}`,
+      ORDER BY at DESC, seq DESC LIMIT $${values.length - 1} OFFSET $${values.length}`,
     values,
   );
   return rows.map((row) => ({

@@ -20,8 +20,8 @@ const isXapi = (url: string) => url === '/xapi' || url.startsWith('/xapi/') || u
  * header on every response, errors included. Registered before authentication, so even a
  * 401 carries the header.
  */
-export const xapiPlugin = fp(
-  async (app) => {
+export const xapiPlugin = fp<{ defaultVersion?: '1.0.3' | '2.0.0' }>(
+  async (app, { defaultVersion = '2.0.0' }) => {
     await app.register(cors, {
       hook: 'onRequest',
       delegator: (request, callback) => {
@@ -36,7 +36,7 @@ export const xapiPlugin = fp(
       },
     });
 
-    app.decorateRequest('xapiVersion', '2.0.0');
+    app.decorateRequest('xapiVersion', defaultVersion);
 
     app.addHook('onRequest', async (request, reply) => {
       if (!isXapi(request.url)) return;

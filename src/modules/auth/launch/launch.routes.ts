@@ -65,7 +65,7 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
           );
         }
         const tenant = await tenancy.require(name);
-        const launched = await launches.launch(tenant, request.query, `${request.protocol}://${request.host}`, clientAddress(request.ip, request.socket?.remoteAddress));
+        const launched = await launches.launch(tenant, request.query, request.publicBaseUrl, clientAddress(request.ip, request.socket?.remoteAddress));
         return reply
           .status(302)
           .header('Location', launched.location)

@@ -32,7 +32,7 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags: ['oauth'], summary: 'OAuth 2.0 authorization server metadata (RFC 8414)', security: [], response: { 200: Metadata } },
     },
     async (request) => {
-      const issuer = `${request.protocol}://${request.host}`;
+      const issuer = request.publicBaseUrl;
       return {
         issuer,
         authorization_endpoint: `${issuer}/auth/oauth/authorize`,

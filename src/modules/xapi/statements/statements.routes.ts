@@ -124,7 +124,7 @@ function callerOf(request: FastifyRequest): StatementCaller {
     tenantId: principal.tenant.id,
     principal,
     version: request.xapiVersion,
-    baseUrl: `${request.protocol}://${request.host}`,
+    baseUrl: request.publicBaseUrl,
   };
 }
 
