@@ -24,6 +24,7 @@ import { usersImportRoutes } from './modules/imports/users-import.routes.js';
 import { actorsRoutes } from './modules/actors/actors.routes.js';
 import { actorsSearchRoutes } from './modules/actors/actors-search.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
+import { completionRoutes } from './modules/completions/completions.routes.js';
 import { CredentialService } from './modules/auth/credentials/credential.service.js';
 import { credentialRoutes } from './modules/auth/credentials/credential.routes.js';
 import { LaunchSessionService } from './modules/auth/launch/launch-session.service.js';
@@ -189,6 +190,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   await app.register(actorsRoutes, { sql, baseDomain: config.baseDomain, serviceDomain: config.serviceDomain ?? config.baseDomain });
   await app.register(importHistoryRoutes, { sql });
   await app.register(auditRoutes, { sql });
+  await app.register(completionRoutes, { sql });
   await app.register(actorsSearchRoutes, { sql, baseDomain: config.baseDomain, serviceDomain: config.serviceDomain ?? config.baseDomain });
   await app.register(credentialRoutes, { credentials });
   await app.register(launchRoutes, { launches, tenancy, baseDomain: config.baseDomain });

@@ -1394,6 +1394,25 @@ const CREDENTIAL_FUZZERS: Record<string, RouteFuzzer> = {
     }),
 };
 
+/** Completion records (issue 15, item 9). */
+const COMPLETION_FUZZERS: Record<string, RouteFuzzer> = {
+  'GET /api/actors/completions': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/api/actors/completions',
+      query: {
+        agent: param('agent', agentParameter, { hostile: hostileAgentParameter }),
+        actorId: param('actorId', actorIdParameter, { hostile: hostileActorId }),
+        activityId: param('activityId', fc.constantFrom(...ACTIVITIES), { hostile: hostileIri }),
+        status: param('status', fc.constantFrom('in-progress', 'completed', 'passed,failed', 'in-progress,completed,passed,failed'), {
+          hostile: fc.constantFrom('done', 'passed,', ',', 'PASSED'),
+        }),
+        expand: param('expand', fc.constant('hierarchy'), { hostile: fc.constantFrom('all', 'Hierarchy', '') }),
+      },
+      headers: { ...apiHeaders(ctx, false), 'accept-version': header(fc.constantFrom(undefined, '2.0.0'), fc.oneof(fc.constantFrom('1.0.0', '2', '2.0.0 ', ''), hostileHeader)) },
+    }),
+};
+
 /**
  * One generator per route, keyed `METHOD /path` as Fastify lists it. HEAD uses the GET
  * generator. A route the app serves but this table lacks fails the coverage test: add its
@@ -1446,6 +1465,7 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'OPTIONS *': preflightRoute,
   ...IMPORT_FUZZERS,
   ...AUDIT_FUZZERS,
+  ...COMPLETION_FUZZERS,
   ...CREDENTIAL_FUZZERS,
   ...ACTOR_SEARCH_FUZZERS,
   ...ACTOR_UPSERT_FUZZERS,

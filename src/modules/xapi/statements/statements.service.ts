@@ -15,6 +15,7 @@ import { isIri, isUuid, validateStatement, type JsonObject, type XapiVersion } f
 import { StatementErrors } from './statements.errors.js';
 import { canonicalDefinitions, recordDefinitions } from '../activities/activities.service.js';
 import { recordAgents } from '../agents/agents.service.js';
+import { recordCompletions } from '../../completions/completion.service.js';
 import {
   findStatements,
   insertStatements,
@@ -115,6 +116,7 @@ export async function storeStatements(
     const targets = insertedItems.flatMap((item) => (item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId] : []));
     await markVoided(tx, caller.tenantId, [...insertedItems.filter((item) => !item.index.voiding).map((item) => item.id), ...targets]);
     await recordDefinitionsAndAgents(tx, caller.tenantId, insertedItems, stored);
+    await recordCompletions(tx, caller.tenantId, insertedItems);
   });
   return ids;
 }

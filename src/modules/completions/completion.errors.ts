@@ -1,0 +1,11 @@
+import { AppError, badRequest } from '../../platform/http/app-error.js';
+
+/** The completion records' errors, `completions.reason` (docs/completions.md, "Errors"). */
+export const CompletionErrors = {
+  invalidQuery: (parameter: string, message: string) => badRequest('completions.invalid_query', message, { parameter }),
+  unsupportedVersion: (version: string, supported: readonly string[]) =>
+    badRequest('completions.unsupported_version', `Accept-Version ${version} is not supported; supported: ${supported.join(', ')}.`, {
+      supported: [...supported],
+    }),
+  forbidden: () => new AppError('completions.forbidden', 403, 'This credential may only read the completion records of its own agent.'),
+};

@@ -1,0 +1,169 @@
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { CompletionKey, CompletionRecord, CompletionStatus } from './completion-rules.js';
+
+interface RecordRow {
+  agent_key: string;
+  activity_id: string;
+  registration: string;
+  actor: Record<string, unknown>;
+  status: CompletionStatus;
+  progress: string | number | null;
+  score: Record<string, unknown> | null;
+  score_at: Date | string | null;
+  first_at: Date | string;
+  last_at: Date | string;
+  statement_ids: string[];
+}
+
+const COLUMNS = 'agent_key, activity_id, registration, actor, status, progress, score, score_at, first_at, last_at, statement_ids';
+
+const iso = (value: Date | string) => new Date(value).toISOString();
+
+function toRecord(row: RecordRow): CompletionRecord {
+  const record: CompletionRecord = {
+    agentKey: row.agent_key,
+    activityId: row.activity_id,
+    registration: row.registration,
+    actor: row.actor,
+    status: row.status,
+    firstAt: iso(row.first_at),
+    lastAt: iso(row.last_at),
+    statementIds: row.statement_ids,
+  };
+  if (row.progress !== null) record.progress = Number(row.progress);
+  if (row.score !== null) record.score = row.score;
+  if (row.score_at !== null) record.scoreAt = iso(row.score_at);
+  return record;
+}
+
+/**
+ * Serialises writers of the same records: a transaction lock per key, taken in key order so two
+ * batches cannot deadlock. Without it two concurrent batches would each fold into the record
+ * they read and the second write would drop the first one's statements.
+ */
+export async function lockRecords(tx: SqlClient, tenantId: string, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await tx.query(
+    `SELECT pg_advisory_xact_lock(hashtextextended('completion_records:' || $1 || ':' || k.key, 0))
+       FROM (SELECT DISTINCT unnest($2::text[]) AS key ORDER BY 1) AS k`,
+    [tenantId, [...keys].sort()],
+  );
+}
+
+export async function findRecords(sql: SqlClient, tenantId: string, keys: readonly CompletionKey[]): Promise<CompletionRecord[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await sql.query<RecordRow>(
+    `SELECT ${COLUMNS} FROM completion_records r
+       JOIN unnest($2::text[], $3::text[], $4::text[]) AS k(k_agent_key, k_activity_id, k_registration)
+         ON r.agent_key = k.k_agent_key AND r.activity_id = k.k_activity_id AND r.registration = k.k_registration
+      WHERE r.tenant_id = $1`,
+    [tenantId, keys.map((key) => key.agentKey), keys.map((key) => key.activityId), keys.map((key) => key.registration)],
+  );
+  return rows.map(toRecord);
+}
+
+export async function upsertRecords(tx: SqlClient, tenantId: string, records: readonly CompletionRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const json = records.map((record) => ({
+    agent_key: record.agentKey,
+    activity_id: record.activityId,
+    registration: record.registration,
+    actor: record.actor,
+    status: record.status,
+    progress: record.progress ?? null,
+    score: record.score ?? null,
+    score_at: record.scoreAt ?? null,
+    first_at: record.firstAt,
+    last_at: record.lastAt,
+    statement_ids: record.statementIds,
+  }));
+  await tx.query(
+    `INSERT INTO completion_records AS stored (tenant_id, ${COLUMNS}, updated_at)
+     SELECT $1, r.agent_key, r.activity_id, r.registration, r.actor, r.status, r.progress, r.score, r.score_at,
+            r.first_at, r.last_at, ARRAY(SELECT jsonb_array_elements_text(r.statement_ids)), now()
+       FROM jsonb_to_recordset($2::jsonb)
+         AS r(agent_key text, activity_id text, registration text, actor jsonb, status text, progress numeric, score jsonb,
+              score_at timestamptz, first_at timestamptz, last_at timestamptz, statement_ids jsonb)
+     ON CONFLICT (tenant_id, agent_key, activity_id, registration) DO UPDATE
+        SET actor = EXCLUDED.actor, status = EXCLUDED.status, progress = EXCLUDED.progress, score = EXCLUDED.score,
+            score_at = EXCLUDED.score_at, first_at = EXCLUDED.first_at, last_at = EXCLUDED.last_at,
+            statement_ids = EXCLUDED.statement_ids, updated_at = now()`,
+    [tenantId, JSON.stringify(json)],
+  );
+}
+
+export async function deleteRecords(tx: SqlClient, tenantId: string, keys: readonly CompletionKey[]): Promise<void> {
+  if (keys.length === 0) return;
+  await tx.query(
+    `DELETE FROM completion_records r
+      USING unnest($2::text[], $3::text[], $4::text[]) AS k(agent_key, activity_id, registration)
+      WHERE r.tenant_id = $1 AND r.agent_key = k.agent_key AND r.activity_id = k.activity_id AND r.registration = k.registration`,
+    [tenantId, keys.map((key) => key.agentKey), keys.map((key) => key.activityId), keys.map((key) => key.registration)],
+  );
+}
+
+/** The stored statements among `ids`, with whether each is voided. */
+export async function findStatementBodies(
+  sql: SqlClient,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<Array<{ id: string; statement: Record<string, unknown>; voided: boolean }>> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql.query<{ id: string; statement: Record<string, unknown>; voided: boolean }>(
+    'SELECT id::text AS id, statement, voided FROM xapi_statements WHERE tenant_id = $1 AND id = ANY($2::uuid[])',
+    [tenantId, ids],
+  );
+  return rows;
+}
+
+/** The ids among `ids` of statements that are voided. */
+export async function voidedAmong(sql: SqlClient, tenantId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await sql.query<{ id: string }>(
+    'SELECT id::text AS id FROM xapi_statements WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND voided',
+    [tenantId, ids],
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
+export async function recordParentLinks(tx: SqlClient, tenantId: string, links: ReadonlyArray<{ activityId: string; parentId: string }>): Promise<void> {
+  if (links.length === 0) return;
+  await tx.query(
+    `INSERT INTO completion_activity_parents (tenant_id, parent_id, activity_id)
+     SELECT DISTINCT $1::uuid, l.parent_id, l.activity_id FROM unnest($2::text[], $3::text[]) AS l(parent_id, activity_id)
+     ON CONFLICT DO NOTHING`,
+    [tenantId, links.map((link) => link.parentId), links.map((link) => link.activityId)],
+  );
+}
+
+/** The children of each of `parentIds`: registry entries naming it as parent_id, and statements' parent links. */
+export async function findChildActivities(sql: SqlClient, tenantId: string, parentIds: readonly string[]): Promise<Array<{ parentId: string; activityId: string }>> {
+  if (parentIds.length === 0) return [];
+  const { rows } = await sql.query<{ parent_id: string; activity_id: string }>(
+    `SELECT parent_id, id AS activity_id FROM activity_registry WHERE tenant_id = $1 AND parent_id = ANY($2::text[])
+     UNION
+     SELECT parent_id, activity_id FROM completion_activity_parents WHERE tenant_id = $1 AND parent_id = ANY($2::text[])
+     ORDER BY 1, 2`,
+    [tenantId, parentIds],
+  );
+  return rows.map((row) => ({ parentId: row.parent_id, activityId: row.activity_id }));
+}
+
+export interface RecordFilter {
+  agentKey: string;
+  activityIds?: readonly string[];
+  statuses?: readonly CompletionStatus[];
+}
+
+/** One agent's records, by activity and registration. */
+export async function listRecords(sql: SqlClient, tenantId: string, filter: RecordFilter): Promise<CompletionRecord[]> {
+  const { rows } = await sql.query<RecordRow>(
+    `SELECT ${COLUMNS} FROM completion_records
+      WHERE tenant_id = $1 AND agent_key = $2
+        AND ($3::text[] IS NULL OR activity_id = ANY($3::text[]))
+        AND ($4::text[] IS NULL OR status = ANY($4::text[]))
+      ORDER BY activity_id, registration`,
+    [tenantId, filter.agentKey, filter.activityIds ?? null, filter.statuses ?? null],
+  );
+  return rows.map(toRecord);
+}

@@ -1,0 +1,203 @@
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { Principal } from '../auth/principal.js';
+import { CompletionErrors } from './completion.errors.js';
+import type { CompletionQuery } from './completion.schemas.js';
+import { parseActorId, parseAgentParameter } from '../xapi/agent.js';
+import {
+  STATUS_ORDER,
+  foldFacts,
+  applyFact,
+  keyText,
+  parentLinks,
+  statementCompletion,
+  type CompletionFact,
+  type CompletionKey,
+  type CompletionRecord,
+  type CompletionStatus,
+} from './completion-rules.js';
+import {
+  deleteRecords,
+  findChildActivities,
+  findRecords,
+  findStatementBodies,
+  listRecords,
+  lockRecords,
+  recordParentLinks,
+  upsertRecords,
+  voidedAmong,
+} from './completion.repository.js';
+
+type Json = Record<string, unknown>;
+type Keyed = CompletionKey & { actor: Json };
+
+/** A statement just inserted: what `storeStatements` hands over. */
+export interface InsertedStatement {
+  id: string;
+  statement: Json;
+  index: { voiding: boolean; objectStatementId: string | null };
+}
+
+/**
+ * Brings the completion records up to date with statements just inserted, in the transaction
+ * that inserted them (after voiding was applied): each new, non-voided statement is folded into
+ * the records of its actor and activity (and registration); each statement a voiding statement
+ * voided is taken out of the records it made, which are refolded from their remaining statements
+ * (and deleted when none remain). Records the statements' `contextActivities.parent` links.
+ */
+export async function recordCompletions(tx: SqlClient, tenantId: string, inserted: readonly InsertedStatement[]): Promise<void> {
+  await recordParentLinks(tx, tenantId, inserted.flatMap((item) => (item.index.voiding ? [] : parentLinks(item.statement))));
+
+  const made = inserted.flatMap((item) => {
+    const completion = item.index.voiding ? undefined : statementCompletion(item.statement);
+    return completion && completion.keys.length > 0 ? [completion] : [];
+  });
+  // A statement whose voiding statement came first is stored voided already: it counts for nothing.
+  const voidedNow = await voidedAmong(tx, tenantId, made.map((completion) => completion.fact.statementId));
+  const live = made.filter((completion) => !voidedNow.has(completion.fact.statementId));
+
+  const targetIds = inserted.flatMap((item) => (item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId.toLowerCase()] : []));
+  const targets = (await findStatementBodies(tx, tenantId, targetIds)).flatMap((row) => {
+    const completion = row.voided ? statementCompletion(row.statement) : undefined;
+    return completion ? [completion] : [];
+  });
+  if (live.length === 0 && targets.length === 0) return;
+
+  const keys = new Map<string, Keyed>();
+  for (const completion of [...live, ...targets]) for (const key of completion.keys) keys.set(keyText(key), key);
+  await lockRecords(tx, tenantId, [...keys.keys()]);
+  const records = new Map<string, CompletionRecord | undefined>((await findRecords(tx, tenantId, [...keys.values()])).map((record) => [keyText(record), record]));
+  const touched = new Set<string>();
+
+  // Voided statements out: refold each record they were in from the statements left.
+  const removed = new Map<string, Set<string>>();
+  for (const target of targets) {
+    for (const key of target.keys) {
+      const text = keyText(key);
+      if (!records.get(text)?.statementIds.includes(target.fact.statementId)) continue;
+      removed.set(text, (removed.get(text) ?? new Set()).add(target.fact.statementId));
+    }
+  }
+  for (const [text, ids] of removed) {
+    const record = records.get(text) as CompletionRecord;
+    const remaining = record.statementIds.filter((id) => !ids.has(id));
+    const facts: CompletionFact[] = (await findStatementBodies(tx, tenantId, remaining)).flatMap((row) => {
+      const completion = row.voided ? undefined : statementCompletion(row.statement);
+      return completion ? [completion.fact] : [];
+    });
+    facts.sort((a, b) => remaining.indexOf(a.statementId) - remaining.indexOf(b.statementId));
+    records.set(text, foldFacts(keys.get(text) as Keyed, facts));
+    touched.add(text);
+  }
+
+  // New statements in.
+  for (const completion of live) {
+    for (const key of completion.keys) {
+      const text = keyText(key);
+      records.set(text, applyFact(records.get(text), key, completion.fact));
+      touched.add(text);
+    }
+  }
+
+  const kept: CompletionRecord[] = [];
+  const gone: CompletionKey[] = [];
+  for (const text of touched) {
+    const record = records.get(text);
+    if (record) kept.push(record);
+    else gone.push(keys.get(text) as Keyed);
+  }
+  await deleteRecords(tx, tenantId, gone);
+  await upsertRecords(tx, tenantId, kept);
+}
+
+export interface CompletionView {
+  actor: Json;
+  activityId: string;
+  registration?: string;
+  status: CompletionStatus;
+  progress?: number;
+  score?: Json;
+  firstAt: string;
+  lastAt: string;
+  statementIds: string[];
+  children?: CompletionView[];
+}
+
+/** How deep `expand=hierarchy` walks below the activity asked for. */
+export const MAX_HIERARCHY_DEPTH = 20;
+
+const invalid = CompletionErrors.invalidQuery;
+
+function parseStatuses(text: string | undefined): CompletionStatus[] | undefined {
+  if (text === undefined) return undefined;
+  const values = text.split(',').map((value) => value.trim());
+  for (const value of values) {
+    if (!STATUS_ORDER.includes(value as CompletionStatus)) {
+      throw invalid('status', `'status' must be a comma-separated list of ${STATUS_ORDER.join(', ')}; "${value}" is none of them.`);
+    }
+  }
+  return values as CompletionStatus[];
+}
+
+function view(record: CompletionRecord): CompletionView {
+  const out: CompletionView = {
+    actor: record.actor,
+    activityId: record.activityId,
+    status: record.status,
+    firstAt: record.firstAt,
+    lastAt: record.lastAt,
+    statementIds: record.statementIds,
+  };
+  if (record.registration !== '') out.registration = record.registration;
+  if (record.progress !== undefined) out.progress = record.progress;
+  if (record.score !== undefined) out.score = record.score;
+  return out;
+}
+
+/**
+ * One actor's completion records (GET /api/actors/completions). Exactly one of `agent` and
+ * `actorId` names the actor; an actor credential or launch token may name only its own agent.
+ * `expand=hierarchy` with `activityId` gives each record the records of the activities below it
+ * (registry `parentId` and statements' `contextActivities.parent`), recursively, in `children`.
+ */
+export async function listCompletions(sql: SqlClient, principal: Principal, query: CompletionQuery): Promise<CompletionView[]> {
+  if ((query.agent === undefined) === (query.actorId === undefined)) {
+    throw invalid(query.agent === undefined ? 'agent' : 'actorId', "Send exactly one of 'agent' (an xAPI agent as JSON) and 'actorId' (<ifi_property>|<ifi_value>).");
+  }
+  if (query.expand !== undefined && query.expand !== 'hierarchy') throw invalid('expand', `'expand' takes only the value "hierarchy".`);
+  const agentKey = query.agent !== undefined ? parseAgentParameter(query.agent).key : parseActorId(query.actorId as string).key;
+  if (principal.agentKey !== undefined && principal.agentKey !== agentKey) {
+    throw CompletionErrors.forbidden();
+  }
+  const statuses = parseStatuses(query.status);
+  const tenantId = principal.tenant.id;
+
+  if (query.expand !== 'hierarchy' || query.activityId === undefined) {
+    const records = await listRecords(sql, tenantId, { agentKey, activityIds: query.activityId === undefined ? undefined : [query.activityId], statuses });
+    return records.map(view);
+  }
+
+  // The activities below activityId, each reached once (statements' links may form a cycle).
+  const childrenOf = new Map<string, string[]>();
+  const reached = new Set([query.activityId]);
+  let level = [query.activityId];
+  for (let depth = 0; depth < MAX_HIERARCHY_DEPTH && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const link of await findChildActivities(sql, tenantId, level)) {
+      if (reached.has(link.activityId)) continue;
+      reached.add(link.activityId);
+      childrenOf.set(link.parentId, [...(childrenOf.get(link.parentId) ?? []), link.activityId]);
+      next.push(link.activityId);
+    }
+    level = next;
+  }
+  const all = await listRecords(sql, tenantId, { agentKey, activityIds: [...reached] });
+  const withChildren = (record: CompletionRecord): CompletionView => ({
+    ...view(record),
+    children: (childrenOf.get(record.activityId) ?? []).flatMap((child) =>
+      all.filter((candidate) => candidate.activityId === child && candidate.registration === record.registration).map(withChildren),
+    ),
+  });
+  return all
+    .filter((record) => record.activityId === query.activityId && (statuses === undefined || statuses.includes(record.status)))
+    .map(withChildren);
+}
