@@ -53,10 +53,13 @@ export async function lockRecords(tx: SqlClient, tenantId: string, keys: readonl
 export async function findRecords(sql: SqlClient, tenantId: string, keys: readonly CompletionKey[]): Promise<CompletionRecord[]> {
   if (keys.length === 0) return [];
   const { rows } = await sql.query<RecordRow>(
-    `SELECT ${COLUMNS} FROM completion_records r
-       JOIN unnest($2::text[], $3::text[], $4::text[]) AS k(k_agent_key, k_activity_id, k_registration)
-         ON r.agent_key = k.k_agent_key AND r.activity_id = k.k_activity_id AND r.registration = k.k_registration
-      WHERE r.tenant_id = $1`,
+    // One primary-key probe per key (LATERAL), whatever the statistics say: the table grows from
+    // nothing under write load, and a join planned on "it is empty" scans all of it per batch.
+    `SELECT r.* FROM unnest($2::text[], $3::text[], $4::text[]) AS k(k_agent_key, k_activity_id, k_registration)
+       CROSS JOIN LATERAL (
+         SELECT ${COLUMNS} FROM completion_records
+          WHERE tenant_id = $1 AND agent_key = k.k_agent_key AND activity_id = k.k_activity_id AND registration = k.k_registration
+       ) r`,
     [tenantId, keys.map((key) => key.agentKey), keys.map((key) => key.activityId), keys.map((key) => key.registration)],
   );
   return rows.map(toRecord);
