@@ -65,33 +65,69 @@ export async function findRecords(sql: SqlClient, tenantId: string, keys: readon
   return rows.map(toRecord);
 }
 
-export async function upsertRecords(tx: SqlClient, tenantId: string, records: readonly CompletionRecord[]): Promise<void> {
-  if (records.length === 0) return;
-  const json = records.map((record) => ({
-    agent_key: record.agentKey,
-    activity_id: record.activityId,
-    registration: record.registration,
-    actor: record.actor,
-    status: record.status,
-    progress: record.progress ?? null,
-    score: record.score ?? null,
-    score_at: record.scoreAt ?? null,
-    first_at: record.firstAt,
-    last_at: record.lastAt,
-    statement_ids: record.statementIds,
-  }));
-  await tx.query(
-    `INSERT INTO completion_records AS stored (tenant_id, ${COLUMNS}, updated_at)
-     SELECT $1, r.agent_key, r.activity_id, r.registration, r.actor, r.status, r.progress, r.score, r.score_at,
+/** The rows of `records` as jsonb_to_recordset reads them (RECORD_SET). */
+function recordSet(records: readonly CompletionRecord[]): string {
+  return JSON.stringify(
+    records.map((record) => ({
+      agent_key: record.agentKey,
+      activity_id: record.activityId,
+      registration: record.registration,
+      actor: record.actor,
+      status: record.status,
+      progress: record.progress ?? null,
+      score: record.score ?? null,
+      score_at: record.scoreAt ?? null,
+      first_at: record.firstAt,
+      last_at: record.lastAt,
+      statement_ids: record.statementIds,
+    })),
+  );
+}
+
+const RECORD_SET = `SELECT $1, r.agent_key, r.activity_id, r.registration, r.actor, r.status, r.progress, r.score, r.score_at,
             r.first_at, r.last_at, ARRAY(SELECT jsonb_array_elements_text(r.statement_ids)), now()
        FROM jsonb_to_recordset($2::jsonb)
          AS r(agent_key text, activity_id text, registration text, actor jsonb, status text, progress numeric, score jsonb,
-              score_at timestamptz, first_at timestamptz, last_at timestamptz, statement_ids jsonb)
+              score_at timestamptz, first_at timestamptz, last_at timestamptz, statement_ids jsonb)`;
+
+/** Writes whole records: those a voiding refolded, replacing what is stored. */
+export async function upsertRecords(tx: SqlClient, tenantId: string, records: readonly CompletionRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  await tx.query(
+    `INSERT INTO completion_records AS stored (tenant_id, ${COLUMNS}, updated_at)
+     ${RECORD_SET}
      ON CONFLICT (tenant_id, agent_key, activity_id, registration) DO UPDATE
         SET actor = EXCLUDED.actor, status = EXCLUDED.status, progress = EXCLUDED.progress, score = EXCLUDED.score,
             score_at = EXCLUDED.score_at, first_at = EXCLUDED.first_at, last_at = EXCLUDED.last_at,
             statement_ids = EXCLUDED.statement_ids, updated_at = now()`,
-    [tenantId, JSON.stringify(json)],
+    [tenantId, recordSet(records)],
+  );
+}
+
+/**
+ * Folds records made of new statements only into what is stored, in the one statement, without
+ * reading the stored rows first: the same fold as completion-rules.ts `applyFact` (the better
+ * status, the highest progress, the newer score, the earlier first and later last time, the
+ * statement ids appended), so a batch with no voiding costs one write.
+ */
+export async function mergeRecords(tx: SqlClient, tenantId: string, records: readonly CompletionRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const rank = (status: string) => `array_position(ARRAY['in-progress', 'completed', 'failed', 'passed'], ${status})`;
+  await tx.query(
+    `INSERT INTO completion_records AS stored (tenant_id, ${COLUMNS}, updated_at)
+     ${RECORD_SET}
+     ON CONFLICT (tenant_id, agent_key, activity_id, registration) DO UPDATE
+        SET status = CASE WHEN ${rank('EXCLUDED.status')} > ${rank('stored.status')} THEN EXCLUDED.status ELSE stored.status END,
+            progress = GREATEST(stored.progress, EXCLUDED.progress),
+            score = CASE WHEN EXCLUDED.score_at IS NOT NULL AND (stored.score_at IS NULL OR EXCLUDED.score_at >= stored.score_at)
+                         THEN EXCLUDED.score ELSE stored.score END,
+            score_at = CASE WHEN EXCLUDED.score_at IS NOT NULL AND (stored.score_at IS NULL OR EXCLUDED.score_at >= stored.score_at)
+                            THEN EXCLUDED.score_at ELSE stored.score_at END,
+            first_at = LEAST(stored.first_at, EXCLUDED.first_at),
+            last_at = GREATEST(stored.last_at, EXCLUDED.last_at),
+            statement_ids = stored.statement_ids || EXCLUDED.statement_ids,
+            updated_at = now()`,
+    [tenantId, recordSet(records)],
   );
 }
 

@@ -22,6 +22,7 @@ import {
   findStatementBodies,
   listRecords,
   lockRecords,
+  mergeRecords,
   recordParentLinks,
   upsertRecords,
   voidedAmong,
@@ -65,6 +66,17 @@ export async function recordCompletions(tx: SqlClient, tenantId: string, inserte
   const keys = new Map<string, Keyed>();
   for (const completion of [...live, ...targets]) for (const key of completion.keys) keys.set(keyText(key), key);
   await lockRecords(tx, tenantId, [...keys.keys()]);
+
+  // Only new statements: fold them per record here and into the stored records in one write.
+  if (targets.length === 0) {
+    const deltas = new Map<string, CompletionRecord>();
+    for (const completion of live) {
+      for (const key of completion.keys) deltas.set(keyText(key), applyFact(deltas.get(keyText(key)), key, completion.fact));
+    }
+    await mergeRecords(tx, tenantId, [...deltas.values()]);
+    return;
+  }
+
   const records = new Map<string, CompletionRecord | undefined>((await findRecords(tx, tenantId, [...keys.values()])).map((record) => [keyText(record), record]));
   const touched = new Set<string>();
 
