@@ -11,24 +11,22 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  cleanUp,
-  cliJson,
+  BENCH_TENANT,
   createStorage,
   DEFAULT_POSTGRES,
   ensureBuilt,
-  freePort,
-  HOST,
   integer,
-  log,
   load,
+  log,
   quantile,
   ROOT,
-  startServer,
+  runBench,
+  startBenchTenant,
   UsageError,
 } from './support.js';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
-const TENANT = 'bench';
+const TENANT = BENCH_TENANT;
 
 /** The issue's target on the 2-core development machine with PostgreSQL (ms). */
 const TARGET_P99_MS = 50;
@@ -148,13 +146,9 @@ async function main(): Promise<number> {
   ensureBuilt();
   const storage = await createStorage(options);
   log(`storage: ${storage.describe}`);
-  await cliJson(['tenant', 'create', TENANT, ...storage.flags]);
-  const apiKey = await cliJson<{ key: string; secret: string }>(['apikey', 'create', '--tenant', TENANT, ...storage.flags]);
-  const port = await freePort();
-  await startServer(storage, port, undefined, { LEARNBASE_IMPORT_LIMIT_BYTES: String(1024 * 1024 * 1024) });
-  const base = `http://${HOST}:${port}`;
+  const { base, authorization } = await startBenchTenant(storage, { LEARNBASE_IMPORT_LIMIT_BYTES: String(1024 * 1024 * 1024) });
   const headers = {
-    authorization: `Basic ${Buffer.from(`${apiKey.key}:${apiKey.secret}`).toString('base64')}`,
+    authorization,
     'x-svc-tenant': TENANT,
     'content-type': 'application/json',
   };
@@ -230,14 +224,4 @@ async function main(): Promise<number> {
   return search.non2xx + search.errors > search.requests / 2 ? 1 : 0;
 }
 
-let code = 1;
-try {
-  code = await main();
-} catch (error) {
-  if (error instanceof UsageError) process.stderr.write(`bench: ${error.message}\n\n${USAGE}\n`);
-  else process.stderr.write(`bench: ${(error as Error).stack ?? String(error)}\n`);
-  code = error instanceof UsageError ? 2 : 1;
-} finally {
-  await cleanUp();
-}
-process.exit(code);
+await runBench(main, USAGE);

@@ -10,22 +10,20 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  cleanUp,
-  cliJson,
+  BENCH_TENANT,
   createStorage,
   DEFAULT_POSTGRES,
   ensureBuilt,
-  freePort,
-  HOST,
   integer,
   log,
   ROOT,
-  startServer,
+  runBench,
+  startBenchTenant,
   UsageError,
 } from './support.js';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
-const TENANT = 'bench';
+const TENANT = BENCH_TENANT;
 
 /** The issue's targets on the 2-core development machine with PostgreSQL (seconds, MB). */
 const TARGETS = { firstImportSeconds: 10, reimportSeconds: 10, verifySeconds: 5, serverPeakMb: 500 };
@@ -173,13 +171,9 @@ async function main(): Promise<number> {
   ensureBuilt();
   const storage = await createStorage(options);
   log(`storage: ${storage.describe}`);
-  await cliJson(['tenant', 'create', TENANT, ...storage.flags]);
-  const apiKey = await cliJson<{ key: string; secret: string }>(['apikey', 'create', '--tenant', TENANT, ...storage.flags]);
-  const port = await freePort();
-  const server = await startServer(storage, port, undefined, { LEARNBASE_IMPORT_LIMIT_BYTES: String(1024 * 1024 * 1024) });
-  const base = `http://${HOST}:${port}`;
+  const { base, authorization, server } = await startBenchTenant(storage, { LEARNBASE_IMPORT_LIMIT_BYTES: String(1024 * 1024 * 1024) });
   const headers = {
-    authorization: `Basic ${Buffer.from(`${apiKey.key}:${apiKey.secret}`).toString('base64')}`,
+    authorization,
     'x-svc-tenant': TENANT,
     'content-type': 'application/json',
   };
@@ -256,14 +250,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-let code = 1;
-try {
-  code = await main();
-} catch (error) {
-  if (error instanceof UsageError) process.stderr.write(`bench: ${error.message}\n\n${USAGE}\n`);
-  else process.stderr.write(`bench: ${(error as Error).stack ?? String(error)}\n`);
-  code = error instanceof UsageError ? 2 : 1;
-} finally {
-  await cleanUp();
-}
-process.exit(code);
+await runBench(main, USAGE);

@@ -13,24 +13,22 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 import {
-  cleanUp,
-  cliJson,
+  BENCH_TENANT,
   createStorage,
   DEFAULT_POSTGRES,
   ensureBuilt,
-  freePort,
-  HOST,
   integer,
   load,
   log,
   quantile,
   ROOT,
-  startServer,
+  runBench,
+  startBenchTenant,
   UsageError,
 } from './support.js';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
-const TENANT = 'bench';
+const TENANT = BENCH_TENANT;
 const ACTIVITY = 'https://example.com/courses/bench';
 
 const USAGE = `Usage: node --import tsx bench/provisioning.ts --backend pglite|postgres [options]
@@ -84,13 +82,9 @@ async function main(): Promise<number> {
   ensureBuilt();
   const storage = await createStorage(options);
   log(`storage: ${storage.describe}`);
-  await cliJson(['tenant', 'create', TENANT, ...storage.flags]);
-  const apiKey = await cliJson<{ key: string; secret: string }>(['apikey', 'create', '--tenant', TENANT, ...storage.flags]);
-  const port = await freePort();
-  await startServer(storage, port, undefined);
-  const base = `http://${HOST}:${port}`;
+  const { base, authorization } = await startBenchTenant(storage);
   const headers = {
-    authorization: `Basic ${Buffer.from(`${apiKey.key}:${apiKey.secret}`).toString('base64')}`,
+    authorization,
     'x-svc-tenant': TENANT,
     'content-type': 'application/json',
   };
@@ -157,14 +151,4 @@ async function main(): Promise<number> {
   return [upsertNew, upsertExisting, launch].some((figures) => figures.answered === 0 || figures.errors > 0) ? 1 : 0;
 }
 
-let code = 1;
-try {
-  code = await main();
-} catch (error) {
-  if (error instanceof UsageError) process.stderr.write(`bench: ${error.message}\n\n${USAGE}\n`);
-  else process.stderr.write(`bench: ${(error as Error).stack ?? String(error)}\n`);
-  code = error instanceof UsageError ? 2 : 1;
-} finally {
-  await cleanUp();
-}
-process.exit(code);
+await runBench(main, USAGE);

@@ -11,18 +11,16 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 import {
-  cleanUp,
-  cliJson,
+  BENCH_TENANT,
   createStorage,
   DEFAULT_POSTGRES,
   ensureBuilt,
-  freePort,
-  HOST,
   integer,
   load,
   log,
   quantile,
-  startServer,
+  runBench,
+  startBenchTenant,
   UsageError,
 } from './support.js';
 
@@ -61,10 +59,7 @@ async function main(): Promise<number> {
   ensureBuilt();
   const storage = await createStorage(options);
   log(`storage: ${storage.describe}`);
-  await cliJson(['tenant', 'create', 'bench', ...storage.flags]);
-  const apiKey = await cliJson<{ key: string; secret: string }>(['apikey', 'create', '--tenant', 'bench', ...storage.flags]);
-  const port = await freePort();
-  await startServer(storage, port, undefined);
+  const { base, authorization } = await startBenchTenant(storage);
   let sent = 0;
   const statement = () => {
     const n = sent++;
@@ -80,14 +75,13 @@ async function main(): Promise<number> {
     method: 'POST',
     path: '/xapi/statements',
     headers: {
-      authorization: `Basic ${Buffer.from(`${apiKey.key}:${apiKey.secret}`).toString('base64')}`,
-      'x-svc-tenant': 'bench',
+      authorization,
+      'x-svc-tenant': BENCH_TENANT,
       'x-experience-api-version': '1.0.3',
       'content-type': 'application/json',
     },
     setupRequest: (req) => ({ ...req, body: JSON.stringify(Array.from({ length: options.batch }, statement)) }),
   };
-  const base = `http://${HOST}:${port}`;
   await load(base, request, 3, options.connections);
   log(`batches of ${options.batch}: ${options.connections} connections for ${options.duration} s`);
   const { result, latencies } = await load(base, request, options.duration, options.connections);
@@ -105,14 +99,4 @@ async function main(): Promise<number> {
   return report.non2xx > 0 ? 1 : 0;
 }
 
-let code = 1;
-try {
-  code = await main();
-} catch (error) {
-  if (error instanceof UsageError) process.stderr.write(`bench: ${error.message}\n\n${USAGE}\n`);
-  else process.stderr.write(`bench: ${(error as Error).stack ?? String(error)}\n`);
-  code = error instanceof UsageError ? 2 : 1;
-} finally {
-  await cleanUp();
-}
-process.exit(code);
+await runBench(main, USAGE);

@@ -230,3 +230,43 @@ export function quantile(sorted: Float64Array, q: number): number {
   const value = sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
   return Math.round(value * 100) / 100;
 }
+
+/** The tenant every benchmark creates on its fresh storage. */
+export const BENCH_TENANT = 'bench';
+
+/**
+ * The tenant `bench` with one API key on `storage`, and `learnbase serve` for it on a free port
+ * (`env` added to the server's environment). `authorization` is the key's Basic header value.
+ */
+export async function startBenchTenant(
+  storage: Storage,
+  env: Record<string, string> = {},
+): Promise<{ base: string; server: ChildProcess; authorization: string }> {
+  await cliJson(['tenant', 'create', BENCH_TENANT, ...storage.flags]);
+  const apiKey = await cliJson<{ key: string; secret: string }>(['apikey', 'create', '--tenant', BENCH_TENANT, ...storage.flags]);
+  const port = await freePort();
+  const server = await startServer(storage, port, undefined, env);
+  return {
+    base: `http://${HOST}:${port}`,
+    server,
+    authorization: `Basic ${Buffer.from(`${apiKey.key}:${apiKey.secret}`).toString('base64')}`,
+  };
+}
+
+/**
+ * Runs a benchmark's `main` and exits with its code: on a UsageError the message and `usage`
+ * (exit 2), on any other failure the stack (exit 1); the storage and server are cleaned up either way.
+ */
+export async function runBench(main: () => Promise<number>, usage: string): Promise<never> {
+  let code = 1;
+  try {
+    code = await main();
+  } catch (error) {
+    if (error instanceof UsageError) process.stderr.write(`bench: ${error.message}\n\n${usage}\n`);
+    else process.stderr.write(`bench: ${(error as Error).stack ?? String(error)}\n`);
+    code = error instanceof UsageError ? 2 : 1;
+  } finally {
+    await cleanUp();
+  }
+  process.exit(code);
+}
