@@ -7,6 +7,7 @@ import { AppError, badRequest, conflict } from '../../platform/http/app-error.js
 import { findJsonProblem } from '../../platform/json-guard.js';
 import { parseAgent, type AgentIdentifier } from '../xapi/agent.js';
 import { isAttributesKey } from './actor-attributes.js';
+import type { Identifier } from './actor-identifiers.repository.js';
 
 /** A sent agent that passed the checks: what the write stores. */
 export interface AgentWrite {
@@ -22,10 +23,7 @@ export interface AgentWrite {
   attributes?: Record<string, string>;
 }
 
-export interface Identifier {
-  attribute: string;
-  value: string;
-}
+export type { Identifier } from './actor-identifiers.repository.js';
 
 const KNOWN_PROPERTIES = new Set(['objectType', 'name', 'mbox', 'mbox_sha1sum', 'openid', 'account', 'extensions']);
 const IFIS = ['mbox', 'mbox_sha1sum', 'openid', 'account'] as const;

@@ -4,6 +4,7 @@
  * The service feeds them what the database holds and writes what they decide.
  */
 import { findJsonProblem, textProblem } from '../../platform/json-guard.js';
+import type { Identifier } from '../actors/actor-identifiers.repository.js';
 
 /** Every message `type` the import answers (docs/imports.md lists them with what `value` holds). */
 export type UserImportMessageType =
@@ -51,10 +52,8 @@ export interface UserImportSettings {
   jobAttribute: string | null;
 }
 
-export interface Identifier {
-  attribute: string;
-  value: string;
-}
+/** A value of a unique attribute: the actors module's, which matches people by it. */
+export type { Identifier } from '../actors/actor-identifiers.repository.js';
 
 /** A row that passed the checks of its own: what it would store. */
 export interface CandidateUser {
