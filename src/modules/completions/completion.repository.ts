@@ -155,16 +155,6 @@ export async function findStatementBodies(
   return rows;
 }
 
-/** The ids among `ids` of statements that are voided. */
-export async function voidedAmong(sql: SqlClient, tenantId: string, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const { rows } = await sql.query<{ id: string }>(
-    'SELECT id::text AS id FROM xapi_statements WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND voided',
-    [tenantId, ids],
-  );
-  return new Set(rows.map((row) => row.id));
-}
-
 export async function recordParentLinks(tx: SqlClient, tenantId: string, links: ReadonlyArray<{ activityId: string; parentId: string }>): Promise<void> {
   if (links.length === 0) return;
   await tx.query(

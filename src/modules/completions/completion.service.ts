@@ -25,7 +25,6 @@ import {
   mergeRecords,
   recordParentLinks,
   upsertRecords,
-  voidedAmong,
 } from './completion.repository.js';
 
 type Json = Record<string, unknown>;
@@ -45,7 +44,13 @@ export interface InsertedStatement {
  * voided is taken out of the records it made, which are refolded from their remaining statements
  * (and deleted when none remain). Records the statements' `contextActivities.parent` links.
  */
-export async function recordCompletions(tx: SqlClient, tenantId: string, inserted: readonly InsertedStatement[]): Promise<void> {
+export async function recordCompletions(
+  tx: SqlClient,
+  tenantId: string,
+  inserted: readonly InsertedStatement[],
+  /** The statements (lower-case ids) the write just marked voided: markVoided's answer. */
+  voided: ReadonlySet<string>,
+): Promise<void> {
   await recordParentLinks(tx, tenantId, inserted.flatMap((item) => (item.index.voiding ? [] : parentLinks(item.statement))));
 
   const made = inserted.flatMap((item) => {
@@ -53,8 +58,7 @@ export async function recordCompletions(tx: SqlClient, tenantId: string, inserte
     return completion && completion.keys.length > 0 ? [completion] : [];
   });
   // A statement whose voiding statement came first is stored voided already: it counts for nothing.
-  const voidedNow = await voidedAmong(tx, tenantId, made.map((completion) => completion.fact.statementId));
-  const live = made.filter((completion) => !voidedNow.has(completion.fact.statementId));
+  const live = made.filter((completion) => !voided.has(completion.fact.statementId));
 
   const targetIds = inserted.flatMap((item) => (item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId.toLowerCase()] : []));
   const targets = (await findStatementBodies(tx, tenantId, targetIds)).flatMap((row) => {

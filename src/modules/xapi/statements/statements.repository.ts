@@ -136,9 +136,10 @@ export async function insertStatements(sql: SqlClient, tenantId: string, stateme
  * Marks voided every statement among `ids` that is not itself a voiding statement and that a
  * stored voiding statement targets (xAPI 2.0 Part 2 §2.3.2.s2.b3). Run after inserting, it
  * covers a voiding statement arriving after its target, before it, and in the same batch.
+ * Answers the ids it marked (lower case), so the caller need not read them back.
  */
-export async function markVoided(sql: SqlClient, tenantId: string, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
+export async function markVoided(sql: SqlClient, tenantId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
   // A target and its voiding statement stored by two concurrent transactions would each miss
   // the other's uncommitted row; a transaction lock per target id (taken in id order, so two
   // batches cannot deadlock) makes the second one wait for the first and then see it.
@@ -147,7 +148,7 @@ export async function markVoided(sql: SqlClient, tenantId: string, ids: readonly
        FROM (SELECT DISTINCT unnest($2::uuid[]) AS id ORDER BY 1) AS ids`,
     [tenantId, ids],
   );
-  await sql.query(
+  const { rows } = await sql.query<{ id: string }>(
     `UPDATE xapi_statements AS target
         SET voided = true
       WHERE target.tenant_id = $1
@@ -158,9 +159,11 @@ export async function markVoided(sql: SqlClient, tenantId: string, ids: readonly
               SELECT 1 FROM xapi_statements AS voiding
                WHERE voiding.tenant_id = $1
                  AND voiding.object_statement_id = target.id
-                 AND voiding.voiding)`,
+                 AND voiding.voiding)
+     RETURNING target.id::text AS id`,
     [tenantId, ids],
   );
+  return new Set(rows.map((row) => row.id));
 }
 
 /**

@@ -114,9 +114,9 @@ export async function storeStatements(
     }
     const insertedItems = prepared.filter((item) => inserted.has(item.id));
     const targets = insertedItems.flatMap((item) => (item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId] : []));
-    await markVoided(tx, caller.tenantId, [...insertedItems.filter((item) => !item.index.voiding).map((item) => item.id), ...targets]);
+    const voided = await markVoided(tx, caller.tenantId, [...insertedItems.filter((item) => !item.index.voiding).map((item) => item.id), ...targets]);
     await recordDefinitionsAndAgents(tx, caller.tenantId, insertedItems, stored);
-    await recordCompletions(tx, caller.tenantId, insertedItems);
+    await recordCompletions(tx, caller.tenantId, insertedItems, voided);
   });
   return ids;
 }
