@@ -1471,3 +1471,90 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   ...ACTOR_UPSERT_FUZZERS,
   ...ACTIVITY_FUZZERS,
 };
+
+// ---------------------------------------------------------------------------------------------
+// The xAPI 1.0.3 alternate request syntax (issue 15, item 3): `POST /xapi/…?method=X` with the
+// request meant in a form. Not a route of its own, so not in ROUTE_FUZZERS (whose keys are the
+// served routes); test/xapi/alternate-request-syntax.test.ts runs it on both backends.
+
+/** The /xapi/ routes a form can tunnel: their generated requests are re-sent through a form. */
+const ALTERNATE_TUNNELLED = Object.keys(ROUTE_FUZZERS).filter((key) => /^(GET|PUT|POST|DELETE) \/xapi\//.test(key));
+/** The headers that travel in the form: the spec's six and X-SVC-Tenant. The others stay headers. */
+const ALTERNATE_FORM_HEADERS = new Set(['authorization', 'content-type', 'content-length', 'if-match', 'if-none-match', 'x-svc-tenant']);
+const ALTERNATE_FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/** Form-encodes bytes: every byte but the unreserved ones as %XX (a Buffer's invalid UTF-8 stays invalid). */
+function percentEncodeBytes(bytes: Buffer): string {
+  return [...bytes].map((byte) => (/^[A-Za-z0-9\-._~]$/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+}
+
+const alternateField = (name: string, value: string | Buffer) =>
+  `${percentEncode(name)}=${Buffer.isBuffer(value) ? percentEncodeBytes(value) : percentEncode(value)}`;
+
+/**
+ * A generated request of any tunnelled /xapi/ route (valid-ish, with its own hostile parts),
+ * moved into a form: its query parameters, credential, tenant, Content-Type and preconditions
+ * become fields, its body the `content` field. Then the envelope gets its own hostile parts:
+ * another outer method, a wrong or repeated `method`, more URL parameters, a body that is not a
+ * form, version 2.0.0 in the header or the form, fields that are repeated, misplaced or not UTF-8.
+ */
+export function alternateSyntaxRequest(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
+  const tunnelled = fc.constantFrom(...ALTERNATE_TUNNELLED).chain((key) => ROUTE_FUZZERS[key]!(ctx));
+  const envelope = mutated({
+    outerMethod: part(fc.constant('POST'), fc.constantFrom('PUT', 'GET', 'DELETE', 'PATCH')),
+    methodParameter: part(
+      fc.constant<string[] | undefined>(undefined),
+      fc.oneof(
+        fc.constantFrom<string[]>(['method=put'], ['method=PATCH'], ['method=HEAD'], ['method='], ['method'], ['method=GET', 'method=GET'], ['Method=GET'], ['method[]=GET']),
+        hostileText.map((text) => [`method=${percentEncode(text)}`]),
+      ),
+    ),
+    urlExtras: part(fc.constant<string[]>([]), fc.oneof(extraQuery.hostile, fc.uuid().map((id) => [`statementId=${id}`]))),
+    outerType: part(
+      fc.constantFrom<string | undefined>(ALTERNATE_FORM_TYPE, `${ALTERNATE_FORM_TYPE}; charset=UTF-8`),
+      fc.oneof(oddContentType, fc.constantFrom(...JSON_TYPES)),
+    ),
+    outerVersion: header(fc.constantFrom(undefined, '1.0.3'), fc.oneof(fc.constantFrom('2.0.0', '2.0', '1.0.3, 2.0.0', '0.8'), hostileHeader)),
+    formVersion: part(fc.constantFrom<string | undefined>('1.0.3', '1.0'), fc.oneof(absent, fc.constantFrom('2.0.0', '0.8', ''), hostileText)),
+    credentialInForm: part(fc.boolean(), fc.constant(true)),
+    extraFields: part(
+      fc.constant<string[]>([]),
+      fc.oneof(
+        fc.constantFrom<string[]>(
+          ['method=PUT'],
+          ['content=%7B%7D', 'content=%7B%7D'],
+          ['Authorization=x', 'authorization=y'],
+          ['=x'],
+          ['&&'],
+          ['%ZZ=1'],
+          ['x=%ED%A0%80'],
+          ['If-Match=%0D%0Ax'],
+          ['X-SVC-Tenant=%00'],
+          ['Content-Length=99999999999'],
+        ),
+        fc.array(fc.tuple(hostileText, hostileText).map(([name, value]) => alternateField(name, value)), { minLength: 1, maxLength: 3 }),
+        fc.array(rawQueryFragment, { minLength: 1, maxLength: 3 }),
+      ),
+    ),
+    wholeBody: part(fc.constant<string | Buffer | undefined>(undefined), hostileBody),
+  });
+  return fc.tuple(tunnelled, envelope).map(([inner, env]) => {
+    const at = inner.url.indexOf('?');
+    const path = at < 0 ? inner.url : inner.url.slice(0, at);
+    const fields = at < 0 ? [] : inner.url.slice(at + 1).split('&');
+    const outer: Record<string, string> = {};
+    for (const [name, value] of Object.entries(inner.headers)) {
+      if (name === 'x-experience-api-version') continue;
+      const inForm = ALTERNATE_FORM_HEADERS.has(name) && (name !== 'authorization' || env.credentialInForm === true);
+      if (inForm) fields.push(alternateField(name, value));
+      else outer[name] = value;
+    }
+    if (typeof env.formVersion === 'string') fields.push(alternateField('X-Experience-API-Version', env.formVersion));
+    if (inner.payload !== undefined) fields.push(alternateField('content', inner.payload));
+    if (typeof env.outerVersion === 'string') outer['x-experience-api-version'] = env.outerVersion;
+    if (typeof env.outerType === 'string') outer['content-type'] = env.outerType;
+    const query = [...((env.methodParameter as string[] | undefined) ?? [`method=${inner.method}`]), ...(env.urlExtras as string[])];
+    const payload = (env.wholeBody as string | Buffer | undefined) ?? [...fields, ...(env.extraFields as string[])].join('&');
+    return { method: env.outerMethod as string, url: withQuery(path, query), headers: outer, payload };
+  });
+}

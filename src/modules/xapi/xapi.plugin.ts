@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import cors from '@fastify/cors';
 import { AppError } from '../../platform/http/app-error.js';
+import { alternateRequestSyntax } from './alternate-request-syntax.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,6 +38,8 @@ export const xapiPlugin = fp<{ defaultVersion?: '1.0.3' | '2.0.0' }>(
     });
 
     app.decorateRequest('xapiVersion', defaultVersion);
+    // Before the version check: a 1.0.3 alternate request may carry its version in the form.
+    await app.register(alternateRequestSyntax, { defaultVersion, versionOf: supportedVersion });
 
     app.addHook('onRequest', async (request, reply) => {
       if (!isXapi(request.url)) return;
