@@ -24,18 +24,28 @@ export async function upsertDefinitions(
   updated: string,
 ): Promise<void> {
   if (definitions.length === 0) return;
+  const merged = (existing: string, sent: string) => `COALESCE(${existing}, '{}'::jsonb) || ${sent}
+              || CASE WHEN ${existing} ? 'name' AND ${sent} ? 'name'
+                      THEN jsonb_build_object('name', (${existing} -> 'name') || (${sent} -> 'name'))
+                      ELSE '{}'::jsonb END
+              || CASE WHEN ${existing} ? 'description' AND ${sent} ? 'description'
+                      THEN jsonb_build_object('description', (${existing} -> 'description') || (${sent} -> 'description'))
+                      ELSE '{}'::jsonb END`;
+  // Definitions the stored one already holds are left out before the upsert, which would lock
+  // their rows: statements repeat the same definition over and over, and concurrent batches
+  // about one activity would otherwise queue behind each other's lock until commit. `updated`
+  // is therefore when the definition last changed. OFFSET 0 keeps the check a primary-key probe
+  // per activity: as an anti-join the planner may scan all of the tenant's activities.
   await sql.query(
     `INSERT INTO xapi_activities AS existing (tenant_id, id, definition, updated)
      SELECT $1, r.id, r.definition, $3::timestamptz
        FROM jsonb_to_recordset($2::jsonb) AS r(id text, definition jsonb)
+      WHERE NOT EXISTS (
+              SELECT 1 FROM xapi_activities AS stored
+               WHERE stored.tenant_id = $1 AND stored.id = r.id AND stored.definition = ${merged('stored.definition', 'r.definition')}
+                OFFSET 0)
      ON CONFLICT (tenant_id, id) DO UPDATE
-        SET definition = COALESCE(existing.definition, '{}'::jsonb) || EXCLUDED.definition
-              || CASE WHEN existing.definition ? 'name' AND EXCLUDED.definition ? 'name'
-                      THEN jsonb_build_object('name', (existing.definition -> 'name') || (EXCLUDED.definition -> 'name'))
-                      ELSE '{}'::jsonb END
-              || CASE WHEN existing.definition ? 'description' AND EXCLUDED.definition ? 'description'
-                      THEN jsonb_build_object('description', (existing.definition -> 'description') || (EXCLUDED.definition -> 'description'))
-                      ELSE '{}'::jsonb END,
+        SET definition = ${merged('existing.definition', 'EXCLUDED.definition')},
             updated = EXCLUDED.updated`,
     [tenantId, JSON.stringify(definitions), updated],
   );

@@ -23,10 +23,22 @@ export interface NamedActor extends SeenAgent {
  */
 export async function upsertAgents(sql: SqlClient, tenantId: string, agents: readonly NamedActor[], updated: string): Promise<void> {
   if (agents.length === 0) return;
+  // Agents whose stored row already holds what the statements say are left out before the
+  // upsert, which would lock their rows: every batch names its authority and its learners again,
+  // and concurrent batches would otherwise queue behind each other's lock on those rows until
+  // commit. `updated` is therefore when the row last changed. OFFSET 0 keeps the check a
+  // primary-key probe per agent: as an anti-join the planner may scan all of the tenant's actors.
   await sql.query(
     `INSERT INTO actors AS existing (tenant_id, agent_key, ifi, names, updated, object_type, members)
      SELECT $1, r.key, r.ifi, ARRAY(SELECT jsonb_array_elements_text(r.names)), $3::timestamptz, r."objectType", r.members
        FROM jsonb_to_recordset($2::jsonb) AS r(key text, ifi jsonb, names jsonb, "objectType" text, members jsonb)
+      WHERE NOT EXISTS (
+              SELECT 1 FROM actors AS stored
+               WHERE stored.tenant_id = $1 AND stored.agent_key = r.key
+                 AND stored.names @> ARRAY(SELECT jsonb_array_elements_text(r.names))
+                 AND (r."objectType" <> 'Group' OR stored.object_type = 'Group')
+                 AND (r.members IS NULL OR stored.members = r.members)
+                OFFSET 0)
      ON CONFLICT (tenant_id, agent_key) DO UPDATE
         SET names = ARRAY(SELECT DISTINCT unnest(existing.names || EXCLUDED.names) ORDER BY 1),
             updated = EXCLUDED.updated,
