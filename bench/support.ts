@@ -208,11 +208,13 @@ export function load(
   seconds: number,
   connections: number,
   answered = (status: number) => status >= 200 && status < 300,
+  /** Requests per second over all connections; as many as they can answer when absent. */
+  overallRate?: number,
 ): Promise<LoadResult> {
   if (currentLoad === undefined) onInterrupt(() => currentLoad?.stop());
   return new Promise((resolve, reject) => {
     const latencies: number[] = [];
-    const instance = autocannon({ url, connections, duration: seconds, pipelining: 1, timeout: 10, requests: [request] }, (error, result) => {
+    const instance = autocannon({ url, connections, duration: seconds, pipelining: 1, timeout: 10, requests: [request], ...(overallRate ? { overallRate } : {}) }, (error, result) => {
       currentLoad = undefined;
       if (error) reject(error instanceof Error ? error : new Error(String(error)));
       else resolve({ result, latencies: Float64Array.from(latencies).sort() });

@@ -182,7 +182,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
 
   await app.register(authRoutes);
   await app.register(documentsPlugin, { sql, documentLimitBytes: config.documentLimitBytes });
-  await app.register(statementsRoutes, { sql });
+  await app.register(statementsRoutes, { sql, attachmentLimitBytes: config.xapiAttachmentLimitBytes ?? DEFAULTS.xapiAttachmentLimitBytes });
   await app.register(activitiesRoutes, { sql });
   await app.register(agentsRoutes, { sql });
   await app.register(tenantSettingsRoutes, { sql, baseDomain: config.baseDomain });

@@ -32,6 +32,11 @@ export const AppConfig = Type.Object({
   documentLimitBytes: Type.Integer({ minimum: 1 }),
   /** Largest import body accepted (users, organisation, jobs), in bytes (413 above it). */
   importLimitBytes: Type.Integer({ minimum: 1 }),
+  /**
+   * Largest multipart/mixed statement request (statements and attachment data together) accepted,
+   * in bytes (413 above it). Absent: DEFAULTS.xapiAttachmentLimitBytes.
+   */
+  xapiAttachmentLimitBytes: Type.Optional(Type.Integer({ minimum: 1 })),
   logLevel: Type.Union([
     Type.Literal('fatal'),
     Type.Literal('error'),
@@ -90,6 +95,9 @@ export const DEFAULTS = {
   documentLimitBytes: 16 * 1024 * 1024,
   // 100,000 users with ten attributes each are about 30 MiB of JSON.
   importLimitBytes: 100 * 1024 * 1024,
+  // Attachment data is held in memory while a request is checked and stored in the database:
+  // a few videos' worth per request, not an archive.
+  xapiAttachmentLimitBytes: 64 * 1024 * 1024,
   logLevel: 'info',
   cacheTtlMs: 5_000,
   // A learner credential is made per person by the integration and lasts a month (docs/provisioning.md).
@@ -165,6 +173,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     publicUrl: normalisePublicUrl(env.LEARNBASE_PUBLIC_URL),
     documentLimitBytes: numberFrom(env.LEARNBASE_DOCUMENT_LIMIT_BYTES, DEFAULTS.documentLimitBytes),
     importLimitBytes: numberFrom(env.LEARNBASE_IMPORT_LIMIT_BYTES, DEFAULTS.importLimitBytes),
+    xapiAttachmentLimitBytes: numberFrom(env.LEARNBASE_XAPI_ATTACHMENT_LIMIT_BYTES, DEFAULTS.xapiAttachmentLimitBytes),
     logLevel: env.LOG_LEVEL ?? DEFAULTS.logLevel,
     cacheTtlMs: numberFrom(env.LEARNBASE_CACHE_TTL_MS, DEFAULTS.cacheTtlMs),
     credentialTtlS: numberFrom(env.LEARNBASE_CREDENTIAL_TTL_S, DEFAULTS.credentialTtlS),

@@ -159,8 +159,27 @@ describeEachBackend('GET /api/activities/launch', (ctx) => {
     // launched, completed (sent with the registration), completed (filled in); the context one has another object.
     assert.equal(mine.json().statements.length, 3);
     for (const stored of mine.json().statements) assert.equal(stored.context.registration, handed.registration);
-    assert.equal((await query({ agent: JSON.stringify(handed.actor), activity: handed.activityId })).statusCode, 403);
-    assert.equal((await query({ agent: JSON.stringify(handed.actor), registration: handed.registration })).statusCode, 403);
+    // Any other query is narrowed to what the token may read: its actor's statements in its
+    // registration about its activity (the object or a context activity).
+    const everything = await query({});
+    assert.equal(everything.statusCode, 200, everything.body);
+    assert.equal(everything.json().statements.length, 4, 'the three, and the one with the activity as parent');
+    for (const stored of everything.json().statements) {
+      assert.equal(stored.context.registration, handed.registration);
+      assert.deepEqual(stored.actor, handed.actor);
+    }
+    // The API key stored a statement of the same actor in another registration: the token does not see it.
+    const elsewhereInTenant = await ctx.app.inject({
+      method: 'POST',
+      url: '/xapi/statements',
+      headers: fixture.tenant.xapi,
+      payload: about(handed.activityId, { registration: '0b9c3a54-47f4-4c0e-9b3e-6a3c0d6a1e55' }),
+    });
+    assert.equal(elsewhereInTenant.statusCode, 200, elsewhereInTenant.body);
+    assert.equal((await query({ activity: handed.activityId })).json().statements.length, 3);
+    assert.deepEqual((await query({ registration: '0b9c3a54-47f4-4c0e-9b3e-6a3c0d6a1e55' })).json().statements, []);
+    const byId = await ctx.app.inject({ method: 'GET', url: `/xapi/statements?statementId=${elsewhereInTenant.json()[0]}`, headers: token });
+    assert.equal(byId.statusCode, 404);
 
     for (const url of ['/api/actors', '/api/audit']) {
       assert.equal((await ctx.app.inject({ method: 'GET', url, headers: token })).statusCode, 403, url);

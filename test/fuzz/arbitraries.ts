@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 
 /**
@@ -1558,3 +1559,95 @@ export function alternateSyntaxRequest(ctx: FuzzContext): fc.Arbitrary<FuzzReque
     return { method: env.outerMethod as string, url: withQuery(path, query), headers: outer, payload };
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Statements with attachments (issue 15, items 1 and 2): multipart/mixed bodies for POST and PUT
+// /xapi/statements, the statements first and one part per attachment. The routes are the ones
+// above, with another body shape; src/modules/xapi/statements/attachments.test.ts sends these
+// on both backends.
+
+export const MULTIPART_BOUNDARY = 'fuzz-boundary-27182818';
+
+/** A multipart/mixed statement request body and the Content-Type that frames it. */
+export interface MultipartStatementBody {
+  contentType: string;
+  payload: Buffer;
+}
+
+const attachmentBytes = fc.oneof(
+  fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
+  fc.string({ unit: 'binary', maxLength: 50 }).map((text) => Buffer.from(text)),
+  // Data that looks like framing: a boundary line and a header block inside the data.
+  fc.constant(Buffer.from(`\r\n--${MULTIPART_BOUNDARY}\r\nX-Experience-API-Hash: 00\r\n\r\n`)),
+);
+
+const sha256Hex = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+/**
+ * A valid statement (or batch) with attachments and their parts, then one or two places made
+ * hostile: the boundary parameter, a preamble, the first part's type or JSON, the attachments'
+ * metadata, a part's hash or encoding header, parts missing or extra, the closing boundary, a
+ * signature attachment holding something that is not a valid JWS.
+ */
+export const multipartStatementBody: fc.Arbitrary<MultipartStatementBody> = fc
+  .tuple(
+    fc.array(validStatement, { minLength: 1, maxLength: 2 }),
+    fc.boolean(),
+    fc.array(attachmentBytes, { maxLength: 3 }),
+    mutated({
+      contentType: part(
+        fc.constant(`multipart/mixed; boundary=${MULTIPART_BOUNDARY}`),
+        fc.oneof(
+          fc.constantFrom('multipart/mixed', 'multipart/mixed; boundary=', 'multipart/mixed; boundary=""', 'multipart/mixed; boundary=other', `multipart/mixed; boundary="${MULTIPART_BOUNDARY}"`, `MULTIPART/MIXED; BOUNDARY=${MULTIPART_BOUNDARY}`),
+          hostileHeader.map((text) => `multipart/mixed; boundary=${text}`),
+        ),
+      ),
+      preamble: part(fc.constant(''), fc.constantFrom('\r\n', 'preamble text\r\n', 'x'.repeat(10_000), `--${MULTIPART_BOUNDARY}-`)),
+      firstType: part(fc.constant<string | undefined>('application/json'), fc.oneof(absent, fc.constantFrom('text/plain', 'application/json; charset=latin1', 'application/octet-stream'), hostileHeader)),
+      json: part(fc.constant<string | undefined>(undefined), fc.oneof(hostileBody.map((body) => body.toString()), hostileStatement.map(toJson), hostileJson.map((value) => toJson({ actor: { mbox: 'mailto:a@example.com' }, verb: { id: VERBS[0] }, object: { id: ACTIVITIES[0] }, attachments: value })))),
+      hashHeader: part(
+        fc.constant<string | null>(null),
+        fc.oneof(fc.constantFrom<string | null>('', 'zz', '0'.repeat(64), 'A'.repeat(64), '0'.repeat(56), '0'.repeat(129)), hostileHeader),
+      ),
+      encoding: part(fc.constant<string | undefined>('binary'), fc.oneof(absent, fc.constantFrom('base64', 'BINARY', '8bit', 'quoted-printable'), hostileHeader)),
+      odd: part(
+        fc.constant<string | undefined>(undefined),
+        fc.constantFrom('drop-part', 'extra-part', 'duplicate-part', 'no-closing', 'epilogue', 'file-url', 'header-without-colon', 'huge-header', 'signature'),
+      ),
+    }),
+  )
+  .map(([statements, batch, datas, mutation]) => {
+    const boundary = MULTIPART_BOUNDARY;
+    const odd = mutation.odd as string | undefined;
+    const metadata = datas.map((data) => ({
+      usageType: 'http://example.com/attachment-usage/fuzz',
+      display: { 'en-US': 'fuzz' },
+      contentType: 'application/octet-stream',
+      length: data.length,
+      sha2: sha256Hex(data),
+      ...(odd === 'file-url' ? { fileUrl: 'http://example.com/fuzz' } : {}),
+    }));
+    const parts = [...datas];
+    if (odd === 'signature') {
+      const jws = Buffer.from(`${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(toJson(statements[0])).toString('base64url')}.`);
+      metadata.push({ ...metadata[0], usageType: 'http://adlnet.gov/expapi/attachments/signature', length: jws.length, sha2: sha256Hex(jws) });
+      parts.push(jws);
+    }
+    const withAttachments = statements.map((statement, index) => (index === 0 && metadata.length > 0 ? { ...statement, attachments: metadata } : statement));
+    if (odd === 'drop-part') parts.pop();
+    if (odd === 'extra-part') parts.push(Buffer.from('not an attachment of any statement'));
+    if (odd === 'duplicate-part' && parts.length > 0) parts.push(parts[0]!);
+    const json = (mutation.json as string | undefined) ?? toJson(batch ? withAttachments : withAttachments[0]);
+    const firstType = mutation.firstType as string | undefined;
+    const chunks: Buffer[] = [Buffer.from(`${mutation.preamble as string}--${boundary}\r\n${firstType === undefined ? '' : `Content-Type: ${firstType}\r\n`}\r\n${json}`)];
+    for (const [index, data] of parts.entries()) {
+      const hash = index === 0 && mutation.hashHeader !== null ? (mutation.hashHeader as string) : sha256Hex(data);
+      const lines = ['Content-Type: application/octet-stream', `X-Experience-API-Hash: ${hash}`];
+      if (mutation.encoding !== undefined) lines.push(`Content-Transfer-Encoding: ${mutation.encoding as string}`);
+      if (odd === 'header-without-colon') lines.push('this line is no header');
+      if (odd === 'huge-header') lines.push(`X-Padding: ${'p'.repeat(9_000)}`);
+      chunks.push(Buffer.from(`\r\n--${boundary}\r\n${lines.join('\r\n')}\r\n\r\n`), data);
+    }
+    if (odd !== 'no-closing') chunks.push(Buffer.from(`\r\n--${boundary}--${odd === 'epilogue' ? '\r\nepilogue text\r\n' : '\r\n'}`));
+    return { contentType: mutation.contentType as string, payload: Buffer.concat(chunks) };
+  });

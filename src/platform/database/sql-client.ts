@@ -16,7 +16,7 @@ export interface SqlClient {
    * rolls back when it throws. Nested calls on the handed client run inside the same transaction.
    */
   transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T>;
-  /** Runs a script of several statements with no parameters: for migrations only. */
+  /** Runs a script of several statements with no parameters: migrations, and fixed settings such as SET LOCAL. */
   script(text: string): Promise<void>;
 }
 

@@ -57,6 +57,8 @@ export interface StatementIndex {
   voiding: boolean;
   /** Agent key → true when the `agent` filter matches it, false when only `related_agents` does. */
   agents: Map<string, boolean>;
+  /** The keys of the statement's own actor: the agent, or an identified group and its members. */
+  actors: Set<string>;
   /** Activity id → true when it is the object, false when only `related_activities` matches it. */
   activities: Map<string, boolean>;
   /** Activity definitions the statement carries, in order: the last one wins as canonical. */
@@ -90,6 +92,7 @@ export function indexStatement(statement: JsonObject): StatementIndex {
     objectStatementId: object.objectType === 'StatementRef' ? (object.id as string).toLowerCase() : null,
     voiding: verb.id === VOIDED_VERB,
     agents: new Map(),
+    actors: new Set(),
     activities: new Map(),
     definitions: [],
     people: [],
@@ -133,6 +136,7 @@ export function indexStatement(statement: JsonObject): StatementIndex {
   };
 
   addAgent(statement.actor, true);
+  index.actors = new Set(index.agents.keys());
   addObject(object, true);
   addContext(context);
   addAgent(statement.authority, false);

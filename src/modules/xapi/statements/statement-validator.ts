@@ -401,11 +401,8 @@ class StatementChecker {
       }
       this.string(attachment.sha2, `${itemPath}.sha2`);
       if (!/^[0-9a-f]{56,128}$/i.test(attachment.sha2 as string)) throw invalid(`${itemPath}.sha2`, 'must be a hexadecimal SHA-2 hash');
+      // Without a fileUrl the raw data must come as a part of the request: attachments.ts checks that.
       if (attachment.fileUrl !== undefined) this.iri(attachment.fileUrl, `${itemPath}.fileUrl`);
-      else {
-        // Without a fileUrl the raw data must come in a multipart/mixed request (2.0 Part 2 §2.4.11).
-        throw invalid(`${itemPath}.fileUrl`, 'is required: attachments sent as multipart/mixed parts are not supported yet');
-      }
     });
   }
 

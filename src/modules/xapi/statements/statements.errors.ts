@@ -27,11 +27,6 @@ export const StatementErrors = {
   invalidParameter: (parameter: string, why: string) =>
     badRequest('statements.invalid_query', `The ${parameter} parameter ${why}.`, { parameter }),
   invalidCursor: () => badRequest('statements.invalid_cursor', 'The cursor is not one this LRS issued; follow the "more" link as given.'),
-  attachmentsUnsupported: () =>
-    badRequest(
-      'statements.attachments_unsupported',
-      'Attachments are not supported yet: send statements as application/json, with a fileUrl on any attachment.',
-    ),
   unsupportedMediaType: (contentType: string) =>
     badRequest(
       'statements.unsupported_media_type',

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../../platform/database/sql-client.js';
-import type { StatementIndex } from './statement-model.js';
+import { indexStatement, type StatementIndex } from './statement-model.js';
 import type { JsonObject } from './statement-validator.js';
 
 /** A statement to insert: the stored statement and what it is found by. */
@@ -24,13 +24,23 @@ export interface Position {
   seq: string;
 }
 
+/** What xapi_statement_keys.kind holds: an agent, an activity, a verb, a registration. */
+export type KeyKind = 'g' | 'a' | 'v' | 'r';
+
+/**
+ * One value a listed statement must carry: its key row of this kind and key with a reach at most
+ * `reach` (0 the statement's own actor, 1 the plain filters, 2 the related_* filters; see
+ * migration 0015).
+ */
+export interface KeyMatch {
+  kind: KeyKind;
+  key: string;
+  reach: 0 | 1 | 2;
+}
+
 export interface StatementFilter {
-  agentKey?: string;
-  relatedAgents: boolean;
-  verbId?: string;
-  activityId?: string;
-  relatedActivities: boolean;
-  registration?: string;
+  /** All must hold; the first is walked in order, the others are probed. */
+  matches: KeyMatch[];
   /** Exclusive lower bound on `stored`. */
   since?: string;
   /** Inclusive upper bound on `stored`. */
@@ -41,7 +51,8 @@ export interface StatementFilter {
 }
 
 export interface ListedStatement {
-  statement: JsonObject;
+  /** The statement as stored, as JSON text: format=exact answers it without parsing it. */
+  json: string;
   position: Position;
 }
 
@@ -74,13 +85,18 @@ export async function findStatements(sql: SqlClient, tenantId: string, ids: read
 }
 
 /**
- * Inserts the statements and the rows they are found by, in as few statements as the batch
- * allows. A statement whose id is already taken (by an earlier request, or a concurrent one)
- * is left alone; the ids actually inserted are returned.
+ * Inserts the statements and the rows they are found by (xapi_statement_keys, migration 0015), in
+ * as few statements as the batch allows. A statement whose id is already taken (by an earlier
+ * request, or a concurrent one) is left alone; the ids actually inserted are returned.
+ *
+ * The key rows include the StatementRef closure: a new statement that targets another takes the
+ * keys of its target (found in the batch or stored, recursively), and stored statements that
+ * target a new one (sent before their target) take the new one's keys, as do statements
+ * targeting them.
  */
 export async function insertStatements(sql: SqlClient, tenantId: string, statements: readonly NewStatement[]): Promise<Set<string>> {
   if (statements.length === 0) return new Set();
-  const { rows } = await sql.query<{ id: string }>(
+  const { rows } = await sql.query<{ id: string; seq: string }>(
     `INSERT INTO xapi_statements (tenant_id, id, statement, stored, verb_id, registration, object_statement_id, voiding)
      SELECT $1, r.id, r.statement, r.stored, r.verb_id, r.registration, r.object_statement_id, r.voiding
        FROM jsonb_to_recordset($2::jsonb) AS r(
@@ -88,7 +104,7 @@ export async function insertStatements(sql: SqlClient, tenantId: string, stateme
               registration uuid, object_statement_id uuid, voiding boolean)
       ORDER BY r.ord
      ON CONFLICT (tenant_id, id) DO NOTHING
-     RETURNING id`,
+     RETURNING id::text AS id, seq::text AS seq`,
     [
       tenantId,
       JSON.stringify(
@@ -105,31 +121,136 @@ export async function insertStatements(sql: SqlClient, tenantId: string, stateme
       ),
     ],
   );
-  const inserted = new Set(rows.map((row) => row.id));
-  const fresh = statements.filter((item) => inserted.has(item.id));
-  const agents = fresh.flatMap((item) =>
-    [...item.index.agents].map(([agent_key, direct]) => ({ statement_id: item.id, agent_key, direct })),
-  );
-  const activities = fresh.flatMap((item) =>
-    [...item.index.activities].map(([activity_id, direct]) => ({ statement_id: item.id, activity_id, direct })),
-  );
-  if (agents.length > 0) {
-    await sql.query(
-      `INSERT INTO xapi_statement_agents (tenant_id, agent_key, statement_id, direct)
-       SELECT $1, r.agent_key, r.statement_id, r.direct
-         FROM jsonb_to_recordset($2::jsonb) AS r(agent_key text, statement_id uuid, direct boolean)`,
-      [tenantId, JSON.stringify(agents)],
-    );
+  const seqs = new Map(rows.map((row) => [row.id, row.seq]));
+  const fresh = statements.filter((item) => seqs.has(item.id));
+  if (fresh.length === 0) return new Set();
+
+  const closure = new KeyClosure(sql, tenantId, fresh);
+  const freshRows: KeyRow[] = [];
+  for (const item of fresh) {
+    const keys = await closure.keysOf(item.id);
+    for (const [key, reach] of keys) freshRows.push([key, item.stored, seqs.get(item.id) as string, item.id, reach]);
   }
-  if (activities.length > 0) {
-    await sql.query(
-      `INSERT INTO xapi_statement_activities (tenant_id, activity_id, statement_id, direct)
-       SELECT $1, r.activity_id, r.statement_id, r.direct
-         FROM jsonb_to_recordset($2::jsonb) AS r(activity_id text, statement_id uuid, direct boolean)`,
-      [tenantId, JSON.stringify(activities)],
-    );
+  // The new statements' (stored, seq) were just given: their rows cannot be there yet.
+  await insertKeys(sql, tenantId, freshRows, false);
+  const referrerRows: KeyRow[] = [];
+  for (const referrer of await storedReferrers(sql, tenantId, fresh.map((item) => item.id))) {
+    const keys = lift(await closure.keysOf(referrer.target));
+    for (const [key, reach] of keys) referrerRows.push([key, referrer.stored, referrer.seq, referrer.id, reach]);
   }
-  return inserted;
+  await insertKeys(sql, tenantId, referrerRows, true);
+  return new Set(seqs.keys());
+}
+
+/** A key row: kind and key joined (`g` + agent key, …), stored, seq, statement id, reach. */
+type KeyRow = [string, string, string, string, number];
+
+/** Kind-prefixed key → the lowest reach. */
+type Keys = Map<string, number>;
+
+/** The statement's own keys, without what a StatementRef target adds. */
+function ownKeys(index: StatementIndex): Keys {
+  const keys: Keys = new Map();
+  for (const [agent, direct] of index.agents) keys.set(`g${agent}`, index.actors.has(agent) ? 0 : direct ? 1 : 2);
+  for (const [activity, direct] of index.activities) keys.set(`a${activity}`, direct ? 1 : 2);
+  keys.set(`v${index.verbId}`, 1);
+  if (index.registration !== null) keys.set(`r${index.registration}`, 1);
+  return keys;
+}
+
+/** What a statement targeting one with these keys takes from it: all of them, at reach 1 or more. */
+function lift(keys: Keys): Keys {
+  return new Map([...keys].map(([key, reach]) => [key, Math.max(reach, 1)]));
+}
+
+function merge(into: Keys, from: Keys): void {
+  for (const [key, reach] of from) into.set(key, Math.min(reach, into.get(key) ?? reach));
+}
+
+/** The deepest chain of StatementRefs followed; deeper targets are left out of the closure. */
+const MAX_REF_DEPTH = 32;
+
+/**
+ * The keys of statements with their StatementRef closure, for statements of the batch being
+ * stored and the stored ones they target, read once each.
+ */
+class KeyClosure {
+  private readonly batch: Map<string, StatementIndex>;
+  private readonly memo = new Map<string, Keys>();
+
+  constructor(
+    private readonly sql: SqlClient,
+    private readonly tenantId: string,
+    fresh: readonly NewStatement[],
+  ) {
+    this.batch = new Map(fresh.map((item) => [item.id, item.index]));
+  }
+
+  async keysOf(id: string, depth = 0): Promise<Keys> {
+    const known = this.memo.get(id);
+    if (known) return known;
+    const index = this.batch.get(id) ?? (await this.readIndex(id));
+    const keys = index ? ownKeys(index) : new Map<string, number>();
+    // Set before following the target, so a cycle of StatementRefs ends here.
+    this.memo.set(id, keys);
+    if (index?.objectStatementId && depth < MAX_REF_DEPTH) merge(keys, lift(await this.keysOf(index.objectStatementId, depth + 1)));
+    return keys;
+  }
+
+  private async readIndex(id: string): Promise<StatementIndex | undefined> {
+    const [found] = await findStatements(this.sql, this.tenantId, [id]);
+    return found ? indexStatement(found.statement) : undefined;
+  }
+}
+
+/**
+ * Stored statements (outside `ids`) that target one of `ids`, directly or through other stored
+ * statements, with the one of `ids` they lead to. Usually none: a StatementRef rarely arrives
+ * before its target.
+ */
+async function storedReferrers(
+  sql: SqlClient,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<Array<{ id: string; stored: string; seq: string; target: string }>> {
+  const { rows } = await sql.query<{ id: string; stored: Date | string; seq: string; target: string }>(
+    `WITH RECURSIVE referrers (id, stored, seq, target, depth) AS (
+       SELECT s.id, s.stored, s.seq, s.object_statement_id, 1
+         FROM xapi_statements AS s
+        WHERE s.tenant_id = $1 AND s.object_statement_id = ANY($2::uuid[]) AND s.id <> ALL($2::uuid[])
+       UNION
+       SELECT s.id, s.stored, s.seq, r.target, r.depth + 1
+         FROM referrers AS r JOIN xapi_statements AS s ON s.tenant_id = $1 AND s.object_statement_id = r.id
+        WHERE s.id <> ALL($2::uuid[]) AND r.depth < ${MAX_REF_DEPTH}
+     )
+     SELECT DISTINCT id::text AS id, stored, seq::text AS seq, target::text AS target FROM referrers`,
+    [tenantId, ids],
+  );
+  return rows.map((row) => ({ id: row.id, stored: new Date(row.stored).toISOString(), seq: row.seq, target: row.target }));
+}
+
+/**
+ * Inserts key rows. With `merge`, a row already there keeps the lower reach (an ON CONFLICT
+ * insert, which costs more than a plain one and is needed only for stored statements).
+ */
+async function insertKeys(sql: SqlClient, tenantId: string, keyRows: readonly KeyRow[], merge: boolean): Promise<void> {
+  if (keyRows.length === 0) return;
+  // One INSERT may not touch a row twice: merge duplicates (a referrer reached twice) first.
+  const unique = new Map<string, KeyRow>();
+  for (const row of keyRows) {
+    const id = `${row[0]}\u0000${row[2]}`;
+    const seen = unique.get(id);
+    if (!seen || row[4] < seen[4]) unique.set(id, row);
+  }
+  const rows = [...unique.values()];
+  await sql.query(
+    `INSERT INTO xapi_statement_keys (tenant_id, kind, key, stored, seq, statement_id, reach)
+     SELECT $1, substr(k.kind_key, 1, 1)::"char", substr(k.kind_key, 2), k.stored, k.seq, k.statement_id, k.reach
+       FROM unnest($2::text[], $3::timestamptz[], $4::bigint[], $5::uuid[], $6::smallint[])
+         AS k(kind_key, stored, seq, statement_id, reach)
+     ${merge ? 'ON CONFLICT (tenant_id, kind, key, stored, seq) DO UPDATE SET reach = LEAST(xapi_statement_keys.reach, EXCLUDED.reach)' : ''}`,
+    [tenantId, rows.map((row) => row[0]), rows.map((row) => row[1]), rows.map((row) => row[2]), rows.map((row) => row[3]), rows.map((row) => row[4])],
+  );
 }
 
 /**
@@ -168,9 +289,11 @@ export async function markVoided(sql: SqlClient, tenantId: string, ids: readonly
 
 /**
  * One page of a statement list, newest stored first unless `ascending`, voided statements left
- * out. Filters other than since/until/limit also match statements that target (by a
- * StatementRef object, recursively) a statement that matches them, voided or not (xAPI 2.0
- * Part 3 §2.1.3.s3 and §2.1.4). Reads `limit + 1` rows so the caller knows whether more follow.
+ * out, read as JSON text. With matches, the first one's key rows are walked in (stored, seq)
+ * order and the others probed at the same position (xapi_statement_keys holds the StatementRef
+ * closure, so a statement targeting a match is found the same way, xAPI 2.0 Part 3 §2.1.3.s3);
+ * without, the statements' own (tenant_id, stored, seq) index. Either way the walk stops after
+ * `limit + 1` rows, so the caller knows whether more follow.
  */
 export async function listStatements(sql: SqlClient, tenantId: string, filter: StatementFilter): Promise<ListedStatement[]> {
   const values: unknown[] = [tenantId];
@@ -178,52 +301,53 @@ export async function listStatements(sql: SqlClient, tenantId: string, filter: S
     values.push(value);
     return `$${values.length}`;
   };
-  const matches: string[] = [];
-  if (filter.agentKey !== undefined) {
-    matches.push(
-      `EXISTS (SELECT 1 FROM xapi_statement_agents AS a
-                WHERE a.tenant_id = s.tenant_id AND a.statement_id = s.id AND a.agent_key = ${bind(filter.agentKey)}
-                  ${filter.relatedAgents ? '' : 'AND a.direct'})`,
+  const [walked, ...probed] = filter.matches;
+  // The walked table's position columns: the key rows when a key is walked, else the statements.
+  const at = walked ? 'k' : 's';
+  const conditions: string[] = ['NOT s.voided'];
+  if (walked) conditions.push(`k.kind = ${bind(walked.kind)} AND k.key = ${bind(walked.key)}`, reachCondition('k', walked));
+  for (const match of probed) {
+    conditions.push(
+      `EXISTS (SELECT 1 FROM xapi_statement_keys AS p
+                WHERE p.tenant_id = $1 AND p.kind = ${bind(match.kind)} AND p.key = ${bind(match.key)}
+                  AND p.stored = ${at}.stored AND p.seq = ${at}.seq AND ${reachCondition('p', match)}
+               OFFSET 0)`,
     );
   }
-  if (filter.activityId !== undefined) {
-    matches.push(
-      `EXISTS (SELECT 1 FROM xapi_statement_activities AS a
-                WHERE a.tenant_id = s.tenant_id AND a.statement_id = s.id AND a.activity_id = ${bind(filter.activityId)}
-                  ${filter.relatedActivities ? '' : 'AND a.direct'})`,
-    );
-  }
-  if (filter.verbId !== undefined) matches.push(`s.verb_id = ${bind(filter.verbId)}`);
-  if (filter.registration !== undefined) matches.push(`s.registration = ${bind(filter.registration)}::uuid`);
-
-  const window: string[] = ['NOT s.voided'];
-  if (filter.since !== undefined) window.push(`s.stored > ${bind(filter.since)}::timestamptz`);
-  if (filter.until !== undefined) window.push(`s.stored <= ${bind(filter.until)}::timestamptz`);
+  if (filter.since !== undefined) conditions.push(`${at}.stored > ${bind(filter.since)}::timestamptz`);
+  if (filter.until !== undefined) conditions.push(`${at}.stored <= ${bind(filter.until)}::timestamptz`);
   const direction = filter.ascending ? 'ASC' : 'DESC';
   if (filter.after) {
     const comparison = filter.ascending ? '>' : '<';
-    window.push(`(s.stored, s.seq) ${comparison} (${bind(filter.after.stored)}::timestamptz, ${bind(filter.after.seq)}::bigint)`);
+    conditions.push(`(${at}.stored, ${at}.seq) ${comparison} (${bind(filter.after.stored)}::timestamptz, ${bind(filter.after.seq)}::bigint)`);
   }
-  const limit = bind(filter.limit + 1);
+  const from = walked
+    ? `xapi_statement_keys AS k JOIN xapi_statements AS s ON s.tenant_id = k.tenant_id AND s.id = k.statement_id WHERE k.tenant_id = $1`
+    : `xapi_statements AS s WHERE s.tenant_id = $1`;
+  const { rows } = await sql.transaction(async (tx) => {
+    await tx.script(WALK_ONLY);
+    return tx.query<{ json: string; stored: Date | string; seq: string }>(
+      `SELECT s.statement::text AS json, ${at}.stored, ${at}.seq::text AS seq
+         FROM ${from} AND ${conditions.join(' AND ')}
+        ORDER BY ${at}.stored ${direction}, ${at}.seq ${direction}
+        LIMIT ${bind(filter.limit + 1)}`,
+      values,
+    );
+  });
+  return rows.map((row) => ({ json: row.json, position: { stored: new Date(row.stored).toISOString(), seq: row.seq } }));
+}
 
-  const select = `SELECT s.statement, s.stored, s.seq::text AS seq`;
-  const order = `ORDER BY s.stored ${direction}, s.seq ${direction} LIMIT ${limit}`;
-  const text =
-    matches.length === 0
-      ? `${select} FROM xapi_statements AS s WHERE s.tenant_id = $1 AND ${window.join(' AND ')} ${order}`
-      : `WITH RECURSIVE matched (id) AS (
-           SELECT s.id FROM xapi_statements AS s WHERE s.tenant_id = $1 AND ${matches.join(' AND ')}
-           UNION
-           SELECT t.id FROM xapi_statements AS t JOIN matched AS m ON t.object_statement_id = m.id
-            WHERE t.tenant_id = $1
-         )
-         ${select}
-           FROM matched AS m JOIN xapi_statements AS s ON s.tenant_id = $1 AND s.id = m.id
-          WHERE ${window.join(' AND ')}
-          ${order}`;
-  const { rows } = await sql.query<{ statement: JsonObject; stored: Date | string; seq: string }>(text, values);
-  return rows.map((row) => ({
-    statement: row.statement,
-    position: { stored: new Date(row.stored).toISOString(), seq: row.seq },
-  }));
+/**
+ * The plan of a list, whatever the statistics say: the index walk in the order answered, joined to
+ * the statements by primary key, stopping at the limit. Right after a bulk load the planner
+ * believes a `since` window or a key holds a handful of rows and would rather collect them all
+ * and sort (seconds, at a million statements); with sorts, bitmap scans and hash or merge joins
+ * priced out for this one transaction, the walk is the only plan left. The other filters are
+ * probes: OFFSET 0 keeps each a per-row subquery on the primary key rather than a join.
+ */
+const WALK_ONLY = `SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off;
+                   SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; SET LOCAL enable_seqscan = off`;
+
+function reachCondition(alias: string, match: KeyMatch): string {
+  return match.reach === 2 ? 'true' : `${alias}.reach <= ${match.reach}`;
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -6,6 +5,9 @@ import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { ApiError } from '../../../platform/http/common-schemas.js';
 import { principalOf } from '../../auth/auth.plugin.js';
 import { StatementErrors } from './statements.errors.js';
+import type { JsonObject } from './statement-validator.js';
+import { attachmentPartsOf, attachmentsOf, multipartBody, multipartStatementsParser } from './attachments.js';
+import { databaseAttachmentStore, type AttachmentStore } from './attachments.store.js';
 import {
   PostStatementQuery,
   PutStatementQuery,
@@ -25,6 +27,10 @@ import {
 
 export interface StatementsRoutesOptions {
   sql: SqlClient;
+  /** Largest multipart/mixed request, statements and attachment data together (413 above it). */
+  attachmentLimitBytes: number;
+  /** Where attachment data is kept: the database unless given. */
+  attachmentStore?: AttachmentStore;
 }
 
 const StatementOrResult = Type.Union([StatementResult, Statement], {
@@ -36,11 +42,14 @@ const errors = { 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 409
 /**
  * The xAPI Statement Resource, `/xapi/statements` (xAPI 2.0 Part 3 §2.1): PUT one statement,
  * POST one or many, GET one or a page. Registered as its own encapsulated plugin so its
- * content-type parsers (JSON, and a refusal of multipart/mixed) touch no other resource.
+ * content-type parsers (JSON, and multipart/mixed with attachments) touch no other resource.
  */
-export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions> = async (app, { sql }) => {
-  // Statements with attachment data arrive as multipart/mixed (2.0 Part 2 §2.4.11): not supported yet.
-  app.addContentTypeParser('multipart/mixed', (_request, _payload, done) => done(StatementErrors.attachmentsUnsupported()));
+export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions> = async (
+  app,
+  { sql, attachmentLimitBytes, attachmentStore = databaseAttachmentStore },
+) => {
+  // Statements with attachment data arrive as multipart/mixed (2.0 Part 3 §1.5.2): attachments.ts.
+  app.addContentTypeParser('multipart/mixed', multipartStatementsParser(attachmentLimitBytes));
   // xAPI 2.0 Part 3 §3.2.s3.b6: a body in any other media type is a 400, not HTTP's 415.
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('*', (request, _payload, done) =>
@@ -68,7 +77,8 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
       },
     },
     async (request, reply) => {
-      await storeStatements(sql, callerOf(request), request.body, request.query.statementId);
+      const attachments = { parts: attachmentPartsOf(request), store: attachmentStore };
+      await storeStatements(sql, callerOf(request), request.body, request.query.statementId, attachments);
       return reply.status(204).send(null);
     },
   );
@@ -84,7 +94,8 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
         response: { 200: StatementIds, ...errors },
       },
     },
-    async (request) => storeStatements(sql, callerOf(request), request.body),
+    async (request) =>
+      storeStatements(sql, callerOf(request), request.body, undefined, { parts: attachmentPartsOf(request), store: attachmentStore }),
   );
 
   app.get(
@@ -108,12 +119,16 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
         if (others.length > 0) throw StatementErrors.singleWithFilters(parameter, others);
         const found = await getStatement(sql, caller, single, query.voidedStatementId !== undefined, options);
         reply.header('Last-Modified', found.stored.toUTCString());
-        if (query.attachments === true) return sendMultipart(reply, found.statement);
+        if (query.attachments === true) return sendMultipart(reply, sql, attachmentStore, JSON.stringify(found.statement), [found.statement]);
         return found.statement;
       }
       const page = await listStatementPage(sql, caller, query, options);
-      if (query.attachments === true) return sendMultipart(reply, page);
-      return page;
+      if (query.attachments === true) {
+        return sendMultipart(reply, sql, attachmentStore, page.json, (JSON.parse(page.json) as { statements: JsonObject[] }).statements);
+      }
+      // Already JSON text: a string with a JSON content type is sent as it is, not serialized
+      // (the handler's type is the schema's object, hence the cast).
+      return reply.type('application/json; charset=utf-8').send(page.json as never);
     },
   );
 };
@@ -129,14 +144,13 @@ function callerOf(request: FastifyRequest): StatementCaller {
 }
 
 /**
- * JSON, or with attachments=true the multipart/mixed response of 2.0 Part 2 §2.4.11: the JSON
- * part first, then one part per attachment whose data the LRS holds. Statements are only stored
- * with fileUrl attachments (their data lives elsewhere), so the JSON part is the whole answer.
+ * With attachments=true, the multipart/mixed response of 2.0 Part 3 §1.5.2: `json` (the statement
+ * or StatementResult) first, then the data of every attachment `statements` use whose data the
+ * LRS holds (fileUrl attachments sent without data have none). A Buffer is sent as it is, past
+ * the response serializer.
  */
-function sendMultipart(reply: FastifyReply, body: unknown): never {
-  const boundary = randomBytes(12).toString('hex');
-  reply.header('Content-Type', `multipart/mixed; boundary=${boundary}`);
-  reply.serializer((payload: unknown) => payload as string);
-  // Handlers answer their schema's types; this answer is text that bypasses the serializer.
-  return reply.send(`--${boundary}\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(body)}\r\n--${boundary}--\r\n`) as never;
+async function sendMultipart(reply: FastifyReply, sql: SqlClient, store: AttachmentStore, json: string, statements: JsonObject[]): Promise<never> {
+  const attachments = await attachmentsOf(sql, store, principalOf(reply.request).tenant.id, statements);
+  const { contentType, body } = multipartBody(json, attachments);
+  return reply.type(contentType).send(body) as never;
 }

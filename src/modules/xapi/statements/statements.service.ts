@@ -13,6 +13,7 @@ import {
 import { parseTimestamp } from '../timestamp.js';
 import { isIri, isUuid, validateStatement, type JsonObject, type XapiVersion } from './statement-validator.js';
 import { StatementErrors } from './statements.errors.js';
+import { matchAttachments, NO_ATTACHMENTS, type StatementAttachments } from './attachments.js';
 import { canonicalDefinitions, recordDefinitions } from '../activities/activities.service.js';
 import { recordAgents } from '../agents/agents.service.js';
 import { recordCompletions } from '../../completions/completion.service.js';
@@ -23,6 +24,7 @@ import {
   markVoided,
   type NewStatement,
   type Position,
+  type KeyMatch,
   type StatementFilter,
 } from './statements.repository.js';
 import type { StatementQuery } from './statements.schemas.js';
@@ -55,22 +57,25 @@ export function authorityOf(principal: Principal, baseUrl: string): JsonObject {
  * ids to those without, refuses a batch repeating an id, and in one transaction inserts the
  * new ones, answers 409 for an id already stored with a different statement (an identical one
  * is left alone), applies voiding and records activity definitions and agent names.
- * `statementId` is PUT's parameter. Resolves to the ids in the order sent.
+ * `statementId` is PUT's parameter. `attachments` are the parts of a multipart/mixed request:
+ * matched to the statements' attachments (and signatures checked) before anything is stored,
+ * their data stored in the same transaction (attachments.ts). Resolves to the ids in the order sent.
  */
 export async function storeStatements(
   sql: SqlClient,
   caller: StatementCaller,
   body: unknown,
   statementId?: string,
+  attachments: StatementAttachments = NO_ATTACHMENTS,
 ): Promise<string[]> {
   if (statementId !== undefined && !isUuid(statementId)) throw StatementErrors.invalidParameter('statementId', 'must be a UUID');
   const batch = Array.isArray(body) ? body : [body];
   if (statementId !== undefined && Array.isArray(body)) {
     throw StatementErrors.invalidParameter('statementId', 'takes one statement in the body, not an array');
   }
-  batch.forEach((item, index) =>
-    validateStatement(item, Array.isArray(body) ? `statements[${index}]` : 'statement', { version: caller.version }),
-  );
+  const paths = batch.map((_item, index) => (Array.isArray(body) ? `statements[${index}]` : 'statement'));
+  batch.forEach((item, index) => validateStatement(item, paths[index], { version: caller.version }));
+  const attachmentData = await matchAttachments(batch as JsonObject[], paths, attachments.parts);
   const sent = withLaunchRegistration(caller.principal, batch as JsonObject[]);
 
   const ids: string[] = [];
@@ -117,6 +122,7 @@ export async function storeStatements(
     const voided = await markVoided(tx, caller.tenantId, [...insertedItems.filter((item) => !item.index.voiding).map((item) => item.id), ...targets]);
     await recordDefinitionsAndAgents(tx, caller.tenantId, insertedItems, stored);
     await recordCompletions(tx, caller.tenantId, insertedItems, voided);
+    await attachments.store.put(tx, caller.tenantId, attachmentData);
   });
   return ids;
 }
@@ -187,8 +193,9 @@ export interface SingleStatement {
   stored: Date;
 }
 
-export interface StatementResult {
-  statements: JsonObject[];
+/** A page of the StatementResult as JSON text, and the `more` link in it. */
+export interface StatementResultText {
+  json: string;
   more: string;
 }
 
@@ -211,12 +218,23 @@ export async function getStatement(
   if (!isUuid(id)) throw StatementErrors.invalidParameter(voided ? 'voidedStatementId' : 'statementId', 'must be a UUID');
   const [found] = await findStatements(sql, caller.tenantId, [id.toLowerCase()]);
   if (!found || found.voided !== voided) throw voided ? StatementErrors.voidedNotFound(id) : StatementErrors.notFound(id);
-  // Another actor's statement is not there for a learner credential or a launch token.
-  if (caller.principal.agentKey !== undefined && !actorKeys(found.statement).has(caller.principal.agentKey)) {
-    throw voided ? StatementErrors.voidedNotFound(id) : StatementErrors.notFound(id);
-  }
+  // What a learner credential or a launch token may not list is not there for it either.
+  if (!mayRead(caller.principal, found.statement)) throw voided ? StatementErrors.voidedNotFound(id) : StatementErrors.notFound(id);
   const [statement] = await format(sql, caller.tenantId, [found.statement], options);
   return { statement, stored: found.stored };
+}
+
+/**
+ * The list permissions of toFilter for one statement: its own actor (or actor group's member) is
+ * the caller's agent, and for a launch token it names the token's activity anywhere an activity
+ * filter with related_activities looks and carries its registration.
+ */
+function mayRead(principal: Principal, statement: JsonObject): boolean {
+  if (principal.agentKey === undefined) return true;
+  const index = indexStatement(statement);
+  if (!index.actors.has(principal.agentKey)) return false;
+  if (principal.activityId !== undefined && !index.activities.has(principal.activityId)) return false;
+  return principal.registration === undefined || index.registration === principal.registration;
 }
 
 /** The query parameters other than format and attachments, which a single-statement GET refuses. */
@@ -224,65 +242,64 @@ export function filterParameters(query: Record<string, unknown>): string[] {
   return Object.keys(query).filter((key) => query[key] !== undefined && !SINGLE_PARAMETERS.has(key));
 }
 
-/** GET without statementId: one page of the StatementResult, and the `more` link to the next. */
+/**
+ * GET without statementId: one page of the StatementResult (as JSON text: with format=exact the
+ * stored statements are answered without being parsed), and the `more` link to the next.
+ */
 export async function listStatementPage(
   sql: SqlClient,
   caller: StatementCaller,
   query: StatementQuery,
   options: ReadOptions,
-): Promise<StatementResult> {
-  const filter = toFilter(query);
-  assertMayList(caller.principal, filter);
+): Promise<StatementResultText> {
+  const filter = toFilter(query, caller.principal);
   const rows = await listStatements(sql, caller.tenantId, filter);
   const page = rows.slice(0, filter.limit);
-  const statements = await format(
-    sql,
-    caller.tenantId,
-    page.map((row) => row.statement),
-    options,
-  );
   const more = rows.length > filter.limit ? moreLink(query, page[page.length - 1].position) : '';
-  return { statements, more };
+  const statements =
+    options.format === 'exact'
+      ? page.map((row) => row.json)
+      : (await format(sql, caller.tenantId, page.map((row) => JSON.parse(row.json) as JsonObject), options)).map((statement) =>
+          JSON.stringify(statement),
+        );
+  return { json: `{"statements":[${statements.join(',')}],"more":${JSON.stringify(more)}}`, more };
 }
+
+/** How many statements carry a value of this kind, roughly, from fewest: the walk starts at the first. */
+const WALK_ORDER: Record<KeyMatch['kind'], number> = { r: 0, a: 1, g: 2, v: 3 };
 
 /**
- * A learner credential lists only with its own agent as the `agent` filter; a launch token also
- * with its own `activity` and `registration`. A finer per-actor read filter is for later
- * (docs/xapi-statements.md, "Who may read and write").
+ * The filters of a list, and what the caller may read: an actor credential only statements whose
+ * actor is its agent (or a group with it as a member); a launch token also only statements about
+ * its activity (the object, a context activity or a SubStatement's) in its registration. The
+ * same filters shape the `more` pages, which carry the query but are read by the same caller.
  */
-function assertMayList(principal: Principal, filter: StatementFilter): void {
-  if (principal.agentKey === undefined) return;
-  if (filter.agentKey !== principal.agentKey) {
-    throw StatementErrors.forbidden('This credential may only list statements with its own agent as the agent parameter.');
-  }
-  if (principal.activityId !== undefined && filter.activityId !== principal.activityId) {
-    throw StatementErrors.forbidden(`This launch token may only list statements with its own activity ${principal.activityId} as the activity parameter.`);
-  }
-  if (principal.registration !== undefined && filter.registration !== principal.registration) {
-    throw StatementErrors.forbidden(`This launch token may only list statements with its own registration ${principal.registration} as the registration parameter.`);
-  }
-}
-
-function toFilter(query: StatementQuery): StatementFilter {
+function toFilter(query: StatementQuery, principal: Principal): StatementFilter {
   const filter: StatementFilter = {
-    relatedAgents: query.related_agents ?? false,
-    relatedActivities: query.related_activities ?? false,
+    matches: [],
     ascending: query.ascending ?? false,
     limit: query.limit === undefined || query.limit === 0 ? MAX_PAGE_SIZE : Math.min(query.limit, MAX_PAGE_SIZE),
   };
-  if (query.agent !== undefined) filter.agentKey = parseAgentParameter(query.agent, 'agent').key;
+  const related = (flag: boolean | undefined) => (flag === true ? 2 : 1);
+  if (query.agent !== undefined) {
+    filter.matches.push({ kind: 'g', key: parseAgentParameter(query.agent, 'agent').key, reach: related(query.related_agents) });
+  }
   if (query.verb !== undefined) {
     if (!isIri(query.verb)) throw StatementErrors.invalidParameter('verb', 'must be an IRI');
-    filter.verbId = query.verb;
+    filter.matches.push({ kind: 'v', key: query.verb, reach: 1 });
   }
   if (query.activity !== undefined) {
     if (!isIri(query.activity)) throw StatementErrors.invalidParameter('activity', 'must be an IRI');
-    filter.activityId = query.activity;
+    filter.matches.push({ kind: 'a', key: query.activity, reach: related(query.related_activities) });
   }
   if (query.registration !== undefined) {
     if (!isUuid(query.registration)) throw StatementErrors.invalidParameter('registration', 'must be a UUID');
-    filter.registration = query.registration.toLowerCase();
+    filter.matches.push({ kind: 'r', key: query.registration.toLowerCase(), reach: 1 });
   }
+  if (principal.agentKey !== undefined) filter.matches.push({ kind: 'g', key: principal.agentKey, reach: 0 });
+  if (principal.activityId !== undefined) filter.matches.push({ kind: 'a', key: principal.activityId, reach: 2 });
+  if (principal.registration !== undefined) filter.matches.push({ kind: 'r', key: principal.registration, reach: 1 });
+  filter.matches.sort((a, b) => WALK_ORDER[a.kind] - WALK_ORDER[b.kind] || a.reach - b.reach);
   for (const key of ['since', 'until'] as const) {
     const value = query[key];
     if (value === undefined) continue;
