@@ -207,26 +207,40 @@ class KeyClosure {
  * Stored statements (outside `ids`) that target one of `ids`, directly or through other stored
  * statements, with the one of `ids` they lead to. Usually none: a StatementRef rarely arrives
  * before its target.
+ *
+ * Followed one level a query, each id a probe of the object_statement_id index (LATERAL): as a
+ * recursive query the planner, once the statistics know the table is large, would rather scan
+ * it whole for every batch.
  */
 async function storedReferrers(
   sql: SqlClient,
   tenantId: string,
   ids: readonly string[],
 ): Promise<Array<{ id: string; stored: string; seq: string; target: string }>> {
-  const { rows } = await sql.query<{ id: string; stored: Date | string; seq: string; target: string }>(
-    `WITH RECURSIVE referrers (id, stored, seq, target, depth) AS (
-       SELECT s.id, s.stored, s.seq, s.object_statement_id, 1
-         FROM xapi_statements AS s
-        WHERE s.tenant_id = $1 AND s.object_statement_id = ANY($2::uuid[]) AND s.id <> ALL($2::uuid[])
-       UNION
-       SELECT s.id, s.stored, s.seq, r.target, r.depth + 1
-         FROM referrers AS r JOIN xapi_statements AS s ON s.tenant_id = $1 AND s.object_statement_id = r.id
-        WHERE s.id <> ALL($2::uuid[]) AND r.depth < ${MAX_REF_DEPTH}
-     )
-     SELECT DISTINCT id::text AS id, stored, seq::text AS seq, target::text AS target FROM referrers`,
-    [tenantId, ids],
-  );
-  return rows.map((row) => ({ id: row.id, stored: new Date(row.stored).toISOString(), seq: row.seq, target: row.target }));
+  const found = new Map<string, { id: string; stored: string; seq: string; target: string }>();
+  const excluded = new Set(ids);
+  // Each referrer leads to one of `ids`; the level being followed maps referrer → that id.
+  let level = new Map(ids.map((id) => [id, id]));
+  for (let depth = 0; depth < MAX_REF_DEPTH && level.size > 0; depth++) {
+    const { rows } = await sql.query<{ id: string; stored: Date | string; seq: string; object_statement_id: string }>(
+      `SELECT s.id::text AS id, s.stored, s.seq::text AS seq, s.object_statement_id::text AS object_statement_id
+         FROM unnest($2::uuid[]) AS t (id)
+         CROSS JOIN LATERAL (
+           SELECT id, stored, seq, object_statement_id FROM xapi_statements
+            WHERE tenant_id = $1 AND object_statement_id = t.id
+         ) AS s`,
+      [tenantId, [...level.keys()]],
+    );
+    const next = new Map<string, string>();
+    for (const row of rows) {
+      if (excluded.has(row.id) || found.has(row.id)) continue;
+      const target = level.get(row.object_statement_id) as string;
+      found.set(row.id, { id: row.id, stored: new Date(row.stored).toISOString(), seq: row.seq, target });
+      next.set(row.id, target);
+    }
+    level = next;
+  }
+  return [...found.values()];
 }
 
 /**
@@ -280,7 +294,9 @@ export async function markVoided(sql: SqlClient, tenantId: string, ids: readonly
               SELECT 1 FROM xapi_statements AS voiding
                WHERE voiding.tenant_id = $1
                  AND voiding.object_statement_id = target.id
-                 AND voiding.voiding)
+                 AND voiding.voiding
+              -- A probe of the object_statement_id index per target, not a join over all StatementRefs.
+              OFFSET 0)
      RETURNING target.id::text AS id`,
     [tenantId, ids],
   );
