@@ -61,6 +61,12 @@ describe('loadConfig: connection timeouts, cap and shutdown grace', () => {
     assert.equal(config.documentLimitBytes, 16 * 1024 * 1024);
   });
 
+  it('limits a multipart statement request to 64 MiB unless LEARNBASE_XAPI_ATTACHMENT_LIMIT_BYTES says otherwise (blank: the default)', () => {
+    assert.equal(loadConfig({}, {}).xapiAttachmentLimitBytes, 64 * 1024 * 1024);
+    assert.equal(loadConfig({}, { LEARNBASE_XAPI_ATTACHMENT_LIMIT_BYTES: ' ' }).xapiAttachmentLimitBytes, 64 * 1024 * 1024);
+    assert.equal(loadConfig({}, { LEARNBASE_XAPI_ATTACHMENT_LIMIT_BYTES: '1048576' }).xapiAttachmentLimitBytes, 1_048_576);
+  });
+
   it('reads each from the environment', () => {
     const config = loadConfig({}, {
       LEARNBASE_HEADERS_TIMEOUT_MS: '2000',
@@ -92,6 +98,8 @@ describe('loadConfig: connection timeouts, cap and shutdown grace', () => {
     ['LEARNBASE_PUBLIC_URL', 'https://lrs.example.com/?x=1', /\/publicUrl/],
     ['LEARNBASE_PUBLIC_URL', 'lrs.example.com', /\/publicUrl/],
     ['LEARNBASE_XAPI_DEFAULT_VERSION', '2.0', /\/xapiDefaultVersion/],
+    ['LEARNBASE_XAPI_ATTACHMENT_LIMIT_BYTES', '0', /\/xapiAttachmentLimitBytes/],
+    ['LEARNBASE_XAPI_ATTACHMENT_LIMIT_BYTES', '10MB', /\/xapiAttachmentLimitBytes/],
   ];
   for (const [name, value, named] of refusals) {
     it(`refuses ${name}=${value}`, () => {
