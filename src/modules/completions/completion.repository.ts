@@ -15,7 +15,15 @@ interface RecordRow {
   statement_ids: string[];
 }
 
-const COLUMNS = 'agent_key, activity_id, registration, actor, status, progress, score, score_at, first_at, last_at, statement_ids';
+/** The columns of completion_records written from a CompletionRecord. */
+const COLUMNS = 'agent_key, activity_id, registration, actor, status, progress, score, score_at, first_at, last_at';
+
+/** The columns of a record row `r` read back, with its statement ids in the order stored (migration 0018). */
+const READ_COLUMNS = `r.agent_key, r.activity_id, r.registration, r.actor, r.status, r.progress, r.score, r.score_at, r.first_at, r.last_at,
+       ARRAY(SELECT l.statement_id FROM completion_record_statements AS l
+              WHERE l.tenant_id = r.tenant_id AND l.agent_key = r.agent_key AND l.activity_id = r.activity_id
+                AND l.registration = r.registration
+              ORDER BY l.position) AS statement_ids`;
 
 const iso = (value: Date | string) => new Date(value).toISOString();
 
@@ -55,11 +63,11 @@ export async function findRecords(sql: SqlClient, tenantId: string, keys: readon
   const { rows } = await sql.query<RecordRow>(
     // One primary-key probe per key (LATERAL), whatever the statistics say: the table grows from
     // nothing under write load, and a join planned on "it is empty" scans all of it per batch.
-    `SELECT r.* FROM unnest($2::text[], $3::text[], $4::text[]) AS k(k_agent_key, k_activity_id, k_registration)
+    `SELECT found.* FROM unnest($2::text[], $3::text[], $4::text[]) AS k(k_agent_key, k_activity_id, k_registration)
        CROSS JOIN LATERAL (
-         SELECT ${COLUMNS} FROM completion_records
-          WHERE tenant_id = $1 AND agent_key = k.k_agent_key AND activity_id = k.k_activity_id AND registration = k.k_registration
-       ) r`,
+         SELECT ${READ_COLUMNS} FROM completion_records AS r
+          WHERE r.tenant_id = $1 AND r.agent_key = k.k_agent_key AND r.activity_id = k.k_activity_id AND r.registration = k.k_registration
+       ) AS found`,
     [tenantId, keys.map((key) => key.agentKey), keys.map((key) => key.activityId), keys.map((key) => key.registration)],
   );
   return rows.map(toRecord);
@@ -79,18 +87,30 @@ function recordSet(records: readonly CompletionRecord[]): string {
       score_at: record.scoreAt ?? null,
       first_at: record.firstAt,
       last_at: record.lastAt,
-      statement_ids: record.statementIds,
     })),
   );
 }
 
 const RECORD_SET = `SELECT $1, r.agent_key, r.activity_id, r.registration, r.actor, r.status, r.progress, r.score, r.score_at,
-            r.first_at, r.last_at, ARRAY(SELECT jsonb_array_elements_text(r.statement_ids)), now()
+            r.first_at, r.last_at, now()
        FROM jsonb_to_recordset($2::jsonb)
          AS r(agent_key text, activity_id text, registration text, actor jsonb, status text, progress numeric, score jsonb,
-              score_at timestamptz, first_at timestamptz, last_at timestamptz, statement_ids jsonb)`;
+              score_at timestamptz, first_at timestamptz, last_at timestamptz)`;
 
-/** Writes whole records: those a voiding refolded, replacing what is stored. */
+/** Appends each record's `statementIds`, in order, to the statements of its stored row. */
+async function appendStatementIds(tx: SqlClient, tenantId: string, records: readonly CompletionRecord[]): Promise<void> {
+  const links = records.flatMap((record) => record.statementIds.map((id) => [record.agentKey, record.activityId, record.registration, id]));
+  if (links.length === 0) return;
+  await tx.query(
+    `INSERT INTO completion_record_statements (tenant_id, agent_key, activity_id, registration, statement_id)
+     SELECT $1, l.agent_key, l.activity_id, l.registration, l.statement_id
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS l(agent_key, activity_id, registration, statement_id, ord)
+      ORDER BY l.ord`,
+    [tenantId, ...[0, 1, 2, 3].map((column) => links.map((link) => link[column]))],
+  );
+}
+
+/** Writes whole records, their statements included: those a voiding refolded, replacing what is stored. */
 export async function upsertRecords(tx: SqlClient, tenantId: string, records: readonly CompletionRecord[]): Promise<void> {
   if (records.length === 0) return;
   await tx.query(
@@ -99,16 +119,23 @@ export async function upsertRecords(tx: SqlClient, tenantId: string, records: re
      ON CONFLICT (tenant_id, agent_key, activity_id, registration) DO UPDATE
         SET actor = EXCLUDED.actor, status = EXCLUDED.status, progress = EXCLUDED.progress, score = EXCLUDED.score,
             score_at = EXCLUDED.score_at, first_at = EXCLUDED.first_at, last_at = EXCLUDED.last_at,
-            statement_ids = EXCLUDED.statement_ids, updated_at = now()`,
+            updated_at = now()`,
     [tenantId, recordSet(records)],
   );
+  await tx.query(
+    `DELETE FROM completion_record_statements AS l
+      USING unnest($2::text[], $3::text[], $4::text[]) AS k(agent_key, activity_id, registration)
+      WHERE l.tenant_id = $1 AND l.agent_key = k.agent_key AND l.activity_id = k.activity_id AND l.registration = k.registration`,
+    [tenantId, records.map((record) => record.agentKey), records.map((record) => record.activityId), records.map((record) => record.registration)],
+  );
+  await appendStatementIds(tx, tenantId, records);
 }
 
 /**
  * Folds records made of new statements only into what is stored, in the one statement, without
  * reading the stored rows first: the same fold as completion-rules.ts `applyFact` (the better
  * status, the highest progress, the newer score, the earlier first and later last time, the
- * statement ids appended), so a batch with no voiding costs one write.
+ * statement ids appended as rows of their own), so a batch with no voiding costs two writes.
  */
 export async function mergeRecords(tx: SqlClient, tenantId: string, records: readonly CompletionRecord[]): Promise<void> {
   if (records.length === 0) return;
@@ -125,10 +152,10 @@ export async function mergeRecords(tx: SqlClient, tenantId: string, records: rea
                             THEN EXCLUDED.score_at ELSE stored.score_at END,
             first_at = LEAST(stored.first_at, EXCLUDED.first_at),
             last_at = GREATEST(stored.last_at, EXCLUDED.last_at),
-            statement_ids = stored.statement_ids || EXCLUDED.statement_ids,
             updated_at = now()`,
     [tenantId, recordSet(records)],
   );
+  await appendStatementIds(tx, tenantId, records);
 }
 
 export async function deleteRecords(tx: SqlClient, tenantId: string, keys: readonly CompletionKey[]): Promise<void> {
@@ -187,11 +214,11 @@ export interface RecordFilter {
 /** One agent's records, by activity and registration. */
 export async function listRecords(sql: SqlClient, tenantId: string, filter: RecordFilter): Promise<CompletionRecord[]> {
   const { rows } = await sql.query<RecordRow>(
-    `SELECT ${COLUMNS} FROM completion_records
-      WHERE tenant_id = $1 AND agent_key = $2
-        AND ($3::text[] IS NULL OR activity_id = ANY($3::text[]))
-        AND ($4::text[] IS NULL OR status = ANY($4::text[]))
-      ORDER BY activity_id, registration`,
+    `SELECT ${READ_COLUMNS} FROM completion_records AS r
+      WHERE r.tenant_id = $1 AND r.agent_key = $2
+        AND ($3::text[] IS NULL OR r.activity_id = ANY($3::text[]))
+        AND ($4::text[] IS NULL OR r.status = ANY($4::text[]))
+      ORDER BY r.activity_id, r.registration`,
     [tenantId, filter.agentKey, filter.activityIds ?? null, filter.statuses ?? null],
   );
   return rows.map(toRecord);
