@@ -30,6 +30,7 @@ import { credentialRoutes } from './modules/auth/credentials/credential.routes.j
 import { LaunchSessionService } from './modules/auth/launch/launch-session.service.js';
 import { launchRoutes } from './modules/auth/launch/launch.routes.js';
 import { activityRegistryRoutes } from './modules/activities/activity-registry.routes.js';
+import { notificationRoutes } from './modules/notifications/notifications.routes.js';
 import { LocalNotifications, type Notifications } from './platform/database/notifications.js';
 import { TokenService } from './modules/auth/oauth/token.service.js';
 import { oauthTokenEndpoints } from './modules/auth/oauth/token.routes.js';
@@ -196,6 +197,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   await app.register(launchRoutes, { launches, tenancy, baseDomain: config.baseDomain });
   await app.register(activityRegistryRoutes, { sql, importLimitBytes: config.importLimitBytes });
   await app.register(orgStructureRoutes, { sql, importLimitBytes: config.importLimitBytes });
+  await app.register(notificationRoutes, { sql, cacheTtlMs: config.cacheTtlMs });
 
   return app;
 }

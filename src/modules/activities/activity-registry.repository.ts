@@ -142,3 +142,29 @@ export async function findActivities(
   );
   return rows.map(toActivity);
 }
+
+/** The entries of `ids` the tenant has (unknown ids are left out). */
+export async function findActivitiesByIds(sql: SqlClient, tenantId: string, ids: readonly string[]): Promise<RegisteredActivity[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql.query<ActivityRow>(`SELECT ${COLUMNS} FROM activity_registry WHERE tenant_id = $1 AND id = ANY($2::text[])`, [
+    tenantId,
+    [...new Set(ids)],
+  ]);
+  return rows.map(toActivity);
+}
+
+/**
+ * The ids of the entries having every tag of `tags` and every attribute of `attributes` with
+ * exactly its value (`tags @>` is served by activity_registry__tags).
+ */
+export async function findActivityIdsMatching(
+  sql: SqlClient,
+  tenantId: string,
+  match: { tags: readonly string[]; attributes: Readonly<Record<string, string>> },
+): Promise<string[]> {
+  const { rows } = await sql.query<{ id: string }>(
+    'SELECT id FROM activity_registry WHERE tenant_id = $1 AND tags @> $2::text[] AND attributes @> $3::jsonb',
+    [tenantId, [...match.tags], JSON.stringify(match.attributes)],
+  );
+  return rows.map((row) => row.id);
+}

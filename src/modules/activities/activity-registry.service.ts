@@ -4,6 +4,8 @@ import { checkRegistryEntries, hierarchyProblems, storedParentsToRead, type Regi
 import {
   findActivities,
   findActivity,
+  findActivitiesByIds,
+  findActivityIdsMatching,
   findAncestorLinks,
   lockRegistry,
   upsertActivities,
@@ -68,4 +70,21 @@ export function listRegisteredActivities(
   page: { limit: number; skip: number },
 ): Promise<RegisteredActivity[]> {
   return findActivities(sql, tenantId, filter, page);
+}
+
+/** The registry entries of `ids` the tenant has, by id (notifications copy their definitions). */
+export async function findRegisteredActivities(sql: SqlClient, tenantId: string, ids: readonly string[]): Promise<Map<string, RegisteredActivity>> {
+  return new Map((await findActivitiesByIds(sql, tenantId, ids)).map((activity) => [activity.id, activity]));
+}
+
+/**
+ * The ids of the registered activities having all of `tags` and each of `attributes` with
+ * exactly its value (the notifications' `activity:tags` and `activity:attribute:{name}`).
+ */
+export function findActivityIdsByTagsAndAttributes(
+  sql: SqlClient,
+  tenantId: string,
+  match: { tags: readonly string[]; attributes: Readonly<Record<string, string>> },
+): Promise<string[]> {
+  return findActivityIdsMatching(sql, tenantId, match);
 }

@@ -1,0 +1,52 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { ApiError, describedOnly, pageOf } from '../../platform/http/common-schemas.js';
+import { principalOf, tenantWidePrincipalOf } from '../auth/auth.plugin.js';
+import type { StoredNotification } from './notification.repository.js';
+import { Notification, NotificationBody, NotificationQuery } from './notification.schemas.js';
+import { ActorTextsSource, listNotifications, makeNotifications, type NotificationQueryValues } from './notification.service.js';
+
+const answer = (notification: StoredNotification) => ({ ...notification, timestamp: notification.timestamp.toISOString() });
+
+/** `GET|POST /api/notifications`: reading notifications (interface 4.6) and making them (docs/notifications.md). */
+export const notificationRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; cacheTtlMs: number }> = async (app, { sql, cacheTtlMs }) => {
+  const actorTexts = new ActorTextsSource(sql, cacheTtlMs);
+
+  app.get(
+    '/api/notifications',
+    {
+      schema: {
+        tags: ['notifications'],
+        summary: 'Notifications matching every parameter given, newest first; an actor credential sees only its own',
+        querystring: NotificationQuery,
+        response: { 200: Type.Array(Notification), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const query = request.query as NotificationQueryValues;
+      const notifications = await listNotifications(sql, principal, query, pageOf(query), actorTexts);
+      return notifications.map(answer);
+    },
+  );
+
+  app.post(
+    '/api/notifications',
+    {
+      // The rules (notification-rules.ts) check the body and name each problem by index.
+      validatorCompiler: describedOnly,
+      schema: {
+        tags: ['notifications'],
+        summary: 'Makes one notification or an array of them (all or none); answers what was stored',
+        body: NotificationBody,
+        response: { 201: Type.Union([Notification, Type.Array(Notification)], { description: 'What was stored: one notification for one, an array for an array.' }), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 415: ApiError },
+      },
+    },
+    async (request, reply) => {
+      const principal = tenantWidePrincipalOf(request);
+      const stored = await makeNotifications(sql, principal.tenant.id, request.body);
+      return reply.status(201).send(Array.isArray(request.body) ? stored.map(answer) : answer(stored[0]));
+    },
+  );
+};
