@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, type AppConfig } from './config.js';
+import { isWorker, parseWorkers, serveWorkers, WorkersRefused } from './cluster.js';
 import { serve } from './main.js';
 import { migrate } from './platform/database/migrate.js';
 import { openDatabase } from './platform/database/open-database.js';
@@ -14,8 +15,10 @@ import { importFile, RefusedFile, type ImportFileKind, type ImportFileOutcome } 
 const USAGE = `Usage: learnbase <command> [options]
 
 Commands:
-  serve [--port 8080] [--host 127.0.0.1] [--base-domain localhost]
-                                  migrate, then serve the API and the xAPI endpoints
+  serve [--port 8080] [--host 127.0.0.1] [--base-domain localhost] [--workers N|auto]
+                                  migrate, then serve the API and the xAPI endpoints; with
+                                  --workers (or LEARNBASE_WORKERS), N processes on one port
+                                  (PostgreSQL only; auto: one per core)
   migrate                         apply pending migrations and exit
   tenant create NAME              create a tenant
   apikey create --tenant NAME     print a new API key and secret for Basic authentication
@@ -39,6 +42,7 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   'base-domain': { type: 'string' },
+  workers: { type: 'string' },
   tenant: { type: 'string' },
   email: { type: 'string' },
   password: { type: 'string' },
@@ -70,7 +74,9 @@ export async function runCli(argv: string[]): Promise<number> {
     });
     const command = positionals.join(' ');
     if (command === 'serve') {
-      await serve(config);
+      const workers = parseWorkers(values.workers ?? process.env.LEARNBASE_WORKERS);
+      if (workers > 1 && !isWorker()) await serveWorkers(config, workers);
+      else await serve(config, { worker: isWorker() });
       return 0;
     }
     return await withDatabase(config, async (db, applied) => {
@@ -124,6 +130,10 @@ export async function runCli(argv: string[]): Promise<number> {
       }
     });
   } catch (error) {
+    if (error instanceof WorkersRefused) {
+      process.stderr.write(`learnbase: ${error.message}\n`);
+      return 2;
+    }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`learnbase: ${(error as Error).message}\n\n${USAGE}\n`);
       return 2;

@@ -13,12 +13,20 @@ const CLOSE_DEADLINE_MS = 5_000;
 /** A refused connection is logged at most once in this period: under a flood, a line each would be a second flood. */
 const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
+export interface ServeOptions {
+  /**
+   * A worker of `serve --workers N` (src/cluster.ts): the primary has migrated, seeded and prints
+   * the banner, so the worker only serves (and exits when the primary tells it to).
+   */
+  worker?: boolean;
+}
+
 /**
  * `learnbase serve`: opens the database, migrates, seeds the demo tenant on an empty
  * database, listens, and on SIGTERM/SIGINT stops taking requests, drains the ones in
  * flight for at most `shutdownGraceMs`, closes the database and exits.
  */
-export async function serve(config: AppConfig): Promise<{ app: FastifyInstance; db: Database }> {
+export async function serve(config: AppConfig, options: ServeOptions = {}): Promise<{ app: FastifyInstance; db: Database }> {
   // The app's logger exists only once the app is built; failures before that have no one to tell.
   let log: FastifyInstance['log'] | undefined;
   const db = await openDatabase(config.database, {
@@ -27,8 +35,7 @@ export async function serve(config: AppConfig): Promise<{ app: FastifyInstance; 
   let notifications: PostgresNotifications | undefined;
   let app: FastifyInstance | undefined;
   try {
-    await migrate(db);
-    const demo = await seedDemo(db, demoRedirectUris(config));
+    const demo = options.worker ? undefined : await prepareDatabase(db, config);
     // Several processes may share a PostgreSQL database: they hear each other's cache invalidations.
     notifications =
       config.database.kind === 'postgres'
@@ -45,7 +52,7 @@ export async function serve(config: AppConfig): Promise<{ app: FastifyInstance; 
     logRefusedConnections(started, config.maxConnections);
     const inFlight = trackResponses(started);
     await started.listen({ port: config.port, host: config.host });
-    printBanner(config, started, demo);
+    if (!options.worker) printBanner(config, listeningPort(started, config), demo);
 
     let stopping = false;
     const stop = async (signal: string) => {
@@ -139,18 +146,29 @@ function logRefusedConnections(app: FastifyInstance, maxConnections: number): vo
   });
 }
 
+/** Migrates, and on an empty database seeds the demo tenant (answered once, to print). */
+export async function prepareDatabase(db: Database, config: AppConfig): Promise<DemoSeed | undefined> {
+  await migrate(db);
+  return seedDemo(db, demoRedirectUris(config));
+}
+
+function listeningPort(app: FastifyInstance, config: AppConfig): number {
+  const address = app.server.address();
+  return typeof address === 'object' && address ? address.port : config.port;
+}
+
 /** Where the demo client's codes land: the server's own page that shows the code and how to exchange it. */
 function demoRedirectUris(config: AppConfig): string[] {
   const port = config.port === 0 ? '' : `:${config.port}`;
   return [`http://127.0.0.1${port}/auth/demo/callback`, `http://localhost${port}/auth/demo/callback`];
 }
 
-function printBanner(config: AppConfig, app: FastifyInstance, demo: DemoSeed | undefined): void {
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+/** What a newcomer needs on start: where the server listens and, on a fresh database, the demo credentials. */
+export function printBanner(config: AppConfig, port: number, demo: DemoSeed | undefined, workers = 1): void {
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const storage = config.database.kind === 'pglite' ? `PGlite in ${config.database.dataDir ?? 'memory'}` : 'PostgreSQL';
-  const lines = [`learnbase is listening on ${base} (${storage}). API reference: ${base}/docs`];
+  const processes = workers > 1 ? `, ${workers} worker processes` : '';
+  const lines = [`learnbase is listening on ${base} (${storage}${processes}). API reference: ${base}/docs`];
   if (demo) {
     const agent = encodeURIComponent(JSON.stringify({ mbox: 'mailto:learner@example.com' }));
     const activity = encodeURIComponent('https://example.com/courses/intro');
