@@ -9,10 +9,13 @@ import { registerErrorHandler } from './platform/http/error-handler.js';
 import { registerStrictQueryIntegers } from './platform/http/strict-query-integers.js';
 import { registerInputGuards } from './platform/http/input-guards.js';
 import { registerPublicUrl } from './platform/http/public-url.js';
+import { registerMetrics } from './platform/http/metrics.js';
+import { registerHealth } from './platform/http/health.js';
 import { authPlugin } from './modules/auth/auth.plugin.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { documentsPlugin } from './modules/xapi/documents/documents.plugin.js';
 import { TenancyService } from './modules/tenancy/tenancy.service.js';
+import { ApiKeyService } from './modules/auth/api-keys/api-key.service.js';
 import { xapiPlugin } from './modules/xapi/xapi.plugin.js';
 import { statementsRoutes } from './modules/xapi/statements/statements.routes.js';
 import { activitiesRoutes } from './modules/xapi/activities/activities.routes.js';
@@ -117,6 +120,9 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   registerStrictQueryIntegers(app);
   registerInputGuards(app);
   registerPublicUrl(app, config.publicUrl);
+  // Before any route: its onResponse hook measures every one.
+  registerMetrics(app, sql, { token: config.metricsToken });
+  registerHealth(app, sql);
 
   await app.register(swagger, {
     openapi: {
@@ -139,9 +145,19 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
-  app.get('/health', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
 
-  const tenancy = new TenancyService(sql, config.cacheTtlMs);
+  const notifications = options.notifications ?? LocalNotifications.of(sql);
+  const tenancy = new TenancyService(sql, config.cacheTtlMs, notifications, (error) =>
+    app.log.warn({ err: error }, 'could not announce a tenant deletion to the other processes'),
+  );
+  await tenancy.start();
+  app.addHook('onClose', async () => tenancy.stop());
+  const apiKeys = new ApiKeyService(sql, tenancy, notifications, {
+    cacheTtlMs: config.cacheTtlMs,
+    onError: (error) => app.log.warn({ err: error }, 'could not announce an API key revocation or record its use'),
+  });
+  await apiKeys.start();
+  app.addHook('onClose', async () => apiKeys.stop());
 
   const tokens = new TokenService(sql, tenancy, options.notifications ?? LocalNotifications.of(sql), {
     cacheTtlMs: config.cacheTtlMs,
@@ -162,7 +178,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   });
 
   await app.register(xapiPlugin, { defaultVersion: config.xapiDefaultVersion ?? DEFAULTS.xapiDefaultVersion });
-  await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs, tokens, credentials, launches });
+  await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs, tokens, credentials, launches, apiKeys });
   await app.register(oauthTokenEndpoints, { tokens });
   const signInPolicy = { ...DEFAULT_SIGN_IN_POLICY, ...options.signInPolicy };
   const throttle = new SignInThrottle(sql, signInPolicy);

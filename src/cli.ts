@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
+import { runBackupCommand } from './backup-command.js';
 import { loadConfig, type AppConfig } from './config.js';
 import { isWorker, parseWorkers, serveWorkers, WorkersRefused } from './cluster.js';
 import { serve } from './main.js';
+import { isLifecycleCommand, LifecycleUsageError, LIFECYCLE_USAGE, runLifecycleCommand } from './lifecycle-commands.js';
 import { migrate } from './platform/database/migrate.js';
 import { openDatabase } from './platform/database/open-database.js';
 import type { Database } from './platform/database/sql-client.js';
@@ -31,10 +33,19 @@ Commands:
                                   and jobs from JSON (docs/imports.md); exits 0 when every row was
                                   imported, 1 when rows were skipped, 2 when the file was refused,
                                   3 on any other failure
+  backup --data DIR FILE [--force]
+                                  write PGlite's dump of DIR's database to FILE (a .tar.gz); refused
+                                  while a server uses DIR; --force replaces an existing FILE
+  restore --data DIR FILE [--force]
+                                  load a backup into DIR, migrating it when it is from an older version;
+                                  --force replaces the database in a non-empty DIR (PostgreSQL: use
+                                  pg_dump / pg_restore, docs/operations.md)
+${LIFECYCLE_USAGE}
 
 Every command takes --database URL (PostgreSQL) or --data DIR (embedded PGlite, default ./data),
-also read from DATABASE_URL / LEARNBASE_DATA. Commands that create something print one JSON
-object with --json.`;
+also read from DATABASE_URL / LEARNBASE_DATA. Commands but serve print one JSON object with --json.
+Exit codes (but import's): 0 done, 1 when what a command names does not exist or a value is refused,
+2 for a usage error.`;
 
 const OPTIONS = {
   database: { type: 'string' },
@@ -49,7 +60,9 @@ const OPTIONS = {
   'redirect-uri': { type: 'string', multiple: true },
   name: { type: 'string' },
   verify: { type: 'boolean', default: false },
+  force: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
+  yes: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -79,7 +92,13 @@ export async function runCli(argv: string[]): Promise<number> {
       else await serve(config, { worker: isWorker() });
       return 0;
     }
+    if (positionals[0] === 'backup' || positionals[0] === 'restore') {
+      // Before withDatabase: a backup opens the folder itself, and must not migrate what it copies.
+      if (positionals.length !== 2) throw new UsageError(`Expected: learnbase ${positionals[0]} --data DIR FILE [--force]`);
+      return await runBackupCommand(positionals[0], config.database, positionals[1], values);
+    }
     return await withDatabase(config, async (db, applied) => {
+      if (isLifecycleCommand(positionals)) return runLifecycleCommand(db, config, positionals, values);
       switch (positionals[0]) {
         case 'migrate': {
           say(values.json, { applied }, applied.length ? `Applied ${applied.join(', ')}.` : 'The database is up to date.');
@@ -134,7 +153,7 @@ export async function runCli(argv: string[]): Promise<number> {
       process.stderr.write(`learnbase: ${error.message}\n`);
       return 2;
     }
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (error instanceof UsageError || error instanceof LifecycleUsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`learnbase: ${(error as Error).message}\n\n${USAGE}\n`);
       return 2;
     }

@@ -119,3 +119,26 @@ describe('loadConfig: connection timeouts, cap and shutdown grace', () => {
     assert.equal(loadConfig({}, { LEARNBASE_HEADERS_TIMEOUT_MS: '15000', LEARNBASE_REQUEST_TIMEOUT_MS: '15000' }).headersTimeoutMs, 15_000);
   });
 });
+
+describe('loadConfig: LEARNBASE_METRICS_TOKEN', () => {
+  const token = 'a'.repeat(24) + '0123456789._~+/=-';
+
+  it('has no token when unset or blank: /metrics serves loopback clients only', () => {
+    assert.equal(loadConfig({}, {}).metricsToken, undefined);
+    assert.equal(loadConfig({}, { LEARNBASE_METRICS_TOKEN: '  ' }).metricsToken, undefined);
+  });
+
+  it('reads a token of at least 32 characters of the bearer token alphabet, trimmed', () => {
+    assert.equal(loadConfig({}, { LEARNBASE_METRICS_TOKEN: ` ${token} ` }).metricsToken, token);
+  });
+
+  it('refuses a short token or one with characters a bearer token cannot carry, without printing it', () => {
+    for (const value of ['short-token', `${'b'.repeat(40)} c`, `${'b'.repeat(40)}"`]) {
+      assert.throws(() => loadConfig({}, { LEARNBASE_METRICS_TOKEN: value }), (error: Error) => {
+        assert.match(error.message, /\/metricsToken/);
+        assert.ok(!error.message.includes(value.trim()), error.message);
+        return true;
+      });
+    }
+  });
+});

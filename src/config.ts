@@ -83,6 +83,12 @@ export const AppConfig = Type.Object({
    * connection is closed and the process exits.
    */
   shutdownGraceMs: Milliseconds(0),
+  /**
+   * A bearer token that opens `GET /metrics` to clients on other hosts (a Prometheus server);
+   * without it only loopback clients are served. At least 32 characters of RFC 6750's token
+   * alphabet (`openssl rand -hex 32`).
+   */
+  metricsToken: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~+/=-]{32,512}$' })),
 });
 export type AppConfig = Static<typeof AppConfig>;
 export type DatabaseConfig = Static<typeof DatabaseConfig>;
@@ -185,6 +191,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     keepAliveTimeoutMs: numberFrom(env.LEARNBASE_KEEP_ALIVE_TIMEOUT_MS, DEFAULTS.keepAliveTimeoutMs),
     maxConnections: numberFrom(env.LEARNBASE_MAX_CONNECTIONS, DEFAULTS.maxConnections),
     shutdownGraceMs: numberFrom(env.LEARNBASE_SHUTDOWN_GRACE_MS, DEFAULTS.shutdownGraceMs),
+    metricsToken: env.LEARNBASE_METRICS_TOKEN?.trim() || undefined,
   };
   const problems = [...Value.Errors(AppConfig, candidate)].map((error) => `${error.instancePath || '/'} ${error.message}`);
   if (Array.isArray(candidate.trustProxy)) {

@@ -1463,6 +1463,25 @@ const NOTIFICATION_FUZZERS: Record<string, RouteFuzzer> = {
   'POST /api/notifications': (ctx) => route({ method: 'POST', path: '/api/notifications', headers: apiHeaders(ctx, false), body: notificationsBody }),
 };
 
+// ---------------------------------------------------------------------------------------------
+// Metrics and health (issue 17, item 5). The fuzzed app has no LEARNBASE_METRICS_TOKEN and its
+// requests come from loopback: /metrics is served (text) unless a forwarding header asks for the
+// token (403); a Bearer header, right or hostile, changes nothing then.
+const OBSERVABILITY_FUZZERS: Record<string, RouteFuzzer> = {
+  'GET /metrics': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/metrics',
+      headers: {
+        ...publicHeaders(ctx),
+        authorization: header(absent, fc.oneof(fc.constant('Bearer not-the-token'), hostileHeader)),
+        'x-forwarded-for': header(absent, fc.oneof(fc.constantFrom('127.0.0.1', '::1, 10.0.0.1'), hostileHeader)),
+      },
+    }),
+  'GET /health/live': plainRoute('GET', '/health/live', publicHeaders),
+  'GET /health/ready': plainRoute('GET', '/health/ready', publicHeaders),
+};
+
 /**
  * One generator per route, keyed `METHOD /path` as Fastify lists it. HEAD uses the GET
  * generator. A route the app serves but this table lacks fails the coverage test: add its
@@ -1521,6 +1540,7 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   ...ACTOR_UPSERT_FUZZERS,
   ...ACTIVITY_FUZZERS,
   ...NOTIFICATION_FUZZERS,
+  ...OBSERVABILITY_FUZZERS,
 };
 
 // ---------------------------------------------------------------------------------------------

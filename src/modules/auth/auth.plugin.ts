@@ -1,11 +1,9 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { TtlCache } from '../../platform/cache.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest } from '../../platform/http/app-error.js';
-import { hashSecret } from '../../platform/secrets.js';
 import type { TenancyService, Tenant } from '../tenancy/tenancy.service.js';
-import { tenantIdOfApiKey, verifyApiKey as verifyApiKeySecret } from './api-keys/api-key.service.js';
+import { tenantIdOfApiKey, type ApiKeyService } from './api-keys/api-key.service.js';
 import type { TokenService } from './oauth/token.service.js';
 import { credentialRefusal, type CredentialService } from './credentials/credential.service.js';
 import { parseLaunchUsername, type LaunchSessionService } from './launch/launch-session.service.js';
@@ -36,6 +34,8 @@ export interface AuthPluginOptions {
   credentials: CredentialService;
   /** Checks launch tokens (the `auth` handed to launched content). */
   launches: LaunchSessionService;
+  /** Checks API keys (cached per process, evicted on revocation). */
+  apiKeys: ApiKeyService;
 }
 
 /** RFC 9745: the date Basic authentication with API keys was deprecated (2026-01-01), as a Structured Field Date. */
@@ -51,8 +51,6 @@ const ANY_CHALLENGE = `${BEARER_CHALLENGE}, ${BASIC_CHALLENGE}`;
  */
 export const authPlugin = fp<AuthPluginOptions>(
   async (app, options) => {
-    const verified = new TtlCache<Principal>(options.cacheTtlMs);
-
     app.decorateRequest('tenant', undefined);
     app.decorateRequest('principal', undefined);
 
@@ -82,7 +80,7 @@ export const authPlugin = fp<AuthPluginOptions>(
       let principal: Principal;
       switch (scheme.toLowerCase()) {
         case 'basic':
-          principal = await basicPrincipal(header, value, tenant, clientAddress(request.ip, request.socket?.remoteAddress));
+          principal = await basicPrincipal(value, tenant, clientAddress(request.ip, request.socket?.remoteAddress));
           break;
         case 'bearer':
           principal = await bearerPrincipal(value);
@@ -106,19 +104,14 @@ export const authPlugin = fp<AuthPluginOptions>(
     /**
      * Basic carries three credentials, told apart by the user-id: an API key (`lb_<tenant hex>_…`),
      * a launch token (`launch.<tenant hex>.<session>`), or else a learner credential's username,
-     * looked up in the tenant the request names. Learner credentials and launch tokens are cached
-     * by their services, which evict them on revocation.
+     * looked up in the tenant the request names. API keys, learner credentials and launch tokens
+     * are cached by their services, which evict them on revocation.
      */
-    async function basicPrincipal(header: string, value: string, tenant: Tenant | undefined, client: string): Promise<Principal> {
-      const cacheKey = hashSecret(header).toString('base64');
-      const cached = verified.get(cacheKey);
-      if (cached) return cached;
+    async function basicPrincipal(value: string, tenant: Tenant | undefined, client: string): Promise<Principal> {
       const { username, password } = decodeBasic(value);
       if (parseLaunchUsername(username)) return launchPrincipal(username, password);
       if (!tenantIdOfApiKey(username)) return actorPrincipal(username, password, tenant, client);
-      const principal = await verifyApiKey(username, password);
-      verified.set(cacheKey, principal);
-      return principal;
+      return verifyApiKey(username, password);
     }
 
     /** A learner credential (POST /api/auth/basic): acts for its one actor, in the tenant the request names. */
@@ -178,11 +171,8 @@ export const authPlugin = fp<AuthPluginOptions>(
     }
 
     async function verifyApiKey(key: string, secret: string): Promise<Principal> {
-      const tenantId = tenantIdOfApiKey(key);
-      const tenant = tenantId ? await options.tenancy.findById(tenantId) : undefined;
-      if (!tenant || !(await verifyApiKeySecret(options.sql, tenant.id, key, secret))) {
-        throw unauthorized('The credential is not valid.');
-      }
+      const tenant = await options.apiKeys.verify(key, secret);
+      if (!tenant) throw unauthorized('The credential is not valid.');
       return { kind: 'api_key', tenant, id: key };
     }
   },

@@ -53,7 +53,7 @@ export class ActorTextsSource {
     ttlMs: number,
   ) {
     // Tenants, not actors: a large tenant's list can hold 100,000 entries.
-    this.everyone = new TtlCache(ttlMs, 100);
+    this.everyone = new TtlCache(ttlMs, { maxEntries: 100, name: 'actor_texts' });
   }
 
   async of(tenantId: string, agentKeys?: readonly string[]): Promise<ActorTexts[]> {

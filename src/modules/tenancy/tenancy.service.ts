@@ -1,25 +1,74 @@
 import { randomUUID } from 'node:crypto';
 import { TtlCache } from '../../platform/cache.js';
+import { LocalNotifications, type Notifications } from '../../platform/database/notifications.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest, conflict } from '../../platform/http/app-error.js';
-import { findTenantById, findTenantByName, insertTenant, type Tenant } from './tenant.repository.js';
+import { deleteTenantRows, findTenantById, findTenantByName, insertTenant, listTenantRows, type Tenant } from './tenant.repository.js';
 
 export type { Tenant };
 
 /** A tenant name is a DNS label: it becomes the sub-domain of {tenant_base_url}. */
 export const TENANT_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
+/** The LISTEN/NOTIFY channel that carries the ids of deleted tenants, comma-separated. */
+export const TENANT_DELETIONS_CHANNEL = 'learnbase_tenant_deletions';
+
 export class TenancyService {
-  // Tenants are never renamed, so a cached one can only be stale by having been deleted.
-  private readonly byName: TtlCache<Tenant>;
-  private readonly byId: TtlCache<Tenant>;
+  // Tenants are never renamed, so a cached one can only be stale by having been deleted: every
+  // deletion is announced on `learnbase_tenant_deletions`, and every process evicts it.
+  private byName: TtlCache<Tenant>;
+  private byId: TtlCache<Tenant>;
+  /** Tenants deleted lately: a lookup that read the row just before the deletion must not cache it. */
+  private readonly deleted: TtlCache<true>;
+  private stopListening: (() => void) | undefined;
+  private readonly notifications: Notifications;
 
   constructor(
     private readonly sql: SqlClient,
-    cacheTtlMs: number,
+    private readonly cacheTtlMs: number,
+    notifications?: Notifications,
+    /** Publishing a deletion failed; the deletion itself stands, and other processes' caches age out. */
+    private readonly onError?: (error: Error) => void,
   ) {
-    this.byName = new TtlCache(cacheTtlMs);
-    this.byId = new TtlCache(cacheTtlMs);
+    this.byName = new TtlCache(cacheTtlMs, { name: 'tenant_by_name' });
+    this.byId = new TtlCache(cacheTtlMs, { name: 'tenant_by_id' });
+    this.deleted = new TtlCache(Math.max(cacheTtlMs, 1_000));
+    this.notifications = notifications ?? LocalNotifications.of(sql);
+  }
+
+  /** Starts hearing the deletions of every process; call once before serving. */
+  async start(): Promise<void> {
+    this.stopListening = await this.notifications.listen(
+      TENANT_DELETIONS_CHANNEL,
+      (payload) => this.forget(payload.split(',').filter(Boolean)),
+      () => {
+        this.byName = new TtlCache(this.cacheTtlMs, { name: 'tenant_by_name' });
+        this.byId = new TtlCache(this.cacheTtlMs, { name: 'tenant_by_id' });
+      },
+    );
+  }
+
+  stop(): void {
+    this.stopListening?.();
+    this.stopListening = undefined;
+  }
+
+  list(): Promise<Tenant[]> {
+    return listTenantRows(this.sql);
+  }
+
+  /**
+   * Deletes the tenant and every row it owns in one transaction, then tells every process to forget
+   * it: its API keys, tokens and credentials stop working, and its name is free again.
+   */
+  async delete(name: string): Promise<Tenant> {
+    const tenant = TENANT_NAME.test(name) ? await findTenantByName(this.sql, name) : undefined;
+    if (!tenant || !(await this.sql.transaction((tx) => deleteTenantRows(tx, tenant.id)))) {
+      throw new AppError('tenant.not_found', 404, `No tenant named "${name}".`, { details: { tenant: name } });
+    }
+    this.forget([tenant.id]);
+    await this.notifications.publish(TENANT_DELETIONS_CHANNEL, tenant.id).catch((error: Error) => this.onError?.(error));
+    return tenant;
   }
 
   async create(name: string): Promise<Tenant> {
@@ -35,7 +84,7 @@ export class TenancyService {
 
   async findByName(name: string): Promise<Tenant | undefined> {
     const cached = this.byName.get(name);
-    if (cached) return cached;
+    if (cached && !this.deleted.get(cached.id)) return cached;
     const tenant = TENANT_NAME.test(name) ? await findTenantByName(this.sql, name) : undefined;
     if (tenant) this.remember(tenant);
     return tenant;
@@ -57,7 +106,17 @@ export class TenancyService {
   }
 
   private remember(tenant: Tenant): void {
+    if (this.deleted.get(tenant.id)) return;
     this.byName.set(tenant.name, tenant);
     this.byId.set(tenant.id, tenant);
+  }
+
+  private forget(ids: string[]): void {
+    for (const id of ids) {
+      const cached = this.byId.get(id);
+      if (cached) this.byName.delete(cached.name);
+      this.byId.delete(id);
+      this.deleted.set(id, true);
+    }
   }
 }

@@ -36,3 +36,19 @@ export async function countTenants(sql: SqlClient): Promise<number> {
   const { rows } = await sql.query<{ count: number }>('SELECT count(*)::int AS count FROM tenants');
   return rows[0].count;
 }
+
+export async function listTenantRows(sql: SqlClient): Promise<Tenant[]> {
+  const { rows } = await sql.query<TenantRow>('SELECT id, name, created_at FROM tenants ORDER BY name');
+  return rows.map(toTenant);
+}
+
+/**
+ * Deletes the tenant and every row it owns; run it in a transaction. Every tenant-owned table
+ * references `tenants` with ON DELETE CASCADE, directly or through a parent row, except
+ * `xapi_statement_keys` (0015: no foreign key, to keep statement writes cheap), deleted here first.
+ */
+export async function deleteTenantRows(tx: SqlClient, id: string): Promise<boolean> {
+  await tx.query('DELETE FROM xapi_statement_keys WHERE tenant_id = $1', [id]);
+  const { rowCount } = await tx.query('DELETE FROM tenants WHERE id = $1', [id]);
+  return rowCount > 0;
+}

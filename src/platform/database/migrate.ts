@@ -15,9 +15,7 @@ const MIGRATION_LOCK_KEY = 7_245_101;
  * Returns the names applied.
  */
 export async function migrate(sql: SqlClient, dir = MIGRATIONS_DIR): Promise<string[]> {
-  const files = readdirSync(dir)
-    .filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name))
-    .sort();
+  const files = migrationFiles(dir);
   return sql.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     await tx.query(
@@ -35,4 +33,20 @@ export async function migrate(sql: SqlClient, dir = MIGRATIONS_DIR): Promise<str
     }
     return pending;
   });
+}
+
+/** The `NNNN_name.sql` files of `dir`, in the order they apply. */
+export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
+  return readdirSync(dir)
+    .filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name))
+    .sort();
+}
+
+/** Which of `files` this database has not applied (all of them before the first migration); for readiness. */
+export async function pendingMigrations(sql: SqlClient, files: readonly string[]): Promise<string[]> {
+  const { rows: [table] } = await sql.query<{ present: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`);
+  if (!table?.present) return [...files];
+  const { rows } = await sql.query<{ name: string }>('SELECT name FROM schema_migrations');
+  const applied = new Set(rows.map((row) => row.name));
+  return files.filter((name) => !applied.has(name));
 }

@@ -1,14 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { rethrowCounted } from '../process-metrics.js';
 import { acquireFolderLock, type FolderLock } from './folder-lock.js';
-import type { Database, QueryResult, SqlClient } from './sql-client.js';
+import type { ConnectionUse, Database, QueryResult, SqlClient } from './sql-client.js';
 
 class PgliteTransaction implements SqlClient {
   constructor(private readonly tx: Transaction) {}
 
   async query<Row>(text: string, values?: readonly unknown[]): Promise<QueryResult<Row>> {
-    const result = await this.tx.query<Row>(text, values as unknown[] | undefined);
+    const result = await this.tx.query<Row>(text, values as unknown[] | undefined).catch(rethrowCounted);
     return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
   }
 
@@ -17,7 +18,7 @@ class PgliteTransaction implements SqlClient {
   }
 
   async script(text: string): Promise<void> {
-    await this.tx.exec(text);
+    await this.tx.exec(text).catch(rethrowCounted);
   }
 }
 
@@ -28,6 +29,8 @@ class PgliteTransaction implements SqlClient {
  */
 export class PgliteDatabase implements Database {
   readonly engine = 'pglite' as const;
+  /** Queries, scripts and transactions begun and not yet settled: the one running and PGlite's queue. */
+  private inFlight = 0;
 
   private constructor(
     private readonly db: PGlite,
@@ -52,16 +55,30 @@ export class PgliteDatabase implements Database {
   }
 
   async query<Row>(text: string, values?: readonly unknown[]): Promise<QueryResult<Row>> {
-    const result = await this.db.query<Row>(text, values as unknown[] | undefined);
+    const result = await this.track(this.db.query<Row>(text, values as unknown[] | undefined).catch(rethrowCounted));
     return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
   }
 
   transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) => work(new PgliteTransaction(tx)));
+    return this.track(this.db.transaction((tx) => work(new PgliteTransaction(tx))));
   }
 
   async script(text: string): Promise<void> {
-    await this.db.exec(text);
+    await this.track(this.db.exec(text).catch(rethrowCounted));
+  }
+
+  /** One connection: busy while anything is in flight, and everything past the first waits for it. */
+  connections(): ConnectionUse {
+    return { total: 1, idle: this.inFlight === 0 ? 1 : 0, waiting: Math.max(0, this.inFlight - 1) };
+  }
+
+  private async track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight += 1;
+    try {
+      return await work;
+    } finally {
+      this.inFlight -= 1;
+    }
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { rethrowCounted } from '../process-metrics.js';
 import { isConnectionError } from './postgres-errors.js';
-import type { Database, QueryResult, SqlClient } from './sql-client.js';
+import type { ConnectionUse, Database, QueryResult, SqlClient } from './sql-client.js';
 
 // int8 as numbers: counts and sizes here stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -26,7 +27,7 @@ class PoolTransaction implements SqlClient {
   constructor(private readonly client: pg.PoolClient) {}
 
   async query<Row>(text: string, values?: readonly unknown[]): Promise<QueryResult<Row>> {
-    const result = await this.client.query(prepared(text, values));
+    const result = await this.client.query(prepared(text, values)).catch(rethrowCounted);
     return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
   }
 
@@ -36,7 +37,7 @@ class PoolTransaction implements SqlClient {
 
   async script(text: string): Promise<void> {
     // Without values node-postgres uses the simple query protocol, which runs several statements.
-    await this.client.query(text);
+    await this.client.query(text).catch(rethrowCounted);
   }
 }
 
@@ -89,20 +90,20 @@ export class PostgresDatabase implements Database {
   }
 
   async query<Row>(text: string, values?: readonly unknown[]): Promise<QueryResult<Row>> {
-    const result = await this.pool.query(prepared(text, values));
+    const result = await this.pool.query(prepared(text, values)).catch(rethrowCounted);
     return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
   }
 
   async transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch(rethrowCounted);
     // Set when the connection cannot be trusted any more: release(error) closes it instead of pooling it.
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
+      await client.query('BEGIN').catch(rethrowCounted);
       const result = await work(new PoolTransaction(client));
       // Success only once COMMIT is answered. A connection lost before that leaves the transaction
       // rolled back by PostgreSQL (or, if the answer alone was lost, committed but unacknowledged).
-      await client.query('COMMIT');
+      await client.query('COMMIT').catch(rethrowCounted);
       return result;
     } catch (error) {
       // On a lost connection there is nothing to roll back: the server ends the transaction with
@@ -120,7 +121,11 @@ export class PostgresDatabase implements Database {
   }
 
   async script(text: string): Promise<void> {
-    await this.pool.query(text);
+    await this.pool.query(text).catch(rethrowCounted);
+  }
+
+  connections(): ConnectionUse {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   async close(): Promise<void> {

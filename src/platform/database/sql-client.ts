@@ -20,10 +20,22 @@ export interface SqlClient {
   script(text: string): Promise<void>;
 }
 
+/** How a database's connections are used at one moment, for /metrics. */
+export interface ConnectionUse {
+  /** Connections open. */
+  total: number;
+  /** Open and not in use. */
+  idle: number;
+  /** Queries or transactions waiting for a connection. */
+  waiting: number;
+}
+
 /** A client that owns its connections (a pool, an embedded database) and can be closed. */
 export interface Database extends SqlClient {
   /** `pglite` or `postgres`: for logs and the start-up banner. */
   readonly engine: 'pglite' | 'postgres';
+  /** How its connections are used now (read at each metrics scrape). */
+  connections(): ConnectionUse;
   /** Ends every connection; for PGlite, also releases the data folder. */
   close(): Promise<void>;
 }

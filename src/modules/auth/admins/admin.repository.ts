@@ -1,4 +1,4 @@
-import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { toBuffer, type SqlClient } from '../../../platform/database/sql-client.js';
 
 export interface AdminRow {
   id: string;
@@ -21,4 +21,59 @@ export async function findAdminByEmail(sql: SqlClient, tenantId: string, email: 
 export async function findAdminById(sql: SqlClient, tenantId: string, id: string): Promise<AdminRow | undefined> {
   const { rows } = await sql.query<AdminRow>('SELECT id, email, password_hash FROM admins WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
   return rows[0];
+}
+
+/** An admin as an operator lists them (never the password hash). */
+export interface AdminListing {
+  id: string;
+  email: string;
+  createdAt: Date;
+  /** Set while sign-in is refused for this account (sign-in-throttle.ts). */
+  lockedUntil?: Date;
+}
+
+export async function listAdminRows(sql: SqlClient, tenantId: string): Promise<AdminListing[]> {
+  const { rows } = await sql.query<{ id: string; email: string; created_at: Date | string; locked_until: Date | string | null }>(
+    `SELECT a.id, a.email, a.created_at, CASE WHEN f.locked_until > now() THEN f.locked_until END AS locked_until
+       FROM admins AS a
+       LEFT JOIN sign_in_failures AS f ON f.tenant_id = a.tenant_id AND f.subject = 'email:' || a.email
+      WHERE a.tenant_id = $1
+      ORDER BY a.email`,
+    [tenantId],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    email: row.email,
+    createdAt: new Date(row.created_at),
+    ...(row.locked_until ? { lockedUntil: new Date(row.locked_until) } : {}),
+  }));
+}
+
+export async function updateAdminPassword(sql: SqlClient, tenantId: string, email: string, passwordHash: string): Promise<boolean> {
+  const { rowCount } = await sql.query('UPDATE admins SET password_hash = $3 WHERE tenant_id = $1 AND email = $2', [tenantId, email, passwordHash]);
+  return rowCount > 0;
+}
+
+/**
+ * Deletes the admin with their codes, tokens and sign-in failure count; run it in a transaction.
+ * Answers undefined for an unknown address, else the hashes of their still-live access tokens.
+ */
+export async function deleteAdminRows(tx: SqlClient, tenantId: string, email: string): Promise<Buffer[] | undefined> {
+  const { rows: deleted } = await tx.query<{ id: string }>('DELETE FROM admins WHERE tenant_id = $1 AND email = $2 RETURNING id', [tenantId, email]);
+  const admin = deleted[0];
+  if (!admin) return undefined;
+  await tx.query('DELETE FROM sign_in_failures WHERE tenant_id = $1 AND subject = $2', [tenantId, `email:${email}`]);
+  await tx.query('DELETE FROM oauth_codes WHERE tenant_id = $1 AND admin_id = $2', [tenantId, admin.id]);
+  const { rows } = await tx.query<{ token_hash: unknown }>(
+    `DELETE FROM oauth_tokens WHERE tenant_id = $1 AND admin_id = $2
+     RETURNING CASE WHEN kind = 'access' AND revoked_at IS NULL AND expires_at > now() THEN token_hash END AS token_hash`,
+    [tenantId, admin.id],
+  );
+  return rows.filter((row) => row.token_hash !== null).map((row) => toBuffer(row.token_hash));
+}
+
+/** Forgets the account's failed sign-ins and lock; false when there was nothing to forget. */
+export async function deleteAccountFailures(sql: SqlClient, tenantId: string, email: string): Promise<boolean> {
+  const { rowCount } = await sql.query('DELETE FROM sign_in_failures WHERE tenant_id = $1 AND subject = $2', [tenantId, `email:${email}`]);
+  return rowCount > 0;
 }

@@ -1,9 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
-import { badRequest, conflict } from '../../../platform/http/app-error.js';
+import { badRequest, conflict, notFound } from '../../../platform/http/app-error.js';
 import { hashPassword, UNKNOWN_ACCOUNT_HASH, verifyPassword } from '../../../platform/passwords.js';
 import type { Tenant } from '../../tenancy/tenancy.service.js';
-import { findAdminByEmail, findAdminById, insertAdmin } from './admin.repository.js';
+import type { TokenService } from '../oauth/token.service.js';
+import {
+  deleteAccountFailures,
+  deleteAdminRows,
+  findAdminByEmail,
+  findAdminById,
+  insertAdmin,
+  listAdminRows,
+  updateAdminPassword,
+  type AdminListing,
+} from './admin.repository.js';
+
+export type { AdminListing };
 
 export interface Admin {
   id: string;
@@ -19,9 +31,7 @@ export const normaliseEmail = (email: string): string => email.trim().toLowerCas
 export async function createAdmin(sql: SqlClient, tenant: Tenant, email: string, password: string): Promise<Admin> {
   const address = normaliseEmail(email);
   if (!EMAIL.test(address)) throw badRequest('admin.invalid_email', `"${email}" is not an e-mail address.`);
-  if (password.length < MIN_PASSWORD_LENGTH) {
-    throw badRequest('admin.weak_password', `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`);
-  }
+  checkPassword(password);
   if (await findAdminByEmail(sql, tenant.id, address)) {
     throw conflict('admin.exists', `An admin with the e-mail ${address} already exists in tenant "${tenant.name}".`);
   }
@@ -43,4 +53,44 @@ export async function verifyAdminPassword(sql: SqlClient, tenantId: string, emai
 export async function findAdmin(sql: SqlClient, tenantId: string, id: string): Promise<Admin | undefined> {
   const admin = await findAdminById(sql, tenantId, id);
   return admin && { id: admin.id, email: admin.email };
+}
+
+function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw badRequest('admin.weak_password', `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`);
+  }
+}
+
+const adminNotFound = (tenant: Tenant, email: string) =>
+  notFound('admin.not_found', `Tenant "${tenant.name}" has no admin with the e-mail ${normaliseEmail(email)}.`, { email: normaliseEmail(email) });
+
+export function listAdmins(sql: SqlClient, tenant: Tenant): Promise<AdminListing[]> {
+  return listAdminRows(sql, tenant.id);
+}
+
+/** Replaces the password (same rules as creation). Tokens already issued stay valid: deleting the admin ends them. */
+export async function setAdminPassword(sql: SqlClient, tenant: Tenant, email: string, password: string): Promise<Admin> {
+  checkPassword(password);
+  const address = normaliseEmail(email);
+  const admin = await findAdminByEmail(sql, tenant.id, address);
+  if (!admin) throw adminNotFound(tenant, email);
+  if (!(await updateAdminPassword(sql, tenant.id, address, await hashPassword(password)))) throw adminNotFound(tenant, email);
+  return { id: admin.id, email: admin.email };
+}
+
+/** Deletes the admin and everything issued to them, in one transaction; their access tokens are refused at once in every process. */
+export async function deleteAdmin(sql: SqlClient, tokens: TokenService, tenant: Tenant, email: string): Promise<void> {
+  const revoked = await sql.transaction((tx) => deleteAdminRows(tx, tenant.id, normaliseEmail(email)));
+  if (!revoked) throw adminNotFound(tenant, email);
+  await tokens.announce(revoked);
+}
+
+/**
+ * Clears the sign-in throttle of the account (its failures and lock); the counts of the addresses
+ * it was tried from stay. Answers whether there was anything to clear.
+ */
+export async function unlockAdmin(sql: SqlClient, tenant: Tenant, email: string): Promise<boolean> {
+  const address = normaliseEmail(email);
+  if (!(await findAdminByEmail(sql, tenant.id, address))) throw adminNotFound(tenant, email);
+  return deleteAccountFailures(sql, tenant.id, address);
 }

@@ -1,15 +1,34 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { TtlCache } from '../../../platform/cache.js';
+import type { Notifications } from '../../../platform/database/notifications.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { notFound } from '../../../platform/http/app-error.js';
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
-import type { Tenant } from '../../tenancy/tenancy.service.js';
-import { findActiveSecretHash, insertApiKey } from './api-key.repository.js';
+import type { TenancyService, Tenant } from '../../tenancy/tenancy.service.js';
+import {
+  findActiveSecretHash,
+  insertApiKey,
+  listApiKeyRows,
+  revokeApiKeyRow,
+  touchApiKeyRow,
+  type ApiKeyListing,
+} from './api-key.repository.js';
 import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
+
+export type { ApiKeyListing };
 
 /**
  * API keys look like `lb_<tenant id in hex>_<random>`: the key names its tenant, so a Basic
  * credential resolves to one tenant without a global index and without trusting the headers.
  */
 const API_KEY = /^lb_([0-9a-f]{32})_[0-9a-f]{16}$/;
+
+/** The LISTEN/NOTIFY channel that carries revoked API keys, comma-separated. */
+export const API_KEY_REVOCATIONS_CHANNEL = 'learnbase_api_key_revocations';
+/** 100 keys of 53 characters and their commas stay under PostgreSQL's 8,000-byte payload limit. */
+const KEYS_PER_MESSAGE = 100;
+/** "Last used" is kept to the minute: one process writes it at most once a minute per key. */
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 export interface IssuedApiKey {
   key: string;
@@ -33,4 +52,116 @@ export function tenantIdOfApiKey(key: string): string | undefined {
 export async function verifyApiKey(sql: SqlClient, tenantId: string, key: string, secret: string): Promise<boolean> {
   const stored = await findActiveSecretHash(sql, tenantId, key);
   return stored !== undefined && secretMatches(secret, stored);
+}
+
+export interface ApiKeyServiceOptions {
+  /** How long one process trusts a key it verified, in ms. */
+  cacheTtlMs: number;
+  /** Publishing a revocation or recording a use failed; neither fails the request. */
+  onError?: (error: Error) => void;
+}
+
+interface CachedKey {
+  /** SHA-256 of the secret that verified: another secret pays a database read again. */
+  secretDigest: Buffer;
+}
+
+/**
+ * Checks, lists and revokes API keys. A verified key is cached per process; every revocation is
+ * announced on `learnbase_api_key_revocations` and every process evicts it (the TokenService
+ * pattern), so a revoked key is refused everywhere within the notification's delivery time.
+ */
+export class ApiKeyService {
+  private verified: TtlCache<CachedKey>;
+  /** Keys revoked lately: a check that read the row just before the revocation must not cache it. */
+  private readonly revoked: TtlCache<true>;
+  /** Keys whose use this process recorded within the last minute. */
+  private readonly touched = new TtlCache<true>(LAST_USED_RESOLUTION_MS);
+  private readonly pendingTouches = new Set<Promise<void>>();
+  private stopListening: (() => void) | undefined;
+
+  constructor(
+    private readonly sql: SqlClient,
+    private readonly tenancy: TenancyService,
+    private readonly notifications: Notifications,
+    private readonly options: ApiKeyServiceOptions,
+  ) {
+    this.verified = new TtlCache(options.cacheTtlMs, { name: 'api_key' });
+    this.revoked = new TtlCache(Math.max(options.cacheTtlMs, 1_000));
+  }
+
+  /** Starts hearing the revocations of every process; call once before serving. */
+  async start(): Promise<void> {
+    this.stopListening = await this.notifications.listen(
+      API_KEY_REVOCATIONS_CHANNEL,
+      (payload) => this.forget(payload.split(',').filter(Boolean)),
+      // Messages may have been lost: nothing cached can be trusted any more.
+      () => {
+        this.verified = new TtlCache(this.options.cacheTtlMs, { name: 'api_key' });
+      },
+    );
+  }
+
+  /** Stops listening and waits for the "last used" writes in flight. */
+  async stop(): Promise<void> {
+    this.stopListening?.();
+    this.stopListening = undefined;
+    await Promise.all(this.pendingTouches);
+  }
+
+  /** The key's tenant when `secret` is its own and the key is not revoked; otherwise undefined. */
+  async verify(key: string, secret: string): Promise<Tenant | undefined> {
+    const tenantId = tenantIdOfApiKey(key);
+    if (!tenantId || this.revoked.get(key)) return undefined;
+    // Usually from the tenancy cache; a deleted tenant is evicted there, which ends its keys here too.
+    const tenant = await this.tenancy.findById(tenantId);
+    if (!tenant) return undefined;
+    const digest = hashSecret(secret);
+    const cached = this.verified.get(key);
+    if (!cached || !timingSafeEqual(cached.secretDigest, digest)) {
+      if (!(await verifyApiKey(this.sql, tenant.id, key, secret))) return undefined;
+      if (!this.revoked.get(key)) this.verified.set(key, { secretDigest: digest });
+    }
+    this.recordUse(tenant.id, key);
+    return tenant;
+  }
+
+  list(tenant: Tenant): Promise<ApiKeyListing[]> {
+    return listApiKeyRows(this.sql, tenant.id);
+  }
+
+  /** Revokes the key at once in every process; 404 naming it when the tenant has no such key. */
+  async revoke(tenant: Tenant, key: string): Promise<ApiKeyListing> {
+    const revoked = await revokeApiKeyRow(this.sql, tenant.id, key);
+    if (!revoked) throw notFound('api_key.not_found', `Tenant "${tenant.name}" has no API key ${key}.`, { key });
+    await this.announce([key]);
+    return revoked;
+  }
+
+  /** Tells every process, this one first, that these keys no longer authenticate; call after commit. */
+  async announce(keys: string[]): Promise<void> {
+    this.forget(keys);
+    for (let start = 0; start < keys.length; start += KEYS_PER_MESSAGE) {
+      await this.notifications
+        .publish(API_KEY_REVOCATIONS_CHANNEL, keys.slice(start, start + KEYS_PER_MESSAGE).join(','))
+        .catch((error: Error) => this.options.onError?.(error));
+    }
+  }
+
+  /** At most one write a minute per key and process, off the request's path. */
+  private recordUse(tenantId: string, key: string): void {
+    if (this.touched.get(key)) return;
+    this.touched.set(key, true);
+    const pending = touchApiKeyRow(this.sql, tenantId, key)
+      .catch((error: Error) => this.options.onError?.(error))
+      .finally(() => this.pendingTouches.delete(pending));
+    this.pendingTouches.add(pending);
+  }
+
+  private forget(keys: string[]): void {
+    for (const key of keys) {
+      this.verified.delete(key);
+      this.revoked.set(key, true);
+    }
+  }
 }

@@ -6,6 +6,7 @@ import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { badRequest, conflict, notFound } from '../../../platform/http/app-error.js';
 import { textProblem } from '../../../platform/json-guard.js';
 import { hashPassword, UNKNOWN_ACCOUNT_HASH, verifyPassword } from '../../../platform/passwords.js';
+import { signInFailures, signInLockouts } from '../../../platform/process-metrics.js';
 import { hashSecret } from '../../../platform/secrets.js';
 import { findActorByKey } from '../../actors/actor-lookup.service.js';
 import { recordAudit } from '../../audit/audit.service.js';
@@ -138,7 +139,7 @@ export class CredentialService {
     private readonly notifications: Notifications,
     private readonly options: CredentialServiceOptions,
   ) {
-    this.verified = new TtlCache(options.cacheTtlMs);
+    this.verified = new TtlCache(options.cacheTtlMs, { name: 'credential' });
     this.revoked = new TtlCache(options.cacheTtlMs);
   }
 
@@ -149,7 +150,7 @@ export class CredentialService {
       (payload) => this.forget(payload.split(',').filter(Boolean)),
       // Messages may have been lost: nothing cached can be trusted any more.
       () => {
-        this.verified = new TtlCache(this.options.cacheTtlMs);
+        this.verified = new TtlCache(this.options.cacheTtlMs, { name: 'credential' });
         this.generation += 1;
       },
     );
@@ -235,11 +236,15 @@ export class CredentialService {
     // Guessing is refused before the scrypt it would cost, by username and by client address.
     const addressKey = `${tenantId}|${client}`;
     const blockedMs = Math.max(this.guessesByUsername.blockedFor(key), this.guessesByAddress.blockedFor(addressKey));
-    if (blockedMs > 0) return { valid: false, reason: 'throttled', retryAfterSeconds: Math.ceil(blockedMs / 1000) };
+    if (blockedMs > 0) {
+      signInLockouts.inc({ kind: 'credential' });
+      return { valid: false, reason: 'throttled', retryAfterSeconds: Math.ceil(blockedMs / 1000) };
+    }
     const stored = await findCredential(this.sql, tenantId, username);
     // An unknown username costs the same scrypt as a known one: timing does not tell which usernames exist.
     const matches = await verifyPassword(password, stored?.passwordHash ?? UNKNOWN_ACCOUNT_HASH);
     if (!stored || !matches) {
+      signInFailures.inc({ kind: 'credential' });
       this.guessesByUsername.fail(key);
       this.guessesByAddress.fail(addressKey);
       return { valid: false, reason: 'unknown' };

@@ -85,7 +85,7 @@ export class LaunchSessionService {
     private readonly credentials: CredentialService,
     private readonly options: LaunchSessionServiceOptions,
   ) {
-    this.verified = new TtlCache(options.cacheTtlMs);
+    this.verified = new TtlCache(options.cacheTtlMs, { name: 'launch_token' });
   }
 
   /** Checks a launch token (already split into user-id and secret): from this process's cache, else one read. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError } from '../../../platform/http/app-error.js';
+import { signInFailures, signInLockouts } from '../../../platform/process-metrics.js';
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
 import type { TenancyService } from '../../tenancy/tenancy.service.js';
 import { tenantNameOfHost } from '../../tenancy/tenant-host.js';
@@ -218,7 +219,10 @@ export class AuthorizeService {
     // arrive at once, no more than the limit of guesses are ever checked in a window.
     const subjects = signInSubjects(email, form.ip);
     const attempt = await this.throttle.attempt(pending.tenantId, subjects);
-    if ('refusedUntil' in attempt) return again(429, lockedMessage(attempt.refusedUntil), { retryAfterSeconds: secondsUntil(attempt.refusedUntil) });
+    if ('refusedUntil' in attempt) {
+      signInLockouts.inc({ kind: 'admin' });
+      return again(429, lockedMessage(attempt.refusedUntil), { retryAfterSeconds: secondsUntil(attempt.refusedUntil) });
+    }
 
     let admin: Admin | undefined;
     try {
@@ -228,8 +232,12 @@ export class AuthorizeService {
       throw error;
     }
     if (!admin) {
+      signInFailures.inc({ kind: 'admin' });
       const failure = failureOutcome(attempt, this.throttle.policy);
-      if (failure.lockedUntil) return again(429, lockedMessage(failure.lockedUntil), { retryAfterSeconds: secondsUntil(failure.lockedUntil) });
+      if (failure.lockedUntil) {
+        signInLockouts.inc({ kind: 'admin' });
+        return again(429, lockedMessage(failure.lockedUntil), { retryAfterSeconds: secondsUntil(failure.lockedUntil) });
+      }
       if (failure.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, failure.delayMs));
       // The same words whether the address or the password was wrong, or the account is another tenant's.
       return again(401, 'The e-mail address or the password is not right.');

@@ -23,3 +23,46 @@ export async function findClientRow(sql: SqlClient, tenantId: string, clientId: 
   const row = rows[0];
   return row && { clientId: row.client_id, secretHash: toBuffer(row.secret_hash), name: row.name, redirectUris: row.redirect_uris };
 }
+
+/** A client as an operator lists it (never its secret). */
+export interface ClientListing {
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  createdAt: Date;
+}
+
+export async function listClientRows(sql: SqlClient, tenantId: string): Promise<ClientListing[]> {
+  const { rows } = await sql.query<{ client_id: string; name: string; redirect_uris: string[]; created_at: Date | string }>(
+    'SELECT client_id, name, redirect_uris, created_at FROM oauth_clients WHERE tenant_id = $1 ORDER BY created_at, client_id',
+    [tenantId],
+  );
+  return rows.map((row) => ({ clientId: row.client_id, name: row.name, redirectUris: row.redirect_uris, createdAt: new Date(row.created_at) }));
+}
+
+export async function updateClientSecret(sql: SqlClient, tenantId: string, clientId: string, secretHash: Buffer): Promise<boolean> {
+  const { rowCount } = await sql.query('UPDATE oauth_clients SET secret_hash = $3 WHERE tenant_id = $1 AND client_id = $2', [
+    tenantId,
+    clientId,
+    secretHash,
+  ]);
+  return rowCount > 0;
+}
+
+/**
+ * Deletes the client with its pending sign-ins, codes and tokens (they name the client without a
+ * foreign key); run it in a transaction. Answers undefined for an unknown client, else the hashes
+ * of its access tokens that were still live, which the other processes must be told of.
+ */
+export async function deleteClientRows(tx: SqlClient, tenantId: string, clientId: string): Promise<Buffer[] | undefined> {
+  const { rowCount } = await tx.query('DELETE FROM oauth_clients WHERE tenant_id = $1 AND client_id = $2', [tenantId, clientId]);
+  if (rowCount === 0) return undefined;
+  await tx.query('DELETE FROM oauth_authorization_requests WHERE tenant_id = $1 AND client_id = $2', [tenantId, clientId]);
+  await tx.query('DELETE FROM oauth_codes WHERE tenant_id = $1 AND client_id = $2', [tenantId, clientId]);
+  const { rows } = await tx.query<{ token_hash: unknown }>(
+    `DELETE FROM oauth_tokens WHERE tenant_id = $1 AND client_id = $2
+     RETURNING CASE WHEN kind = 'access' AND revoked_at IS NULL AND expires_at > now() THEN token_hash END AS token_hash`,
+    [tenantId, clientId],
+  );
+  return rows.filter((row) => row.token_hash !== null).map((row) => toBuffer(row.token_hash));
+}

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
-import { badRequest } from '../../../platform/http/app-error.js';
+import { badRequest, notFound } from '../../../platform/http/app-error.js';
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
 import type { TenancyService, Tenant } from '../../tenancy/tenancy.service.js';
-import { findClientRow, insertClient } from './client.repository.js';
+import { deleteClientRows, findClientRow, insertClient, listClientRows, updateClientSecret, type ClientListing } from './client.repository.js';
+import type { TokenService } from './token.service.js';
 import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
 
 export interface OAuthClient {
@@ -78,4 +79,31 @@ export async function authenticateClient(
   const row = tenant ? await findClientRow(sql, tenant.id, clientId) : undefined;
   if (!row || !tenant || !secretMatches(clientSecret, row.secretHash)) return undefined;
   return { tenant, clientId: row.clientId, name: row.name, redirectUris: row.redirectUris };
+}
+
+export type { ClientListing };
+
+export function listClients(sql: SqlClient, tenant: Tenant): Promise<ClientListing[]> {
+  return listClientRows(sql, tenant.id);
+}
+
+const clientNotFound = (tenant: Tenant, clientId: string) =>
+  notFound('client.not_found', `Tenant "${tenant.name}" has no OAuth client ${clientId}.`, { clientId });
+
+/**
+ * Gives the client a new secret, shown only in the answer; the old one is refused from now on (the
+ * secret is read from the database on every use, so no process caches it). Tokens already issued
+ * stay valid: deleting the client ends them.
+ */
+export async function rotateClientSecret(sql: SqlClient, tenant: Tenant, clientId: string): Promise<IssuedClient> {
+  const clientSecret = newSecret();
+  if (!(await updateClientSecret(sql, tenant.id, clientId, hashSecret(clientSecret)))) throw clientNotFound(tenant, clientId);
+  return { clientId, clientSecret };
+}
+
+/** Deletes the client and everything issued to it, in one transaction; its access tokens are refused at once in every process. */
+export async function deleteClient(sql: SqlClient, tokens: TokenService, tenant: Tenant, clientId: string): Promise<void> {
+  const revoked = await sql.transaction((tx) => deleteClientRows(tx, tenant.id, clientId));
+  if (!revoked) throw clientNotFound(tenant, clientId);
+  await tokens.announce(revoked);
 }

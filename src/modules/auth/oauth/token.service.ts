@@ -79,7 +79,7 @@ export class TokenService {
     private readonly notifications: Notifications,
     private readonly options: TokenServiceOptions,
   ) {
-    this.verified = new TtlCache(options.cacheTtlMs);
+    this.verified = new TtlCache(options.cacheTtlMs, { name: 'access_token' });
     this.revoked = new TtlCache(options.cacheTtlMs);
   }
 
@@ -90,7 +90,7 @@ export class TokenService {
       (payload) => this.forget(payload.split(',').filter(Boolean)),
       // Messages may have been lost: nothing cached can be trusted any more.
       () => {
-        this.verified = new TtlCache(this.options.cacheTtlMs);
+        this.verified = new TtlCache(this.options.cacheTtlMs, { name: 'access_token' });
       },
     );
   }

@@ -1,0 +1,68 @@
+import { Counter, type Metric } from 'prom-client';
+
+/**
+ * What this process counts outside any one request: cache lookups, failed SQL statements and
+ * refused sign-ins. Code that sees the event increments these directly. They belong to no
+ * registry here (`registers: []`): `/metrics` (platform/http/metrics.ts) adds them to its own,
+ * which labels them with the worker. One process may build several apps (the tests do); they
+ * share these counts, as they share the process.
+ */
+
+/** `TtlCache` lookups of the caches that were given a name (platform/cache.ts). */
+export const cacheLookups = new Counter({
+  name: 'learnbase_cache_lookups_total',
+  help: 'Lookups in a named in-process cache, by cache and result (hit: the value was cached and fresh; miss: absent or expired).',
+  labelNames: ['cache', 'result'] as const,
+  registers: [],
+});
+
+/**
+ * Statements that failed, in either database adapter, by SQLSTATE (`23505`) or, for a failure
+ * before the database answered, the Node error code (`ECONNREFUSED`) or `unknown`. Some are the
+ * expected outcome of a request (`23505` is a conflict answered 409), so watch the rate of each code.
+ */
+export const queryErrors = new Counter({
+  name: 'learnbase_db_query_errors_total',
+  help: 'SQL statements that failed, by SQLSTATE, or by Node error code when the database did not answer.',
+  labelNames: ['code'] as const,
+  registers: [],
+});
+
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+const NODE_CODE = /^E[A-Z_]{2,40}$/;
+
+/** Counts one failed statement; the adapters call it where a statement's promise rejects. */
+export function countQueryError(error: unknown): void {
+  const code = (error as { code?: unknown } | null)?.code;
+  const label = typeof code === 'string' && (SQLSTATE.test(code) || NODE_CODE.test(code)) ? code : 'unknown';
+  queryErrors.inc({ code: label });
+}
+
+/** `promise.catch(rethrowCounted)`: counts the failure and passes it on unchanged. */
+export function rethrowCounted(error: unknown): never {
+  countQueryError(error);
+  throw error;
+}
+
+/**
+ * Who tried to sign in: `admin` on the OAuth sign-in page (sign-in-throttle.ts), `credential` a
+ * learner's Basic credential (credential.service.ts, failure-window.ts).
+ */
+export type SignInKind = 'admin' | 'credential';
+
+export const signInFailures = new Counter({
+  name: 'learnbase_sign_in_failures_total',
+  help: 'Sign-ins refused for a wrong e-mail address, username or password, by kind (admin: the OAuth sign-in page; credential: a learner credential).',
+  labelNames: ['kind'] as const,
+  registers: [],
+});
+
+export const signInLockouts = new Counter({
+  name: 'learnbase_sign_in_lockouts_total',
+  help: 'Sign-ins answered 429 because the account or the client address reached its failure limit, by kind; no password was checked, except on the attempt that reached the limit.',
+  labelNames: ['kind'] as const,
+  registers: [],
+});
+
+/** Every counter above, for `/metrics` to register. */
+export const PROCESS_COUNTERS: Metric[] = [cacheLookups, queryErrors, signInFailures, signInLockouts];
