@@ -1,13 +1,15 @@
+import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { runBackupCommand } from './backup-command.js';
 import { loadConfig, type AppConfig } from './config.js';
 import { isWorker, parseWorkers, serveWorkers, WorkersRefused } from './cluster.js';
 import { serve } from './main.js';
-import { isLifecycleCommand, LifecycleUsageError, LIFECYCLE_USAGE, runLifecycleCommand } from './lifecycle-commands.js';
+import { isLifecycleCommand, LifecycleUsageError, LIFECYCLE_USAGE, readPassword, runLifecycleCommand, type PasswordInput } from './lifecycle-commands.js';
+import { handOff, writableTo, type CommandOutput, type HandedOffCommand } from './platform/control-socket.js';
 import { migrate } from './platform/database/migrate.js';
 import { openDatabase } from './platform/database/open-database.js';
 import type { Database } from './platform/database/sql-client.js';
-import { AppError } from './platform/http/app-error.js';
 import { createAdmin } from './modules/auth/admins/admin.service.js';
 import { issueApiKey } from './modules/auth/api-keys/api-key.service.js';
 import { createClient } from './modules/auth/oauth/client.service.js';
@@ -68,16 +70,18 @@ const OPTIONS = {
 
 class UsageError extends Error {}
 
+type Values = ReturnType<typeof parseCommandLine>['values'];
+
+const TERMINAL: CommandOutput = {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+};
+
+const parseCommandLine = (argv: string[]) => parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+
 /** Runs one command; resolves to the process exit code (the server keeps running after `serve`). */
-export async function runCli(argv: string[]): Promise<number> {
-  let commandName: string | undefined;
-  try {
-    const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-    commandName = positionals[0];
-    if (values.help || positionals.length === 0) {
-      process.stdout.write(`${USAGE}\n`);
-      return values.help ? 0 : 2;
-    }
+export function runCli(argv: string[]): Promise<number> {
+  return guarded(argv, TERMINAL, async (positionals, values) => {
     const config = loadConfig({
       database: values.database,
       data: values.data,
@@ -85,11 +89,10 @@ export async function runCli(argv: string[]): Promise<number> {
       host: values.host,
       baseDomain: values['base-domain'],
     });
-    const command = positionals.join(' ');
-    if (command === 'serve') {
+    if (positionals.join(' ') === 'serve') {
       const workers = parseWorkers(values.workers ?? process.env.LEARNBASE_WORKERS);
       if (workers > 1 && !isWorker()) await serveWorkers(config, workers);
-      else await serve(config, { worker: isWorker() });
+      else await serve(config, { worker: isWorker(), commands: runHandedOff });
       return 0;
     }
     if (positionals[0] === 'backup' || positionals[0] === 'restore') {
@@ -97,69 +100,123 @@ export async function runCli(argv: string[]): Promise<number> {
       if (positionals.length !== 2) throw new UsageError(`Expected: learnbase ${positionals[0]} --data DIR FILE [--force]`);
       return await runBackupCommand(positionals[0], config.database, positionals[1], values);
     }
-    return await withDatabase(config, async (db, applied) => {
-      if (isLifecycleCommand(positionals)) return runLifecycleCommand(db, config, positionals, values);
-      switch (positionals[0]) {
-        case 'migrate': {
-          say(values.json, { applied }, applied.length ? `Applied ${applied.join(', ')}.` : 'The database is up to date.');
-          return 0;
-        }
-        case 'tenant': {
-          const name = expect(positionals, 'create', 'tenant create NAME');
-          const tenant = await new TenancyService(db, 0).create(name);
-          say(values.json, { id: tenant.id, name: tenant.name }, `Created tenant "${tenant.name}".`);
-          return 0;
-        }
-        case 'apikey': {
-          expect(positionals, 'create', 'apikey create --tenant NAME', false);
-          if (!values.tenant) throw new UsageError('apikey create needs --tenant NAME.');
-          const tenant = await new TenancyService(db, 0).require(values.tenant);
-          const issued = await issueApiKey(db, tenant);
-          say(values.json, issued, `key:    ${issued.key}\nsecret: ${issued.secret}\n(the secret is shown only this once)`);
-          return 0;
-        }
-        case 'admin': {
-          expect(positionals, 'create', 'admin create --tenant NAME --email E --password P', false);
-          if (!values.tenant || !values.email || !values.password) {
-            throw new UsageError('admin create needs --tenant NAME, --email E and --password P.');
-          }
-          const tenant = await new TenancyService(db, 0).require(values.tenant);
-          const admin = await createAdmin(db, tenant, values.email, values.password);
-          say(values.json, admin, `Created admin ${admin.email} in tenant "${tenant.name}".`);
-          return 0;
-        }
-        case 'client': {
-          expect(positionals, 'create', 'client create --tenant NAME --redirect-uri URI [--name N]', false);
-          if (!values.tenant || !values['redirect-uri']?.length) {
-            throw new UsageError('client create needs --tenant NAME and at least one --redirect-uri URI.');
-          }
-          const tenant = await new TenancyService(db, 0).require(values.tenant);
-          const issued = await createClient(db, tenant, values['redirect-uri'], values.name);
-          say(
-            values.json,
-            issued,
-            `clientId:     ${issued.clientId}\nclientSecret: ${issued.clientSecret}\n(the secret is shown only this once)`,
-          );
-          return 0;
-        }
-        case 'import':
-          return runImport(db, config, positionals, values);
-        default:
-          throw new UsageError(`Unknown command "${command}".`);
-      }
-    });
+    if (config.database.kind === 'pglite' && config.database.dataDir !== undefined) {
+      // A server holding the folder runs the command for us (platform/control-socket.ts).
+      const handedOff = await handOff(resolve(config.database.dataDir), () => handOffRequest(positionals, values), TERMINAL);
+      if (handedOff !== undefined) return handedOff;
+    }
+    return await withDatabase(config, (db, applied) => runDatabaseCommand(db, config, positionals, values, applied, TERMINAL, process.stdin));
+  });
+}
+
+/**
+ * A command handed over by the command line to this server, which holds the PGlite folder: run on
+ * the server's open database (already migrated) with its configuration, printing to the command line.
+ */
+export function runHandedOff(db: Database, config: AppConfig, command: HandedOffCommand, output: CommandOutput): Promise<number> {
+  return guarded(command.argv, output, async (positionals, values) => {
+    if (['serve', 'backup', 'restore'].includes(positionals[0]!)) throw new UsageError(`"${positionals[0]}" cannot be handed to a running server.`);
+    return runDatabaseCommand(db, config, positionals, values, [], output, Readable.from(command.stdin === undefined ? [] : [command.stdin]));
+  });
+}
+
+/** Parses the command line, runs `work`, and turns what it throws into a message and an exit code. */
+async function guarded(argv: string[], output: CommandOutput, work: (positionals: string[], values: Values) => Promise<number>): Promise<number> {
+  let commandName: string | undefined;
+  try {
+    const { values, positionals } = parseCommandLine(argv);
+    commandName = positionals[0];
+    if (values.help || positionals.length === 0) {
+      output.out(`${USAGE}\n`);
+      return values.help ? 0 : 2;
+    }
+    return await work(positionals, values);
   } catch (error) {
     if (error instanceof WorkersRefused) {
-      process.stderr.write(`learnbase: ${error.message}\n`);
+      output.err(`learnbase: ${error.message}\n`);
       return 2;
     }
     if (error instanceof UsageError || error instanceof LifecycleUsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`learnbase: ${(error as Error).message}\n\n${USAGE}\n`);
+      output.err(`learnbase: ${(error as Error).message}\n\n${USAGE}\n`);
       return 2;
     }
-    process.stderr.write(`learnbase: ${error instanceof AppError || error instanceof Error ? error.message : String(error)}\n`);
+    output.err(`learnbase: ${error instanceof Error ? error.message : String(error)}\n`);
     // For `import`, 1 means "rows were skipped": a failure of the command itself is 3.
     return commandName === 'import' ? 3 : 1;
+  }
+}
+
+/**
+ * The command as the server is to run it: the import's file named by its absolute path (the server
+ * runs elsewhere), the database flags left out (the server uses its own), and the new password of
+ * `admin set-password` read here, where the terminal is.
+ */
+async function handOffRequest(positionals: string[], values: Values): Promise<HandedOffCommand> {
+  const args = positionals[0] === 'import' && positionals[2] !== undefined ? [...positionals.slice(0, 2), resolve(positionals[2]), ...positionals.slice(3)] : [...positionals];
+  for (const [name, value] of Object.entries(values)) {
+    if (name === 'database' || name === 'data' || value === undefined || value === false) continue;
+    if (value === true) args.push(`--${name}`);
+    else for (const item of Array.isArray(value) ? value : [value]) args.push(`--${name}`, item);
+  }
+  const setsPassword = positionals[0] === 'admin' && positionals[1] === 'set-password' && values.password === undefined;
+  return { argv: args, stdin: setsPassword ? `${await readPassword(process.stdin)}\n` : undefined };
+}
+
+/** Every command that works on the database (all but serve, backup and restore). */
+async function runDatabaseCommand(
+  db: Database,
+  config: AppConfig,
+  positionals: string[],
+  values: Values,
+  applied: string[],
+  output: CommandOutput,
+  stdin: PasswordInput,
+): Promise<number> {
+  const say = (value: object, text: string) => output.out(values.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+  if (isLifecycleCommand(positionals)) return runLifecycleCommand(db, config, positionals, values, output, stdin);
+  switch (positionals[0]) {
+    case 'migrate': {
+      say({ applied }, applied.length ? `Applied ${applied.join(', ')}.` : 'The database is up to date.');
+      return 0;
+    }
+    case 'tenant': {
+      const name = expect(positionals, 'create', 'tenant create NAME');
+      const tenant = await new TenancyService(db, 0).create(name);
+      say({ id: tenant.id, name: tenant.name }, `Created tenant "${tenant.name}".`);
+      return 0;
+    }
+    case 'apikey': {
+      expect(positionals, 'create', 'apikey create --tenant NAME', false);
+      if (!values.tenant) throw new UsageError('apikey create needs --tenant NAME.');
+      const tenant = await new TenancyService(db, 0).require(values.tenant);
+      const issued = await issueApiKey(db, tenant);
+      say(issued, `key:    ${issued.key}\nsecret: ${issued.secret}\n(the secret is shown only this once)`);
+      return 0;
+    }
+    case 'admin': {
+      expect(positionals, 'create', 'admin create --tenant NAME --email E --password P', false);
+      if (!values.tenant || !values.email || !values.password) {
+        throw new UsageError('admin create needs --tenant NAME, --email E and --password P.');
+      }
+      const tenant = await new TenancyService(db, 0).require(values.tenant);
+      const admin = await createAdmin(db, tenant, values.email, values.password);
+      say(admin, `Created admin ${admin.email} in tenant "${tenant.name}".`);
+      return 0;
+    }
+    case 'client': {
+      expect(positionals, 'create', 'client create --tenant NAME --redirect-uri URI [--name N]', false);
+      if (!values.tenant || !values['redirect-uri']?.length) {
+        throw new UsageError('client create needs --tenant NAME and at least one --redirect-uri URI.');
+      }
+      const tenant = await new TenancyService(db, 0).require(values.tenant);
+      const issued = await createClient(db, tenant, values['redirect-uri'], values.name);
+      say(issued, `clientId:     ${issued.clientId}\nclientSecret: ${issued.clientSecret}\n(the secret is shown only this once)`);
+      return 0;
+    }
+    case 'import':
+      return runImport(db, config, positionals, values, output);
+    default:
+      throw new UsageError(`Unknown command "${positionals.join(' ')}".`);
   }
 }
 
@@ -180,7 +237,9 @@ async function runImport(
   config: AppConfig,
   positionals: string[],
   values: { tenant?: string; verify?: boolean; json?: boolean },
+  output: CommandOutput,
 ): Promise<number> {
+  const say = (value: object, text: string) => output.out(values.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
   const [, kind, file, ...extra] = positionals;
   if (!IMPORT_KINDS.includes(kind as ImportFileKind) || !file || extra.length > 0 || !values.tenant) {
     throw new UsageError('Expected: learnbase import users|organisation|jobs --tenant NAME FILE [--verify]');
@@ -197,20 +256,20 @@ async function runImport(
       file,
       verify: values.verify ?? false,
       baseDomain: config.baseDomain,
-      progress: process.stderr,
+      progress: output === TERMINAL ? process.stderr : writableTo(output.err),
     });
   } catch (error) {
     if (!(error instanceof RefusedFile)) {
       // 1 means "rows skipped" here: any other failure (the database unreachable) is 3.
-      process.stderr.write(`learnbase: ${(error as Error).message}\n`);
+      output.err(`learnbase: ${(error as Error).message}\n`);
       return 3;
     }
     const problems = (error.details?.problems as unknown[] | undefined) ?? [];
-    say(values.json, { refused: error.message, ...error.details }, [`Refused: ${error.message}`, ...problems.map((item) => `  ${JSON.stringify(item)}`)].join('\n'));
+    say({ refused: error.message, ...error.details }, [`Refused: ${error.message}`, ...problems.map((item) => `  ${JSON.stringify(item)}`)].join('\n'));
     return 2;
   }
   if (outcome.kind !== 'users') {
-    say(values.json, { entries: outcome.entries }, `Imported ${outcome.entries} ${outcome.kind === 'jobs' ? 'jobs' : 'organisation entries'} into "${tenantName}".`);
+    say({ entries: outcome.entries }, `Imported ${outcome.entries} ${outcome.kind === 'jobs' ? 'jobs' : 'organisation entries'} into "${tenantName}".`);
     return 0;
   }
   const summary = outcome.summary;
@@ -219,7 +278,7 @@ async function runImport(
     ...summary.errors.map((item) => `  error   row ${item.row}: ${item.type}: ${item.message}`),
     ...summary.warnings.map((item) => `  warning row ${item.row}: ${item.type}: ${item.message}`),
   ];
-  say(values.json, summary, lines.join('\n'));
+  say(summary, lines.join('\n'));
   return summary.skipped > 0 ? 1 : 0;
 }
 
@@ -229,8 +288,4 @@ function expect(positionals: string[], verb: string, usage: string, withName = t
     throw new UsageError(`Expected: learnbase ${usage}`);
   }
   return name ?? '';
-}
-
-function say(json: boolean | undefined, value: object, text: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }

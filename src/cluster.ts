@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { AppConfig } from './config.js';
 import { prepareDatabase, printBanner } from './main.js';
 import { openDatabase } from './platform/database/open-database.js';
+import { answerMetricsRequests } from './platform/cluster-metrics.js';
 
 /** The most worker processes `serve --workers` starts. */
 export const MAX_WORKERS = 64;
@@ -121,6 +122,7 @@ export async function serveWorkers(config: AppConfig, count: number): Promise<vo
   process.once('SIGTERM', () => void stop());
   process.once('SIGINT', () => void stop());
 
+  answerMetricsRequests();
   for (let i = 0; i < count; i++) fork();
   try {
     const port = await listening;

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
-import { Writable } from 'node:stream';
+import { Writable, type Readable } from 'node:stream';
 import type { AppConfig } from './config.js';
+import type { CommandOutput } from './platform/control-socket.js';
 import { LocalNotifications, PostgresNotifications, type Notifications } from './platform/database/notifications.js';
 import type { Database } from './platform/database/sql-client.js';
 import { deleteAdmin, listAdmins, normaliseEmail, setAdminPassword, unlockAdmin } from './modules/auth/admins/admin.service.js';
@@ -8,6 +9,9 @@ import { ApiKeyService } from './modules/auth/api-keys/api-key.service.js';
 import { deleteClient, listClients, rotateClientSecret } from './modules/auth/oauth/client.service.js';
 import { TokenService } from './modules/auth/oauth/token.service.js';
 import { TenancyService } from './modules/tenancy/tenancy.service.js';
+
+/** Where `admin set-password` reads the password: the terminal, or what a handed-over command sent along. */
+export type PasswordInput = Readable & { isTTY?: boolean };
 
 /** The lifecycle commands in `learnbase --help` (cli.ts prints them with the others). */
 export const LIFECYCLE_USAGE = `  tenant list                     list the tenants
@@ -57,7 +61,8 @@ export async function runLifecycleCommand(
   config: AppConfig,
   positionals: string[],
   values: LifecycleValues,
-  stdin: NodeJS.ReadStream = process.stdin,
+  output: CommandOutput,
+  stdin: PasswordInput = process.stdin,
 ): Promise<number> {
   const [noun, verb, ...args] = positionals as [string, string, ...string[]];
   if (!VERBS[noun]!.includes(verb)) {
@@ -68,7 +73,7 @@ export async function runLifecycleCommand(
     const tenancy = new TenancyService(db, 0, notifications);
     const tokens = new TokenService(db, tenancy, notifications, { cacheTtlMs: 0 });
     const tenantNamed = async () => tenancy.require(need(values.tenant, `${noun} ${verb} needs --tenant NAME.`));
-    const say = (value: object, text: string) => process.stdout.write(values.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+    const say = (value: object, text: string) => output.out(values.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 
     switch (`${noun} ${verb}`) {
       case 'tenant list': {
@@ -208,7 +213,8 @@ export async function runLifecycleCommand(
 /**
  * How a command tells the running servers what changed. On PostgreSQL every server process
  * listens (LISTEN/NOTIFY), and publishing needs only the command's own pool. A PGlite folder
- * is held by one process at a time, so no server is running: nobody is there to tell.
+ * is held by one process at a time: either no server runs, or the command runs inside the server
+ * that holds it (handed over, platform/control-socket.ts), whose caches listen on the same database.
  */
 function publisherFor(db: Database, config: AppConfig): Notifications {
   return config.database.kind === 'postgres' ? new PostgresNotifications(config.database.url, db) : LocalNotifications.of(db);
@@ -241,7 +247,7 @@ function table(header: string[], rows: string[][], empty: string): string {
  * The new password: the first line of standard input, so that it never appears in the process
  * list or the shell history. On a terminal it is asked for without echo.
  */
-async function readPassword(stdin: NodeJS.ReadStream): Promise<string> {
+export async function readPassword(stdin: PasswordInput): Promise<string> {
   let line: string | undefined;
   if (stdin.isTTY) {
     process.stderr.write('New password: ');

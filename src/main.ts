@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, redactQuerySecrets } from './app.js';
 import type { AppConfig } from './config.js';
@@ -6,6 +7,7 @@ import { migrate } from './platform/database/migrate.js';
 import { PostgresNotifications } from './platform/database/notifications.js';
 import { openDatabase } from './platform/database/open-database.js';
 import type { Database } from './platform/database/sql-client.js';
+import { listenForCommands, type CommandOutput, type ControlSocket, type HandedOffCommand } from './platform/control-socket.js';
 import { seedDemo, type DemoSeed } from './modules/tenancy/demo-seed.js';
 
 /** After the grace period, how long closing the app and the database may take before the process exits regardless. */
@@ -19,6 +21,11 @@ export interface ServeOptions {
    * the banner, so the worker only serves (and exits when the primary tells it to).
    */
   worker?: boolean;
+  /**
+   * Runs a command the command line hands over while this server holds the PGlite folder
+   * (platform/control-socket.ts); cli.ts passes it. Without it, commands wait until the server stops.
+   */
+  commands?: (db: Database, config: AppConfig, command: HandedOffCommand, output: CommandOutput) => Promise<number>;
 }
 
 /**
@@ -34,6 +41,7 @@ export async function serve(config: AppConfig, options: ServeOptions = {}): Prom
   });
   let notifications: PostgresNotifications | undefined;
   let app: FastifyInstance | undefined;
+  let control: ControlSocket | undefined;
   try {
     const demo = options.worker ? undefined : await prepareDatabase(db, config);
     // Several processes may share a PostgreSQL database: they hear each other's cache invalidations.
@@ -52,6 +60,12 @@ export async function serve(config: AppConfig, options: ServeOptions = {}): Prom
     logRefusedConnections(started, config.maxConnections);
     const inFlight = trackResponses(started);
     await started.listen({ port: config.port, host: config.host });
+    const { commands } = options;
+    if (commands && config.database.kind === 'pglite' && config.database.dataDir !== undefined) {
+      control = await listenForCommands(resolve(config.database.dataDir), (command, output) => commands(db, config, command, output), (message) =>
+        started.log.warn(message),
+      );
+    }
     if (!options.worker) printBanner(config, listeningPort(started, config), demo);
 
     let stopping = false;
@@ -66,6 +80,7 @@ export async function serve(config: AppConfig, options: ServeOptions = {}): Prom
       }, config.shutdownGraceMs + CLOSE_DEADLINE_MS).unref();
       let code = 0;
       try {
+        await control?.close();
         await drain(started, inFlight, config.shutdownGraceMs);
         await notifications?.close();
         await db.close();
@@ -80,6 +95,7 @@ export async function serve(config: AppConfig, options: ServeOptions = {}): Prom
     return { app: started, db };
   } catch (error) {
     // A start-up failure (the port taken, say) must not leave a connection holding the process open.
+    await control?.close().catch(() => {});
     await app?.close().catch(() => {});
     await notifications?.close().catch(() => {});
     await db.close().catch(() => {});
@@ -187,9 +203,12 @@ export function printBanner(config: AppConfig, port: number, demo: DemoSeed | un
       `  redirect URI: ${demo.client.redirectUris[0]}`,
       `  sign in at:   ${base}/auth/oauth/authorize?response_type=code&client_id=${demo.client.clientId}&redirect_uri=${encodeURIComponent(demo.client.redirectUris[0])}`,
       '',
-      'Store a state document, then read it back:',
-      `  curl -X PUT '${url}' ${auth} -H 'Content-Type: application/json' -d '{"page":3}'`,
+      'Store a state document (POST merges into what is stored, so it can be repeated), then read it back:',
+      `  curl -X POST '${url}' ${auth} -H 'Content-Type: application/json' -d '{"page":3}'`,
       `  curl '${url}' ${auth}`,
+      'Replace it: a PUT over a stored document names what it replaces in If-Match (the ETag the GET',
+      'answered, or * for whatever is stored); with neither If-Match nor If-None-Match it answers 409:',
+      `  curl -X PUT '${url}' ${auth} -H 'If-Match: *' -H 'Content-Type: application/json' -d '{"page":4}'`,
       '',
     );
   }

@@ -4,12 +4,26 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { parseWorkers, WorkersRefused } from '../../src/cluster.js';
 import { POSTGRES_AVAILABLE, createPostgresDatabase } from '../support/backends.js';
 import { runCli, startCli, waitForOutput } from '../support/cli.js';
 
 const execFileAsync = promisify(execFile);
+
+/** parse-prometheus-text-format (no types of its own): throws on a line that is not the text format. */
+const parsePrometheus = createRequire(import.meta.url)('parse-prometheus-text-format') as (
+  text: string,
+) => Array<{ name: string; metrics: Array<{ labels?: Record<string, string> }> }>;
+
+/** The `worker` labels of one scrape of /metrics's pool gauge: every worker reports one. */
+async function workersInMetrics(base: string): Promise<string[]> {
+  const res = await fetch(`${base}/metrics`);
+  assert.equal(res.status, 200);
+  const family = parsePrometheus(await res.text()).find((item) => item.name === 'learnbase_db_connections_open');
+  return (family?.metrics ?? []).map((sample) => sample.labels?.worker ?? '').sort();
+}
 
 /** The pids of a process's children (ps, Linux). */
 async function childrenOf(pid: number): Promise<number[]> {
@@ -64,6 +78,10 @@ describe('serve --workers', () => {
       return pids.length === 2 ? pids : undefined;
     });
     for (let i = 0; i < 20; i++) assert.equal(await me(), 200);
+    // Whichever worker answers a scrape, it shows every worker's series.
+    const before = await workersInMetrics(base);
+    assert.equal(before.length, 2, `two workers' series in ${before}`);
+    assert.deepEqual(await workersInMetrics(base), before);
 
     process.kill(workers[0], 'SIGKILL');
     const replaced = await eventually('a replacement worker', async () => {
@@ -73,6 +91,12 @@ describe('serve --workers', () => {
     assert.ok(replaced.includes(workers[1]), 'the other worker kept running');
     await eventually('the replacement to answer', async () => ((await me().catch(() => 0)) === 200 ? true : undefined));
     for (let i = 0; i < 20; i++) assert.equal(await me(), 200);
+    // A worker still starting is not asked; once the replacement listens, it reports under its own id.
+    const afterReplacement = await eventually('the replacement in /metrics', async () => {
+      const reported = await workersInMetrics(base);
+      return reported.length === 2 ? reported : undefined;
+    });
+    assert.notDeepEqual(afterReplacement, before, 'the dead worker no longer reports; the replacement has a new id');
 
     const exited = new Promise<number | null>((resolve) => server.on('close', resolve));
     server.kill('SIGTERM');

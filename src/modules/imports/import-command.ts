@@ -20,7 +20,7 @@ export interface ImportFileOptions {
   verify: boolean;
   baseDomain: string;
   /** Where progress goes: a bar when it is a terminal, plain lines otherwise (stderr). */
-  progress: NodeJS.WriteStream;
+  progress: ProgressStream;
 }
 
 export type ImportFileOutcome =
@@ -113,11 +113,14 @@ interface ProgressReporter {
   stop(): void;
 }
 
+/** A terminal (a bar is drawn), or any stream, such as the socket back to a command handed to the server. */
+type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean };
+
 /**
  * A bar over the bytes read on a terminal, then the stage the import is in; plain lines when
  * the output is a file or a pipe (a log, CI), so nothing there is full of redraw codes.
  */
-function progressReporter(out: NodeJS.WriteStream): ProgressReporter {
+function progressReporter(out: ProgressStream): ProgressReporter {
   if (!out.isTTY) {
     return {
       reading: (total) => out.write(`reading ${megabytes(total)} MB\n`),

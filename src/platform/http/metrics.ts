@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ConnectionUse, SqlClient } from '../database/sql-client.js';
 import { PROCESS_COUNTERS } from '../process-metrics.js';
+import { clusterMetricsText, shareWithPrimary } from '../cluster-metrics.js';
 import { AppError } from './app-error.js';
 
 export interface MetricsOptions {
@@ -98,6 +99,16 @@ export function registerMetrics(app: FastifyInstance, sql: SqlClient, options: M
     );
   }
 
+  // Node's figures first, then the app's; both are the text format, one after the other.
+  const ownMetrics = async () => (await processRegistry().metrics()) + (await registry.metrics());
+  // Under `serve --workers N` a scrape reaches one worker, which answers for all of them.
+  if (cluster.isWorker) shareWithPrimary([processRegistry(), registry]);
+  const everyWorker = (request: FastifyRequest) =>
+    clusterMetricsText().catch(async (error: Error) => {
+      request.log.warn({ err: error }, "could not gather the other workers' metrics: answering with this worker's own");
+      return ownMetrics();
+    });
+
   const tokenDigest = options.token === undefined ? undefined : digest(options.token);
   app.get(
     '/metrics',
@@ -110,8 +121,7 @@ export function registerMetrics(app: FastifyInstance, sql: SqlClient, options: M
           'Metrics are served to clients on this host, or with the bearer token set in LEARNBASE_METRICS_TOKEN.',
         );
       }
-      // Node's figures first, then the app's; both are the text format, one after the other.
-      const text = (await processRegistry().metrics()) + (await registry.metrics());
+      const text = cluster.isWorker ? await everyWorker(request) : await ownMetrics();
       return reply.header('Cache-Control', 'no-store').type(registry.contentType).send(text);
     },
   );
