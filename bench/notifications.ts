@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { BENCH_TENANT, createStorage, DEFAULT_POSTGRES, ensureBuilt, integer, load, log, quantile, runBench, startBenchTenant, UsageError } from './support.js';
+import { BENCH_TENANT, createStorage, DEFAULT_POSTGRES, ensureBuilt, integer, load, log, measureQueryCases, runBench, sequence, startBenchTenant, UsageError } from './support.js';
 
 const USAGE = `Usage: node --import tsx bench/notifications.ts --backend pglite|postgres [options]
 
@@ -29,15 +29,6 @@ const CHANNELS = ['email', 'sms', 'push', 'in-app'];
 const SURNAMES = ['Lovelace', 'Hopper', 'Turing', 'Noether', 'Curie', 'Franklin', 'Hamilton', 'Johnson', 'Liskov', 'Goldberg'];
 /** The targets of issue 16 on PostgreSQL, p99 in ms. */
 const TARGETS: Record<string, number> = { actorSince: 20, tagsChannel: 50, query: 200 };
-
-/** A reproducible pseudo-random sequence (a 32-bit LCG): the same data on every run. */
-function sequence(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 const mbox = (n: number) => `mailto:learner${n}@example.com`;
 const actor = (n: number) => ({ objectType: 'Agent', name: `Learner ${n} ${SURNAMES[n % SURNAMES.length]}`, mbox: mbox(n) });
@@ -171,30 +162,17 @@ async function main(): Promise<number> {
   };
 
   // 3. Each query case alone.
-  let non2xx = 0;
-  const queries: Record<string, unknown> = {};
-  for (const name of options.cases) {
-    const draw = sequence(3);
-    const request: autocannon.Request = {
-      method: 'GET',
-      path: '/api/notifications',
-      headers,
-      setupRequest: (req) => ({ ...req, path: `/api/notifications?${CASES[name](draw, span)}` }),
-    };
-    await load(base, request, 2, options.connections);
-    const { result, latencies } = await load(base, request, options.duration, options.connections);
-    const p99Ms = quantile(latencies, 0.99);
-    queries[name] = {
-      requestsPerSecond: Math.round(result.requests.average),
-      p50Ms: quantile(latencies, 0.5),
-      p99Ms,
-      ...(TARGETS[name] === undefined ? {} : { targetP99Ms: TARGETS[name], met: p99Ms < TARGETS[name] }),
-      non2xx: result.non2xx,
-    };
-    non2xx += result.non2xx;
-    log(`${name}: ${JSON.stringify(queries[name])}`);
-  }
-  report.queries = queries;
+  const measured = await measureQueryCases(base, {
+    path: '/api/notifications',
+    headers,
+    names: options.cases,
+    query: (name, draw) => CASES[name]!(draw, span),
+    duration: options.duration,
+    connections: options.connections,
+    targets: TARGETS,
+  });
+  const non2xx = measured.non2xx;
+  report.queries = measured.queries;
   report.non2xx = non2xx;
   process.stdout.write(`${JSON.stringify(report)}\n`);
   return non2xx > 0 ? 1 : 0;

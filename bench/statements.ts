@@ -19,8 +19,10 @@ import {
   integer,
   load,
   log,
+  measureQueryCases,
   quantile,
   runBench,
+  sequence,
   startBenchTenant,
   UsageError,
 } from './support.js';
@@ -44,15 +46,6 @@ const VERBS = ['completed', 'attempted', 'experienced', 'passed', 'failed', 'ans
   (verb) => `http://adlnet.gov/expapi/verbs/${verb}`,
 );
 const BATCH = 100;
-
-/** A reproducible pseudo-random sequence (a 32-bit LCG): the same data on every run. */
-function sequence(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 const agent = (n: number) => ({ objectType: 'Agent', mbox: `mailto:learner${n}@example.com` });
 const activity = (n: number) => `https://example.com/activities/${n}`;
@@ -174,28 +167,16 @@ async function main(): Promise<number> {
   }
 
   // 2. Each query case alone, right after loading.
-  let non2xx = failed;
-  const queries: Record<string, unknown> = {};
-  for (const name of options.cases) {
-    const draw = sequence(3);
-    const request: autocannon.Request = {
-      method: 'GET',
-      path: '/xapi/statements',
-      headers,
-      setupRequest: (req) => ({ ...req, path: `/xapi/statements?${CASES[name](draw, cursors)}` }),
-    };
-    await load(base, request, 2, options.connections);
-    const { result, latencies } = await load(base, request, options.duration, options.connections);
-    queries[name] = {
-      requestsPerSecond: Math.round(result.requests.average),
-      p50Ms: quantile(latencies, 0.5),
-      p99Ms: quantile(latencies, 0.99),
-      non2xx: result.non2xx,
-    };
-    non2xx += result.non2xx;
-    log(`${name}: ${JSON.stringify(queries[name])}`);
-  }
-  report.queries = queries;
+  const measured = await measureQueryCases(base, {
+    path: '/xapi/statements',
+    headers,
+    names: options.cases,
+    query: (name, draw) => CASES[name]!(draw, cursors),
+    duration: options.duration,
+    connections: options.connections,
+  });
+  let non2xx = failed + measured.non2xx;
+  report.queries = measured.queries;
 
   // 3. Batches of 100 written while agent queries run at --query-rate a second.
   const draw = sequence(4);

@@ -233,6 +233,61 @@ export function quantile(sorted: Float64Array, q: number): number {
   return Math.round(value * 100) / 100;
 }
 
+/** A reproducible pseudo-random sequence (a 32-bit LCG): the same data on every run. */
+export function sequence(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+export interface QueryCases {
+  /** The resource every case queries, e.g. `/xapi/statements`. */
+  path: string;
+  headers: Record<string, string>;
+  /** The cases to run, by name, in order. */
+  names: string[];
+  /** The query string of one request of a case; `draw` is that case's own sequence. */
+  query(name: string, draw: () => number): string;
+  duration: number;
+  connections: number;
+  /** A p99 target in ms per case, reported as met or not. */
+  targets?: Record<string, number>;
+}
+
+/**
+ * Each query case alone: a 2 s warm-up, then `duration` seconds of load; its requests a second, p50
+ * and p99 (of the 2xx answers) and non-2xx count. Every case draws from the same seed, so runs compare.
+ */
+export async function measureQueryCases(base: string, cases: QueryCases): Promise<{ queries: Record<string, unknown>; non2xx: number }> {
+  const queries: Record<string, unknown> = {};
+  let non2xx = 0;
+  for (const name of cases.names) {
+    const draw = sequence(3);
+    const request: autocannon.Request = {
+      method: 'GET',
+      path: cases.path,
+      headers: cases.headers,
+      setupRequest: (req) => ({ ...req, path: `${cases.path}?${cases.query(name, draw)}` }),
+    };
+    await load(base, request, 2, cases.connections);
+    const { result, latencies } = await load(base, request, cases.duration, cases.connections);
+    const p99Ms = quantile(latencies, 0.99);
+    const target = cases.targets?.[name];
+    queries[name] = {
+      requestsPerSecond: Math.round(result.requests.average),
+      p50Ms: quantile(latencies, 0.5),
+      p99Ms,
+      ...(target === undefined ? {} : { targetP99Ms: target, met: p99Ms < target }),
+      non2xx: result.non2xx,
+    };
+    non2xx += result.non2xx;
+    log(`${name}: ${JSON.stringify(queries[name])}`);
+  }
+  return { queries, non2xx };
+}
+
 /** The tenant every benchmark creates on its fresh storage. */
 export const BENCH_TENANT = 'bench';
 
