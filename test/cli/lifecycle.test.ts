@@ -49,24 +49,26 @@ interface Target {
   dispose(): Promise<void>;
 }
 
+/** Migrates `db`, builds an app on it, runs `work`, and closes both. */
+async function withAppOn<T>(db: Database, work: (app: FastifyInstance, db: Database) => Promise<T>): Promise<T> {
+  try {
+    await migrate(db);
+    const app = await buildApp(testConfig({ cacheTtlMs: 60_000 }), db, { logger: false });
+    try {
+      return await work(app, db);
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await db.close();
+  }
+}
+
 async function pgliteTarget(): Promise<Target> {
   const folder = mkdtempSync(join(tmpdir(), 'learnbase-lifecycle-'));
   return {
     flags: ['--data', folder],
-    async withApp(work) {
-      const db = await PgliteDatabase.open(folder);
-      try {
-        await migrate(db);
-        const app = await buildApp(testConfig({ cacheTtlMs: 60_000 }), db, { logger: false });
-        try {
-          return await work(app, db);
-        } finally {
-          await app.close();
-        }
-      } finally {
-        await db.close();
-      }
-    },
+    withApp: async (work) => withAppOn(await PgliteDatabase.open(folder), work),
     async dispose() {
       rmSync(folder, { recursive: true, force: true });
     },
@@ -77,20 +79,7 @@ async function postgresTarget(): Promise<Target> {
   const created = await createPostgresDatabase();
   return {
     flags: ['--database', created.url],
-    async withApp(work) {
-      const db = new PostgresDatabase(created.url, { max: 5 });
-      try {
-        await migrate(db);
-        const app = await buildApp(testConfig({ cacheTtlMs: 60_000 }), db, { logger: false });
-        try {
-          return await work(app, db);
-        } finally {
-          await app.close();
-        }
-      } finally {
-        await db.close();
-      }
-    },
+    withApp: async (work) => withAppOn(new PostgresDatabase(created.url, { max: 5 }), work),
     dispose: () => created.drop(),
   };
 }
