@@ -40,6 +40,14 @@ export interface Database extends SqlClient {
   close(): Promise<void>;
 }
 
+/**
+ * Ends a correlated `EXISTS (SELECT …)` that must stay a probe: run once per outer row on an
+ * index. PostgreSQL never pulls a subquery with an OFFSET up into a join, so however stale its
+ * statistics (right after a bulk load, say), the planner cannot turn the probe into a semi- or
+ * anti-join that scans the whole table. For few outer rows against a large table.
+ */
+export const PER_ROW_PROBE = 'OFFSET 0';
+
 /** Bytes from a `bytea` column: pg gives a Buffer, PGlite a Uint8Array. */
 export function toBuffer(value: unknown): Buffer {
   if (Buffer.isBuffer(value)) return value;

@@ -1,4 +1,4 @@
-import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { PER_ROW_PROBE, type SqlClient } from '../../../platform/database/sql-client.js';
 import type { JsonObject } from '../statements/statement-validator.js';
 
 /** The canonical definitions of these activities, by id; activities never defined are absent. */
@@ -34,8 +34,8 @@ export async function upsertDefinitions(
   // Definitions the stored one already holds are left out before the upsert, which would lock
   // their rows: statements repeat the same definition over and over, and concurrent batches
   // about one activity would otherwise queue behind each other's lock until commit. `updated`
-  // is therefore when the definition last changed. OFFSET 0 keeps the check a primary-key probe
-  // per activity: as an anti-join the planner may scan all of the tenant's activities.
+  // is therefore when the definition last changed. The check is a primary-key probe per activity
+  // (PER_ROW_PROBE), never an anti-join over all of the tenant's activities.
   await sql.query(
     `INSERT INTO xapi_activities AS existing (tenant_id, id, definition, updated)
      SELECT $1, r.id, r.definition, $3::timestamptz
@@ -43,7 +43,7 @@ export async function upsertDefinitions(
       WHERE NOT EXISTS (
               SELECT 1 FROM xapi_activities AS stored
                WHERE stored.tenant_id = $1 AND stored.id = r.id AND stored.definition = ${merged('stored.definition', 'r.definition')}
-                OFFSET 0)
+                ${PER_ROW_PROBE})
      ON CONFLICT (tenant_id, id) DO UPDATE
         SET definition = ${merged('existing.definition', 'EXCLUDED.definition')},
             updated = EXCLUDED.updated`,

@@ -1,4 +1,4 @@
-import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { PER_ROW_PROBE, type SqlClient } from '../../../platform/database/sql-client.js';
 import type { JsonObject } from '../statements/statement-validator.js';
 
 export interface SeenAgent {
@@ -26,8 +26,8 @@ export async function upsertAgents(sql: SqlClient, tenantId: string, agents: rea
   // Agents whose stored row already holds what the statements say are left out before the
   // upsert, which would lock their rows: every batch names its authority and its learners again,
   // and concurrent batches would otherwise queue behind each other's lock on those rows until
-  // commit. `updated` is therefore when the row last changed. OFFSET 0 keeps the check a
-  // primary-key probe per agent: as an anti-join the planner may scan all of the tenant's actors.
+  // commit. `updated` is therefore when the row last changed. The check is a primary-key probe
+  // per agent (PER_ROW_PROBE), never an anti-join over all of the tenant's actors.
   await sql.query(
     `INSERT INTO actors AS existing (tenant_id, agent_key, ifi, names, updated, object_type, members)
      SELECT $1, r.key, r.ifi, ARRAY(SELECT jsonb_array_elements_text(r.names)), $3::timestamptz, r."objectType", r.members
@@ -38,7 +38,7 @@ export async function upsertAgents(sql: SqlClient, tenantId: string, agents: rea
                  AND stored.names @> ARRAY(SELECT jsonb_array_elements_text(r.names))
                  AND (r."objectType" <> 'Group' OR stored.object_type = 'Group')
                  AND (r.members IS NULL OR stored.members = r.members)
-                OFFSET 0)
+                ${PER_ROW_PROBE})
      ON CONFLICT (tenant_id, agent_key) DO UPDATE
         SET names = ARRAY(SELECT DISTINCT unnest(existing.names || EXCLUDED.names) ORDER BY 1),
             updated = EXCLUDED.updated,

@@ -1,4 +1,4 @@
-import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { PER_ROW_PROBE, type SqlClient } from '../../../platform/database/sql-client.js';
 import { indexStatement, type StatementIndex } from './statement-model.js';
 import type { JsonObject } from './statement-validator.js';
 
@@ -296,7 +296,7 @@ export async function markVoided(sql: SqlClient, tenantId: string, ids: readonly
                  AND voiding.object_statement_id = target.id
                  AND voiding.voiding
               -- A probe of the object_statement_id index per target, not a join over all StatementRefs.
-              OFFSET 0)
+              ${PER_ROW_PROBE})
      RETURNING target.id::text AS id`,
     [tenantId, ids],
   );
@@ -327,7 +327,7 @@ export async function listStatements(sql: SqlClient, tenantId: string, filter: S
       `EXISTS (SELECT 1 FROM xapi_statement_keys AS p
                 WHERE p.tenant_id = $1 AND p.kind = ${bind(match.kind)} AND p.key = ${bind(match.key)}
                   AND p.stored = ${at}.stored AND p.seq = ${at}.seq AND ${reachCondition('p', match)}
-               OFFSET 0)`,
+               ${PER_ROW_PROBE})`,
     );
   }
   if (filter.since !== undefined) conditions.push(`${at}.stored > ${bind(filter.since)}::timestamptz`);
@@ -359,7 +359,7 @@ export async function listStatements(sql: SqlClient, tenantId: string, filter: S
  * believes a `since` window or a key holds a handful of rows and would rather collect them all
  * and sort (seconds, at a million statements); with sorts, bitmap scans and hash or merge joins
  * priced out for this one transaction, the walk is the only plan left. The other filters are
- * probes: OFFSET 0 keeps each a per-row subquery on the primary key rather than a join.
+ * probes, each a per-row subquery on the primary key rather than a join (PER_ROW_PROBE).
  */
 const WALK_ONLY = `SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off;
                    SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; SET LOCAL enable_seqscan = off`;
