@@ -11,6 +11,8 @@ import { registerInputGuards } from './platform/http/input-guards.js';
 import { registerPublicUrl } from './platform/http/public-url.js';
 import { registerMetrics } from './platform/http/metrics.js';
 import { registerHealth } from './platform/http/health.js';
+import { describeCheckErrors, prefixOperationIds, withServer } from './platform/http/openapi.js';
+import { chooseRateLimitStore, rateLimits } from './platform/http/rate-limits.js';
 import { authPlugin } from './modules/auth/auth.plugin.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { documentsPlugin } from './modules/xapi/documents/documents.plugin.js';
@@ -30,6 +32,8 @@ import { auditRoutes } from './modules/audit/audit.routes.js';
 import { completionRoutes } from './modules/completions/completions.routes.js';
 import { CredentialService } from './modules/auth/credentials/credential.service.js';
 import { credentialRoutes } from './modules/auth/credentials/credential.routes.js';
+import { apiKeyRoutes } from './modules/auth/api-keys/api-key.routes.js';
+import { clientRoutes } from './modules/auth/oauth/client.routes.js';
 import { LaunchSessionService } from './modules/auth/launch/launch-session.service.js';
 import { launchRoutes } from './modules/auth/launch/launch.routes.js';
 import { activityRegistryRoutes } from './modules/activities/activity-registry.routes.js';
@@ -40,6 +44,7 @@ import { oauthTokenEndpoints } from './modules/auth/oauth/token.routes.js';
 import { authorizeRoutes } from './modules/auth/oauth/authorize.routes.js';
 import { AuthorizeService } from './modules/auth/oauth/authorize.service.js';
 import { purgeExpiredOAuthRows } from './modules/auth/oauth/oauth-housekeeping.js';
+import { clientAddress } from './modules/auth/oauth/client-address.js';
 import { DEFAULT_SIGN_IN_POLICY, SignInThrottle, type SignInPolicy } from './modules/auth/oauth/sign-in-throttle.js';
 
 export interface BuildOptions {
@@ -55,6 +60,8 @@ export interface BuildOptions {
    * minute per address, pending requests per client); tests lower them.
    */
   signInPolicy?: Partial<SignInPolicy>;
+  /** The rate limits' window in ms (a minute); tests shorten it to see a limit recover. */
+  rateLimitWindowMs?: number;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -142,9 +149,11 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
       },
       security: [{ bearer: [] }, { basic: [] }],
     },
+    transform: describeCheckErrors,
+    transformObject: prefixOperationIds,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
-  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async (request) => withServer(app.swagger(), request.publicBaseUrl));
 
   const notifications = options.notifications ?? LocalNotifications.of(sql);
   const tenancy = new TenancyService(sql, config.cacheTtlMs, notifications, (error) =>
@@ -177,6 +186,20 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
     lifetimeSeconds: config.launchTokenTtlS ?? DEFAULTS.launchTokenTtlS,
   });
 
+  // Before the auth plugin: an address at its failed-authentication limit is refused before any credential is checked.
+  await app.register(rateLimits, {
+    limits: {
+      authorize: options.signInPolicy?.authorizeRequestsPerMinute ?? config.rateLimitAuthorizePerMinute ?? DEFAULTS.rateLimitAuthorizePerMinute,
+      token: config.rateLimitTokenPerMinute ?? DEFAULTS.rateLimitTokenPerMinute,
+      failedAuthentication: config.rateLimitFailedAuthPerMinute ?? DEFAULTS.rateLimitFailedAuthPerMinute,
+      windowMs: options.rateLimitWindowMs ?? 60_000,
+    },
+    store: chooseRateLimitStore(config.rateLimitStore, config.redisUrl, config.database.kind),
+    sql,
+    redisUrl: config.redisUrl,
+    notifications,
+    clientAddress: (request) => clientAddress(request.ip, request.socket?.remoteAddress),
+  });
   await app.register(xapiPlugin, { defaultVersion: config.xapiDefaultVersion ?? DEFAULTS.xapiDefaultVersion });
   await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs, tokens, credentials, launches, apiKeys });
   await app.register(oauthTokenEndpoints, { tokens });
@@ -210,6 +233,8 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   await app.register(completionRoutes, { sql });
   await app.register(actorsSearchRoutes, { sql, baseDomain: config.baseDomain, serviceDomain: config.serviceDomain ?? config.baseDomain });
   await app.register(credentialRoutes, { credentials });
+  await app.register(apiKeyRoutes, { sql, apiKeys });
+  await app.register(clientRoutes, { sql, tokens });
   await app.register(launchRoutes, { launches, tenancy, baseDomain: config.baseDomain });
   await app.register(activityRegistryRoutes, { sql, importLimitBytes: config.importLimitBytes });
   await app.register(orgStructureRoutes, { sql, importLimitBytes: config.importLimitBytes });

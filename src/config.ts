@@ -89,6 +89,30 @@ export const AppConfig = Type.Object({
    * alphabet (`openssl rand -hex 32`).
    */
   metricsToken: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~+/=-]{32,512}$' })),
+  /**
+   * Where the rate limits count: `memory` (this process only), `postgres` (the database, shared by
+   * every process on it; PostgreSQL only), `redis` (`redisUrl`, shared). Absent: redis when
+   * `redisUrl` is set, else postgres on PostgreSQL, else memory.
+   */
+  rateLimitStore: Type.Optional(Type.Union([Type.Literal('memory'), Type.Literal('postgres'), Type.Literal('redis')])),
+  /** The Redis server of the rate limits' counts (`redis://[:password@]host:port[/db]`, or `rediss://` for TLS). */
+  redisUrl: Type.Optional(Type.String({ pattern: '^rediss?://[^\\s]+$' })),
+  /**
+   * Requests a minute per client address to the sign-in page (`GET /auth/oauth/authorize`), and
+   * as many to its form (`POST`). 0: no limit. Absent: DEFAULTS.rateLimitAuthorizePerMinute.
+   */
+  rateLimitAuthorizePerMinute: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  /**
+   * Requests a minute per client address to `POST /auth/oauth/token`, and as many to
+   * `/auth/oauth/revoke`. 0: no limit. Absent: DEFAULTS.rateLimitTokenPerMinute.
+   */
+  rateLimitTokenPerMinute: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  /**
+   * Failed authentications (401 answers to requests that presented a credential) a minute per
+   * client address; at the limit the address's credential-checking requests are refused (429)
+   * until its minute ends. 0: no limit. Absent: DEFAULTS.rateLimitFailedAuthPerMinute.
+   */
+  rateLimitFailedAuthPerMinute: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
 });
 export type AppConfig = Static<typeof AppConfig>;
 export type DatabaseConfig = Static<typeof DatabaseConfig>;
@@ -124,6 +148,13 @@ export const DEFAULTS = {
   maxConnections: 10_000,
   // Within Kubernetes' default 30 s termination grace, with room for closing the database.
   shutdownGraceMs: 10_000,
+  // Rate limits per client address and minute; docs/operations.md ("Rate limits") gives the reasoning.
+  // One sign-in is a GET and a POST or two: 60 leaves room for retries, reloads and a few people behind one NAT.
+  rateLimitAuthorizePerMinute: 60,
+  // A busy server-side client exchanges and refreshes tokens for all its users from one address.
+  rateLimitTokenPerMinute: 600,
+  // Expired tokens and revoked keys fail now and then; a client failing twice a second is guessing or broken.
+  rateLimitFailedAuthPerMinute: 120,
 } as const;
 
 /** What the command line and the environment may set; flags win over the environment. */
@@ -192,6 +223,11 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     maxConnections: numberFrom(env.LEARNBASE_MAX_CONNECTIONS, DEFAULTS.maxConnections),
     shutdownGraceMs: numberFrom(env.LEARNBASE_SHUTDOWN_GRACE_MS, DEFAULTS.shutdownGraceMs),
     metricsToken: env.LEARNBASE_METRICS_TOKEN?.trim() || undefined,
+    rateLimitStore: env.LEARNBASE_RATE_LIMIT_STORE?.trim() || undefined,
+    redisUrl: env.REDIS_URL?.trim() || undefined,
+    rateLimitAuthorizePerMinute: numberFrom(env.LEARNBASE_RATE_LIMIT_AUTHORIZE_PER_MINUTE, DEFAULTS.rateLimitAuthorizePerMinute),
+    rateLimitTokenPerMinute: numberFrom(env.LEARNBASE_RATE_LIMIT_TOKEN_PER_MINUTE, DEFAULTS.rateLimitTokenPerMinute),
+    rateLimitFailedAuthPerMinute: numberFrom(env.LEARNBASE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE, DEFAULTS.rateLimitFailedAuthPerMinute),
   };
   const problems = [...Value.Errors(AppConfig, candidate)].map((error) => `${error.instancePath || '/'} ${error.message}`);
   if (Array.isArray(candidate.trustProxy)) {
@@ -203,6 +239,18 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
   if (candidate.headersTimeoutMs > candidate.requestTimeoutMs) {
     problems.push('/headersTimeoutMs must not exceed /requestTimeoutMs (LEARNBASE_HEADERS_TIMEOUT_MS ≤ LEARNBASE_REQUEST_TIMEOUT_MS)');
   }
+  problems.push(...rateLimitStoreProblems(candidate.rateLimitStore, candidate.redisUrl, candidate.database.kind));
   if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   return Object.freeze(candidate as AppConfig);
+}
+
+/** A store the deployment cannot have: Redis without its URL, PostgreSQL on the embedded database. */
+function rateLimitStoreProblems(store: string | undefined, redisUrl: string | undefined, database: string): string[] {
+  if (store === 'redis' && !redisUrl) return ['/rateLimitStore redis needs REDIS_URL (LEARNBASE_RATE_LIMIT_STORE=redis)'];
+  if (store === 'postgres' && database !== 'postgres') {
+    return [
+      '/rateLimitStore postgres needs PostgreSQL (DATABASE_URL or --database): the embedded database serves one process, whose counts the memory store keeps (leave LEARNBASE_RATE_LIMIT_STORE unset, or set it to memory)',
+    ];
+  }
+  return [];
 }

@@ -64,5 +64,21 @@ export const signInLockouts = new Counter({
   registers: [],
 });
 
+/** Requests refused by a rate limit (platform/http/rate-limits.ts), by limit. */
+export const rateLimitRefusals = new Counter({
+  name: 'learnbase_rate_limit_refusals_total',
+  help: 'Requests answered 429 by a rate limit, by limit (authorize, sign_in, token, revoke, failed_authentication).',
+  labelNames: ['limit'] as const,
+  registers: [],
+});
+
+/** Failures of the rate limits' shared store; each such request was served uncounted. */
+export const rateLimitStoreErrors = new Counter({
+  name: 'learnbase_rate_limit_store_errors_total',
+  help: 'Rate-limit store operations (or Redis connections) that failed, by store; the requests concerned were served uncounted.',
+  labelNames: ['store'] as const,
+  registers: [],
+});
+
 /** Every counter above, for `/metrics` to register. */
-export const PROCESS_COUNTERS: Metric[] = [cacheLookups, queryErrors, signInFailures, signInLockouts];
+export const PROCESS_COUNTERS: Metric[] = [cacheLookups, queryErrors, signInFailures, signInLockouts, rateLimitRefusals, rateLimitStoreErrors];

@@ -1395,6 +1395,64 @@ const CREDENTIAL_FUZZERS: Record<string, RouteFuzzer> = {
     }),
 };
 
+/**
+ * Lifecycle over HTTP (issue 17, item 2): API keys and OAuth clients, for the tenant's admins. The
+ * valid credential is mostly the admin's Bearer token (an API key is refused, 403). The keys and
+ * client ids addressed are never the context's own: revoking or deleting those would end the
+ * credentials every other route's requests are made with.
+ */
+const tenantHexOf = (ctx: FuzzContext) => ctx.tenant.key.split('_')[1] ?? '0'.repeat(32);
+const randomHex16 = fc.stringMatching(/^[0-9a-f]{16}$/);
+
+function adminHeaders(ctx: FuzzContext): Record<string, Part<string | undefined>> {
+  const headers = apiHeaders(ctx, false);
+  const auth = headers.authorization!;
+  return {
+    ...headers,
+    authorization: header(fc.oneof({ weight: 4, arbitrary: fc.constant(`Bearer ${ctx.oauth.accessToken}`) }, { weight: 1, arbitrary: auth.valid }), auth.hostile),
+    'svc-account-source': header(fc.constantFrom(undefined, 'console'), hostileHeader),
+  };
+}
+
+const unknownOwnId = (ctx: FuzzContext, prefix: 'lb' | 'lbc') => randomHex16.map((random) => `${prefix}_${tenantHexOf(ctx)}_${random}`);
+const foreignId = (prefix: 'lb' | 'lbc') => fc.constantFrom(`${prefix}_${'0'.repeat(32)}_${'0'.repeat(16)}`, `${prefix}_${'f'.repeat(32)}_${'1'.repeat(16)}`);
+
+function lifecyclePath(ctx: FuzzContext, prefix: 'lb' | 'lbc', path: (id: string) => string): fc.Arbitrary<string> {
+  return fc
+    .oneof({ weight: 3, arbitrary: unknownOwnId(ctx, prefix) }, { weight: 1, arbitrary: foreignId(prefix) }, { weight: 2, arbitrary: hostileText })
+    .map((id) => path(percentEncode(id)));
+}
+
+const redirectUri = fc.constantFrom('https://app.example.com/callback', 'http://127.0.0.1:9/callback', 'http://localhost:3000/cb', 'https://x.example/cb?a=1');
+const hostileRedirectUri = fc.oneof(
+  hostileText,
+  fc.constantFrom('http://insecure.example/cb', 'relative/path', 'https://x.example/cb#frag', 'javascript:alert(1)', 'data:text/html,x', '//no-scheme', 'https://'),
+  hostileText.map((text) => `https://example.com/${text}`),
+);
+const clientBody = body(
+  fc
+    .record({ redirectUris: fc.array(redirectUri, { minLength: 1, maxLength: 3 }), name: fc.constantFrom(undefined, 'Dashboard', '') }, { requiredKeys: ['redirectUris'] })
+    .map(toJson),
+  JSON_TYPES,
+  fc.oneof(
+    hostileJson.map(toJson),
+    fc.record({ redirectUris: fc.oneof(hostileJson, fc.array(fc.oneof(redirectUri, hostileRedirectUri), { maxLength: 25 })), name: fc.oneof(hostileText, hostileJson) }, { requiredKeys: [] }).map(toJson),
+  ),
+);
+
+const LIFECYCLE_FUZZERS: Record<string, RouteFuzzer> = {
+  'GET /api/api-keys': plainRoute('GET', '/api/api-keys', adminHeaders),
+  'POST /api/api-keys': plainRoute('POST', '/api/api-keys', adminHeaders),
+  'DELETE /api/api-keys/:key': (ctx) =>
+    route({ method: 'DELETE', path: lifecyclePath(ctx, 'lb', (key) => `/api/api-keys/${key}`), headers: adminHeaders(ctx) }),
+  'GET /api/oauth-clients': plainRoute('GET', '/api/oauth-clients', adminHeaders),
+  'POST /api/oauth-clients': (ctx) => route({ method: 'POST', path: '/api/oauth-clients', headers: adminHeaders(ctx), body: clientBody }),
+  'DELETE /api/oauth-clients/:id': (ctx) =>
+    route({ method: 'DELETE', path: lifecyclePath(ctx, 'lbc', (id) => `/api/oauth-clients/${id}`), headers: adminHeaders(ctx) }),
+  'POST /api/oauth-clients/:id/secret': (ctx) =>
+    route({ method: 'POST', path: lifecyclePath(ctx, 'lbc', (id) => `/api/oauth-clients/${id}/secret`), headers: adminHeaders(ctx) }),
+};
+
 /** Completion records (issue 15, item 9). */
 const COMPLETION_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /api/actors/completions': (ctx) =>
@@ -1541,6 +1599,7 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   ...ACTIVITY_FUZZERS,
   ...NOTIFICATION_FUZZERS,
   ...OBSERVABILITY_FUZZERS,
+  ...LIFECYCLE_FUZZERS,
 };
 
 // ---------------------------------------------------------------------------------------------

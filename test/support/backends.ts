@@ -3,6 +3,7 @@ import pg from 'pg';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
 import type { Database } from '../../src/platform/database/sql-client.js';
+import { reportPostgresSkipped } from './backends-report.js';
 
 export interface TestBackend {
   name: 'pglite' | 'postgres';
@@ -62,7 +63,7 @@ async function postgresReachable(): Promise<boolean> {
   } catch (error) {
     // On CI the suite must prove both backends: an unreachable server is a failure, not a skip.
     if (process.env.CI) throw new Error(`PostgreSQL is not reachable at ${ADMIN_URL}: ${(error as Error).message}`);
-    process.stderr.write(`# PostgreSQL not reachable at ${ADMIN_URL}: running on PGlite only\n`);
+    reportPostgresSkipped(ADMIN_URL, (error as Error).message);
     return false;
   }
 }

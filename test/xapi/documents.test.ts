@@ -182,6 +182,27 @@ describeEachBackend('the xAPI document resources', (ctx) => {
       assert.deepEqual((await send('GET', resource.path, params)).json(), { v: 1 });
     });
 
+    it(`${resource.name}: answers a failed precondition as a JSON error, unlike the 409`, async () => {
+      const send = client(ctx, await ctx.given.tenant());
+      const params = { ...resource.scope(), [id]: 'preconditions' };
+      const absent = await send('PUT', resource.path, params, { v: 1 }, { 'if-match': '*' });
+      assert.equal(absent.statusCode, 412);
+      assert.match(String(absent.headers['content-type']), /^application\/json/);
+      assert.equal(absent.json().code, 'documents.precondition_failed');
+      assert.equal((await send('GET', resource.path, params)).statusCode, 404, 'nothing stored');
+    });
+
+    it(`${resource.name}: the start-up banner's requests can each be repeated (POST merges, PUT with If-Match: *)`, async () => {
+      const send = client(ctx, await ctx.given.tenant());
+      const params = { ...resource.scope(), [id]: 'bookmark' };
+      for (let round = 0; round < 2; round++) {
+        assert.equal((await send('POST', resource.path, params, { page: 3 })).statusCode, 204);
+        assert.deepEqual((await send('GET', resource.path, params)).json(), { page: 3 });
+        assert.equal((await send('PUT', resource.path, params, { page: 4 }, { 'if-match': '*' })).statusCode, 204);
+        assert.deepEqual((await send('GET', resource.path, params)).json(), { page: 4 });
+      }
+    });
+
     it(`${resource.name}: exactly one of two PUTs with the same If-Match wins`, async () => {
       const send = client(ctx, await ctx.given.tenant());
       const params = { ...resource.scope(), [id]: 'race' };

@@ -35,6 +35,7 @@ export const activityRegistryRoutes: FastifyPluginAsyncTypebox<ActivityRegistryR
       validatorCompiler: describedOnly,
       schema: {
         tags: ['activities'],
+        operationId: 'PUT:activities',
         summary: 'Insert or replace registry entries',
         description:
           'Each entry replaces the stored one with its id; entries the body does not name stay. One transaction: refused as a ' +
@@ -54,6 +55,7 @@ export const activityRegistryRoutes: FastifyPluginAsyncTypebox<ActivityRegistryR
     {
       schema: {
         tags: ['activities'],
+        operationId: 'GET:activities',
         summary: 'Registry entries in id order, by tag or parent',
         querystring: RegistryListQuery,
         response: { 200: Type.Array(RegistryEntry), ...readErrors },
@@ -72,6 +74,7 @@ export const activityRegistryRoutes: FastifyPluginAsyncTypebox<ActivityRegistryR
     {
       schema: {
         tags: ['activities'],
+        operationId: 'GET:activities.item',
         summary: 'One registry entry',
         querystring: RegistryItemQuery,
         response: { 200: RegistryEntry, ...readErrors },

@@ -28,6 +28,7 @@ export const actorsSearchRoutes: FastifyPluginAsyncTypebox<ActorsSearchRoutesOpt
       validatorCompiler: describedOnly,
       schema: {
         tags: ['actors'],
+        operationId: 'POST:actors.search',
         summary: 'The tenant’s actors that nested criteria match, a page at a time',
         description:
           'Agents and groups, unless the criteria restrict `objectType`. Fields, operators and bounds: docs/actors.md, ' +
@@ -49,6 +50,7 @@ export const actorsSearchRoutes: FastifyPluginAsyncTypebox<ActorsSearchRoutesOpt
     {
       schema: {
         tags: ['actors'],
+        operationId: 'GET:actors.attributes',
         summary: 'Every attribute name on the tenant’s actors, how many carry it, and a JSON Schema of its values',
         response: { 200: AttributeCatalogue, ...errors },
       },

@@ -69,6 +69,7 @@ export const actorsRoutes: FastifyPluginAsyncTypebox<ActorsRoutesOptions> = asyn
     {
       schema: {
         tags: ['actors'],
+        operationId: 'GET:actors',
         summary: 'The tenant’s actors, agents and groups, in a stable order, with their attributes and links',
         querystring: ActorsQuery,
         response: { 200: Type.Array(Actor), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
@@ -89,6 +90,8 @@ export const actorsRoutes: FastifyPluginAsyncTypebox<ActorsRoutesOptions> = asyn
     validatorCompiler: describedOnly,
     schema: {
       tags: ['actors'],
+      // Without its METHOD: /openapi.json gives PUT and POST each their own (platform/http/openapi.ts).
+      operationId: 'actors.agents',
       summary: 'Updates the agent matching the identifier (else a unique attribute), or creates it; answers the stored actor',
       headers: UpsertHeaders,
       body: AgentBody,

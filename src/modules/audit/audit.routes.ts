@@ -46,6 +46,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = async 
     {
       schema: {
         tags: ['actors'],
+        operationId: 'GET:audit',
         summary: 'The audit log: actor writes, credentials and launches, newest first',
         querystring: AuditQuery,
         response: { 200: Type.Array(AuditEntryBody), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },

@@ -8,9 +8,21 @@ import { findAuditEntries, insertAuditEntry } from './audit.repository.js';
 /**
  * What the audit log records. Stable names, listed in docs/actors.md ("Audit"):
  * `actor.created`, `actor.updated` (PUT /api/actors/agents), `credential.created`,
- * `credential.revoked` (/api/auth/basic), `launch` (GET /api/activities/launch).
+ * `credential.revoked` (/api/auth/basic), `launch` (GET /api/activities/launch); and in
+ * docs/operations.md ("Lifecycle over HTTP"): `api_key.created`, `api_key.revoked`,
+ * `oauth_client.created`, `oauth_client.deleted`, `oauth_client.secret_rotated`.
  */
-export type AuditAction = 'actor.created' | 'actor.updated' | 'credential.created' | 'credential.revoked' | 'launch';
+export type AuditAction =
+  | 'actor.created'
+  | 'actor.updated'
+  | 'credential.created'
+  | 'credential.revoked'
+  | 'launch'
+  | 'api_key.created'
+  | 'api_key.revoked'
+  | 'oauth_client.created'
+  | 'oauth_client.deleted'
+  | 'oauth_client.secret_rotated';
 
 /** One entry of GET /api/audit. */
 export interface AuditEntry {

@@ -22,6 +22,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['auth'],
+        operationId: 'GET:me',
         summary: 'The calling principal and its tenant',
         response: { 200: Me, 400: ApiError, 401: ApiError, 404: ApiError },
       },

@@ -14,6 +14,7 @@ export const completionRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = a
     {
       schema: {
         tags: ['actors'],
+        operationId: 'GET:actors.completions',
         summary: "An actor's completion records (in-progress, completed, passed, failed), from its statements",
         headers: CompletionHeaders,
         querystring: CompletionQuery,

@@ -27,6 +27,7 @@ export const importHistoryRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> 
     {
       schema: {
         tags: ['imports'],
+        operationId: 'GET:import.history',
         summary: 'Every import of the tenant, newest first',
         querystring: HistoryQuery,
         response: { 200: Type.Array(ImportRunBody), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },

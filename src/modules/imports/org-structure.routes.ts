@@ -30,6 +30,7 @@ export const orgStructureRoutes: FastifyPluginAsyncTypebox<OrgStructureRoutesOpt
       validatorCompiler: describedOnly,
       schema: {
         tags: ['imports'],
+        operationId: 'PUT:import.organisation',
         summary: 'Replace the organisation structure (position hierarchy or flat location data)',
         description:
           'The whole array replaces the stored structure in one transaction. Refused as a whole (400 ' +
@@ -52,6 +53,7 @@ export const orgStructureRoutes: FastifyPluginAsyncTypebox<OrgStructureRoutesOpt
       validatorCompiler: describedOnly,
       schema: {
         tags: ['imports'],
+        operationId: 'PUT:import.jobs',
         summary: 'Replace the job architecture',
         description:
           'The whole array replaces the stored jobs in one transaction. Refused as a whole (400 `imports.invalid_jobs`, ' +
@@ -71,6 +73,7 @@ export const orgStructureRoutes: FastifyPluginAsyncTypebox<OrgStructureRoutesOpt
     {
       schema: {
         tags: ['imports'],
+        operationId: 'GET:organisation',
         summary: 'The organisation structure as a tree, or one entry’s subtree',
         querystring: OrganisationQuery,
         response: { 200: OrganisationResponse, 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
@@ -91,6 +94,7 @@ export const orgStructureRoutes: FastifyPluginAsyncTypebox<OrgStructureRoutesOpt
     {
       schema: {
         tags: ['imports'],
+        operationId: 'GET:jobs',
         summary: 'The job architecture, in import order',
         response: { 200: Type.Array(JobBody), 401: ApiError, 403: ApiError, 404: ApiError },
       },

@@ -76,6 +76,7 @@ export const usersImportRoutes: FastifyPluginAsyncTypebox<UsersImportRoutesOptio
       validatorCompiler: describedOnly,
       schema: {
         tags: ['imports'],
+        operationId: 'POST:import.users',
         summary: 'Imports users (JSON, or CSV with Content-Type: text/csv), or checks them with verify: true',
         querystring: Type.Object({ verify: Type.Optional(Type.Boolean({ description: 'The same as the body\'s `verify`: for a CSV body.' })) }),
         body: ImportBody,

@@ -18,6 +18,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; cac
     {
       schema: {
         tags: ['notifications'],
+        operationId: 'GET:notifications',
         summary: 'Notifications matching every parameter given, newest first; an actor credential sees only its own',
         querystring: NotificationQuery,
         response: { 200: Type.Array(Notification), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
@@ -38,6 +39,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; cac
       validatorCompiler: describedOnly,
       schema: {
         tags: ['notifications'],
+        operationId: 'POST:notifications',
         summary: 'Makes one notification or an array of them (all or none); answers what was stored',
         body: NotificationBody,
         response: { 201: Type.Union([Notification, Type.Array(Notification)], { description: 'What was stored: one notification for one, an array for an array.' }), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 415: ApiError },

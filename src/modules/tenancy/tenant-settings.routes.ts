@@ -34,6 +34,7 @@ export const tenantSettingsRoutes: FastifyPluginAsyncTypebox<TenantSettingsRoute
     {
       schema: {
         tags: ['settings'],
+        operationId: 'GET:settings',
         summary: 'Every setting of the tenant with its effective value',
         response: { 200: TenantSettingsResponse, 401: ApiError, 403: ApiError, 404: ApiError },
       },
@@ -47,6 +48,7 @@ export const tenantSettingsRoutes: FastifyPluginAsyncTypebox<TenantSettingsRoute
       validatorCompiler: exactValidator,
       schema: {
         tags: ['settings'],
+        operationId: 'PUT:settings',
         summary: 'Replaces the tenant’s settings (keys left out take their defaults)',
         body: TenantSettingsBody,
         response: { 200: TenantSettingsResponse, 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 409: ApiError },

@@ -66,6 +66,7 @@ export const xapiPlugin = fp<{ defaultVersion?: '1.0.3' | '2.0.0' }>(
         config: { public: true },
         schema: {
           tags: ['xapi'],
+          operationId: 'GET:xapi.about',
           summary: 'The xAPI versions this LRS speaks',
           response: {
             200: {

@@ -1,14 +1,34 @@
 import { Type } from 'typebox';
 
-/** The interface's APIError (section 7): every `/api/` error answers this shape. */
-export const ApiError = Type.Object(
-  {
-    code: Type.String({ description: 'Stable machine-readable code, `module.reason`.', examples: ['tenant.not_found'] }),
-    message: Type.String({ description: 'What went wrong, for a person.' }),
-    details: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  },
-  { $id: 'ApiError', description: 'An error (interface section 7, APIError).' },
-);
+const apiErrorFields = {
+  code: Type.String({ description: 'Stable machine-readable code, `module.reason`.', examples: ['tenant.not_found'] }),
+  message: Type.String({ description: 'What went wrong, for a person.' }),
+  details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+};
+
+/** The APIError shape every `/api/` error answers (error-handler.ts sends it). */
+export const ApiError = Type.Object(apiErrorFields, {
+  $id: 'ApiError',
+  description: 'An error: a `code` (`module.reason`), a `message`, sometimes `details`.',
+});
+
+/** ApiError as the response of one status, `description` saying when it is answered. */
+export const apiErrorResponse = (description: string) => Type.Object(apiErrorFields, { title: 'ApiError', description });
+
+/**
+ * The operationId of a route in /openapi.json, `METHOD:area.action`: the path without its `/api/`
+ * prefix and its `{parameters}`, segments joined by dots, `-` written `_`
+ * (`POST /api/import/users` → `POST:import.users`, `PUT /xapi/activities/state` →
+ * `PUT:xapi.activities.state`).
+ */
+export function operationIdOf(method: string, path: string): string {
+  const segments = path
+    .replace(/^\/api\//, '/')
+    .split('/')
+    .filter((segment) => segment !== '' && !segment.startsWith('{') && !segment.startsWith(':'))
+    .map((segment) => segment.replace(/^\./, '').replaceAll('-', '_'));
+  return `${method.toUpperCase()}:${segments.join('.')}`;
+}
 
 /**
  * `limit` and `skip` of the API's lists (actors, import history): at most `limit` items, 1 to

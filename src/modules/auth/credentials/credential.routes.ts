@@ -55,6 +55,7 @@ export const credentialRoutes: FastifyPluginAsyncTypebox<CredentialRoutesOptions
       validatorCompiler: describedOnly,
       schema: {
         tags: ['auth'],
+        operationId: 'POST:auth.basic',
         summary: 'Create a learner credential (Basic username/password acting for one actor)',
         description: 'docs/provisioning.md walks through it. The credential may launch content and read and write xAPI data of its own actor only.',
         headers: SourceHeader,
@@ -74,6 +75,7 @@ export const credentialRoutes: FastifyPluginAsyncTypebox<CredentialRoutesOptions
     {
       schema: {
         tags: ['auth'],
+        operationId: 'DELETE:auth.basic',
         summary: 'Revoke a learner credential, in every server process at once',
         headers: SourceHeader,
         params: Type.Object({ username: Type.String({ minLength: 1, maxLength: 200 }) }),

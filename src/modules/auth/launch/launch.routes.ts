@@ -41,6 +41,7 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
       validatorCompiler: describedOnly,
       schema: {
         tags: ['activities'],
+        operationId: 'GET:activities.launch',
         summary: 'Launch an activity in the browser: redirects to its content with the xAPI launch parameters',
         description:
           'docs/provisioning.md. Redirects (302) to the activity’s launchUrl with `endpoint`, `auth` (a launch token), `actor`, ' +

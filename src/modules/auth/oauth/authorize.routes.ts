@@ -1,10 +1,10 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { fromPostgresError } from '../../../platform/database/postgres-errors.js';
+import { RateLimited } from '../../../platform/http/rate-limits.js';
 import { AuthorizeService, SIGN_IN_LIFETIME_SECONDS, signInCookieName, type AuthorizeOutcome } from './authorize.service.js';
 import { clientAddress } from './client-address.js';
 import { demoCallbackPage, errorPage, PAGE_HEADERS, signInPage } from './sign-in.page.js';
@@ -42,16 +42,8 @@ function field(body: unknown, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The client's address as the sign-in throttle and the rate limit count it. */
+/** The client's address as the sign-in throttle counts it (the rate limits count the same). */
 const addressOf = (request: FastifyRequest) => clientAddress(request.ip, request.socket.remoteAddress);
-
-/** What the rate limit throws past its limit; the error handler turns it into a page. */
-class TooManyRequests extends Error {
-  readonly statusCode = 429;
-  constructor(readonly retryAfterSeconds: number) {
-    super('Too many requests');
-  }
-}
 
 /** The query exactly as sent, repeated parameters included (RFC 6749 §3.1 forbids them). */
 const rawQuery = (request: FastifyRequest) => new URL(request.raw.url ?? '/', 'http://query.invalid').searchParams;
@@ -64,18 +56,11 @@ const rawQuery = (request: FastifyRequest) => new URL(request.raw.url ?? '/', 'h
 export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> = async (app, { authorize }) => {
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
-  // Before anything is parsed or stored: each GET stores a pending request, each POST may hash a
-  // password. Counted per client address (an IPv6 client per /64, which one host usually holds
-  // whole) and per route, in this process's memory.
-  await app.register(rateLimit, {
-    global: false,
-    keyGenerator: (request) => normalizeIP(addressOf(request)),
-    errorResponseBuilder: (_request, context) => new TooManyRequests(Math.max(1, Math.ceil(context.ttl / 1000))),
-  });
-  const perAddress = { rateLimit: { max: authorize.policy.authorizeRequestsPerMinute, timeWindow: 60_000 } };
 
-  app.setErrorHandler((error: FastifyError | TooManyRequests, request, reply) => {
-    if (error instanceof TooManyRequests) {
+  // The rate limits (platform/http/rate-limits.ts) refuse before anything is parsed or stored: each
+  // GET stores a pending request, each POST may hash a password. Their refusal is a page here.
+  app.setErrorHandler((error: FastifyError | RateLimited, request, reply) => {
+    if (error instanceof RateLimited) {
       const wait = error.retryAfterSeconds;
       return reply
         .status(429)
@@ -116,9 +101,9 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     {
       exposeHeadRoute: false,
       attachValidation: true,
-      config: perAddress,
       schema: {
         tags: ['oauth'],
+        operationId: 'GET:auth.oauth.authorize',
         summary: 'Start the authorization code flow in the browser: the sign-in page',
         description:
           'Opened in the admin\'s browser. An unknown client or a redirect_uri that is not exactly a registered one gets an error page; ' +
@@ -150,9 +135,9 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     {
       bodyLimit: BODY_LIMIT,
       attachValidation: true,
-      config: perAddress,
       schema: {
         tags: ['oauth'],
+        operationId: 'POST:auth.oauth.authorize',
         summary: 'The sign-in form: sign in and authorise, or cancel',
         consumes: ['application/x-www-form-urlencoded'],
         security: [],
@@ -196,6 +181,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     {
       schema: {
         tags: ['oauth'],
+        operationId: 'GET:auth.demo.callback',
         summary: "The demo client's redirect URI: shows the code and how to exchange it",
         security: [],
         response: { 200: Html('The code and a curl line exchanging it.'), 400: Html('No code: the error the authorization ended with.') },

@@ -29,7 +29,13 @@ export const metadataRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/.well-known/oauth-authorization-server',
     {
       config: { public: true },
-      schema: { tags: ['oauth'], summary: 'OAuth 2.0 authorization server metadata (RFC 8414)', security: [], response: { 200: Metadata } },
+      schema: {
+        tags: ['oauth'],
+        operationId: 'GET:well_known.oauth_authorization_server',
+        summary: 'OAuth 2.0 authorization server metadata (RFC 8414)',
+        security: [],
+        response: { 200: Metadata },
+      },
     },
     async (request) => {
       const issuer = request.publicBaseUrl;

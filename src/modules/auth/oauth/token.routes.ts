@@ -80,6 +80,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
       bodyLimit: BODY_LIMIT,
       schema: {
         tags: ['oauth'],
+        operationId: 'POST:auth.oauth.token',
         summary: 'Exchange an authorization code, or refresh, for an access and a refresh token',
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         security: [{}, { basic: [] }],
@@ -105,6 +106,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
       bodyLimit: BODY_LIMIT,
       schema: {
         tags: ['oauth'],
+        operationId: 'POST:auth.oauth.revoke',
         summary: 'Revoke an access token, or a refresh token and its whole authorization (RFC 7009)',
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         security: [{}, { basic: [] }],

@@ -28,6 +28,7 @@ export const activitiesRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = a
     {
       schema: {
         tags: ['xapi'],
+        operationId: 'GET:xapi.activities',
         summary: 'The Activity object with its canonical definition',
         querystring: ActivitiesQuery,
         response: { 200: Activity, 400: ApiError, 401: ApiError },

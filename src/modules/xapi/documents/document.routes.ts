@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError } from '../../../platform/http/app-error.js';
-import { ApiError } from '../../../platform/http/common-schemas.js';
+import { ApiError, operationIdOf } from '../../../platform/http/common-schemas.js';
 import { findJsonProblem } from '../../../platform/json-guard.js';
 import { principalOf } from '../../auth/auth.plugin.js';
 import type { Principal } from '../../auth/principal.js';
@@ -188,14 +188,14 @@ const SeedValidationError = Type.Object(
       }),
     ),
   },
-  { description: 'A required query parameter is missing (interface section 7), or another parameter is malformed (APIError).' },
+  { description: 'A required query parameter is missing (one element per parameter), or another parameter is malformed (a JSON error with code and message).' },
 );
 
 const errors = {
   401: ApiError,
   403: ApiError,
   404: ApiError,
-  409: Type.String({ description: 'The document exists and the PUT had neither If-Match nor If-None-Match.' }),
+  409: Type.String({ description: 'The document exists and the PUT had neither If-Match nor If-None-Match: a plain-text explanation (the ADL conformance suite expects a string).' }),
   412: ApiError,
   413: ApiError,
 };
@@ -223,6 +223,7 @@ export function registerDocumentRoutes(app: FastifyInstance, sql: SqlClient, res
     resource.path,
     {
       schema: {
+        operationId: operationIdOf('GET', resource.path),
         tags: [resource.tag],
         summary: `Retrieve one ${resource.noun}, or list the ids`,
         description: `With \`${resource.idParameter}\`: the stored bytes with their Content-Type, ETag and Last-Modified. Without it: a JSON array of ids.`,
@@ -248,6 +249,7 @@ export function registerDocumentRoutes(app: FastifyInstance, sql: SqlClient, res
     resource.path,
     {
       schema: {
+        operationId: operationIdOf('PUT', resource.path),
         tags: [resource.tag],
         summary: `Store a ${resource.noun}, replacing any stored one`,
         querystring,
@@ -266,6 +268,7 @@ export function registerDocumentRoutes(app: FastifyInstance, sql: SqlClient, res
     resource.path,
     {
       schema: {
+        operationId: operationIdOf('POST', resource.path),
         tags: [resource.tag],
         summary: `Merge a JSON object into a ${resource.noun} (or store it)`,
         description: 'Answers 204, not the 200 the interface lists: xAPI and its conformance suite require 204.',
@@ -285,6 +288,7 @@ export function registerDocumentRoutes(app: FastifyInstance, sql: SqlClient, res
     resource.path,
     {
       schema: {
+        operationId: operationIdOf('DELETE', resource.path),
         tags: [resource.tag],
         summary: resource.hasRegistration ? `Delete a ${resource.noun}, or every state of the activity and agent` : `Delete a ${resource.noun}`,
         description: 'Answers 204, not the 200 the interface lists: xAPI and its conformance suite require 204.',

@@ -70,6 +70,7 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
     {
       schema: {
         tags: ['xapi'],
+        operationId: 'PUT:xapi.statements',
         summary: 'Store one statement under the given id',
         querystring: PutStatementQuery,
         body: StatementBody,
@@ -88,6 +89,7 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
     {
       schema: {
         tags: ['xapi'],
+        operationId: 'POST:xapi.statements',
         summary: 'Store one statement or a batch, all or nothing',
         querystring: PostStatementQuery,
         body: StatementBody,
@@ -103,6 +105,7 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
     {
       schema: {
         tags: ['xapi'],
+        operationId: 'GET:xapi.statements',
         summary: 'One statement by statementId or voidedStatementId, or a page of statements',
         querystring: StatementQuery,
         response: { 200: StatementOrResult, ...errors },

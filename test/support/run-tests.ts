@@ -1,0 +1,53 @@
+// `npm test`: runs every test file (or those named as arguments) through node:test, then says once,
+// after the summary, whether PostgreSQL was skipped. Each test process that finds no PostgreSQL
+// server appends a line to the file the SKIPPED_BACKENDS_FILE variable names (backends-report.ts)
+// instead of warning on its own.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SKIPPED_BACKENDS_FILE } from './backends-report.js';
+
+const ROOTS = ['test', 'src'];
+
+function testFiles(): string[] {
+  return ROOTS.flatMap((root) =>
+    readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((path) => path.endsWith('.test.ts'))
+      .map((path) => join(root, path)),
+  ).sort();
+}
+
+function runNodeTest(files: string[], reportFile: string): Promise<number> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, [SKIPPED_BACKENDS_FILE]: reportFile },
+  });
+  // Ctrl-C reaches the whole process group; a SIGTERM sent to this process alone is passed on.
+  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  process.on('SIGINT', () => {});
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+}
+
+/** One line for the whole run, or nothing when every file reached PostgreSQL. */
+function skippedPostgres(reportFile: string): string | undefined {
+  let lines: string[];
+  try {
+    lines = readFileSync(reportFile, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return undefined;
+  }
+  if (lines.length === 0) return undefined;
+  const where = [...new Set(lines)].join(', ');
+  return `# PostgreSQL was not reachable at ${where}: ${lines.length} test files ran on PGlite only, their PostgreSQL tests skipped (TEST_DATABASE_URL names the server)`;
+}
+
+const folder = mkdtempSync(join(tmpdir(), 'learnbase-test-run-'));
+const reportFile = join(folder, 'skipped-backends');
+const named = process.argv.slice(2);
+const files = named.length > 0 ? named : testFiles();
+const code = await runNodeTest(files, reportFile);
+const notice = skippedPostgres(reportFile);
+if (notice) process.stdout.write(`${notice}\n`);
+rmSync(folder, { recursive: true, force: true });
+process.exit(code);
