@@ -168,8 +168,10 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   await apiKeys.start();
   app.addHook('onClose', async () => apiKeys.stop());
 
+  const refreshLifetimeSeconds = config.refreshTokenTtlS ?? DEFAULTS.refreshTokenTtlS;
   const tokens = new TokenService(sql, tenancy, options.notifications ?? LocalNotifications.of(sql), {
     cacheTtlMs: config.cacheTtlMs,
+    refreshLifetimeSeconds,
     onError: (error) => app.log.warn({ err: error }, 'could not announce a token revocation to the other processes'),
   });
   await tokens.start();
@@ -208,7 +210,7 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   // Expired codes, tokens, pending sign-ins and failure counts are deleted hourly (the first time a
   // minute after start), so attempts from ever new addresses cannot grow the tables without bound.
   const purge = () =>
-    purgeExpiredOAuthRows(sql, signInPolicy).then(
+    purgeExpiredOAuthRows(sql, signInPolicy, refreshLifetimeSeconds).then(
       (purged) => app.log.debug({ purged }, 'purged expired OAuth rows'),
       (error) => app.log.warn({ err: error }, 'could not purge expired OAuth rows'),
     );

@@ -58,6 +58,11 @@ export const AppConfig = Type.Object({
   /** Lifetime of a launch token handed to content (GET /api/activities/launch), in seconds. Absent: DEFAULTS.launchTokenTtlS. */
   launchTokenTtlS: Type.Optional(Type.Integer({ minimum: 1 })),
   /**
+   * Lifetime of an OAuth refresh token, in seconds, from its issue; each refresh issues a new one
+   * (sliding). At least an hour, the access token's lifetime. Absent: DEFAULTS.refreshTokenTtlS.
+   */
+  refreshTokenTtlS: Type.Optional(Type.Integer({ minimum: 3600, maximum: 366 * 24 * 3600 })),
+  /**
    * Which reverse proxies' `X-Forwarded-For` / `-Proto` / `-Host` to believe (Fastify's
    * `trustProxy`): the client address the sign-in throttle counts, the scheme and host of the
    * OAuth metadata. Unset: none, the connection's peer is the client.
@@ -136,6 +141,7 @@ export const DEFAULTS = {
   xapiDefaultVersion: '2.0.0',
   // A launch token lasts one long sitting of one piece of content.
   launchTokenTtlS: 4 * 3600,
+  refreshTokenTtlS: 30 * 24 * 3600,
   // Node's own default is 60 s; 10 s is ample for any real client, even on a high-latency link.
   headersTimeoutMs: 10_000,
   // Bounds a trickled body. The largest document (16 MiB) still arrives in 60 s at about 2.3 Mbit/s;
@@ -215,6 +221,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     cacheTtlMs: numberFrom(env.LEARNBASE_CACHE_TTL_MS, DEFAULTS.cacheTtlMs),
     credentialTtlS: numberFrom(env.LEARNBASE_CREDENTIAL_TTL_S, DEFAULTS.credentialTtlS),
     launchTokenTtlS: numberFrom(env.LEARNBASE_LAUNCH_TOKEN_TTL_S, DEFAULTS.launchTokenTtlS),
+    refreshTokenTtlS: numberFrom(env.LEARNBASE_REFRESH_TOKEN_TTL_S, DEFAULTS.refreshTokenTtlS),
     xapiDefaultVersion: env.LEARNBASE_XAPI_DEFAULT_VERSION?.trim() || DEFAULTS.xapiDefaultVersion,
     trustProxy: parseTrustProxy(env.LEARNBASE_TRUST_PROXY),
     headersTimeoutMs: numberFrom(env.LEARNBASE_HEADERS_TIMEOUT_MS, DEFAULTS.headersTimeoutMs),

@@ -18,10 +18,14 @@ export interface PurgedRows {
  * no refresh token issued from them can still be alive (a replayed code revokes its tokens, so a
  * code is kept as long as they may live).
  */
-export async function purgeExpiredOAuthRows(sql: SqlClient, policy: SignInPolicy): Promise<PurgedRows> {
+export async function purgeExpiredOAuthRows(
+  sql: SqlClient,
+  policy: SignInPolicy,
+  refreshLifetimeSeconds = REFRESH_TOKEN_LIFETIME_SECONDS,
+): Promise<PurgedRows> {
   const requests = await sql.query('DELETE FROM oauth_authorization_requests WHERE expires_at <= now()', []);
   const codes = await sql.query('DELETE FROM oauth_codes WHERE expires_at < now() - make_interval(secs => $1)', [
-    REFRESH_TOKEN_LIFETIME_SECONDS + TOKEN_RETENTION_SECONDS,
+    refreshLifetimeSeconds + TOKEN_RETENTION_SECONDS,
   ]);
   const tokens = await sql.query('DELETE FROM oauth_tokens WHERE expires_at < now() - make_interval(secs => $1)', [TOKEN_RETENTION_SECONDS]);
   const failures = await sql.query(

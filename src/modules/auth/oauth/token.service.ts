@@ -57,6 +57,12 @@ export interface TokenServiceOptions {
   cacheTtlMs: number;
   /** Publishing a revocation failed; the revocation itself stands, and other processes' caches age out. */
   onError?: (error: Error) => void;
+  /**
+   * How long a refresh token lives, in seconds (LEARNBASE_REFRESH_TOKEN_TTL_S). Each refresh issues
+   * a new one with the whole lifetime again, so an integration that refreshes keeps working.
+   * Absent: REFRESH_TOKEN_LIFETIME_SECONDS.
+   */
+  refreshLifetimeSeconds?: number;
 }
 
 /**
@@ -107,7 +113,7 @@ export class TokenService {
     const refreshToken = `lbr_${hex}_${newSecret()}`;
     await insertTokens(sql, tenantId, [
       { ...grant, tokenHash: hashSecret(accessToken), kind: 'access', lifetimeSeconds: ACCESS_TOKEN_LIFETIME_SECONDS },
-      { ...grant, tokenHash: hashSecret(refreshToken), kind: 'refresh', lifetimeSeconds: REFRESH_TOKEN_LIFETIME_SECONDS },
+      { ...grant, tokenHash: hashSecret(refreshToken), kind: 'refresh', lifetimeSeconds: this.options.refreshLifetimeSeconds ?? REFRESH_TOKEN_LIFETIME_SECONDS },
     ]);
     return { access_token: accessToken, refresh_token: refreshToken, token_type: 'bearer', expires_in: ACCESS_TOKEN_LIFETIME_SECONDS };
   }
