@@ -72,7 +72,20 @@ export const redactQuerySecrets = (url: string): string => url.replace(SECRET_QU
 
 /** Builds the whole application on one database: platform plugins first, then the modules. */
 export async function buildApp(config: AppConfig, sql: SqlClient, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({
+  const app = createFastify(config, options);
+  try {
+    await assemble(app, config, sql, options);
+  } catch (error) {
+    // What was started before the failure (listeners on the notifications port, a Redis client, timers) is stopped.
+    await app.close().catch(() => {});
+    throw error;
+  }
+  return app;
+}
+
+/** The Fastify instance with the server's settings: logging, request ids, limits and timeouts. */
+function createFastify(config: AppConfig, options: BuildOptions): FastifyInstance {
+  return Fastify({
     logger:
       options.logger === false
         ? false
@@ -119,6 +132,10 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
     trustProxy: config.trustProxy ?? false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+}
+
+/** Platform plugins first, then the modules. */
+async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient, options: BuildOptions): Promise<void> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -242,5 +259,4 @@ export async function buildApp(config: AppConfig, sql: SqlClient, options: Build
   await app.register(orgStructureRoutes, { sql, importLimitBytes: config.importLimitBytes });
   await app.register(notificationRoutes, { sql, cacheTtlMs: config.cacheTtlMs });
 
-  return app;
 }

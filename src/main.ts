@@ -8,7 +8,7 @@ import { PostgresNotifications } from './platform/database/notifications.js';
 import { openDatabase } from './platform/database/open-database.js';
 import type { Database } from './platform/database/sql-client.js';
 import { listenForCommands, type CommandOutput, type ControlSocket, type HandedOffCommand } from './platform/control-socket.js';
-import { seedDemo, type DemoSeed } from './modules/tenancy/demo-seed.js';
+import { seedDemo, type DemoSeed } from './demo-seed.js';
 
 /** After the grace period, how long closing the app and the database may take before the process exits regardless. */
 const CLOSE_DEADLINE_MS = 5_000;
