@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { AppError } from '../http/app-error.js';
+import { StorageError } from './storage-error.js';
 import { LOCK_FILE, acquireFolderLock, kernelLockName } from './folder-lock.js';
 
 const MODULE = fileURLToPath(new URL('./folder-lock.ts', import.meta.url));
@@ -28,14 +28,14 @@ async function deadPid(): Promise<number> {
   return child.pid!;
 }
 
-async function refusal(attempt: Promise<unknown>): Promise<AppError> {
+async function refusal(attempt: Promise<unknown>): Promise<StorageError> {
   const error = await attempt.then(
     () => assert.fail('the folder was locked twice'),
     (caught: unknown) => caught,
   );
-  assert.ok(error instanceof AppError);
+  assert.ok(error instanceof StorageError);
   assert.equal(error.code, 'database.folder_in_use');
-  assert.equal(error.status, 409);
+  assert.equal(error.kind, 'folder_in_use');
   return error;
 }
 

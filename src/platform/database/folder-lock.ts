@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { AppError } from '../http/app-error.js';
+import { StorageError } from './storage-error.js';
 
 /** The file naming the owner's pid, for the error message, for people, and for older learnbase versions. */
 export const LOCK_FILE = 'learnbase.lock';
@@ -127,10 +127,10 @@ function claimLockFile(lockFile: string, folder: string): void {
   throw folderInUse(folder, undefined);
 }
 
-function folderInUse(folder: string, owner: number | undefined): AppError {
-  return new AppError(
+function folderInUse(folder: string, owner: number | undefined): StorageError {
+  return new StorageError(
+    'folder_in_use',
     'database.folder_in_use',
-    409,
     `The data folder ${folder} is in use by another learnbase process${owner === undefined ? '' : ` (pid ${owner})`}. ` +
       'Stop it first, or use a PostgreSQL database (--database URL) to run several processes.',
   );

@@ -1,43 +1,37 @@
-import { AppError } from '../http/app-error.js';
+import { StorageError } from './storage-error.js';
 
 /**
- * What a client waits before retrying a request the database could not serve. One second: a
- * dropped connection is replaced on the next request, and a restart or failover takes seconds.
- */
-const RETRY_AFTER = { 'Retry-After': '1' };
-
-/**
- * Maps a database error to an AppError by SQLSTATE, or by the driver's code or message when the
+ * Maps a database error to a StorageError by SQLSTATE, or by the driver's code or message when the
  * connection itself failed. Both engines put the SQLSTATE on `code`, but throw classes from
  * different packages, so the match is on the fields, never `instanceof`.
  */
-export function fromPostgresError(error: unknown): AppError | undefined {
+export function fromPostgresError(error: unknown): StorageError | undefined {
   if (isConnectionError(error)) return databaseUnavailable();
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
   switch (code) {
     case '23505':
-      return new AppError('database.conflict', 409, 'The resource already exists.');
+      return new StorageError('conflict', 'database.conflict', 'The resource already exists.');
     // Text PostgreSQL cannot hold (U+0000 in text, \u0000 in jsonb) only ever comes from a client:
     // the input guards refuse it first, and this is the net behind them. 22P02 stays a 500: our
     // own casts raise it too, and a mapping would hide such a bug.
     case '22021':
     case '22P05':
-      return new AppError('request.invalid_text', 400, 'The request holds text the database cannot store (U+0000).');
+      return new StorageError('invalid_input', 'request.invalid_text', 'The request holds text the database cannot store (U+0000).');
     case '23503':
-      return new AppError('database.missing_reference', 409, 'The resource refers to something that does not exist.');
+      return new StorageError('missing_reference', 'database.missing_reference', 'The resource refers to something that does not exist.');
     case '40001':
     case '40P01':
-      return new AppError('database.retry', 503, 'The request collided with another one; retry it.', { headers: RETRY_AFTER });
+      return new StorageError('retry', 'database.retry', 'The request collided with another one; retry it.');
     case '57014':
-      return new AppError('database.timeout', 503, 'The database took too long to answer; retry later.', { headers: RETRY_AFTER });
+      return new StorageError('timeout', 'database.timeout', 'The database took too long to answer; retry later.');
     default:
       return undefined;
   }
 }
 
 export const databaseUnavailable = () =>
-  new AppError('database.unavailable', 503, 'The database cannot be reached right now; retry later.', { headers: RETRY_AFTER });
+  new StorageError('unavailable', 'database.unavailable', 'The database cannot be reached right now; retry later.');
 
 /**
  * SQLSTATEs that end or refuse the session rather than fail one statement: class 08

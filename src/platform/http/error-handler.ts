@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { fromPostgresError } from '../database/postgres-errors.js';
 import { AppError } from './app-error.js';
+import { httpErrorOf } from './storage-errors.js';
 
 /** The body of every error answered by the API: the interface's APIError shape (section 7). */
 export interface ApiErrorBody {
@@ -11,8 +11,8 @@ export interface ApiErrorBody {
 
 /**
  * The only place errors become responses: AppError by its status, Fastify's own errors
- * (validation, body too large, bad content type) by theirs, SQLSTATEs through
- * postgres-errors.ts, anything else a logged 500 whose message stays hidden.
+ * (validation, body too large, bad content type) by theirs, storage failures through
+ * storage-errors.ts, anything else a logged 500 whose message stays hidden.
  */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
@@ -50,8 +50,8 @@ function toAppError(error: unknown): AppError {
     const message = problems.map((item) => `${item.location}${item.path === '/' ? '' : item.path} ${item.message}`).join('; ');
     return new AppError('request.invalid', 400, `Invalid request: ${message}.`, { details: { problems } });
   }
-  const database = fromPostgresError(error);
-  if (database) return database;
+  const storage = httpErrorOf(error);
+  if (storage) return storage;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('request.too_large', 413, 'The request body is larger than this server accepts.');

@@ -3,7 +3,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { fromPostgresError } from '../../../platform/database/postgres-errors.js';
+import { httpErrorOf } from '../../../platform/http/storage-errors.js';
 import { RateLimited } from '../../../platform/http/rate-limits.js';
 import { AuthorizeService, SIGN_IN_LIFETIME_SECONDS, signInCookieName, type AuthorizeOutcome } from './authorize.service.js';
 import { clientAddress } from './client-address.js';
@@ -69,7 +69,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         .send(errorPage('Too many requests', `Too many sign-in requests from your network address. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`));
     }
     // The database gone for a moment (a failover, a restart) is worth a retry, not an alarm.
-    const database = fromPostgresError(error);
+    const database = httpErrorOf(error);
     if (database?.status === 503) {
       request.log.warn({ err: error }, 'sign-in page: the database is unavailable');
       return reply
