@@ -13,7 +13,7 @@ const AuditQuery = Type.Object(
     agent: Type.Optional(Type.String({ description: 'Only entries about this actor: an xAPI agent as JSON (or use actorId).' })),
     actorId: Type.Optional(Type.String({ description: 'Only entries about this actor, as `<ifi_property>|<ifi_value>` (account: `account|<homePage>|<name>`).' })),
     source: Type.Optional(Type.String({ description: 'Only entries whose `svc-account-source` header was exactly this.' })),
-    action: Type.Optional(Type.String({ description: '`actor.created`, `actor.updated`, `credential.created`, `credential.revoked` or `launch`.' })),
+    action: Type.Optional(Type.String({ description: '`actor.created`, `actor.updated`, `credential.created`, `credential.revoked`, `launch`, `api_key.created`, `api_key.revoked`, `oauth_client.created`, `oauth_client.deleted` or `oauth_client.secret_rotated`.' })),
     since: Type.Optional(Type.String({ description: 'Only entries after this instant (ISO 8601 with a zone).' })),
     until: Type.Optional(Type.String({ description: 'Only entries at or before this instant (ISO 8601 with a zone).' })),
     ...PageQuery('entries').properties,

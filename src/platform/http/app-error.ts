@@ -3,7 +3,7 @@ export interface AppErrorOptions {
   details?: Record<string, unknown>;
   /** Extra response headers, such as `WWW-Authenticate` on a 401. */
   headers?: Record<string, string>;
-  /** A whole response body that replaces the usual `{code, message, details}` (the seed's xAPI validation error). */
+  /** A whole response body that replaces the usual `{code, message, details}` (the document resources' array of missing parameters). */
   body?: unknown;
 }
 

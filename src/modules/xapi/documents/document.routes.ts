@@ -50,8 +50,8 @@ interface Addressed {
 }
 
 /**
- * The interface's validation error for missing query parameters (section 7), in exactly the
- * seed's shape: one element per missing parameter, `value` holding what was received.
+ * The validation error for missing query parameters (section 7 in the interface's own numbering):
+ * an array with one element per missing parameter, `value` holding what was received.
  */
 function missingParameters(missing: string[], request: FastifyRequest): AppError {
   const value = { ...(request.query as Query), document: documentForError(request) };
