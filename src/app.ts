@@ -11,6 +11,7 @@ import { registerInputGuards } from './platform/http/input-guards.js';
 import { registerPublicUrl } from './platform/http/public-url.js';
 import { registerMetrics } from './platform/http/metrics.js';
 import { registerHealth } from './platform/http/health.js';
+import { registerGuides } from './platform/http/guides.js';
 import { describeCheckErrors, prefixOperationIds, withServer } from './platform/http/openapi.js';
 import { chooseRateLimitStore, rateLimits } from './platform/http/rate-limits.js';
 import { authPlugin } from './modules/auth/auth.plugin.js';
@@ -170,6 +171,7 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
     transformObject: prefixOperationIds,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  registerGuides(app);
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async (request) => withServer(app.swagger(), request.publicBaseUrl));
 
   const notifications = options.notifications ?? LocalNotifications.of(sql);

@@ -1109,6 +1109,19 @@ function docsWildcardRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   return route({ method: 'GET', path: fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => `/docs/${segments.join('/')}`), headers: publicHeaders(ctx) });
 }
 
+/** The rendered guides: known names, unknown ones, traversal and encoded oddities, with or without If-None-Match. */
+function guideRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
+  const name = fc.oneof(
+    fc.constantFrom('oauth', 'operations', 'nothing', 'OAUTH', 'oauth.md', '..%2Fpackage.json', '%2e%2e', '%00', '%', '%zz', 'x'.repeat(300)),
+    hostileText.map(percentEncode),
+  );
+  return route({
+    method: 'GET',
+    path: name.map((page) => `/docs/guides/${page}`),
+    headers: { ...publicHeaders(ctx), 'if-none-match': header(fc.constant(undefined), fc.oneof(absent, fc.constant('*'), hostileHeader)) },
+  });
+}
+
 /** CORS preflight on any path: the plugin answers it before routing. */
 function preflightRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   return route({
@@ -1589,6 +1602,8 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /docs/json': plainRoute('GET', '/docs/json', publicHeaders),
   'GET /docs/yaml': plainRoute('GET', '/docs/yaml', publicHeaders),
   'GET /docs/*': docsWildcardRoute,
+  'GET /docs/guides/': plainRoute('GET', '/docs/guides/', publicHeaders),
+  'GET /docs/guides/:name': guideRoute,
   'OPTIONS *': preflightRoute,
   ...IMPORT_FUZZERS,
   ...AUDIT_FUZZERS,

@@ -10,6 +10,7 @@ import { parseLaunchUsername, type LaunchSessionService } from './launch/launch-
 import { isTenantWide, type Principal } from './principal.js';
 import { tenantNameOfHost } from '../tenancy/tenant-host.js';
 import { clientAddress } from './oauth/client-address.js';
+import { GUIDES_PATH } from '../../platform/http/guides.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -96,7 +97,7 @@ export const authPlugin = fp<AuthPluginOptions>(
       }
       if (principal.kind === 'api_key') {
         reply.header('Deprecation', BASIC_DEPRECATION);
-        reply.header('Link', '</docs>; rel="deprecation"; type="text/html"');
+        reply.header('Link', `<${request.publicBaseUrl}${GUIDES_PATH}oauth>; rel="deprecation"; type="text/html"`);
       }
       return principal;
     }
