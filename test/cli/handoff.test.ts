@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,28 +6,9 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { controlSocketPath } from '../../src/platform/control-socket.js';
-import { runCli, startCli, waitForOutput, type CliResult } from '../support/cli.js';
+import { runCli, runCliWithInput, startCli, waitForOutput } from '../support/cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const RUN_CLI = fileURLToPath(new URL('../support/run-cli.ts', import.meta.url));
-
-/** `learnbase …` with `input` on its standard input. */
-function runCliWithInput(args: string[], input: string): Promise<CliResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', RUN_CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: '', LEARNBASE_DATA: '' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  child.stdin.end(input);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const basic = (key: string, secret: string) => `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}`;
 

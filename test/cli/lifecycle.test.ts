@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -16,30 +14,10 @@ import { PostgresDatabase } from '../../src/platform/database/postgres-client.js
 import type { Database } from '../../src/platform/database/sql-client.js';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
 import { testConfig } from '../support/build-test-app.js';
-import { runCli, type CliResult } from '../support/cli.js';
+import { runCli, runCliWithInput, type CliResult } from '../support/cli.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const RUN_CLI = fileURLToPath(new URL('../support/run-cli.ts', import.meta.url));
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 const PASSWORD = 'correct horse battery';
-
-/** `learnbase …` with `input` on its standard input (test/support/cli.ts gives none). */
-function runCliWithInput(args: string[], input: string): Promise<CliResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', RUN_CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: '', LEARNBASE_DATA: '' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  child.stdin.end(input);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** One database the CLI works on: its flags, and a way to look at it (and serve it) between commands. */
 interface Target {

@@ -32,6 +32,24 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
   });
 }
 
+/** Runs `learnbase …` to its end with `input` on its standard input (runCli gives none). */
+export function runCliWithInput(args: string[], input: string): Promise<CliResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', RUN_CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: '', LEARNBASE_DATA: '' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdin.end(input);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 /** Resolves with everything printed so far once `pattern` appears on stdout (rejects after `ms`). */
 export function waitForOutput(child: ChildProcess, pattern: RegExp, ms = 30_000): Promise<string> {
   let seen = '';
