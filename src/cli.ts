@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { runBackupCommand } from './backup-command.js';
 import { loadConfig, type AppConfig } from './config.js';
-import { isWorker, parseWorkers, serveWorkers, WorkersRefused } from './cluster.js';
+import { isWorker, parseWorkers, releaseWorker, serveWorkers, WorkersRefused } from './cluster.js';
 import { serve } from './main.js';
 import { isLifecycleCommand, LifecycleUsageError, LIFECYCLE_USAGE, readPassword, runLifecycleCommand, type PasswordInput } from './lifecycle-commands.js';
 import { handOff, writableTo, type CommandOutput, type HandedOffCommand } from './platform/control-socket.js';
@@ -80,7 +80,15 @@ const TERMINAL: CommandOutput = {
 const parseCommandLine = (argv: string[]) => parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
 
 /** Runs one command; resolves to the process exit code (the server keeps running after `serve`). */
-export function runCli(argv: string[]): Promise<number> {
+export async function runCli(argv: string[]): Promise<number> {
+  const code = await runCommand(argv);
+  // A cluster worker's channel to its primary keeps it alive: a worker that failed to start lets
+  // go of it, so that it exits and the primary sees the failure.
+  if (code !== 0 && isWorker()) releaseWorker();
+  return code;
+}
+
+function runCommand(argv: string[]): Promise<number> {
   return guarded(argv, TERMINAL, async (positionals, values) => {
     const config = loadConfig({
       database: values.database,

@@ -33,6 +33,11 @@ export function parseWorkers(text: string | undefined): number {
 /** True in a process that `serveWorkers` forked. */
 export const isWorker = (): boolean => cluster.isWorker;
 
+/** Closes a worker's channel to the primary, which would otherwise keep the worker running. */
+export const releaseWorker = (): void => {
+  cluster.worker?.disconnect();
+};
+
 const say = (line: string) => process.stderr.write(`learnbase: ${line}\n`);
 
 /**

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -59,6 +61,33 @@ describe('serve --workers', () => {
     const fromEnv = await runCli(['serve', '--port', '0', '--data', data], { LEARNBASE_WORKERS: 'many' });
     assert.equal(fromEnv.code, 2);
     assert.match(fromEnv.stderr, /--workers must be a whole number from 1 to 64, or auto/);
+  });
+
+  it('stops with exit code 1 when the workers cannot listen (the port taken), leaving no process behind', { skip: !POSTGRES_AVAILABLE }, async () => {
+    const database = await createPostgresDatabase();
+    after(() => database.drop());
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    after(() => taken.close());
+    const port = String((taken.address() as AddressInfo).port);
+    const server = startCli(['serve', '--workers', '2', '--port', port, '--host', '127.0.0.1', '--database', database.url]);
+    after(() => server.kill('SIGKILL'));
+    let stderr = '';
+    server.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const workers = new Set<number>();
+    const watch = setInterval(() => void childrenOf(server.pid as number).then((pids) => pids.forEach((pid) => workers.add(pid))), 50);
+    const code = await new Promise<number | null | 'still running'>((resolve) => {
+      const timer = setTimeout(() => resolve('still running'), 30_000);
+      server.on('close', (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    clearInterval(watch);
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /EADDRINUSE/);
+    assert.match(stderr, /a worker exited before it listened/);
+    for (const pid of workers) assert.throws(() => process.kill(pid, 0), `worker ${pid} is left running`);
   });
 
   it('runs N processes on one port against PostgreSQL, replaces one that dies, and drains them all on SIGTERM', { skip: !POSTGRES_AVAILABLE }, async () => {
