@@ -145,10 +145,11 @@ describe('a dropped PostgreSQL connection', { skip: !POSTGRES_AVAILABLE && 'need
     const ackedStatements: string[] = [];
     const batches: { ids: string[]; acked: boolean }[] = [];
     const ackedMerges = new Map<string, Json>(); // activityId → every acknowledged key
+    const ackedPuts: { query: string; n: number }[] = []; // new documents, written together with other requests'
 
     const writer = async (index: number, deadline: number) => {
       const { base } = servers[index % servers.length];
-      const kind = ['single', 'batch', 'merge'][index % 3];
+      const kind = ['single', 'batch', 'merge', 'put'][index % 4];
       const activityId = `https://example.com/courses/connection-loss/${index}`;
       ackedMerges.set(activityId, {});
       for (let n = 0; Date.now() < deadline; n++) {
@@ -161,6 +162,10 @@ describe('a dropped PostgreSQL connection', { skip: !POSTGRES_AVAILABLE && 'need
           const ids = Array.from({ length: BATCH_SIZE }, () => randomUUID());
           answer = await send(base, tenant, 'POST', '/xapi/statements', ids.map(statement));
           batches.push({ ids, acked: answer.status === 200 });
+        } else if (kind === 'put') {
+          const query = new URLSearchParams({ activityId, agent: AGENT, stateId: `new-${n}` }).toString();
+          answer = await send(base, tenant, 'PUT', `/xapi/activities/state?${query}`, { writer: index, n });
+          if (answer.status === 204) ackedPuts.push({ query, n });
         } else {
           const key = `w${index}_${n}`;
           const query = new URLSearchParams({ activityId, agent: AGENT, stateId: 'progress' });
@@ -213,6 +218,14 @@ describe('a dropped PostgreSQL connection', { skip: !POSTGRES_AVAILABLE && 'need
       else assert.ok(found === 0 || found === BATCH_SIZE, `half-stored batch ${batch.ids.join(',')}: ${found} of ${BATCH_SIZE}`);
     });
     assert.ok(batches.some((batch) => batch.acked), 'some batches were acknowledged');
+
+    // A new document's insert shares its statement with other requests': acknowledged means stored.
+    assert.ok(ackedPuts.length > 0, 'some PUTs of new documents were acknowledged');
+    await eachLimited(ackedPuts, 8, async ({ query, n }) => {
+      const got = await read(reads++, `/xapi/activities/state?${query}`);
+      assert.equal(got.status, 200, `acknowledged PUT ${query}: ${got.body}`);
+      assert.equal((JSON.parse(got.body) as Json).n, n);
+    });
 
     for (const [activityId, keys] of ackedMerges) {
       const query = new URLSearchParams({ activityId, agent: AGENT, stateId: 'progress' });

@@ -217,6 +217,43 @@ describeEachBackend('the xAPI document resources', (ctx) => {
       assert.deepEqual((await send('GET', resource.path, params)).json(), { v: winner });
     });
 
+    it(`${resource.name}: stores each of 60 concurrent PUTs of new documents (written together), each with its own bytes`, async () => {
+      const send = client(ctx, await ctx.given.tenant());
+      const scope = resource.scope();
+      const results = await Promise.all(Array.from({ length: 60 }, (_, n) => send('PUT', resource.path, { ...scope, [id]: `doc-${n}` }, { n })));
+      assert.deepEqual(
+        results.map((res) => res.statusCode),
+        results.map(() => 204),
+      );
+      const listed = (await send('GET', resource.path, scope)).json() as string[];
+      assert.equal(listed.length, 60);
+      for (let n = 0; n < 60; n += 7) assert.deepEqual((await send('GET', resource.path, { ...scope, [id]: `doc-${n}` })).json(), { n });
+    });
+
+    it(`${resource.name}: of 20 concurrent 2.0.0 PUTs without preconditions of one new document, one stores it and 19 answer 409`, async () => {
+      const send = client(ctx, await ctx.given.tenant());
+      const params = { ...resource.scope(), [id]: 'contended' };
+      const results = await Promise.all(Array.from({ length: 20 }, (_, n) => send('PUT', resource.path, params, { n })));
+      const statuses = results.map((res) => res.statusCode);
+      assert.equal(statuses.filter((status) => status === 204).length, 1, statuses.join(','));
+      assert.equal(statuses.filter((status) => status === 409).length, 19, statuses.join(','));
+      const winner = results.findIndex((res) => res.statusCode === 204);
+      assert.deepEqual((await send('GET', resource.path, params)).json(), { n: winner });
+    });
+
+    it(`${resource.name}: of 20 concurrent PUTs with If-None-Match: * of one new document, one stores it and 19 answer 412`, async () => {
+      const send = client(ctx, await ctx.given.tenant());
+      const params = { ...resource.scope(), [id]: 'created-once' };
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, n) => send('PUT', resource.path, params, { n }, { 'if-none-match': '*' })),
+      );
+      const statuses = results.map((res) => res.statusCode);
+      assert.equal(statuses.filter((status) => status === 204).length, 1, statuses.join(','));
+      assert.equal(statuses.filter((status) => status === 412).length, 19, statuses.join(','));
+      const winner = results.findIndex((res) => res.statusCode === 204);
+      assert.deepEqual((await send('GET', resource.path, params)).json(), { n: winner });
+    });
+
     it(`${resource.name}: keeps every key of 50 concurrent merges into one document`, async () => {
       const send = client(ctx, await ctx.given.tenant());
       const params = { ...resource.scope(), [id]: 'merged' };
@@ -295,6 +332,34 @@ describeEachBackend('the xAPI document resources', (ctx) => {
     assert.equal((await send('PUT', '/xapi/activities/state', params, { v: 1 })).statusCode, 204);
     assert.equal((await send('PUT', '/xapi/activities/state', params, { v: 2 })).statusCode, 204);
     assert.deepEqual((await send('GET', '/xapi/activities/state', params)).json(), { v: 2 });
+  });
+
+  it('state under xAPI 1.0.3: 20 concurrent PUTs of one new document all succeed, and one of them is stored whole', async () => {
+    const send = client(ctx, await ctx.given.tenant(), '1.0.3');
+    const params = { ...RESOURCES[0].scope(), stateId: 'last-wins' };
+    const bodies = Array.from({ length: 20 }, (_, n) => ({ n, pad: 'x'.repeat(n * 10) }));
+    const results = await Promise.all(bodies.map((body) => send('PUT', '/xapi/activities/state', params, body)));
+    assert.ok(results.every((res) => res.statusCode === 204));
+    const stored = (await send('GET', '/xapi/activities/state', params)).json() as { n: number };
+    assert.deepEqual(stored, bodies[stored.n]);
+  });
+
+  it('state: concurrent PUTs of new documents of two tenants each land in their own tenant', async () => {
+    const [first, second] = [await ctx.given.tenant(), await ctx.given.tenant()];
+    const scope = RESOURCES[0].scope();
+    const puts = Array.from({ length: 30 }, (_, n) =>
+      client(ctx, n % 2 ? second : first)('PUT', '/xapi/activities/state', { ...scope, stateId: `s${n}` }, { n, tenant: n % 2 }),
+    );
+    assert.ok((await Promise.all(puts)).every((res) => res.statusCode === 204));
+    for (const [index, tenant] of [first, second].entries()) {
+      const send = client(ctx, tenant);
+      const ids = ((await send('GET', '/xapi/activities/state', scope)).json() as string[]).sort();
+      assert.deepEqual(
+        ids,
+        Array.from({ length: 15 }, (_, k) => `s${2 * k + index}`).sort(),
+      );
+      assert.deepEqual((await send('GET', '/xapi/activities/state', { ...scope, stateId: `s${index}` })).json(), { n: index, tenant: index });
+    }
   });
 
   it('state: registrations are separate documents; lists and deletes filter by registration', async () => {

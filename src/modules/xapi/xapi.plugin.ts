@@ -13,6 +13,16 @@ declare module 'fastify' {
 /** The versions this LRS speaks, newest last, as `GET /xapi/about` lists them. */
 export const XAPI_VERSIONS = ['1.0.3', '2.0.0'] as const;
 
+/** CORS for `/xapi/`: any origin, the headers xAPI clients send and read. Built once: every request uses it. */
+const XAPI_CORS = Object.freeze({
+  origin: '*',
+  methods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'OPTIONS'],
+  allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'X-Experience-API-Version', 'X-SVC-Tenant'],
+  exposedHeaders: ['ETag', 'Last-Modified', 'X-Experience-API-Consistent-Through', 'X-Experience-API-Version', 'Content-Type'],
+  maxAge: 86_400,
+});
+const NO_CORS = Object.freeze({ origin: false as const });
+
 const isXapi = (url: string) => url === '/xapi' || url.startsWith('/xapi/') || url.startsWith('/xapi?');
 
 /**
@@ -25,16 +35,7 @@ export const xapiPlugin = fp<{ defaultVersion?: '1.0.3' | '2.0.0' }>(
   async (app, { defaultVersion = '2.0.0' }) => {
     await app.register(cors, {
       hook: 'onRequest',
-      delegator: (request, callback) => {
-        if (!isXapi(request.url ?? '')) return callback(null, { origin: false });
-        callback(null, {
-          origin: '*',
-          methods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'OPTIONS'],
-          allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'X-Experience-API-Version', 'X-SVC-Tenant'],
-          exposedHeaders: ['ETag', 'Last-Modified', 'X-Experience-API-Consistent-Through', 'X-Experience-API-Version', 'Content-Type'],
-          maxAge: 86_400,
-        });
-      },
+      delegator: (request, callback) => callback(null, isXapi(request.url ?? '') ? XAPI_CORS : NO_CORS),
     });
 
     app.decorateRequest('xapiVersion', defaultVersion);

@@ -83,6 +83,74 @@ export async function insertDocumentIfAbsent(
   return rowCount === 1;
 }
 
+/** One new document of a batch: its tenant, where it lives, and what to store. */
+export interface NewDocument {
+  tenantId: string;
+  key: DocumentKey;
+  document: Omit<StoredDocument, 'updatedAt'>;
+}
+
+// Joined on NUL, which no text column can hold, so two keys are equal only when every part is.
+const keyText = (tenantId: string, key: DocumentKey) =>
+  `${tenantId}\0${key.kind}\0${key.activityId}\0${key.agentKey}\0${key.registration}\0${key.documentId}`;
+
+/** What tells two new documents apart: equal for the same row of `xapi_documents`. */
+export const newDocumentKey = ({ tenantId, key }: NewDocument): string => keyText(tenantId, key);
+
+/**
+ * insertDocumentIfAbsent for many documents in one statement (each key at most once): answers,
+ * in the documents' order, whether each was inserted. The rows go in key order, so that two
+ * batches sharing keys wait for each other instead of deadlocking.
+ */
+export async function insertDocumentsIfAbsent(sql: SqlClient, documents: readonly NewDocument[]): Promise<boolean[]> {
+  const keys = documents.map(newDocumentKey);
+  const ordered = documents.map((_, i) => i).sort((a, b) => compare(keys[a], keys[b]));
+  const column = <T>(of: (document: NewDocument) => T) => ordered.map((i) => of(documents[i]));
+  const { rows } = await sql.query<KeyRow>(
+    `INSERT INTO xapi_documents
+       (tenant_id, kind, activity_id, agent_key, registration, document_id, content, content_type, etag, updated_at)
+     SELECT tenant_id, kind, activity_id, agent_key, registration, document_id, content, content_type, etag, clock_timestamp()
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[], $9::text[])
+         AS t (tenant_id, kind, activity_id, agent_key, registration, document_id, content, content_type, etag)
+     ON CONFLICT ON CONSTRAINT xapi_documents__key DO NOTHING
+     RETURNING tenant_id, kind, activity_id, agent_key, registration, document_id`,
+    [
+      column((d) => d.tenantId),
+      column((d) => d.key.kind),
+      column((d) => d.key.activityId),
+      column((d) => d.key.agentKey),
+      column((d) => d.key.registration),
+      column((d) => d.key.documentId),
+      column((d) => d.document.content),
+      column((d) => d.document.contentType),
+      column((d) => d.document.etag),
+    ],
+  );
+  const inserted = new Set(
+    rows.map((row) =>
+      keyText(row.tenant_id, {
+        kind: row.kind,
+        activityId: row.activity_id,
+        agentKey: row.agent_key,
+        registration: row.registration,
+        documentId: row.document_id,
+      }),
+    ),
+  );
+  return keys.map((key) => inserted.has(key));
+}
+
+interface KeyRow {
+  tenant_id: string;
+  kind: DocumentKind;
+  activity_id: string;
+  agent_key: string;
+  registration: string;
+  document_id: string;
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 export async function updateDocument(
   sql: SqlClient,
   tenantId: string,

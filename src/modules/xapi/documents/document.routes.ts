@@ -19,6 +19,7 @@ import {
   removeDocuments,
   type DocumentKey,
   type DocumentScope,
+  type NewDocumentWriter,
 } from './document.service.js';
 import { DocumentErrors } from './documents.errors.js';
 
@@ -203,7 +204,12 @@ const errors = {
 const noContent = Type.Null({ description: 'Done.' });
 
 /** Registers GET (and HEAD), PUT, POST and DELETE for one document resource. */
-export function registerDocumentRoutes(app: FastifyInstance, sql: SqlClient, resource: DocumentResource): void {
+export function registerDocumentRoutes(
+  app: FastifyInstance,
+  sql: SqlClient,
+  newDocuments: NewDocumentWriter,
+  resource: DocumentResource,
+): void {
   const querystring = querySchema(resource);
   const write = (request: FastifyRequest, key: DocumentKey) => ({
     key,
@@ -259,7 +265,7 @@ export function registerDocumentRoutes(app: FastifyInstance, sql: SqlClient, res
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
       const { scope, key } = address(resource, request, true);
-      await overwriteDocument(sql, tenantOf(request, scope), write(request, key as DocumentKey));
+      await overwriteDocument(sql, newDocuments, tenantOf(request, scope), write(request, key as DocumentKey));
       return reply.status(204).send();
     },
   );

@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { WriteBatcher } from '../../../platform/database/write-batcher.js';
 import {
   asJsonObject,
   etagOf,
@@ -12,7 +13,7 @@ import {
   type StoredVersion,
 } from './document-rules.js';
 import * as repository from './document.repository.js';
-import type { DocumentKey, DocumentScope, StoredDocument } from './document.repository.js';
+import type { DocumentKey, DocumentScope, NewDocument, StoredDocument } from './document.repository.js';
 import { DocumentErrors } from './documents.errors.js';
 
 export type { DocumentKey, DocumentScope, StoredDocument };
@@ -69,11 +70,33 @@ async function lockedWrite(
   });
 }
 
+/**
+ * Where the PUTs of new documents go: the inserts of concurrent requests are written together,
+ * one statement and one commit for many (platform/database/write-batcher.ts). One per process.
+ */
+export type NewDocumentWriter = WriteBatcher<NewDocument>;
+
+export const newDocumentWriter = (sql: SqlClient): NewDocumentWriter =>
+  new WriteBatcher<NewDocument>({
+    write: async (documents) =>
+      documents.length === 1
+        ? [await repository.insertDocumentIfAbsent(sql, documents[0].tenantId, documents[0].key, documents[0].document)]
+        : repository.insertDocumentsIfAbsent(sql, documents),
+    keyOf: repository.newDocumentKey,
+    maxInFlight: 4,
+    maxBatch: 100,
+  });
+
 /** Where a PUT without If-Match or If-None-Match may not replace an existing document. */
 const existingNeedsPrecondition = (write: DocumentWrite) => write.version === '2.0.0' || write.key.kind !== 'state';
 
 /** PUT: stores the document in place of any other (xAPI 2.0 Part 3 §1.2.1). */
-export async function overwriteDocument(sql: SqlClient, tenantId: string, write: DocumentWrite): Promise<void> {
+export async function overwriteDocument(
+  sql: SqlClient,
+  newDocuments: NewDocumentWriter,
+  tenantId: string,
+  write: DocumentWrite,
+): Promise<void> {
   parseContent(write);
   const next = version(write.content, write.contentType);
   const { preconditions } = write;
@@ -81,8 +104,9 @@ export async function overwriteDocument(sql: SqlClient, tenantId: string, write:
     // 1.0.3 §7.3 (as its conformance suite reads it): a profile PUT must say what it expects.
     throw (await repository.findDocument(sql, tenantId, write.key)) ? DocumentErrors.conflict() : DocumentErrors.preconditionRequired();
   }
-  // The common case, a new document, costs one statement and no transaction.
-  if (preconditions.ifMatch === undefined && (await repository.insertDocumentIfAbsent(sql, tenantId, write.key, next))) return;
+  // The common case, a new document, costs no transaction: its insert shares one statement with
+  // those of other requests; only when one is stored already is it read and replaced under a lock.
+  if (preconditions.ifMatch === undefined && (await newDocuments.submit({ tenantId, key: write.key, document: next }))) return;
   await lockedWrite(sql, tenantId, write.key, (current) => {
     if (!preconditionsHold(preconditions, current)) throw DocumentErrors.preconditionFailed();
     if (current && !hasPreconditions(preconditions) && existingNeedsPrecondition(write)) throw DocumentErrors.conflict();

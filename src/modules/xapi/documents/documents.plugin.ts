@@ -4,6 +4,7 @@ import { activityProfileResource } from '../activity-profile/activity-profile.re
 import { agentProfileResource } from '../agent-profile/agent-profile.resource.js';
 import { stateResource } from '../state/state.resource.js';
 import { registerDocumentRoutes } from './document.routes.js';
+import { newDocumentWriter } from './document.service.js';
 
 export interface DocumentsPluginOptions {
   sql: SqlClient;
@@ -18,7 +19,8 @@ export interface DocumentsPluginOptions {
 export const documentsPlugin: FastifyPluginAsync<DocumentsPluginOptions> = async (app, { sql, documentLimitBytes }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: documentLimitBytes }, (_request, body, done) => done(null, body));
+  const newDocuments = newDocumentWriter(sql);
   for (const resource of [stateResource, activityProfileResource, agentProfileResource]) {
-    registerDocumentRoutes(app, sql, resource);
+    registerDocumentRoutes(app, sql, newDocuments, resource);
   }
 };
