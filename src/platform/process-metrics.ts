@@ -1,4 +1,4 @@
-import { Counter, type Metric } from 'prom-client';
+import { Counter, Histogram, type Metric } from 'prom-client';
 
 /**
  * What this process counts outside any one request: cache lookups, failed SQL statements and
@@ -80,5 +80,26 @@ export const rateLimitStoreErrors = new Counter({
   registers: [],
 });
 
-/** Every counter above, for `/metrics` to register. */
-export const PROCESS_COUNTERS: Metric[] = [cacheLookups, queryErrors, signInFailures, signInLockouts, rateLimitRefusals, rateLimitStoreErrors];
+/**
+ * The rows of each statement a WriteBatcher wrote (platform/database/write-batcher.ts), by what it
+ * writes: a count of 1 means a request's row went alone; the mean (`_sum` / `_count`) is how many
+ * requests share a commit.
+ */
+export const writeBatchRows = new Histogram({
+  name: 'learnbase_db_write_batch_rows',
+  help: 'Rows of each statement that wrote the rows of several concurrent requests together, by what it wrote (new_documents: PUTs of new xAPI documents).',
+  labelNames: ['writes'] as const,
+  buckets: [1, 2, 4, 8, 16, 32, 64, 100],
+  registers: [],
+});
+
+/** Every metric above, for `/metrics` to register. */
+export const PROCESS_COUNTERS: Metric[] = [
+  cacheLookups,
+  queryErrors,
+  signInFailures,
+  signInLockouts,
+  rateLimitRefusals,
+  rateLimitStoreErrors,
+  writeBatchRows,
+];

@@ -152,6 +152,32 @@ describeEachBackend(
       assert.equal(value(after, 'learnbase_db_query_errors_total', { code: '42601' }), syntaxBefore + 1);
     });
 
+    it('counts the rows of the statements that wrote concurrent PUTs of new documents together', async () => {
+      const tenant = await ctx.given.tenant();
+      const before = histogramSeries((await ctx.app.inject({ method: 'GET', url: '/metrics' })).body, 'learnbase_db_write_batch_rows', {
+        writes: 'new_documents',
+      });
+      const [rowsBefore, batchesBefore] = [before.sum || 0, before.count || 0];
+      const agent = JSON.stringify({ mbox: 'mailto:metrics@example.com' });
+      const puts = await Promise.all(
+        Array.from({ length: 12 }, (_, n) =>
+          ctx.app.inject({
+            method: 'PUT',
+            url: `/xapi/activities/state?${new URLSearchParams({ activityId: 'https://example.com/metrics', agent, stateId: `s${n}` })}`,
+            headers: { ...tenant.xapi, 'content-type': 'application/json' },
+            payload: JSON.stringify({ n }),
+          }),
+        ),
+      );
+      assert.ok(puts.every((res) => res.statusCode === 204));
+      const after = histogramSeries((await ctx.app.inject({ method: 'GET', url: '/metrics' })).body, 'learnbase_db_write_batch_rows', {
+        writes: 'new_documents',
+      });
+      assert.equal(after.sum - rowsBefore, 12, 'every new document was written by one batch');
+      const batches = after.count - batchesBefore;
+      assert.ok(batches >= 1 && batches < 12, `12 concurrent PUTs shared statements: ${batches} batches`);
+    });
+
     it('counts hits and misses of the named caches', async () => {
       const tenant = await ctx.given.tenant();
       const before = await scrape(ctx.app);

@@ -13,6 +13,7 @@ function recordingBatcher(options: { maxInFlight?: number; maxBatch?: number; fa
   const stored = new Map<string, string>();
   const batches: string[][] = [];
   const batcher = new WriteBatcher<Row>({
+    name: 'test_rows',
     keyOf: (row) => row.key,
     maxInFlight: options.maxInFlight ?? 1,
     maxBatch: options.maxBatch ?? 100,

@@ -1,6 +1,9 @@
+import { writeBatchRows } from '../process-metrics.js';
 import { StorageError } from './storage-error.js';
 
 export interface WriteBatcherOptions<Item> {
+  /** What the batches write, for `/metrics` (`learnbase_db_write_batch_rows{writes="…"}`). */
+  name: string;
   /** One statement for the whole batch: answers one result per item, in the items' order. */
   write: (items: Item[]) => Promise<boolean[]>;
   /**
@@ -86,6 +89,7 @@ export class WriteBatcher<Item> {
 
   private async run(batch: Waiting<Item>[]): Promise<void> {
     try {
+      writeBatchRows.observe({ writes: this.options.name }, batch.length);
       const results = await this.options.write(batch.map((waiting) => waiting.item));
       batch.forEach((waiting, i) => waiting.resolve(results[i] ?? false));
     } catch (error) {

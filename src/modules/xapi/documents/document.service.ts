@@ -78,6 +78,7 @@ export type NewDocumentWriter = WriteBatcher<NewDocument>;
 
 export const newDocumentWriter = (sql: SqlClient): NewDocumentWriter =>
   new WriteBatcher<NewDocument>({
+    name: 'new_documents',
     write: async (documents) =>
       documents.length === 1
         ? [await repository.insertDocumentIfAbsent(sql, documents[0].tenantId, documents[0].key, documents[0].document)]
