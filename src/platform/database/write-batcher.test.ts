@@ -1,11 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { writeBatchRows } from '../process-metrics.js';
 import { StorageError } from './storage-error.js';
 import { WriteBatcher } from './write-batcher.js';
 
 interface Row {
   key: string;
   value: string;
+}
+
+/** The metric's `_count` and `_sum` for this test's batchers. */
+async function statementsCounted(): Promise<{ count: number; sum: number }> {
+  const { values } = await writeBatchRows.get();
+  const of = (name: string) => values.find((value) => value.metricName === name && value.labels.writes === 'test_rows')?.value ?? 0;
+  return { count: of('learnbase_db_write_batch_rows_count'), sum: of('learnbase_db_write_batch_rows_sum') };
 }
 
 /** A store behind a batcher that records each batch it was given; `fail` decides a batch's fate. */
@@ -70,6 +78,7 @@ describe('WriteBatcher', () => {
   it('writes a batch refused for one bad value again item by item: only that item fails', async () => {
     const bad = new StorageError('invalid_input', 'database.invalid_input', 'a value the database cannot hold');
     const { batcher, stored } = recordingBatcher({ fail: (rows) => rows.some((row) => row.value === 'bad') && bad });
+    const before = await statementsCounted();
     const results = await Promise.allSettled(['a', 'bad', 'c'].map((value) => batcher.submit({ key: value, value })));
     assert.deepEqual(
       results.map((result) => result.status),
@@ -77,6 +86,8 @@ describe('WriteBatcher', () => {
     );
     assert.equal((results[1] as PromiseRejectedResult).reason, bad);
     assert.deepEqual([...stored.keys()].sort(), ['a', 'c']);
+    const after = await statementsCounted();
+    assert.deepEqual({ count: after.count - before.count, sum: after.sum - before.sum }, { count: 4, sum: 6 }, 'the batch of 3, then 3 alone');
   });
 
   it('fails every item of a batch the database could not take (unavailable), without writing them again', async () => {

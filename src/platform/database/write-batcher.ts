@@ -87,10 +87,15 @@ export class WriteBatcher<Item> {
     return batch;
   }
 
+  /** One statement: every one counts in the metric, a batch's or one item's written again alone. */
+  private write(items: Item[]): Promise<boolean[]> {
+    writeBatchRows.observe({ writes: this.options.name }, items.length);
+    return this.options.write(items);
+  }
+
   private async run(batch: Waiting<Item>[]): Promise<void> {
     try {
-      writeBatchRows.observe({ writes: this.options.name }, batch.length);
-      const results = await this.options.write(batch.map((waiting) => waiting.item));
+      const results = await this.write(batch.map((waiting) => waiting.item));
       batch.forEach((waiting, i) => waiting.resolve(results[i] ?? false));
     } catch (error) {
       if (batch.length === 1 || !writtenAgainAlone(error)) {
@@ -99,7 +104,7 @@ export class WriteBatcher<Item> {
       }
       for (const waiting of batch) {
         try {
-          const [inserted] = await this.options.write([waiting.item]);
+          const [inserted] = await this.write([waiting.item]);
           waiting.resolve(inserted ?? false);
         } catch (alone) {
           waiting.reject(alone);
