@@ -88,3 +88,22 @@ export function findActivityIdsByTagsAndAttributes(
 ): Promise<string[]> {
   return findActivityIdsMatching(sql, tenantId, match);
 }
+
+/**
+ * The activities among `ids` that the registry holds outside `rootId`'s subtree: registered, and
+ * neither `rootId` nor below it (through parentId, any depth). A launch token's statements may
+ * not be about these (statements.service.ts).
+ */
+export async function findRegisteredOutside(sql: SqlClient, tenantId: string, ids: readonly string[], rootId: string): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const parents = await findAncestorLinks(sql, tenantId, ids);
+  const inside = (id: string): boolean => {
+    const seen = new Set<string>();
+    for (let at: string | null | undefined = id; at !== null && at !== undefined && !seen.has(at); at = parents.get(at)) {
+      if (at === rootId) return true;
+      seen.add(at);
+    }
+    return false;
+  };
+  return ids.filter((id) => parents.has(id) && !inside(id));
+}

@@ -13,6 +13,7 @@ import type { JsonObject } from './statement-validator.js';
 import { AttachmentErrors } from './attachments.errors.js';
 import { checkSignature, SIGNATURE_CONTENT_TYPE, SIGNATURE_USAGE_TYPE } from './attachments.signature.js';
 import { databaseAttachmentStore, type AttachmentData, type AttachmentStore } from './attachments.store.js';
+import { findUnsentAttachments, type UnsentAttachment } from './unsent-attachments.repository.js';
 
 /**
  * Statement attachments (xAPI 2.0 Part 2 §2.4.11, Part 3 §1.5.2; 1.0.3 §2.4.11 and Part 3
@@ -241,10 +242,28 @@ export async function matchAttachments(
 }
 
 /**
+ * The attachments of `statements` (with their final ids) that no part of the request carried:
+ * fileUrl attachments sent without data. Recorded for a learner credential's or launch token's
+ * statements, which are never answered with stored data of such a hash (attachmentsOf).
+ */
+export function unsentAttachments(
+  statements: readonly JsonObject[],
+  ids: readonly string[],
+  parts: readonly AttachmentPart[],
+): UnsentAttachment[] {
+  const sent = new Set(parts.map((part) => part.sha2));
+  return statements.flatMap((statement, index) =>
+    listAttachments(statement, '').flatMap(({ sha2 }) => (sent.has(sha2) ? [] : [{ statementId: ids[index]!, sha2 }])),
+  );
+}
+
+/**
  * The attachment data the statements use, each hash once, for `attachments=true` (2.0 Part 3
  * §2.1.3): hashes from the statements' own JSON (and their SubStatements'), data through the
- * store; a fileUrl attachment whose data was never sent has none, and is not answered. Each
- * answered with the contentType of the first attachment naming it.
+ * store; a fileUrl attachment whose data was never sent has none, and is not answered. Data is
+ * stored once per tenant and hash, so a learner's statement naming a hash it did not send (its
+ * row in xapi_attachments_unsent) is not answered with another person's copy of that data.
+ * Each answered with the contentType of the first attachment naming it.
  */
 export async function attachmentsOf(
   sql: SqlClient,
@@ -252,11 +271,15 @@ export async function attachmentsOf(
   tenantId: string,
   statements: readonly JsonObject[],
 ): Promise<AttachmentData[]> {
+  const named = statements.flatMap((statement) => listAttachments(statement, '').map((item) => ({ ...item, statementId: String(statement.id).toLowerCase() })));
+  if (named.length === 0) return [];
+  const unsent = new Set(
+    (await findUnsentAttachments(sql, tenantId, [...new Set(named.map((item) => item.statementId))])).map((row) => `${row.statementId} ${row.sha2}`),
+  );
   const contentTypes = new Map<string, string>();
-  for (const statement of statements) {
-    for (const { attachment, sha2 } of listAttachments(statement, '')) {
-      if (!contentTypes.has(sha2) && typeof attachment.contentType === 'string') contentTypes.set(sha2, attachment.contentType);
-    }
+  for (const { attachment, sha2, statementId } of named) {
+    if (unsent.has(`${statementId} ${sha2}`)) continue;
+    if (!contentTypes.has(sha2) && typeof attachment.contentType === 'string') contentTypes.set(sha2, attachment.contentType);
   }
   if (contentTypes.size === 0) return [];
   const found = await store.get(sql, tenantId, [...contentTypes.keys()]);

@@ -2,6 +2,10 @@ import { AppError, badRequest, conflict, notFound } from '../../../platform/http
 
 /** The statements resource's errors, `statements.reason`. */
 export const StatementErrors = {
+  batchTooLarge: (sent: number, limit: number) =>
+    new AppError('statements.batch_too_large', 413, `The batch holds ${sent} statements; this LRS takes at most ${limit} in one request. Send them in smaller batches.`, {
+      details: { limit, sent },
+    }),
   emptyBatch: () => badRequest('statements.empty_batch', 'The request body must be a statement or a non-empty array of statements.'),
   duplicateIdInBatch: (id: string) =>
     badRequest('statements.duplicate_id', `The batch uses the statement id ${id} more than once; each statement needs its own id.`, { id }),
@@ -33,5 +37,5 @@ export const StatementErrors = {
       `Statements are sent as application/json, not ${contentType}.`,
       { contentType },
     ),
-  forbidden: (why: string) => new AppError('statements.forbidden', 403, why),
+  forbidden: (why: string, details?: Record<string, unknown>) => new AppError('statements.forbidden', 403, why, { details }),
 };

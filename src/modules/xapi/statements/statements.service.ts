@@ -13,7 +13,9 @@ import {
 import { parseTimestamp } from '../timestamp.js';
 import { isIri, isUuid, validateStatement, type JsonObject, type XapiVersion } from './statement-validator.js';
 import { StatementErrors } from './statements.errors.js';
-import { matchAttachments, NO_ATTACHMENTS, type StatementAttachments } from './attachments.js';
+import { matchAttachments, NO_ATTACHMENTS, unsentAttachments, type StatementAttachments } from './attachments.js';
+import { insertUnsentAttachments } from './unsent-attachments.repository.js';
+import { findRegisteredOutside } from '../../activities/activity-registry.service.js';
 import { canonicalDefinitions, recordDefinitions } from '../activities/activities.service.js';
 import { recordAgents } from '../agents/agents.service.js';
 import { recordCompletions } from '../../completions/completion.service.js';
@@ -98,9 +100,11 @@ export async function storeStatements(
     const complete = completeStatement(statement, { id: ids[index], stored, authority, version });
     return { id: ids[index], statement: complete, stored, index: indexStatement(complete) };
   });
-  for (const item of prepared) assertMayWrite(caller.principal, item);
+  prepared.forEach((item, index) => assertMayWrite(caller.principal, item, paths[index]));
 
   await sql.transaction(async (tx) => {
+    await assertInLaunchScope(tx, caller, prepared, paths);
+    await assertMayVoid(tx, caller, prepared, paths);
     const existing = new Map((await findStatements(tx, caller.tenantId, ids)).map((row) => [row.id, row]));
     sent.forEach((statement, index) => {
       const found = existing.get(ids[index]);
@@ -120,16 +124,29 @@ export async function storeStatements(
     const insertedItems = prepared.filter((item) => inserted.has(item.id));
     const targets = insertedItems.flatMap((item) => (item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId] : []));
     const voided = await markVoided(tx, caller.tenantId, [...insertedItems.filter((item) => !item.index.voiding).map((item) => item.id), ...targets]);
-    await recordDefinitionsAndAgents(tx, caller.tenantId, insertedItems, stored);
+    await recordDefinitionsAndAgents(tx, caller, insertedItems, stored);
     await recordCompletions(tx, caller.tenantId, insertedItems, voided);
     await attachments.store.put(tx, caller.tenantId, attachmentData);
+    if (caller.principal.agentKey !== undefined) {
+      const insertedIds = new Set(insertedItems.map((item) => item.id));
+      const unsent = unsentAttachments(sent, ids, attachmentData).filter((item) => insertedIds.has(item.statementId));
+      await insertUnsentAttachments(tx, caller.tenantId, unsent);
+    }
   });
   return ids;
 }
 
-async function recordDefinitionsAndAgents(sql: SqlClient, tenantId: string, items: NewStatement[], updated: string): Promise<void> {
-  await recordDefinitions(sql, tenantId, items.flatMap((item) => item.index.definitions), updated);
-  await recordAgents(sql, tenantId, items.flatMap((item) => item.index.people), updated);
+/**
+ * Records the statements' activity definitions and the people they name. A learner credential
+ * or launch token speaks only for its own agent: the other people its statements name (an
+ * instructor, a team, an Agent object) are neither created nor changed by them, so it can never
+ * turn someone into a Group or give them names.
+ */
+async function recordDefinitionsAndAgents(sql: SqlClient, caller: StatementCaller, items: NewStatement[], updated: string): Promise<void> {
+  await recordDefinitions(sql, caller.tenantId, items.flatMap((item) => item.index.definitions), updated);
+  const own = caller.principal.agentKey;
+  const people = items.flatMap((item) => item.index.people).filter((person) => own === undefined || (person.key === own && person.objectType === undefined));
+  await recordAgents(sql, caller.tenantId, people, updated);
 }
 
 /**
@@ -146,45 +163,102 @@ function withLaunchRegistration(principal: Principal, statements: JsonObject[]):
   });
 }
 
-/** The agent keys of a statement's actor: the agent, or a group and its members. */
-function actorKeys(statement: JsonObject): Set<string> {
+/**
+ * The key of a statement's actor when it is an Agent (not a Group) with an identifier, else undefined.
+ * The statement was validated, so an Agent's identifier parses.
+ */
+function agentActorKey(statement: JsonObject): string | undefined {
   const actor = statement.actor as JsonObject;
-  const members = Array.isArray(actor.member) ? actor.member : [];
-  const keys = new Set<string>();
-  for (const agent of [actor, ...members]) {
-    if (typeof agent !== 'object' || agent === null || Array.isArray(agent)) continue;
-    if (!['mbox', 'mbox_sha1sum', 'openid', 'account'].some((ifi) => (agent as JsonObject)[ifi] !== undefined)) continue;
-    keys.add(parseAgent({ ...agent, objectType: undefined }).key);
-  }
-  return keys;
+  if (actor.objectType !== undefined && actor.objectType !== 'Agent') return undefined;
+  return parseAgent({ ...actor, objectType: undefined }).key;
+}
+
+/** The id of the statement's object when it is an Activity. */
+function objectActivityId(statement: JsonObject): string | undefined {
+  const object = statement.object as JsonObject;
+  return (object.objectType === undefined || object.objectType === 'Activity') && typeof object.id === 'string' ? object.id : undefined;
 }
 
 /** True when the statement's object, or one of its context activities, is this activity. */
 function isAbout(statement: JsonObject, activityId: string): boolean {
-  const object = statement.object as JsonObject;
-  if ((object.objectType === undefined || object.objectType === 'Activity') && object.id === activityId) return true;
+  if (objectActivityId(statement) === activityId) return true;
   const context = statement.context as JsonObject | undefined;
   const lists = context && typeof context.contextActivities === 'object' && context.contextActivities !== null ? Object.values(context.contextActivities) : [];
   return lists.some((list) => (Array.isArray(list) ? list : [list]).some((activity) => (activity as JsonObject | null)?.id === activityId));
 }
 
 /**
- * Actor credentials and launch tokens write only statements whose actor is their own agent (or a
- * group with it as a member); a launch token, only about its own activity (the object or a
- * context activity) and in its own registration. Admins and API keys write anything in their tenant.
+ * Actor credentials and launch tokens write only statements whose actor is exactly their own
+ * agent: never a Group, identified or anonymous, even one listing them as a member, since a
+ * group's identifier and its other members are other people, whose records and kind a learner
+ * must not set (docs/xapi-statements.md, "What a learner credential may store"). A launch token
+ * writes only about its own activity (the object or a context activity) in its own registration.
+ * Admins and API keys write anything in their tenant.
  */
-function assertMayWrite(principal: Principal, item: NewStatement): void {
+function assertMayWrite(principal: Principal, item: NewStatement, path: string): void {
   if (principal.agentKey === undefined) return;
-  if (!actorKeys(item.statement).has(principal.agentKey)) {
-    throw StatementErrors.forbidden('This credential may only store statements whose actor is its own agent (or a group with it as a member).');
+  if (agentActorKey(item.statement) !== principal.agentKey) {
+    throw StatementErrors.forbidden(
+      `${path}.actor must be this credential's own agent (an Agent with its identifier, not a Group): a learner credential or launch token stores statements about its learner only.`,
+      { path: `${path}.actor` },
+    );
   }
   if (principal.activityId !== undefined && !isAbout(item.statement, principal.activityId)) {
     throw StatementErrors.forbidden(
       `This launch token may only store statements about its own activity ${principal.activityId} (as the object or a context activity).`,
+      { path: `${path}.object` },
     );
   }
   if (principal.registration !== undefined && item.index.registration !== principal.registration) {
-    throw StatementErrors.forbidden(`This launch token may only store statements of its own registration ${principal.registration}.`);
+    throw StatementErrors.forbidden(`This launch token may only store statements of its own registration ${principal.registration}.`, {
+      path: `${path}.context.registration`,
+    });
+  }
+}
+
+/**
+ * A launch token's statement whose object is another activity than its own (content reporting
+ * on a question or a page, with the launched activity as a context activity) is refused when
+ * that object is in the activities registry outside the launched activity's subtree: otherwise
+ * the token of one course could record "passed" for any other course, and make its completion
+ * record. Activities below the launched one in the registry, and activities the registry does
+ * not hold (the content's own parts), are the content's to report on.
+ */
+async function assertInLaunchScope(sql: SqlClient, caller: StatementCaller, prepared: readonly NewStatement[], paths: readonly string[]): Promise<void> {
+  const root = caller.principal.activityId;
+  if (root === undefined) return;
+  const objects = prepared.map((item) => objectActivityId(item.statement));
+  const others = [...new Set(objects.filter((id): id is string => id !== undefined && id !== root))];
+  const outside = new Set(await findRegisteredOutside(sql, caller.tenantId, others, root));
+  const index = objects.findIndex((id) => id !== undefined && outside.has(id));
+  if (index >= 0) {
+    throw StatementErrors.forbidden(
+      `This launch token may not store statements about ${objects[index]}: it is a registered activity outside ${root}, the activity the token was launched for.`,
+      { path: `${paths[index]}.object.id` },
+    );
+  }
+}
+
+/**
+ * A learner credential or launch token voids only statements it may read itself (its own
+ * agent's; a launch token's, of its activity and registration) that are stored already or come
+ * in the same batch. A voiding statement naming an id not stored yet would void whatever
+ * statement later arrives with that id, someone else's too, so it is refused as well.
+ */
+async function assertMayVoid(sql: SqlClient, caller: StatementCaller, prepared: readonly NewStatement[], paths: readonly string[]): Promise<void> {
+  if (caller.principal.agentKey === undefined) return;
+  const voiding = prepared.flatMap((item, index) => (item.index.voiding && item.index.objectStatementId ? [{ target: item.index.objectStatementId, index }] : []));
+  if (voiding.length === 0) return;
+  const inBatch = new Map(prepared.map((item) => [item.id, item.statement]));
+  const stored = new Map((await findStatements(sql, caller.tenantId, voiding.map(({ target }) => target))).map((row) => [row.id, row.statement]));
+  for (const { target, index } of voiding) {
+    const statement = inBatch.get(target) ?? stored.get(target);
+    if (statement === undefined || !mayRead(caller.principal, statement)) {
+      throw StatementErrors.forbidden(
+        `${paths[index]} voids ${target}, which is not a stored statement of this credential's own: a learner credential or launch token voids only its own statements.`,
+        { path: `${paths[index]}.object.id` },
+      );
+    }
   }
 }
 
