@@ -222,12 +222,17 @@ describeEachBackend('A learner credential', (ctx) => {
     const own = await post(statement(learner.agent));
     assert.equal(own.statusCode, 200, own.body);
     const [id] = own.json();
-    const asGroup = await post(statement({ objectType: 'Group', member: [learner.agent, { mbox: 'mailto:peer@example.com' }] }));
+    // A group naming the learner and someone else is not the learner's to write (issue 24)…
+    const groupActor = { objectType: 'Group', member: [learner.agent, { mbox: 'mailto:peer@example.com' }] };
+    const refusedGroup = await post(statement(groupActor));
+    assert.equal(refusedGroup.statusCode, 403, refusedGroup.body);
+    // … but the API key's statement with that group as actor is the learner's to read.
+    const asGroup = await ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: learner.tenant.xapi, payload: statement(groupActor) });
     assert.equal(asGroup.statusCode, 200, asGroup.body);
     const others = await post(statement({ mbox: 'mailto:someone-else@example.com' }));
     assert.equal(others.statusCode, 403);
     assert.equal(others.json().code, 'statements.forbidden');
-    assert.match(others.json().message, /actor is its own agent/);
+    assert.match(others.json().message, /must be this credential's own agent/);
     // Naming the learner as the object is not being its actor.
     const aboutLearner = await post({ ...statement({ mbox: 'mailto:someone-else@example.com' }), object: { objectType: 'Agent', ...learner.agent } });
     assert.equal(aboutLearner.statusCode, 403);
