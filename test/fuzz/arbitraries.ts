@@ -31,6 +31,12 @@ export interface FuzzContext {
     /** A pending sign-in form, as a browser holds it: its hidden fields and its cookie. */
     form: { requestId: string; csrfToken: string; cookieName: string; cookieValue: string };
   };
+  /**
+   * The learner LEARNER_MBOX as principals of its own, `Basic …` each: a learner credential and
+   * a launch token of LAUNCH_ACTIVITY. Statements name that learner as their actor, alone or in
+   * groups, so both the allowed and the refused writes of issue 24 are tried.
+   */
+  learner: { credential: string; launchToken: string };
 }
 
 export interface FuzzRequest {
@@ -54,6 +60,27 @@ export const DEEP_ARRAY = '['.repeat(DEEP) + ']'.repeat(DEEP);
 export const DEEP_OBJECT = '{"a":'.repeat(DEEP) + '1' + '}'.repeat(DEEP);
 
 const LONG = 'x'.repeat(10_000);
+
+/**
+ * `length` characters of base64url that PostgreSQL cannot compress: a B-tree entry holds about
+ * 2,700 bytes after compression, so a run of one letter fits where the same length of this does
+ * not (issue 24 found 500s with such values in every indexed column).
+ */
+export function incompressible(length: number, seed = 'fuzz'): string {
+  let text = '';
+  for (let i = 0; text.length < length; i++) text += createHash('sha256').update(`${seed}:${i}`).digest('base64url');
+  return text.slice(0, length);
+}
+
+/** Text around and far past an index entry's limit: ASCII, two-byte and four-byte characters, none compressible. */
+export const longIndexedText: fc.Arbitrary<string> = fc.constantFrom(
+  incompressible(1_900),
+  incompressible(2_100),
+  incompressible(2_800),
+  incompressible(9_000),
+  [...incompressible(1_400)].map((c) => `${c}\u00e9`).join('').slice(0, 2_400),
+  [...incompressible(800)].map((c) => `${c}\u{1F600}`).join(''),
+);
 
 /** Strings that break naive code: NUL, lone surrogates, byte-order marks, prototype keys, long runs. */
 const SPECIAL_STRINGS = [
@@ -389,7 +416,11 @@ const absent = fc.constant<string | undefined>(undefined);
 /** Valid: the tenant's API key, or the admin's Bearer token. Hostile: absent, garbage, someone else's. */
 function authorizationHeader(ctx: FuzzContext): Part<string | undefined> {
   return header(
-    fc.oneof({ weight: 4, arbitrary: fc.constant(ctx.tenant.authorization) }, { weight: 1, arbitrary: fc.constant(`Bearer ${ctx.oauth.accessToken}`) }),
+    fc.oneof(
+      { weight: 4, arbitrary: fc.constant(ctx.tenant.authorization) },
+      { weight: 1, arbitrary: fc.constant(`Bearer ${ctx.oauth.accessToken}`) },
+      { weight: 1, arbitrary: fc.constantFrom(ctx.learner.credential, ctx.learner.launchToken) },
+    ),
     fc.oneof(
       absent,
       fc.constantFrom('garbage', 'Basic', 'Basic ', 'Basic !!!', 'Basic ====', 'Bearer', 'Bearer ', 'Bearer garbage', 'Digest x', '   ', 'basic', 'BASIC x'),
@@ -604,6 +635,9 @@ function route(spec: RouteSpec): fc.Arbitrary<FuzzRequest> {
 
 const MBOXES = ['mailto:learner@example.com', 'mailto:fuzz@example.com'];
 const ACTIVITIES = ['http://example.com/activities/a', 'http://example.com/activities/b', 'https://example.com/x?y=1'];
+/** The fuzz context's learner, and the activity its launch token was launched for. */
+export const LEARNER_MBOX = MBOXES[0]!;
+export const LAUNCH_ACTIVITY = ACTIVITIES[0]!;
 const VERBS = ['http://adlnet.gov/expapi/verbs/completed', 'http://adlnet.gov/expapi/verbs/voided', 'http://example.com/verbs/x'];
 
 const validAgent = fc.oneof(
@@ -613,7 +647,15 @@ const validAgent = fc.oneof(
   fc.constant({ openid: 'http://example.com/openid' }),
   fc.constant({ account: { homePage: 'http://example.com', name: 'learner' } }),
 );
-const validActor = fc.oneof(validAgent, fc.constant({ objectType: 'Group', member: [{ mbox: MBOXES[0] }] }));
+// MBOXES[0] is the fuzz context's learner (its credential and launch token act for it): the
+// groups below are what a learner principal must not write (issue 24), an API key may.
+const validActor = fc.oneof(
+  validAgent,
+  fc.constant({ objectType: 'Group', member: [{ mbox: MBOXES[0] }] }),
+  fc.constant({ objectType: 'Group', member: [{ mbox: MBOXES[0] }, { mbox: MBOXES[1] }] }),
+  fc.constant({ objectType: 'Group', name: 'Forged', mbox: MBOXES[1], member: [{ mbox: MBOXES[0] }] }),
+  fc.constant({ objectType: 'Group', account: { homePage: 'http://example.com', name: 'learner' }, member: [{ mbox: MBOXES[0] }] }),
+);
 
 /** An agent of the right shape whose text is hostile, a wrong shape, or anything. */
 const hostileAgent: fc.Arbitrary<unknown> = fc.oneof(
@@ -628,6 +670,12 @@ const hostileAgent: fc.Arbitrary<unknown> = fc.oneof(
   hostileJson.map((value) => ({ objectType: value, mbox: MBOXES[0] })),
   fc.constant({ mbox: MBOXES[0], openid: 'http://example.com/' }),
   fc.constant({ objectType: 'Group', member: [] }),
+  longIndexedText.map((text) => ({ mbox: `mailto:${text}@example.com` })),
+  longIndexedText.map((text) => ({ mbox: MBOXES[0], name: text })),
+  longIndexedText.map((text) => ({ openid: `http://example.com/${text}` })),
+  longIndexedText.map((text) => ({ account: { homePage: 'http://example.com', name: text } })),
+  longIndexedText.map((text) => ({ account: { homePage: `http://example.com/${text}`, name: 'n' } })),
+  longIndexedText.map((text) => ({ objectType: 'Group', member: [{ mbox: MBOXES[0] }, { mbox: `mailto:${text}@example.com` }] })),
   hostileJson,
 );
 
@@ -647,7 +695,11 @@ const hostileActorId = fc.oneof(
 );
 
 const activityId = fc.constantFrom(...ACTIVITIES);
-const hostileIri = fc.oneof(hostileText.map((text) => `http://example.com/${text}`), fc.constantFrom('not an iri', 'http://', 'x:', `http://example.com/${'a'.repeat(10_000)}`));
+const hostileIri = fc.oneof(
+  hostileText.map((text) => `http://example.com/${text}`),
+  fc.constantFrom('not an iri', 'http://', 'x:', `http://example.com/${'a'.repeat(10_000)}`),
+  longIndexedText.map((text) => `http://example.com/${text}`),
+);
 
 const languageMap = fc.constant({ 'en-US': 'completed' });
 const hostileLanguageMap = fc.oneof(
@@ -656,7 +708,16 @@ const hostileLanguageMap = fc.oneof(
   hostileJson,
 );
 
-const validExtensions = fc.dictionary(fc.constantFrom('http://example.com/ext/a', 'http://example.com/ext/b'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 });
+/** Data that is valid JSON and must be stored as data: a `__proto__` key is a property name like any other (issue 24). */
+const protoKeyedValue = fc.constantFrom(
+  JSON.parse('{"__proto__":{"polluted":true}}') as unknown,
+  JSON.parse('{"a":{"__proto__":[1,2]},"constructor":{"prototype":{"x":1}}}') as unknown,
+);
+const validExtensions = fc.dictionary(
+  fc.constantFrom('http://example.com/ext/a', 'http://example.com/ext/b'),
+  fc.oneof({ weight: 4, arbitrary: fc.jsonValue({ maxDepth: 2 }) }, { weight: 1, arbitrary: protoKeyedValue }),
+  { maxKeys: 2 },
+);
 const hostileExtensions = fc.oneof(
   fc.tuple(fc.constantFrom('http://example.com/ext/a'), hostileJson).map(([key, value]) => ({ [key]: value })),
   hostileText.map((text) => ({ [`http://example.com/${text}`]: 1 })),
@@ -888,14 +949,17 @@ function documentQuery(resource: DocumentRoute, method: string): Record<string, 
   const needsId = method === 'PUT' || method === 'POST' || (method === 'DELETE' && !resource.hasRegistration);
   query[resource.idParameter] = param(resource.idParameter, ids, {
     required: needsId,
-    hostile: fc.oneof(hostileText, fc.constant('x'.repeat(5_000))),
+    hostile: fc.oneof(hostileText, fc.constant('x'.repeat(5_000)), longIndexedText),
     weight: 3,
   });
   query.since = param('since', validDate, { hostile: hostileDate, weight: method === 'GET' ? 3 : 1 });
   return query;
 }
 
-const documentJson = fc.dictionary(fc.constantFrom('a', 'b', 'c'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
+const documentJson = fc.oneof(
+  { weight: 5, arbitrary: fc.dictionary(fc.constantFrom('a', 'b', 'c'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }) },
+  { weight: 1, arbitrary: protoKeyedValue },
+);
 
 /** A document: JSON (what POST merges) or bytes; hostile: hostile JSON objects, deep nesting, invalid JSON. */
 function documentBody(method: string): Part<Body> {

@@ -4,7 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
 import { describeEachBackend } from '../support/build-test-app.js';
 import { exchange, givenOAuth, REDIRECT_URI } from '../auth/oauth-token-fixtures.js';
-import { ROUTE_FUZZERS, type FuzzContext, type FuzzRequest } from './arbitraries.js';
+import type { TestContext } from '../support/build-test-app.js';
+import type { GivenTenant } from '../support/given.js';
+import { LAUNCH_ACTIVITY, LEARNER_MBOX, ROUTE_FUZZERS, type FuzzContext, type FuzzRequest } from './arbitraries.js';
 
 /**
  * Every route, fed generated requests (valid-ish, with hostile parts: see arbitraries.ts), never
@@ -92,6 +94,32 @@ async function openSignInForm(app: FastifyInstance, clientId: string): Promise<F
   return { requestId: hidden('request_id'), csrfToken: hidden('csrf_token'), cookieName: cookie.name, cookieValue: cookie.value };
 }
 
+const basic = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+
+/** The learner of FuzzContext: an actor, its learner credential, and a launch of LAUNCH_ACTIVITY. */
+async function givenLearner(ctx: TestContext, tenant: GivenTenant): Promise<FuzzContext['learner']> {
+  const agent = { mbox: LEARNER_MBOX };
+  const upserted = await ctx.app.inject({ method: 'PUT', url: '/api/actors/agents', headers: tenant.headers, payload: { ...agent, name: 'Fuzz learner' } });
+  assert.ok(upserted.statusCode < 300, upserted.body);
+  const password = 'the fuzz learner password';
+  const created = await ctx.app.inject({ method: 'POST', url: '/api/auth/basic', headers: tenant.headers, payload: { username: 'fuzz-learner', password, data: { actor: agent } } });
+  assert.equal(created.statusCode, 201, created.body);
+  const registered = await ctx.app.inject({
+    method: 'PUT',
+    url: '/api/activities',
+    headers: tenant.headers,
+    payload: [{ id: LAUNCH_ACTIVITY, definition: { name: { 'en-US': 'Fuzz course' } }, launchUrl: 'https://content.example.com/fuzz/' }],
+  });
+  assert.ok(registered.statusCode < 300, registered.body);
+  const launched = await ctx.app.inject({
+    method: 'GET',
+    url: `/api/activities/launch?${new URLSearchParams({ activityId: LAUNCH_ACTIVITY, auth: basic('fuzz-learner', password) })}`,
+    headers: { host: `${tenant.name}.${ctx.config.baseDomain}:8080` },
+  });
+  assert.equal(launched.statusCode, 302, launched.body);
+  return { credential: basic('fuzz-learner', password), launchToken: new URL(launched.headers.location as string).searchParams.get('auth')! };
+}
+
 describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {
   let fuzz: FuzzContext;
   let served: Map<string, Set<string>>;
@@ -120,6 +148,7 @@ describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {
         codeVerifier: verifier ?? '',
         form: await openSignInForm(ctx.app, oauth.client.clientId),
       },
+      learner: await givenLearner(ctx, oauth.tenant),
     };
   });
 

@@ -456,6 +456,8 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
           codeVerifier: 'unused',
           form: { requestId: 'unused', csrfToken: 'unused', cookieName: 'unused', cookieValue: 'unused' },
         },
+        // No learner here: an unknown one is refused (401), like any wrong credential.
+        learner: { credential: 'Basic dW51c2VkOnVudXNlZA==', launchToken: 'Basic dW51c2VkOnVudXNlZA==' },
       };
     });
 
