@@ -24,6 +24,12 @@ export interface Admin {
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 export const MIN_PASSWORD_LENGTH = 12;
+/**
+ * The longest e-mail address (RFC 5321 §4.5.3.1.3's path of 256 octets less its angle brackets).
+ * An address is a key of the admins and of the sign-in throttle's counts, index entries that
+ * cannot hold kilobytes.
+ */
+export const MAX_EMAIL_LENGTH = 254;
 
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 
@@ -31,6 +37,9 @@ export const normaliseEmail = (email: string): string => email.trim().toLowerCas
 export async function createAdmin(sql: SqlClient, tenant: Tenant, email: string, password: string): Promise<Admin> {
   const address = normaliseEmail(email);
   if (!EMAIL.test(address)) throw badRequest('admin.invalid_email', `"${email}" is not an e-mail address.`);
+  if (address.length > MAX_EMAIL_LENGTH) {
+    throw badRequest('admin.invalid_email', `The e-mail address has ${address.length} characters; an e-mail address has at most ${MAX_EMAIL_LENGTH}.`);
+  }
   checkPassword(password);
   if (await findAdminByEmail(sql, tenant.id, address)) {
     throw conflict('admin.exists', `An admin with the e-mail ${address} already exists in tenant "${tenant.name}".`);

@@ -5,7 +5,7 @@ import { signInFailures, signInLockouts } from '../../../platform/process-metric
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
 import type { TenancyService } from '../../tenancy/tenancy.service.js';
 import { tenantNameOfHost } from '../../tenancy/tenant-host.js';
-import { normaliseEmail, verifyAdminPassword, type Admin } from '../admins/admin.service.js';
+import { MAX_EMAIL_LENGTH, normaliseEmail, verifyAdminPassword, type Admin } from '../admins/admin.service.js';
 import {
   deletePendingAuthorization,
   findPendingAuthorization,
@@ -214,6 +214,10 @@ export class AuthorizeService {
     });
     const email = normaliseEmail(form.email ?? '');
     if (email === '' || !form.password) return again(400, 'Enter your e-mail address and your password.');
+    // No admin has a longer one (createAdmin), and it would be a key of the throttle's counts.
+    if (email.length > MAX_EMAIL_LENGTH) {
+      return again(400, `That is not an e-mail address: one has at most ${MAX_EMAIL_LENGTH} characters.`, { email: undefined });
+    }
 
     // The attempt takes its place in the counts before the password is checked, so however many
     // arrive at once, no more than the limit of guesses are ever checked in a window.
