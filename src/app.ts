@@ -132,6 +132,11 @@ function createFastify(config: AppConfig, options: BuildOptions): FastifyInstanc
     forceCloseConnections: 'idle',
     trustProxy: config.trustProxy ?? false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
+    // A "__proto__" or "constructor" key is data (an xAPI extension may hold one, an attribute may
+    // be named so): JSON.parse makes it an own property, and the code that copies parsed JSON
+    // defines keys rather than assigning them (json-guard.ts, "Keys are data").
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
   }).withTypeProvider<TypeBoxTypeProvider>();
 }
 

@@ -30,7 +30,7 @@ Commands:
                                   create an admin account that can sign in on the authorize page
   client create --tenant NAME --redirect-uri URI [--redirect-uri URI2 …] [--name N]
                                   register an OAuth client; prints its id and secret
-  import users|organisation|jobs --tenant NAME FILE [--verify]
+  import users|organisation|jobs --tenant NAME FILE [--verify] [--charset NAME]
                                   the API's import from a file: users from JSON or CSV, organisation
                                   and jobs from JSON (docs/imports.md); exits 0 when every row was
                                   imported, 1 when rows were skipped, 2 when the file was refused,
@@ -62,6 +62,7 @@ const OPTIONS = {
   'redirect-uri': { type: 'string', multiple: true },
   name: { type: 'string' },
   verify: { type: 'boolean', default: false },
+  charset: { type: 'string' },
   force: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   yes: { type: 'boolean', default: false },
@@ -244,13 +245,13 @@ async function runImport(
   db: Database,
   config: AppConfig,
   positionals: string[],
-  values: { tenant?: string; verify?: boolean; json?: boolean },
+  values: { tenant?: string; verify?: boolean; charset?: string; json?: boolean },
   output: CommandOutput,
 ): Promise<number> {
   const say = (value: object, text: string) => output.out(values.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
   const [, kind, file, ...extra] = positionals;
   if (!IMPORT_KINDS.includes(kind as ImportFileKind) || !file || extra.length > 0 || !values.tenant) {
-    throw new UsageError('Expected: learnbase import users|organisation|jobs --tenant NAME FILE [--verify]');
+    throw new UsageError('Expected: learnbase import users|organisation|jobs --tenant NAME FILE [--verify] [--charset NAME]');
   }
   const tenantName = values.tenant;
   let outcome: ImportFileOutcome;
@@ -263,6 +264,7 @@ async function runImport(
       tenant,
       file,
       verify: values.verify ?? false,
+      ...(values.charset !== undefined ? { charset: values.charset } : {}),
       baseDomain: config.baseDomain,
       progress: output === TERMINAL ? process.stderr : writableTo(output.err),
     });

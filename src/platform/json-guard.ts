@@ -12,6 +12,14 @@
  *
  * The check itself is iterative, so it can run first, before any recursive code, on a value of
  * any depth.
+ *
+ * Keys are data. A `"__proto__"` or `"constructor"` key is not refused (Fastify's parser is told
+ * to ignore them, app.ts): an xAPI extension or an attribute may be named so, and JSON.parse
+ * makes it an own property, which is harmless. The risk lies in copying: assigning a parsed key
+ * (`out[key] = value`, Object.assign) sets the copy's prototype instead of a property, and a deep
+ * merge reading `target[key]` reaches Object.prototype itself. So code that copies parsed JSON
+ * defines its keys (spread, Object.fromEntries, Object.defineProperty, a null-prototype object)
+ * and reads them only as own properties (Object.hasOwn, Object.entries).
  */
 
 /**

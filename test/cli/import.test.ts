@@ -103,6 +103,20 @@ for (const storage of storages) {
       assert.match(skipped.stdout, /error +row 1: missing_name/);
     });
 
+    it('reads a CSV file in the charset --charset names; without it, a row that is not UTF-8 is that row’s error (issue 24)', async () => {
+      const latin1 = join(folder, `latin1-${flags.join('').length}.csv`);
+      writeFileSync(latin1, Buffer.from('name,email,city\r\nZo\xeb,zoe@example.com,Z\xfcrich\r\n', 'latin1'));
+      const unread = await runCli(['import', 'users', '--tenant', 'acme', latin1, ...flags]);
+      assert.equal(unread.code, 1, unread.stderr);
+      assert.match(unread.stdout, /error +row 1: invalid_encoding/);
+      const read = await runCli(['import', 'users', '--tenant', 'acme', latin1, '--charset', 'iso-8859-1', '--json', ...flags]);
+      assert.equal(read.code, 0, read.stderr);
+      assert.equal(JSON.parse(read.stdout).new, 1);
+      assert.equal(await count("SELECT count(*) AS n FROM actors WHERE attributes ->> 'city' = 'Z\u00fcrich' AND name = 'Zo\u00eb'"), 1);
+      const refused = await runCli(['import', 'users', '--tenant', 'acme', latin1, '--charset', 'utf-16', ...flags]);
+      assert.equal(refused.code, 2, refused.stderr);
+    });
+
     it('imports organisation and jobs from JSON', async () => {
       const organisation = await runCli(['import', 'organisation', '--tenant', 'acme', file('org.json', '[{"id":"P1"},{"id":"P2","parentId":"P1"}]'), ...flags]);
       assert.equal(organisation.code, 0, organisation.stderr);

@@ -1,4 +1,5 @@
 import { findJsonProblem, textProblem } from '../../platform/json-guard.js';
+import { MAX_IRI_BYTES } from '../xapi/limits.js';
 import { isIri, isLanguageTag } from '../xapi/statements/statement-validator.js';
 import type { NewRegisteredActivity } from './activity-registry.repository.js';
 
@@ -33,10 +34,11 @@ export interface RegistryCheck {
 }
 
 /**
- * Longest id or parentId, in UTF-8 bytes: a B-tree index entry holds about 2,700 bytes, and an
- * activity IRI is far shorter than this in practice.
+ * Longest id or parentId, in UTF-8 bytes: an activity id's limit everywhere (xapi/limits.ts), so a
+ * registered activity can be named in statements, and an entry's parent index, which holds
+ * parentId and id together, stays under the B-tree's 2,704 bytes (2,000 here had it fail).
  */
-export const MAX_ID_BYTES = 2000;
+export const MAX_ID_BYTES = MAX_IRI_BYTES;
 /** Longest launchUrl, in characters. */
 export const MAX_LAUNCH_URL_LENGTH = 4000;
 /** Longest tag and competency, in characters (code points). */

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../../platform/http/common-schemas.js';
+import { MAX_IRI_BYTES } from '../xapi/limits.js';
 
 const Iri = (description: string, examples: string[]) => Type.String({ minLength: 1, description, examples });
 
@@ -21,7 +22,7 @@ export const RegistryDefinition = Type.Object(
 );
 
 const EntryFields = {
-  id: Iri('The activity’s id: an absolute IRI (at most 2,000 bytes of UTF-8), unique in the tenant and in one request.', [
+  id: Iri(`The activity’s id: an absolute IRI (at most ${MAX_IRI_BYTES.toLocaleString('en-US')} bytes of UTF-8), unique in the tenant and in one request.`, [
     'https://example.com/courses/fire-safety',
   ]),
   definition: RegistryDefinition,

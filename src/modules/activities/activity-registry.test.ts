@@ -39,7 +39,7 @@ describe('checkRegistryEntries', () => {
     assert.ok(checked.problems.some((problem) => problem.index === 3 && problem.field === 'id' && /index 2/.test(problem.message)));
     assert.ok(checked.problems.some((problem) => problem.index === 4 && /itself/.test(problem.message)));
     assert.ok(checked.problems.some((problem) => problem.index === 5 && /U\+0000/.test(problem.message)));
-    assert.ok(checked.problems.some((problem) => problem.index === 6 && /2000 bytes/.test(problem.message)));
+    assert.ok(checked.problems.some((problem) => problem.index === 6 && /1000 bytes/.test(problem.message)));
     assert.equal(checked.problems.find((problem) => problem.index === 1)?.id, undefined);
     assert.equal(checked.problems.find((problem) => problem.index === 2)?.id, A);
     const expected = ['0 ', '1 id', '1 definition.name', '2 colour', '2 definition.interactionType', '2 definition.type', '2 definition.extensions',

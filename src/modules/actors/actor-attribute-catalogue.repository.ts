@@ -19,6 +19,24 @@ export interface AttributeStatistics {
 /** A mailbox as people write one: a local part, `@`, a domain with a dot; no spaces. */
 export const EMAIL_PATTERN = '^[^@[:space:]]+@[^@[:space:]]+[.][^@[:space:]]+$';
 
+/**
+ * SQL: `expression` (text) reads as a number that a double holds exactly as written: it matches
+ * NUMBER_PATTERN, lies within the double range (`1e400` would be Infinity, `1e-400` zero) and the
+ * double's shortest form equals it (`12345678901234567890` would come back rounded). Only such
+ * values are `number` in the catalogue, whose enum a JSON serializer and every client read as
+ * doubles. The range is checked on numeric (exact for whatever the pattern passes) before the
+ * float8 cast, because that cast raises an error out of range; nested CASEs, because PostgreSQL
+ * does not promise to evaluate AND's operands in order.
+ */
+export function sqlReadsAsDouble(expression: string): string {
+  const exact = `${expression}::numeric`;
+  return (
+    `(CASE WHEN ${expression} ~ '${NUMBER_PATTERN}' THEN ` +
+    `CASE WHEN ${exact} = 0 OR abs(${exact}) BETWEEN 4.9406564584124654e-324 AND 1.7976931348623157e308 ` +
+    `THEN ${expression}::float8::text::numeric = ${exact} ELSE false END ELSE false END)`
+  );
+}
+
 interface StatisticsRow {
   name: string;
   count: string | number;
@@ -45,7 +63,7 @@ export async function findAttributeStatistics(sql: SqlClient, tenantId: string, 
         GROUP BY e.key, e.value
      ), typed AS (
        SELECT key, value, n,
-              value ~ '${NUMBER_PATTERN}' AS is_number,
+              ${sqlReadsAsDouble('value')} AS is_number,
               value IN ('true', 'false') AS is_boolean,
               ${sqlReadsAsDate('value', 'date')} AS is_date,
               ${sqlReadsAsDate('value', 'date-time')} AS is_date_time,

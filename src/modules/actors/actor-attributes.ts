@@ -71,10 +71,8 @@ export const jobExtension = (job: Job) => ({ id: job.id, name: job.name, compete
 export function toAgent(actor: StoredActor, links: ActorLinks, serviceDomain: string): Record<string, unknown> {
   const keys = extensionKeys(serviceDomain);
   const { objectType: _objectType, ...ifi } = actor.ifi;
-  const shaped: Record<string, unknown> = { objectType: actor.objectType ?? 'Agent' };
   const name = actor.name ?? actor.names[0];
-  if (name !== undefined) shaped.name = name;
-  Object.assign(shaped, ifi);
+  const shaped: Record<string, unknown> = { objectType: actor.objectType ?? 'Agent', ...(name !== undefined ? { name } : {}), ...ifi };
   if (actor.objectType === 'Group' && actor.members) {
     shaped.member = actor.members.map((member) => ({ objectType: 'Agent', ...member }));
   }

@@ -290,6 +290,32 @@ const IFI_COLUMNS: Record<string, string> = {
 };
 
 /**
+ * How many characters of the shown name its index holds (migration 0022): any name fits in the
+ * index that way, and `name` eq and in still find their rows through it.
+ */
+export const NAME_INDEX_PREFIX = 200;
+
+/** The first `NAME_INDEX_PREFIX` characters, counted as PostgreSQL's left() counts them: code points. */
+const namePrefix = (value: string) => Array.from(value).slice(0, NAME_INDEX_PREFIX).join('');
+
+/**
+ * A condition on the shown name. eq and in compare the indexed prefix (the index's expression,
+ * written exactly as in the migration, so the planner matches it) and then the whole name.
+ */
+function namePredicate(condition: Condition, parameters: Parameters): string {
+  const column = IFI_COLUMNS.name;
+  const prefix = `left(${column}, ${NAME_INDEX_PREFIX})`;
+  if (condition.op === 'eq') {
+    return `${prefix} = ${parameters.add(namePrefix(condition.value))} AND ${column} = ${parameters.add(condition.value)}`;
+  }
+  if (condition.op === 'in') {
+    const prefixes = [...new Set(condition.value.map(namePrefix))];
+    return `${prefix} = ANY(${parameters.add(prefixes)}::text[]) AND ${column} = ANY(${parameters.add(condition.value)}::text[])`;
+  }
+  return valuePredicate(column, condition, parameters);
+}
+
+/**
  * `value IN (set)`, kept from being turned into a join: inside COALESCE the planner runs the
  * uncorrelated subquery once into a hash table and probes it per actor. As a top-level IN it
  * becomes a semi-join whose method rests on row estimates that jsonb conditions make poor (a
@@ -345,6 +371,7 @@ function conditionSql(condition: Condition, context: CompileContext, parameters:
   // exists false is the negation of exists true, whatever the field.
   if (condition.op === 'exists' && !condition.value) return `(${conditionSql({ ...condition, value: true }, context, parameters)}) IS NOT TRUE`;
   const { field } = condition;
+  if (field === 'name') return namePredicate(condition, parameters);
   if (Object.hasOwn(IFI_COLUMNS, field)) return valuePredicate(IFI_COLUMNS[field], condition, parameters);
   if (field.startsWith('attributes.')) return attributePredicate('a.attributes', field.slice('attributes.'.length), condition, parameters);
   if (field.startsWith('organisation.')) return organisationPredicate(condition, context, parameters);

@@ -34,7 +34,7 @@ export async function upsertAgent(
   return sql.transaction(async (tx) => {
     await lockTenantIdentities(tx, tenant.id);
     const settings = await getTenantSettings(tx, tenant, domains.baseDomain);
-    const identifiers = identifiersOf(write.attributes, settings.uniqueAttributes);
+    const identifiers = identifiersOf(write.attributes, settings.uniqueAttributes, write.attributesPath);
     const byKey = await findActorByKey(tx, tenant.id, write.key);
     const holders = await findIdentifierHolders(tx, tenant.id, identifiers);
     const resolution = resolveAgentWrite(write, identifiers, { byKey: byKey && { objectType: byKey.objectType ?? 'Agent' }, holders });

@@ -6,6 +6,7 @@
 import { AppError, badRequest, conflict } from '../../platform/http/app-error.js';
 import { findJsonProblem } from '../../platform/json-guard.js';
 import { parseAgent, type AgentIdentifier } from '../xapi/agent.js';
+import { lengthProblem, MAX_ACCOUNT_PART_BYTES } from '../xapi/limits.js';
 import { isAttributesKey } from './actor-attributes.js';
 import type { Identifier } from './actor-identifiers.repository.js';
 
@@ -21,6 +22,8 @@ export interface AgentWrite {
   name?: string;
   /** The attributes sent under the attributes key; absent: the stored attributes stay. */
   attributes?: Record<string, string>;
+  /** Where the attributes were sent (`extensions["…/api/ext/agent/attributes"]`), for messages. */
+  attributesPath?: string;
 }
 
 export type { Identifier } from './actor-identifiers.repository.js';
@@ -65,8 +68,12 @@ export function parseAgentWrite(body: unknown): AgentWrite {
   try {
     identifier = parseAgent(Object.fromEntries(sentIfis.map((ifi) => [ifi, body[ifi]])), 'agent');
   } catch (error) {
-    // agent.ts answers in the xAPI resources' code; this route's problems are actors.invalid_agent.
-    if (error instanceof AppError) throw invalid(error.message, sentIfis.length === 1 ? sentIfis[0] : undefined);
+    // agent.ts answers in the xAPI resources' code; this route's problems are actors.invalid_agent,
+    // named as this route names them (`account.name`, not `agent.account.name`).
+    if (error instanceof AppError) {
+      const named = typeof error.details?.property === 'string' ? error.details.property.replace(/^agent\./, '') : undefined;
+      throw invalid(error.message, named ?? (sentIfis.length === 1 ? sentIfis[0] : undefined));
+    }
     throw error;
   }
 
@@ -75,12 +82,15 @@ export function parseAgentWrite(body: unknown): AgentWrite {
   const write: AgentWrite = { key: identifier.key, ifiProperty: identifier.ifi, ifi: identifier.agent };
   if (body.name !== undefined) write.name = body.name as string;
   const attributes = attributesOf(body.extensions);
-  if (attributes !== undefined) write.attributes = attributes;
+  if (attributes !== undefined) {
+    write.attributes = attributes.attributes;
+    write.attributesPath = attributes.path;
+  }
   return write;
 }
 
-/** The attributes under the attributes key of `extensions`, checked; undefined when none were sent. */
-function attributesOf(extensions: unknown): Record<string, string> | undefined {
+/** The attributes under the attributes key of `extensions`, checked, and their path; undefined when none were sent. */
+function attributesOf(extensions: unknown): { attributes: Record<string, string>; path: string } | undefined {
   if (extensions === undefined) return undefined;
   if (!isPlainObject(extensions)) throw invalid("'agent'.extensions must be an object of extension keys to values.", 'extensions');
   const keys = Object.keys(extensions).filter(isAttributesKey);
@@ -99,17 +109,28 @@ function attributesOf(extensions: unknown): Record<string, string> | undefined {
     if (typeof value !== 'string') throw invalid(`The value of attribute ${shown(name)} must be a string.`, `${path}[${shown(name)}]`);
     attributes[name] = value;
   }
-  return { ...attributes };
+  return { attributes: { ...attributes }, path };
 }
 
 /**
  * The values of the tenant's unique attributes an agent's attributes hold, in the settings'
- * order; empty values identify nobody (as in the user import).
+ * order; empty values identify nobody (as in the user import). A unique value is indexed
+ * (actor_identifiers) and may name an account, so it is held to an account name's length
+ * (limits.ts): a longer one is a 400 naming it (`path` is where the attributes were sent).
  */
-export function identifiersOf(attributes: Readonly<Record<string, string>> | undefined, uniqueAttributes: readonly string[]): Identifier[] {
+export function identifiersOf(
+  attributes: Readonly<Record<string, string>> | undefined,
+  uniqueAttributes: readonly string[],
+  path = 'attributes',
+): Identifier[] {
   if (!attributes) return [];
   return uniqueAttributes.flatMap((attribute) => {
     const value = Object.hasOwn(attributes, attribute) ? attributes[attribute] : '';
+    const problem = value ? lengthProblem(value, MAX_ACCOUNT_PART_BYTES) : undefined;
+    if (problem) {
+      const property = `${path}[${shown(attribute)}]`;
+      throw invalid(`The value of the unique attribute ${shown(attribute)} ${problem}.`, property);
+    }
     return value ? [{ attribute, value }] : [];
   });
 }

@@ -18,6 +18,8 @@ export interface ImportFileOptions {
   tenant: Tenant;
   file: string;
   verify: boolean;
+  /** A users CSV file's charset, as `text/csv; charset=` names one to the API; UTF-8 when absent. */
+  charset?: string;
   baseDomain: string;
   /** Where progress goes: a bar when it is a terminal, plain lines otherwise (stderr). */
   progress: ProgressStream;
@@ -50,7 +52,7 @@ export async function importFile(sql: SqlClient, options: ImportFileOptions): Pr
   const principal: Principal = { kind: 'operator', tenant: options.tenant, id: `cli:${userInfo().username}` };
   try {
     if (options.kind === 'users') {
-      const request = parseUserImportBody(usersBody(options.file, bytes));
+      const request = parseUserImportBody(usersBody(options.file, bytes, options.charset));
       report.stage(`${options.verify ? 'checking' : 'importing'} ${request.users.length} users`);
       const summary = await importUsers(sql, principal, { ...request, verify: options.verify || request.verify }, options.baseDomain);
       report.done(`${summary.rows} rows in ${seconds(started)} s`);
@@ -70,8 +72,8 @@ export async function importFile(sql: SqlClient, options: ImportFileOptions): Pr
   }
 }
 
-function usersBody(file: string, bytes: Buffer): unknown {
-  if (extname(file).toLowerCase() === '.csv') return { users: parseUsersCsv(bytes) };
+function usersBody(file: string, bytes: Buffer, charset: string | undefined): unknown {
+  if (extname(file).toLowerCase() === '.csv') return { users: parseUsersCsv(bytes, charset) };
   const body = parseJson(file, bytes);
   return Array.isArray(body) ? { users: body } : body;
 }

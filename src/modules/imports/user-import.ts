@@ -5,6 +5,7 @@
  */
 import { findJsonProblem, textProblem } from '../../platform/json-guard.js';
 import type { Identifier } from '../actors/actor-identifiers.repository.js';
+import { lengthProblem, MAX_ACCOUNT_PART_BYTES } from '../xapi/limits.js';
 
 /** Every message `type` the import answers (docs/imports.md lists them with what `value` holds). */
 export type UserImportMessageType =
@@ -14,6 +15,8 @@ export type UserImportMessageType =
   | 'invalid_attributes'
   | 'invalid_attribute_value'
   | 'invalid_text'
+  | 'invalid_encoding'
+  | 'value_too_long'
   | 'missing_unique_attribute'
   | 'duplicate_unique_value'
   | 'duplicate_user'
@@ -77,6 +80,19 @@ export interface CheckedRows {
 export const attributeOf = (attributes: Readonly<Record<string, string>>, name: string): string | undefined =>
   Object.hasOwn(attributes, name) ? attributes[name] : undefined;
 
+/**
+ * A row a file's reader could not turn into text (users-csv.ts: bytes not valid in the file's
+ * charset), standing in its place so that it is that row's `invalid_encoding` error and keeps
+ * its row number. A JSON body cannot hold one: only the reader makes it.
+ */
+export class UnreadableRow {
+  constructor(
+    readonly message: string,
+    /** The row's unreadable text, its bad bytes escaped (`Z\xFCrich`). */
+    readonly value: string,
+  ) {}
+}
+
 const KNOWN_FIELDS = new Set(['name', 'attributes']);
 /** A value shown in a message is cut here, so a huge value cannot make a huge answer. */
 const SHOWN_LIMIT = 200;
@@ -94,8 +110,9 @@ export function shown(value: unknown): string {
 
 /**
  * The checks one row passes on its own: `name` a non-empty string, `attributes` an object of
- * strings, text PostgreSQL can store, at least one unique attribute with a value. Warnings for
- * empty values and unknown top-level fields. `row` is 1-based.
+ * strings, text PostgreSQL can store, at least one unique attribute with a value, and no unique
+ * value longer than an account name may be (limits.ts: it is indexed, and the first one names the
+ * user's account). Warnings for empty values and unknown top-level fields. `row` is 1-based.
  */
 export function checkRow(
   input: unknown,
@@ -107,6 +124,10 @@ export function checkRow(
   const error = (type: UserImportMessageType, message: string, value: unknown) => errors.push({ type, message, value: shown(value), row });
   const warning = (type: UserImportMessageType, message: string, value: unknown) => warnings.push({ type, message, value: shown(value), row });
 
+  if (input instanceof UnreadableRow) {
+    error('invalid_encoding', input.message, input.value);
+    return { errors, warnings };
+  }
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     error('invalid_row', 'A user must be a JSON object with "name" and "attributes".', input);
     return { errors, warnings };
@@ -151,6 +172,8 @@ export function checkRow(
         continue;
       }
       if (value === '') warning('empty_attribute_value', `The attribute "${shown(attribute)}" is empty.`, attribute);
+      const tooLong = settings.uniqueAttributes.includes(attribute) ? lengthProblem(value, MAX_ACCOUNT_PART_BYTES) : undefined;
+      if (tooLong) error('value_too_long', `The value of the unique attribute "${shown(attribute)}" ${tooLong}.`, value);
     }
     if (errors.length === 0 && !settings.uniqueAttributes.some((unique) => attributeOf(attributes, unique))) {
       error(

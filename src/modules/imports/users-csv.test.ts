@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../platform/http/app-error.js';
-import { parseUsersCsv } from './users-csv.js';
+import { parseUsersCsv, type CsvUser } from './users-csv.js';
 
 const csv = (text: string) => parseUsersCsv(Buffer.from(text, 'utf8'));
 const refused = (text: string, message: RegExp) =>
@@ -38,7 +38,7 @@ describe('parseUsersCsv', () => {
   });
 
   it('keeps a column named like an Object member as a plain attribute', () => {
-    const [user] = csv('name,__proto__,toString\nAda,E1,x\n');
+    const [user] = csv('name,__proto__,toString\nAda,E1,x\n') as CsvUser[];
     assert.deepEqual(Object.entries(user.attributes), [
       ['__proto__', 'E1'],
       ['toString', 'x'],

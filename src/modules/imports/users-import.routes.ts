@@ -5,7 +5,7 @@ import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
 import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import { importUsers, parseUserImportBody } from './user-import.service.js';
-import { parseUsersCsv } from './users-csv.js';
+import { charsetOf, parseUsersCsv } from './users-csv.js';
 
 export interface UsersImportRoutesOptions {
   sql: SqlClient;
@@ -60,9 +60,9 @@ function verifyOfQuery(query: unknown): boolean | undefined {
 /** `POST /api/import/users` (interface 4.1): a JSON body, or the same users as CSV (users-csv.ts). */
 export const usersImportRoutes: FastifyPluginAsyncTypebox<UsersImportRoutesOptions> = async (app, { sql, importLimitBytes, baseDomain }) => {
   // Encapsulated in this plugin: `text/csv` means users only here.
-  app.addContentTypeParser('text/csv', { parseAs: 'buffer', bodyLimit: importLimitBytes }, (_request, body, done) => {
+  app.addContentTypeParser('text/csv', { parseAs: 'buffer', bodyLimit: importLimitBytes }, (request, body, done) => {
     try {
-      done(null, { users: parseUsersCsv(body as Buffer) });
+      done(null, { users: parseUsersCsv(body as Buffer, charsetOf(request.headers['content-type'])) });
     } catch (error) {
       done(error as Error, undefined);
     }

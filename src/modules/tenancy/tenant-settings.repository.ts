@@ -48,6 +48,27 @@ export async function findIdentifierConflicts(sql: SqlClient, tenantId: string, 
 }
 
 /** Replaces the tenant's identifiers with the values its users hold for `attributes` (set-based, two statements). */
+/**
+ * Users whose value of one of `attributes` is longer than `maxBytes` (UTF-8): such a value
+ * cannot be an identifier (an index entry). At most 10, for the error.
+ */
+export async function findOverlongIdentifierValues(
+  sql: SqlClient,
+  tenantId: string,
+  attributes: readonly string[],
+  maxBytes: number,
+): Promise<Array<{ attribute: string; agentKey: string; bytes: number }>> {
+  const { rows } = await sql.query<{ attribute: string; agent_key: string; bytes: number }>(
+    `SELECT u.attribute, a.agent_key, octet_length(a.attributes ->> u.attribute) AS bytes
+       FROM actors a CROSS JOIN unnest($2::text[]) AS u(attribute)
+      WHERE a.tenant_id = $1 AND a.attributes IS NOT NULL AND octet_length(a.attributes ->> u.attribute) > $3
+      ORDER BY a.agent_key, u.attribute
+      LIMIT 10`,
+    [tenantId, attributes, maxBytes],
+  );
+  return rows.map((row) => ({ attribute: row.attribute, agentKey: row.agent_key, bytes: Number(row.bytes) }));
+}
+
 export async function rebuildIdentifiers(sql: SqlClient, tenantId: string, attributes: readonly string[]): Promise<void> {
   await sql.query(`DELETE FROM actor_identifiers WHERE tenant_id = $1`, [tenantId]);
   await sql.query(

@@ -1,11 +1,14 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest } from '../../platform/http/app-error.js';
 import { findJsonProblem } from '../../platform/json-guard.js';
+// The xAPI identifier limits are one definition; issue 26 moves them to the kernel below every module.
+import { lengthProblem, MAX_ACCOUNT_PART_BYTES } from '../xapi/limits.js';
 import type { Tenant } from './tenancy.service.js';
 import {
   findIdentifierConflicts,
   findStoredSettings,
   lockTenantIdentities,
+  findOverlongIdentifierValues,
   rebuildIdentifiers,
   upsertStoredSettings,
 } from './tenant-settings.repository.js';
@@ -61,6 +64,9 @@ function checkSettings(body: TenantSettingsBody): void {
         field: 'accountHomePage',
       });
     }
+    // It becomes every imported agent's account.homePage, which agents hold to this length.
+    const tooLong = lengthProblem(body.accountHomePage, MAX_ACCOUNT_PART_BYTES);
+    if (tooLong) throw badRequest('settings.invalid', `accountHomePage ${tooLong}.`, { field: 'accountHomePage' });
   }
 }
 
@@ -89,6 +95,16 @@ export async function replaceTenantSettings(
           409,
           `Users share the value "${first.value}" of "${first.attribute}", so it cannot identify one person; nothing was changed.`,
           { details: { field: 'uniqueAttributes', conflicts } },
+        );
+      }
+      const overlong = await findOverlongIdentifierValues(tx, tenant.id, after.uniqueAttributes, MAX_ACCOUNT_PART_BYTES);
+      if (overlong.length > 0) {
+        const first = overlong[0]!;
+        throw new AppError(
+          'settings.value_too_long',
+          409,
+          `The user ${first.agentKey} has a value of "${first.attribute}" of ${first.bytes} bytes; a unique attribute's values are at most ${MAX_ACCOUNT_PART_BYTES} bytes of UTF-8 (docs/imports.md), so it cannot identify people here; nothing was changed.`,
+          { details: { field: 'uniqueAttributes', values: overlong } },
         );
       }
       await rebuildIdentifiers(tx, tenant.id, after.uniqueAttributes);

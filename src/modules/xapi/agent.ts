@@ -1,5 +1,6 @@
 import { badRequest } from '../../platform/http/app-error.js';
 import { findJsonProblem, textProblem } from '../../platform/json-guard.js';
+import { lengthProblem, MAX_ACCOUNT_PART_BYTES, MAX_IFI_BYTES } from './limits.js';
 
 /** An xAPI Agent (or Identified Group) reduced to its one inverse functional identifier. */
 export interface AgentIdentifier {
@@ -22,8 +23,10 @@ const IRI = /^[a-z][a-z0-9+.-]*:\S+$/i;
 
 /**
  * Validates an xAPI agent (xAPI 2.0 Part 2 §2.4.2.1 / 1.0.3 §4.1.2.1): an object with exactly
- * one inverse functional identifier of the right form. `parameter` names the query parameter
- * in the error. Throws 400 naming the problem.
+ * one inverse functional identifier of the right form, no longer than limits.ts allows (its key
+ * is indexed wherever the agent is stored or filtered on). `parameter` names the query parameter
+ * (or the statement property) in the error. Throws 400 naming the problem; a problem of the
+ * identifier carries its path in `details.property` (`statement.actor.account.name`).
  */
 export function parseAgent(value: unknown, parameter = 'agent'): AgentIdentifier {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -42,30 +45,41 @@ export function parseAgent(value: unknown, parameter = 'agent'): AgentIdentifier
   }
   const ifi = present[0];
   const raw = agent[ifi];
-  // `why` either names a member of the IFI (".homePage must …") or says what the IFI must be.
-  const invalid = (why: string) => badRequest('xapi.invalid_agent', `'${parameter}'.${ifi}${why.startsWith('.') ? '' : ' '}${why}.`);
+  // `member` names a member of the account (homePage, name) when the problem is that member's.
+  const invalid = (why: string, member?: string) => {
+    const path = `${ifi}${member === undefined ? '' : `.${member}`}`;
+    return badRequest('xapi.invalid_agent', `'${parameter}'.${path} ${why}.`, { property: `${parameter}.${path}` });
+  };
   // The key is stored and searched as text, which cannot hold U+0000 or a lone surrogate.
-  const texts = typeof raw === 'object' && raw !== null ? Object.values(raw) : [raw];
-  for (const text of texts) {
+  const texts = typeof raw === 'object' && raw !== null ? Object.entries(raw) : [[undefined, raw]];
+  for (const [member, text] of texts) {
     const problem = typeof text === 'string' ? textProblem(text) : undefined;
-    if (problem) throw invalid(problem.why);
+    if (problem) throw invalid(problem.why, member === 'homePage' || member === 'name' ? member : undefined);
   }
+  const tooLong = (text: string, limit: number, member?: string) => {
+    const problem = lengthProblem(text, limit);
+    if (problem) throw invalid(problem, member);
+  };
   const identity: Record<string, unknown> = agent.objectType ? { objectType: agent.objectType } : {};
   switch (ifi) {
     case 'mbox':
       if (typeof raw !== 'string' || !MAILTO.test(raw)) throw invalid('must be a "mailto:" IRI of an e-mail address');
+      tooLong(raw, MAX_IFI_BYTES);
       return { ifi, key: `mbox|${raw}`, agent: { ...identity, mbox: raw } };
     case 'mbox_sha1sum':
       if (typeof raw !== 'string' || !SHA1_HEX.test(raw)) throw invalid('must be 40 hexadecimal digits (a SHA-1)');
       return { ifi, key: `mbox_sha1sum|${raw.toLowerCase()}`, agent: { ...identity, mbox_sha1sum: raw.toLowerCase() } };
     case 'openid':
       if (typeof raw !== 'string' || !IRI.test(raw)) throw invalid('must be an absolute URI');
+      tooLong(raw, MAX_IFI_BYTES);
       return { ifi, key: `openid|${raw}`, agent: { ...identity, openid: raw } };
     case 'account': {
       const account = raw as Record<string, unknown>;
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid('must be an object with homePage and name');
-      if (typeof account.homePage !== 'string' || !IRI.test(account.homePage)) throw invalid('.homePage must be an absolute IRL');
-      if (typeof account.name !== 'string' || account.name === '') throw invalid('.name must be a non-empty string');
+      if (typeof account.homePage !== 'string' || !IRI.test(account.homePage)) throw invalid('must be an absolute IRL', 'homePage');
+      if (typeof account.name !== 'string' || account.name === '') throw invalid('must be a non-empty string', 'name');
+      tooLong(account.homePage, MAX_ACCOUNT_PART_BYTES, 'homePage');
+      tooLong(account.name, MAX_ACCOUNT_PART_BYTES, 'name');
       return {
         ifi,
         key: `account|${account.homePage}|${account.name}`,

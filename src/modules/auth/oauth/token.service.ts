@@ -147,17 +147,24 @@ export class TokenService {
 
   /**
    * RFC 7009: revokes a token the client holds. A refresh token takes its whole authorization
-   * (every token of its family) with it; an access token goes alone. Tokens that are unknown,
-   * malformed or of another tenant are ignored (§2.2: the answer is 200 either way).
+   * (every token of its family) with it; an access token goes alone. Tokens that are unknown or
+   * malformed are ignored (§2.2: the answer is 200 either way). A token issued to another client,
+   * of this tenant or of another, is refused and stays valid (§2.1).
    */
   async revoke(client: OAuthClient, token: string): Promise<void> {
     const parsed = parseToken(token);
-    if (!parsed || parsed.tenantId !== client.tenant.id) return;
+    if (!parsed) return;
     const hash = hashSecret(token);
+    // Looked up in the tenant the token names, not the client's: another tenant's token is then
+    // told apart from an unknown one and refused like any token of another client, where
+    // answering 200 would tell its caller it was revoked. Only a holder of the whole token learns
+    // that it exists, which using it as a Bearer token would tell as well.
     const stored = await findToken(this.sql, parsed.tenantId, hash);
     if (!stored) return;
     // RFC 7009 §2.1: the server verifies that the token was issued to the client revoking it.
-    if (stored.clientId !== client.clientId) throw new InvalidRequest('The token was not issued to this client.');
+    if (parsed.tenantId !== client.tenant.id || stored.clientId !== client.clientId) {
+      throw new InvalidRequest('The token was not issued to this client.');
+    }
     const revoked =
       stored.kind === 'refresh'
         ? await revokeFamilyRows(this.sql, parsed.tenantId, stored.familyId)

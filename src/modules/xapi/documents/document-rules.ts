@@ -72,6 +72,8 @@ export const mergeDepthProblem = (value: unknown, root: string): JsonProblem | u
 /**
  * xAPI 2.0 Part 3 §1.2.2 (1.0.3 §7.3): merging a JSON object into a stored JSON object replaces
  * the stored top-level properties the sent one has and keeps the others; nothing deeper is merged.
+ * Spread defines each key, so a `"__proto__"` property is merged as the data it is; Object.assign
+ * or `out[key] = …` would set the result's prototype and drop it.
  */
 export const mergeJson = (stored: Record<string, unknown>, sent: Record<string, unknown>): Record<string, unknown> => ({
   ...stored,

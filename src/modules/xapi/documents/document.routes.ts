@@ -7,6 +7,7 @@ import { findJsonProblem } from '../../../platform/json-guard.js';
 import { principalOf } from '../../auth/auth.plugin.js';
 import type { Principal } from '../../auth/principal.js';
 import { parseActorId, parseAgentParameter } from '../agent.js';
+import { lengthProblem, MAX_DOCUMENT_ID_BYTES, MAX_IRI_BYTES } from '../limits.js';
 import { parseTimestamp } from '../timestamp.js';
 import type { Preconditions } from './document-rules.js';
 import type { DocumentKind } from './document.repository.js';
@@ -95,6 +96,15 @@ function address(resource: DocumentResource, request: FastifyRequest, needsId: b
   if (resource.byAgent && !query.agent && !query.actorId) missing.push('agent');
   if (needsId && !query[resource.idParameter]) missing.push(resource.idParameter);
   if (missing.length > 0) throw missingParameters(missing, request);
+  // Both are parts of the documents' primary key (limits.ts has its budget); a value that could
+  // never be stored is refused on every method alike, a GET included.
+  const limits: Array<[string, number]> = [[resource.idParameter, MAX_DOCUMENT_ID_BYTES]];
+  if (resource.byActivity) limits.unshift(['activityId', MAX_IRI_BYTES]);
+  for (const [parameter, limit] of limits) {
+    const value = query[parameter];
+    const problem = typeof value === 'string' ? lengthProblem(value, limit) : undefined;
+    if (problem) throw DocumentErrors.invalidParameter(parameter, problem);
+  }
 
   const agentKey = !resource.byAgent
     ? ''
@@ -156,13 +166,13 @@ function preconditionsOf(request: FastifyRequest): Preconditions {
 function querySchema(resource: DocumentResource): TSchema {
   const text = (description: string) => Type.Optional(Type.String({ description }));
   const properties: Record<string, TSchema> = {};
-  if (resource.byActivity) properties.activityId = text('The activity IRI the document belongs to. Required.');
+  if (resource.byActivity) properties.activityId = text(`The activity IRI the document belongs to, at most ${MAX_IRI_BYTES} bytes of UTF-8. Required.`);
   if (resource.byAgent) {
     properties.agent = text('The agent, as JSON with exactly one inverse functional identifier. Required (or actorId).');
     properties.actorId = text('The agent as `<ifi_property>|<ifi_value>` (account: `account|<homePage>|<name>`), instead of agent.');
   }
   if (resource.hasRegistration) properties.registration = text('A registration UUID: documents of that attempt only.');
-  properties[resource.idParameter] = text(`The document's id. Without it, GET lists the ids${resource.hasRegistration ? ' and DELETE deletes every state of the activity and agent' : ''}.`);
+  properties[resource.idParameter] = text(`The document's id, at most ${MAX_DOCUMENT_ID_BYTES} bytes of UTF-8. Without it, GET lists the ids${resource.hasRegistration ? ' and DELETE deletes every state of the activity and agent' : ''}.`);
   properties.since = text('GET without the id: only ids of documents changed after this ISO 8601 timestamp.');
   return Type.Object(properties, { additionalProperties: true });
 }

@@ -288,10 +288,11 @@ describeEachBackend('statement attachments (multipart/mixed)', (ctx) => {
       ['a body without the closing boundary', () => ({ body: multipart(statement(), []).subarray(0, -`--${BOUNDARY}--\r\n`.length) }), 400, 'statements.invalid_multipart'],
       ['an empty body', () => ({ body: Buffer.alloc(0) }), 400, 'statements.invalid_multipart'],
       [
-        'a "__proto__" key in the statements',
+        // Data, as in an application/json body: here a property no statement has.
+        'a "__proto__" key where a statement has no such property',
         () => ({ body: Buffer.from(`--${BOUNDARY}\r\nContent-Type: application/json\r\n\r\n[{"__proto__":{"polluted":1}}]\r\n--${BOUNDARY}--`) }),
         400,
-        'statements.invalid_multipart',
+        'statement.invalid',
       ],
       [
         'statements that are not UTF-8',

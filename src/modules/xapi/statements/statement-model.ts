@@ -43,10 +43,17 @@ export function completeStatement(sent: JsonObject, assigned: Assigned): JsonObj
 
 function withContextActivityArrays(context: JsonObject): JsonObject {
   if (!isObject(context.contextActivities)) return context;
-  const activities: JsonObject = {};
-  for (const [key, value] of Object.entries(context.contextActivities)) activities[key] = Array.isArray(value) ? value : [value];
+  const activities = mapEntries(context.contextActivities, (value) => (Array.isArray(value) ? value : [value]));
   return { ...context, contextActivities: activities };
 }
+
+/**
+ * A copy of `object` with each value passed through `map`. The keys are the sender's: built with
+ * Object.fromEntries, which defines them, because assigning (`out[key] = …`) a `"__proto__"` key
+ * would set the copy's prototype instead, dropping the key from what is compared or shown.
+ */
+const mapEntries = (object: JsonObject, map: (value: Json) => Json): JsonObject =>
+  Object.fromEntries(Object.entries(object).map(([key, value]) => [key, map(value)]));
 
 /** What a stored statement is found by: the columns and rows `statements.repository.ts` writes beside it. */
 export interface StatementIndex {
@@ -194,17 +201,13 @@ function normalise(value: Json, key: string): Json {
     if (key === 'duration' && typeof value === 'string') return value.replace(/([.,]\d{2})\d+S$/, '$1S');
     return value;
   }
-  const out: JsonObject = {};
-  for (const [name, child] of Object.entries(value)) {
-    if (name === 'definition' || name === 'display' || name === 'attachments') continue;
-    out[name] = normalise(child, name);
-  }
+  const out: JsonObject = Object.fromEntries(
+    Object.entries(value)
+      .filter(([name]) => name !== 'definition' && name !== 'display' && name !== 'attachments')
+      .map(([name, child]) => [name, normalise(child, name)]),
+  );
   // A single context activity and an array of one are the same (2.0 Part 2 §2.4.6.2).
-  if (isObject(out.contextActivities)) {
-    for (const [name, list] of Object.entries(out.contextActivities)) {
-      out.contextActivities[name] = Array.isArray(list) ? list : [list];
-    }
-  }
+  if (isObject(out.contextActivities)) out.contextActivities = mapEntries(out.contextActivities, (list) => (Array.isArray(list) ? list : [list]));
   if (out.objectType === 'Activity') delete out.objectType;
   if (out.objectType === 'Agent' && key !== 'object') delete out.objectType;
   return out;
@@ -353,11 +356,9 @@ function reduce(statement: JsonObject, map: (value: JsonObject, role: Role) => J
     if (value.instructor !== undefined) out.instructor = actor(value.instructor) as Json;
     if (value.team !== undefined) out.team = actor(value.team) as Json;
     if (isObject(value.contextActivities)) {
-      const activities: JsonObject = {};
-      for (const [key, list] of Object.entries(value.contextActivities)) {
-        activities[key] = Array.isArray(list) ? list.map((item) => activity(item) as Json) : (activity(list) as Json);
-      }
-      out.contextActivities = activities;
+      out.contextActivities = mapEntries(value.contextActivities, (list) =>
+        Array.isArray(list) ? list.map((item) => activity(item) as Json) : (activity(list) as Json),
+      );
     }
     if (Array.isArray(value.contextAgents)) {
       out.contextAgents = value.contextAgents.map((entry) => (isObject(entry) ? { ...entry, agent: actor(entry.agent) as Json } : entry));

@@ -1,6 +1,7 @@
 import { badRequest } from '../../../platform/http/app-error.js';
 import { findJsonProblem } from '../../../platform/json-guard.js';
 import { parseAgent } from '../agent.js';
+import { lengthProblem, MAX_IRI_BYTES } from '../limits.js';
 import { parseTimestamp } from '../timestamp.js';
 
 /**
@@ -8,7 +9,8 @@ import { parseTimestamp } from '../timestamp.js';
  * 1.0.3 §2.2, §2.4): every property name and type, the formats of IRIs, UUIDs, timestamps,
  * durations and language tags, one IFI per agent, voiding, and where revision and platform may
  * appear. Unknown properties are rejected (2.0 Part 2 §2.2.s4.b8). Every error names the
- * property as a path (`statement.context.registration`).
+ * property as a path (`statement.context.registration`). The identifiers the LRS indexes (activity
+ * and verb ids here, agents in agent.ts) are held to the lengths of limits.ts.
  */
 
 export type XapiVersion = '1.0.3' | '2.0.0';
@@ -177,7 +179,7 @@ class StatementChecker {
     const verb = this.object(value, path);
     this.keys(verb, path, ['id', 'display']);
     this.required(verb, path, ['id']);
-    this.iri(verb.id, `${path}.id`);
+    this.indexedIri(verb.id, `${path}.id`);
     if (verb.display !== undefined) this.languageMap(verb.display, `${path}.display`);
   }
 
@@ -214,7 +216,7 @@ class StatementChecker {
     this.keys(activity, path, ['objectType', 'id', 'definition']);
     if (activity.objectType !== undefined && activity.objectType !== 'Activity') throw invalid(`${path}.objectType`, 'must be "Activity"');
     this.required(activity, path, ['id']);
-    this.iri(activity.id, `${path}.id`);
+    this.indexedIri(activity.id, `${path}.id`);
     if (activity.definition !== undefined) this.definition(activity.definition, `${path}.definition`);
   }
 
@@ -431,6 +433,13 @@ class StatementChecker {
 
   private iri(value: unknown, path: string): void {
     if (!isIri(value)) throw invalid(path, 'must be an IRI with a scheme, such as "http://example.com/x"');
+  }
+
+  /** An IRI a statement is found by (an activity or verb id): an index entry, so of bounded length. */
+  private indexedIri(value: unknown, path: string): void {
+    this.iri(value, path);
+    const problem = lengthProblem(value as string, MAX_IRI_BYTES);
+    if (problem) throw invalid(path, problem);
   }
 
   private required(value: JsonObject, path: string, keys: string[]): void {
