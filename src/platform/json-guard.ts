@@ -121,3 +121,18 @@ export function findJsonProblem(value: unknown, root: string, options: JsonGuard
   }
   return undefined;
 }
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * `bytes` as text, or undefined when they are not UTF-8 (a leading byte-order mark is dropped).
+ * JSON is UTF-8 (RFC 8259 §8.1); decoding it leniently would store U+FFFD in place of the bytes
+ * sent, corrupting the data without a word, so every JSON body and file is read through this.
+ */
+export function utf8Text(bytes: Uint8Array): string | undefined {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

@@ -4,6 +4,7 @@ import { extname } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest } from '../../platform/http/app-error.js';
+import { utf8Text } from '../../platform/json-guard.js';
 import type { Principal } from '../auth/principal.js';
 import type { Tenant } from '../tenancy/tenant.repository.js';
 import { importJobs, importOrganisation } from './org-structure.service.js';
@@ -80,8 +81,10 @@ function usersBody(file: string, bytes: Buffer, charset: string | undefined): un
 
 function parseJson(file: string, bytes: Buffer): unknown {
   if (extname(file).toLowerCase() === '.csv') throw new RefusedFile(`${file}: organisation and jobs are imported from JSON files only.`);
+  const text = utf8Text(bytes);
+  if (text === undefined) throw badRequest('imports.invalid_json', `${file} is not valid JSON: its bytes are not UTF-8.`);
   try {
-    return JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+    return JSON.parse(text);
   } catch (error) {
     throw badRequest('imports.invalid_json', `${file} is not valid JSON: ${(error as Error).message}`);
   }

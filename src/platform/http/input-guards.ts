@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { textProblem } from '../json-guard.js';
+import { textProblem, utf8Text } from '../json-guard.js';
+import { AppError } from './app-error.js';
 
 /**
  * Refuses, with a 400 naming the parameter, any query parameter (name or value) and any field
@@ -16,10 +17,30 @@ import { textProblem } from '../json-guard.js';
  * Registered once on the root instance, before any route, so every module gets it.
  */
 export function registerInputGuards(app: FastifyInstance): void {
+  registerUtf8JsonParser(app);
   app.addHook('preValidation', async (request) => {
     checkFields(request.query, 'querystring');
     checkRawQuery(request.raw.url ?? '');
     if (isFormBody(request)) checkFields(request.body, 'body');
+  });
+}
+
+/**
+ * `application/json` bodies are parsed as Fastify parses them (with `__proto__` and `constructor`
+ * keys kept as data, as createFastify in app.ts sets), from bytes that must be UTF-8: Fastify
+ * decodes a body leniently, so a byte that is not UTF-8 became U+FFFD in what was stored. Such a
+ * body is refused whole (400 `request.invalid_json`) instead.
+ */
+function registerUtf8JsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const text = utf8Text(body as Buffer);
+    if (text === undefined) {
+      done(new AppError('request.invalid_json', 400, 'The request body is not valid JSON: its bytes are not UTF-8 (RFC 8259 §8.1).'), undefined);
+      return;
+    }
+    parseJson(request, text, done);
   });
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { findJsonProblem, type JsonProblem } from '../../../platform/json-guard.js';
+import { findJsonProblem, utf8Text, type JsonProblem } from '../../../platform/json-guard.js';
 
 /** The stored facts concurrency and merge decisions need. */
 export interface StoredVersion {
@@ -53,7 +53,9 @@ export const isJsonObject = (value: unknown): value is Record<string, unknown> =
 export function asJsonObject(content: Buffer, contentType: string): Record<string, unknown> | undefined {
   if (!isJsonType(contentType)) return undefined;
   try {
-    const value: unknown = JSON.parse(content.toString('utf8'));
+    const text = utf8Text(content);
+    if (text === undefined) return undefined;
+    const value: unknown = JSON.parse(text);
     return isJsonObject(value) ? value : undefined;
   } catch {
     return undefined;

@@ -1,5 +1,6 @@
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { WriteBatcher } from '../../../platform/database/write-batcher.js';
+import { utf8Text } from '../../../platform/json-guard.js';
 import {
   asJsonObject,
   etagOf,
@@ -37,8 +38,10 @@ const version = (content: Buffer, contentType: string): Next => ({ content, cont
  */
 function parseContent(write: DocumentWrite): unknown {
   if (!isJsonType(write.contentType)) return undefined;
+  const text = utf8Text(write.content);
+  if (text === undefined) throw DocumentErrors.invalidJson();
   try {
-    return JSON.parse(write.content.toString('utf8'));
+    return JSON.parse(text);
   } catch {
     throw DocumentErrors.invalidJson();
   }
