@@ -14,6 +14,7 @@ import { registerHealth } from './platform/http/health.js';
 import { registerGuides } from './platform/http/guides.js';
 import { describeCheckErrors, prefixOperationIds, withServer } from './platform/http/openapi.js';
 import { chooseRateLimitStore, rateLimits } from './platform/http/rate-limits.js';
+import { Admission, registerAdmission } from './platform/http/admission.js';
 import { authPlugin } from './modules/auth/auth.plugin.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { documentsPlugin } from './modules/xapi/documents/documents.plugin.js';
@@ -21,6 +22,7 @@ import { TenancyService } from './modules/tenancy/tenancy.service.js';
 import { ApiKeyService } from './modules/auth/api-keys/api-key.service.js';
 import { xapiPlugin } from './modules/xapi/xapi.plugin.js';
 import { statementsRoutes } from './modules/xapi/statements/statements.routes.js';
+import { attachmentStoreFor } from './modules/xapi/statements/attachments.store.js';
 import { activitiesRoutes } from './modules/xapi/activities/activities.routes.js';
 import { agentsRoutes } from './modules/xapi/agents/agents.routes.js';
 import { importHistoryRoutes } from './modules/imports/import-history.routes.js';
@@ -246,9 +248,36 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   });
   await app.register(authorizeRoutes, { authorize: new AuthorizeService(sql, tenancy, throttle, config.baseDomain) });
 
+  // Before the routes: those naming a budget in `config.admission` get its hook (docs/operations.md, "Memory").
+  registerAdmission(app, {
+    admissions: {
+      imports: new Admission(
+        'imports',
+        {
+          perProcess: config.importsInFlight ?? DEFAULTS.importsInFlight,
+          perTenant: config.importsInFlightPerTenant ?? DEFAULTS.importsInFlightPerTenant,
+        },
+        10,
+      ),
+      attachments: new Admission(
+        'attachments',
+        {
+          perProcess: config.attachmentUploadsInFlight ?? DEFAULTS.attachmentUploadsInFlight,
+          perTenant: config.attachmentUploadsInFlightPerTenant ?? DEFAULTS.attachmentUploadsInFlightPerTenant,
+        },
+        5,
+      ),
+    },
+    tenantOf: (request) => request.principal?.tenant.id,
+  });
   await app.register(authRoutes);
   await app.register(documentsPlugin, { sql, documentLimitBytes: config.documentLimitBytes });
-  await app.register(statementsRoutes, { sql, attachmentLimitBytes: config.xapiAttachmentLimitBytes ?? DEFAULTS.xapiAttachmentLimitBytes });
+  await app.register(statementsRoutes, {
+    sql,
+    attachmentLimitBytes: config.xapiAttachmentLimitBytes ?? DEFAULTS.xapiAttachmentLimitBytes,
+    attachmentStore: attachmentStoreFor(config.database),
+    batchLimit: config.statementBatchLimit ?? DEFAULTS.statementBatchLimit,
+  });
   await app.register(activitiesRoutes, { sql });
   await app.register(agentsRoutes, { sql });
   await app.register(tenantSettingsRoutes, { sql, baseDomain: config.baseDomain });

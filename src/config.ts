@@ -37,6 +37,24 @@ export const AppConfig = Type.Object({
    * in bytes (413 above it). Absent: DEFAULTS.xapiAttachmentLimitBytes.
    */
   xapiAttachmentLimitBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+  /**
+   * Bulk imports (users, organisation, jobs) whose body is read at once, in flight in this process
+   * at most: a further one is refused with 503 and Retry-After before its body is read. Absent:
+   * DEFAULTS.importsInFlight. A body of at most 1 MiB is not counted (admission.ts).
+   */
+  importsInFlight: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000 })),
+  /** The same, per tenant: a tenant's further import is refused with 429. Absent: DEFAULTS.importsInFlightPerTenant. */
+  importsInFlightPerTenant: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000 })),
+  /**
+   * Statement requests with attachment data (multipart/mixed) in flight in this process at most:
+   * a further one is refused with 503 and Retry-After before its body is read. Absent:
+   * DEFAULTS.attachmentUploadsInFlight. A body of at most 1 MiB is not counted.
+   */
+  attachmentUploadsInFlight: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000 })),
+  /** The same, per tenant: 429. Absent: DEFAULTS.attachmentUploadsInFlightPerTenant. */
+  attachmentUploadsInFlightPerTenant: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000 })),
+  /** Statements one POST /xapi/statements may carry at most (413 above it). Absent: DEFAULTS.statementBatchLimit. */
+  statementBatchLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
   logLevel: Type.Union([
     Type.Literal('fatal'),
     Type.Literal('error'),
@@ -133,6 +151,18 @@ export const DEFAULTS = {
   // Attachment data is held in memory while a request is checked and stored in the database:
   // a few videos' worth per request, not an archive.
   xapiAttachmentLimitBytes: 64 * 1024 * 1024,
+  // A maximum-size import holds its body, its parsed rows and the work on them: about 300 MB of
+  // heap at the default import limit, so one at a time fits the 512 MB heap docs/operations.md
+  // recommends ("Memory"). Imports are rare and take seconds; a refused one retries.
+  importsInFlight: 1,
+  importsInFlightPerTenant: 1,
+  // A maximum-size attachment request holds about twice its size outside the heap while it is
+  // parsed and stored: two at once stay near 300 MB.
+  attachmentUploadsInFlight: 2,
+  attachmentUploadsInFlightPerTenant: 1,
+  // Far above what xAPI clients send (TinCanJS and the ADL conformance suite send at most tens);
+  // a batch is one transaction, and 10,000 small statements are about 1.5 MB and a few seconds.
+  statementBatchLimit: 10_000,
   logLevel: 'info',
   cacheTtlMs: 5_000,
   // A learner credential is made per person by the integration and lasts a month (docs/provisioning.md).
@@ -217,6 +247,11 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     documentLimitBytes: numberFrom(env.LEARNBASE_DOCUMENT_LIMIT_BYTES, DEFAULTS.documentLimitBytes),
     importLimitBytes: numberFrom(env.LEARNBASE_IMPORT_LIMIT_BYTES, DEFAULTS.importLimitBytes),
     xapiAttachmentLimitBytes: numberFrom(env.LEARNBASE_XAPI_ATTACHMENT_LIMIT_BYTES, DEFAULTS.xapiAttachmentLimitBytes),
+    importsInFlight: numberFrom(env.LEARNBASE_IMPORTS_IN_FLIGHT, DEFAULTS.importsInFlight),
+    importsInFlightPerTenant: numberFrom(env.LEARNBASE_IMPORTS_IN_FLIGHT_PER_TENANT, DEFAULTS.importsInFlightPerTenant),
+    attachmentUploadsInFlight: numberFrom(env.LEARNBASE_ATTACHMENT_UPLOADS_IN_FLIGHT, DEFAULTS.attachmentUploadsInFlight),
+    attachmentUploadsInFlightPerTenant: numberFrom(env.LEARNBASE_ATTACHMENT_UPLOADS_IN_FLIGHT_PER_TENANT, DEFAULTS.attachmentUploadsInFlightPerTenant),
+    statementBatchLimit: numberFrom(env.LEARNBASE_STATEMENT_BATCH_LIMIT, DEFAULTS.statementBatchLimit),
     logLevel: env.LOG_LEVEL ?? DEFAULTS.logLevel,
     cacheTtlMs: numberFrom(env.LEARNBASE_CACHE_TTL_MS, DEFAULTS.cacheTtlMs),
     credentialTtlS: numberFrom(env.LEARNBASE_CREDENTIAL_TTL_S, DEFAULTS.credentialTtlS),

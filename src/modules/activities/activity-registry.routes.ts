@@ -31,6 +31,8 @@ export const activityRegistryRoutes: FastifyPluginAsyncTypebox<ActivityRegistryR
     '/api/activities',
     {
       bodyLimit: importLimitBytes,
+      // As large as an import and read whole into memory: admitted under the imports budget (admission.ts).
+      config: { admission: 'imports' },
       // activity-registry-rules.ts checks the body itself, naming every bad entry.
       validatorCompiler: describedOnly,
       schema: {

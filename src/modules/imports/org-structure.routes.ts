@@ -26,6 +26,8 @@ export const orgStructureRoutes: FastifyPluginAsyncTypebox<OrgStructureRoutesOpt
     '/api/import/organisation',
     {
       bodyLimit: importLimitBytes,
+      // Read whole into memory: admitted under the imports budget (admission.ts).
+      config: { admission: 'imports' },
       // The bodies are checked by org-unit-import.ts / job-role-import.ts, naming every bad entry.
       validatorCompiler: describedOnly,
       schema: {
@@ -49,6 +51,8 @@ export const orgStructureRoutes: FastifyPluginAsyncTypebox<OrgStructureRoutesOpt
     '/api/import/jobs',
     {
       bodyLimit: importLimitBytes,
+      // Read whole into memory: admitted under the imports budget (admission.ts).
+      config: { admission: 'imports' },
       // The bodies are checked by org-unit-import.ts / job-role-import.ts, naming every bad entry.
       validatorCompiler: describedOnly,
       schema: {

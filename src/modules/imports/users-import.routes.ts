@@ -72,6 +72,7 @@ export const usersImportRoutes: FastifyPluginAsyncTypebox<UsersImportRoutesOptio
     '/api/import/users',
     {
       bodyLimit: importLimitBytes,
+      config: { admission: 'imports' },
       // The rules check the body row by row: a bad row is a message in the summary, not a 400.
       validatorCompiler: describedOnly,
       schema: {

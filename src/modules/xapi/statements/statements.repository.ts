@@ -268,6 +268,12 @@ async function insertKeys(sql: SqlClient, tenantId: string, keyRows: readonly Ke
 }
 
 /**
+ * The buckets a tenant's statement ids fall in for markVoided's locks: the most advisory locks one
+ * statement write holds, half PostgreSQL's default max_locks_per_transaction.
+ */
+export const VOIDING_LOCK_BUCKETS = 32;
+
+/**
  * Marks voided every statement among `ids` that is not itself a voiding statement and that a
  * stored voiding statement targets (xAPI 2.0 Part 2 §2.3.2.s2.b3). Run after inserting, it
  * covers a voiding statement arriving after its target, before it, and in the same batch.
@@ -276,12 +282,31 @@ async function insertKeys(sql: SqlClient, tenantId: string, keyRows: readonly Ke
 export async function markVoided(sql: SqlClient, tenantId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   // A target and its voiding statement stored by two concurrent transactions would each miss
-  // the other's uncommitted row; a transaction lock per target id (taken in id order, so two
-  // batches cannot deadlock) makes the second one wait for the first and then see it.
+  // the other's uncommitted row, so the two must take turns. Locks are taken on buckets, not ids:
+  // an advisory lock is an entry in PostgreSQL's lock table, which every database of the cluster
+  // shares (max_locks_per_transaction × max_connections, 6,400 by default), and one per id let a
+  // large batch fill it ("out of shared memory") and fail other tenants' transactions. Each id
+  // falls in one of VOIDING_LOCK_BUCKETS buckets of its tenant; a transaction locks each of its
+  // buckets once, in bucket order (so two transactions cannot deadlock): exclusively where an id
+  // is the target of a voiding statement it can see (its own, or one committed), else shared. Two
+  // plain writes never wait for each other; a voiding statement and the write of its target (or a
+  // statement sharing its bucket) take turns, the second seeing the first's committed row. A lock
+  // on a bucket covers every id in it, so it serialises at least what a lock per id did.
   await sql.query(
-    `SELECT pg_advisory_xact_lock(hashtextextended('xapi_statements:' || $1 || ':' || ids.id::text, 0))
-       FROM (SELECT DISTINCT unnest($2::uuid[]) AS id ORDER BY 1) AS ids`,
-    [tenantId, ids],
+    `SELECT CASE WHEN b.exclusive
+                 THEN pg_advisory_xact_lock(hashtextextended('xapi_statements:' || $1 || ':' || b.bucket, 0))
+                 ELSE pg_advisory_xact_lock_shared(hashtextextended('xapi_statements:' || $1 || ':' || b.bucket, 0)) END
+       FROM (SELECT i.bucket, bool_or(i.targeted) AS exclusive
+               FROM (SELECT abs(hashtextextended(ids.id::text, 0) % $3) AS bucket,
+                            EXISTS (SELECT 1 FROM xapi_statements AS voiding
+                                     WHERE voiding.tenant_id = $1
+                                       AND voiding.object_statement_id = ids.id
+                                       AND voiding.voiding
+                                    ${PER_ROW_PROBE}) AS targeted
+                       FROM (SELECT DISTINCT unnest($2::uuid[]) AS id) AS ids) AS i
+              GROUP BY i.bucket
+              ORDER BY i.bucket) AS b`,
+    [tenantId, ids, VOIDING_LOCK_BUCKETS],
   );
   const { rows } = await sql.query<{ id: string }>(
     `UPDATE xapi_statements AS target

@@ -31,6 +31,8 @@ export interface StatementsRoutesOptions {
   attachmentLimitBytes: number;
   /** Where attachment data is kept: the database unless given. */
   attachmentStore?: AttachmentStore;
+  /** The most statements one POST may carry (413 above it, before any is checked). */
+  batchLimit: number;
 }
 
 const StatementOrResult = Type.Union([StatementResult, Statement], {
@@ -46,7 +48,7 @@ const errors = { 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 409
  */
 export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions> = async (
   app,
-  { sql, attachmentLimitBytes, attachmentStore = databaseAttachmentStore },
+  { sql, attachmentLimitBytes, attachmentStore = databaseAttachmentStore, batchLimit },
 ) => {
   // Statements with attachment data arrive as multipart/mixed (2.0 Part 3 §1.5.2): attachments.ts.
   app.addContentTypeParser('multipart/mixed', multipartStatementsParser(attachmentLimitBytes));
@@ -68,6 +70,8 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
   app.put(
     '/xapi/statements',
     {
+      // A multipart/mixed body (attachment data) is admitted under the attachments budget (admission.ts).
+      config: { admission: 'attachments' },
       schema: {
         tags: ['xapi'],
         operationId: 'PUT:xapi.statements',
@@ -87,6 +91,11 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
   app.post(
     '/xapi/statements',
     {
+      config: { admission: 'attachments' },
+      // Before the schema checks every statement of the batch.
+      preValidation: async (request) => {
+        if (Array.isArray(request.body) && request.body.length > batchLimit) throw StatementErrors.batchTooLarge(request.body.length, batchLimit);
+      },
       schema: {
         tags: ['xapi'],
         operationId: 'POST:xapi.statements',
