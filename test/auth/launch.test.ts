@@ -241,6 +241,11 @@ describeEachBackend('GET /api/activities/launch', (ctx) => {
       assert.match(res.body, message);
       assert.doesNotMatch(res.body, /<script>/);
     }
+    for (const repeated of ['auth', 'activityId']) {
+      const twice = await launch(ctx, fixture, `${fixture.launchPath}&${repeated}=`);
+      assert.equal(twice.statusCode, 400, `${repeated}: ${twice.body}`);
+      assert.match(twice.body, new RegExp(`the ${repeated} parameter more than once`));
+    }
     const unknownTenant = await launch(ctx, fixture, fixture.launchPath, { host: 'no-such-tenant.localhost:8080' });
     assert.equal(unknownTenant.statusCode, 404);
     assert.match(unknownTenant.body, /No tenant named/);

@@ -1,6 +1,5 @@
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { textProblem, utf8Text } from '../json-guard.js';
-import { AppError } from './app-error.js';
 
 /**
  * Refuses, with a 400 naming the parameter, any query parameter (name or value) and any field
@@ -26,6 +25,13 @@ export function registerInputGuards(app: FastifyInstance): void {
 }
 
 /**
+ * True on the invalid-JSON error of a body whose bytes are not UTF-8, for the message: the error
+ * is Fastify's own FST_ERR_CTP_INVALID_JSON_BODY, so every error handler (the API's, the OAuth
+ * endpoints', the sign-in pages') answers it as the invalid JSON it is.
+ */
+export const isNotUtf8Error = (error: unknown): boolean => (error as { notUtf8?: unknown } | null)?.notUtf8 === true;
+
+/**
  * `application/json` bodies are parsed as Fastify parses them (with `__proto__` and `constructor`
  * keys kept as data, as createFastify in app.ts sets), from bytes that must be UTF-8: Fastify
  * decodes a body leniently, so a byte that is not UTF-8 became U+FFFD in what was stored. Such a
@@ -37,7 +43,7 @@ function registerUtf8JsonParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const text = utf8Text(body as Buffer);
     if (text === undefined) {
-      done(new AppError('request.invalid_json', 400, 'The request body is not valid JSON: its bytes are not UTF-8 (RFC 8259 §8.1).'), undefined);
+      done(Object.assign(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), { notUtf8: true }), undefined);
       return;
     }
     parseJson(request, text, done);

@@ -64,6 +64,10 @@ export interface LaunchSessionServiceOptions {
 export const LaunchErrors = {
   missingParameter: (name: string) =>
     badRequest('launch.missing_parameter', `The launch link has no ${name} parameter; it must carry activityId and auth.`, { parameter: name }),
+  repeatedParameter: (name: string) =>
+    badRequest('launch.repeated_parameter', `The launch link has the ${name} parameter more than once; it must carry each of activityId and auth once.`, {
+      parameter: name,
+    }),
   unauthorized: (message: string) => new AppError('launch.unauthorized', 401, message),
   tooManyAttempts: (retryAfterSeconds: number) =>
     new AppError('launch.too_many_attempts', 429, credentialRefusal('throttled'), { headers: { 'Retry-After': String(retryAfterSeconds) } }),

@@ -65,6 +65,9 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
             `No organisation was named: open the launch link on the organisation’s address ({tenant}.${baseDomain}) or send the X-SVC-Tenant header.`,
           );
         }
+        // The route's schema only describes the query (describedOnly): a parameter sent twice arrives as a list.
+        const query = request.query as Record<string, unknown>;
+        for (const parameter of ['activityId', 'auth']) if (Array.isArray(query[parameter])) throw LaunchErrors.repeatedParameter(parameter);
         const tenant = await tenancy.require(name);
         const launched = await launches.launch(tenant, request.query, request.publicBaseUrl, clientAddress(request.ip, request.socket?.remoteAddress));
         return reply
