@@ -24,6 +24,13 @@ export interface AttachmentData {
  */
 export interface AttachmentStore {
   /**
+   * Where the data is kept outside the database: writes it there before the statements'
+   * transaction begins, so the transaction (on PGlite, the only connection) is not held while
+   * megabytes are written. A request refused afterwards leaves its data unread (an orphan). The
+   * database adapter has nothing to do here.
+   */
+  stage?(tenantId: string, attachments: readonly AttachmentData[]): Promise<void>;
+  /**
    * Stores each attachment under (tenantId, sha2) unless that hash is already stored (the same
    * hash is the same data, so the first copy is kept). `attachments` may repeat a hash.
    */
@@ -91,8 +98,9 @@ export function attachmentStoreFor(database: DatabaseConfig): AttachmentStore {
  * by byte in JavaScript, then the WebAssembly memory grows by several times the data and never
  * shrinks); files are written and read off the event loop.
  *
- * - The file is written (to a temporary name, flushed, renamed, the folder flushed) before the row
- *   is inserted, so a committed row always has its file. A transaction rolled back leaves a file
+ * - The file is written (to a temporary name, flushed, renamed, the folder flushed) before the
+ *   statements' transaction (stage), and checked again before the row is inserted, so a committed
+ *   row always has its file. A transaction rolled back leaves a file
  *   without a row: harmless, as data is only read through a row (the interface's orphans).
  * - The row keeps which tenant holds which hash transactionally, as on PostgreSQL; a row with data
  *   (stored before this store existed) is answered from the row.
@@ -102,17 +110,25 @@ export function attachmentStoreFor(database: DatabaseConfig): AttachmentStore {
 export function fileAttachmentStore(root: string): AttachmentStore {
   const pathOf = (tenantId: string, sha2: string) => join(root, attachmentFileName(tenantId, sha2));
 
+  const writeFiles = (tenantId: string, attachments: readonly AttachmentData[]) =>
+    Promise.all(
+      attachments.map(async (item) => {
+        const path = pathOf(tenantId, item.sha2);
+        await mkdir(dirname(path), { recursive: true });
+        await writeOnce(path, item.data);
+      }),
+    );
+
   return {
+    async stage(tenantId, attachments) {
+      await writeFiles(tenantId, [...new Map(attachments.map((item) => [item.sha2, item])).values()]);
+    },
+
     async put(sql, tenantId, attachments) {
       const unique = [...new Map(attachments.map((item) => [item.sha2, item])).values()];
       if (unique.length === 0) return;
-      await Promise.all(
-        unique.map(async (item) => {
-          const path = pathOf(tenantId, item.sha2);
-          await mkdir(dirname(path), { recursive: true });
-          await writeOnce(path, item.data);
-        }),
-      );
+      // Staged already, as a rule: then each file is found in place (one stat) and left alone.
+      await writeFiles(tenantId, unique);
       await sql.query(
         `INSERT INTO xapi_attachments (tenant_id, sha2, content_type, data)
          SELECT $1, r.sha2, r.content_type, ''::bytea FROM jsonb_to_recordset($2::jsonb) AS r(sha2 text, content_type text)

@@ -101,6 +101,7 @@ export async function storeStatements(
     return { id: ids[index], statement: complete, stored, index: indexStatement(complete) };
   });
   prepared.forEach((item, index) => assertMayWrite(caller.principal, item, paths[index]));
+  await attachments.store.stage?.(caller.tenantId, attachmentData);
 
   await sql.transaction(async (tx) => {
     await assertInLaunchScope(tx, caller, prepared, paths);
