@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import { describeEachBackend } from '../support/build-test-app.js';
+import type { GivenTenant } from '../support/given.js';
 
 // JSON is UTF-8 (RFC 8259 §8.1): a body whose bytes are not is refused whole, never stored with
 // U+FFFD in place of what was sent (issue 24, item 12's silent corruption, for JSON).
@@ -10,15 +11,16 @@ const NOT_UTF8 = Buffer.from([0x5a, 0xfc, 0x72, 0x69, 0x63, 0x68]); // "Zürich"
 const withBytes = (before: string, bytes: Buffer, after: string) => Buffer.concat([Buffer.from(before), bytes, Buffer.from(after)]);
 
 describeEachBackend('JSON bodies that are not UTF-8', (ctx) => {
+  const postStatement = (tenant: GivenTenant, payload: Buffer) =>
+    ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: { ...tenant.xapi, 'content-type': 'application/json' }, payload });
+
   it('refuses a statement whose text is not UTF-8 (400 request.invalid_json) and stores nothing', async () => {
     const tenant = await ctx.given.tenant();
     const id = randomUUID();
-    const res = await ctx.app.inject({
-      method: 'POST',
-      url: '/xapi/statements',
-      headers: { ...tenant.xapi, 'content-type': 'application/json' },
-      payload: withBytes(`{"id":"${id}","actor":{"mbox":"mailto:a@example.com","name":"`, NOT_UTF8, '"},"verb":{"id":"http://adlnet.gov/expapi/verbs/experienced"},"object":{"id":"http://example.com/a"}}'),
-    });
+    const res = await postStatement(
+      tenant,
+      withBytes(`{"id":"${id}","actor":{"mbox":"mailto:a@example.com","name":"`, NOT_UTF8, '"},"verb":{"id":"http://adlnet.gov/expapi/verbs/experienced"},"object":{"id":"http://example.com/a"}}'),
+    );
     assert.equal(res.statusCode, 400, res.body);
     assert.equal(res.json().code, 'request.invalid_json');
     assert.match(res.json().message, /not UTF-8/);
@@ -29,15 +31,13 @@ describeEachBackend('JSON bodies that are not UTF-8', (ctx) => {
   it('still reads UTF-8 with a byte-order mark, and multi-byte text byte for byte', async () => {
     const tenant = await ctx.given.tenant();
     const id = randomUUID();
-    const res = await ctx.app.inject({
-      method: 'POST',
-      url: '/xapi/statements',
-      headers: { ...tenant.xapi, 'content-type': 'application/json' },
-      payload: Buffer.concat([
+    const res = await postStatement(
+      tenant,
+      Buffer.concat([
         Buffer.from([0xef, 0xbb, 0xbf]),
         Buffer.from(`{"id":"${id}","actor":{"mbox":"mailto:a@example.com","name":"Zürich 😀"},"verb":{"id":"http://adlnet.gov/expapi/verbs/experienced"},"object":{"id":"http://example.com/a"}}`),
       ]),
-    });
+    );
     assert.equal(res.statusCode, 200, res.body);
     const read = await ctx.app.inject({ method: 'GET', url: `/xapi/statements?statementId=${id}`, headers: tenant.xapi });
     assert.equal(read.json().actor.name, 'Zürich 😀');

@@ -95,7 +95,7 @@ export class UnreadableRow {
 
 const KNOWN_FIELDS = new Set(['name', 'attributes']);
 /** A value shown in a message is cut here, so a huge value cannot make a huge answer. */
-const SHOWN_LIMIT = 200;
+export const SHOWN_LIMIT = 200;
 
 /** The offending value as a string: text as it is (cut), anything else as JSON, unstorable text escaped. */
 export function shown(value: unknown): string {

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { CsvError, parse, type Options } from 'csv-parse/sync';
 import { AppError, badRequest } from '../../platform/http/app-error.js';
-import { UnreadableRow } from './user-import.js';
+import { SHOWN_LIMIT, UnreadableRow } from './user-import.js';
 
 /** One user as the JSON import takes it (interface 2.1). */
 export interface CsvUser {
@@ -75,13 +75,11 @@ function decoderFor(encoding: string): Decode {
   return (bytes) => decoder.decode(bytes);
 }
 
-/** How a cell's bytes that the encoding cannot read are shown in a message: `Z\xFCrich`. */
-const SHOWN_LIMIT = 200;
-
 /**
- * The cell with each byte the decoder cannot read as `\xNN`, cut after about SHOWN_LIMIT
- * characters. Only for a cell that failed to decode, so trying one to four bytes at each
- * position (no character of these encodings is longer) costs nothing on a good file.
+ * The cell with each byte the decoder cannot read as `\xNN` (`Z\xFCrich`), cut after about
+ * SHOWN_LIMIT characters, where a message's value is cut anyway. Only for a cell that failed to
+ * decode, so trying one to four bytes at each position (no character of these encodings is
+ * longer) costs nothing on a good file.
  */
 function escapeUnreadable(bytes: Uint8Array, decode: Decode): string {
   let shown = '';

@@ -32,13 +32,14 @@ export function registerInputGuards(app: FastifyInstance): void {
 export const isNotUtf8Error = (error: unknown): boolean => (error as { notUtf8?: unknown } | null)?.notUtf8 === true;
 
 /**
- * `application/json` bodies are parsed as Fastify parses them (with `__proto__` and `constructor`
- * keys kept as data, as createFastify in app.ts sets), from bytes that must be UTF-8: Fastify
- * decodes a body leniently, so a byte that is not UTF-8 became U+FFFD in what was stored. Such a
- * body is refused whole (400 `request.invalid_json`) instead.
+ * `application/json` bodies are parsed as Fastify parses them (with the app's own
+ * onProtoPoisoning and onConstructorPoisoning, which createFastify in app.ts sets), from bytes
+ * that must be UTF-8: Fastify decodes a body leniently, so a byte that is not UTF-8 became U+FFFD
+ * in what was stored. Such a body is refused whole (400 `request.invalid_json`) instead.
  */
 function registerUtf8JsonParser(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
+  const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig;
+  const parseJson = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const text = utf8Text(body as Buffer);
