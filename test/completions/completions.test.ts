@@ -172,8 +172,9 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
     assert.match(old.json().message, /supported: 2\.0\.0/);
 
     const cases: Array<[Record<string, string>, string, RegExp]> = [
-      [{}, 'completions.invalid_query', /exactly one of 'agent'/],
-      [{ actorId: actorIdOf(agent), agent: JSON.stringify(agent) }, 'completions.invalid_query', /exactly one/],
+      [{}, 'completions.invalid_query', /An API key or an admin has no actor of its own: name the actor with 'agent'.*or 'actorId'/],
+      [{ status: 'completed' }, 'completions.invalid_query', /no actor of its own/],
+      [{ actorId: actorIdOf(agent), agent: JSON.stringify(agent) }, 'completions.invalid_query', /at most one of 'agent'.*not both/],
       [{ actorId: actorIdOf(agent), status: 'done' }, 'completions.invalid_query', /"done"/],
       [{ actorId: actorIdOf(agent), expand: 'all' }, 'completions.invalid_query', /hierarchy/],
       [{ actorId: 'email|x' }, 'xapi.invalid_agent', /actorId/],
@@ -223,6 +224,34 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
     assert.equal((await records(ctx, tenant.headers, { actorId: actorIdOf(stranger) }))[0].status, 'passed');
   });
 
+  it('interface 4.2, "returns completion records for the current actor": a learner credential without agent or actorId gets its own, filters applied', async () => {
+    const tenant = await ctx.given.tenant();
+    const agent = newAgent();
+    const upserted = await ctx.app.inject({ method: 'PUT', url: '/api/actors/agents', headers: tenant.headers, payload: agent });
+    assert.equal(upserted.statusCode, 201, upserted.body);
+    const username = `u-${randomBytes(8).toString('hex')}`;
+    const created = await ctx.app.inject({ method: 'POST', url: '/api/auth/basic', headers: tenant.headers, payload: { username, password: PASSWORD, data: { actor: agent } } });
+    assert.equal(created.statusCode, 201, created.body);
+    const stranger = newAgent();
+    const other = 'https://example.com/courses/other';
+    await post(ctx, tenant, [
+      statement(agent, 'completed'),
+      statement(agent, 'launched', { object: { id: other } }),
+      statement(stranger, 'passed'),
+    ]);
+
+    const learner = { authorization: basic(username, PASSWORD), 'x-svc-tenant': tenant.name };
+    const own = await records(ctx, learner, {});
+    assert.deepEqual(own.map((r) => [r.actor, r.activityId, r.status]).sort(), [[agent, COURSE, 'completed'], [agent, other, 'in-progress']].sort());
+    assert.deepEqual((await records(ctx, learner, { status: 'completed' })).map((r) => r.activityId), [COURSE]);
+    assert.deepEqual((await records(ctx, learner, { activityId: other })).map((r) => r.status), ['in-progress']);
+    // Naming itself still works; both parameters at once is still a 400.
+    assert.equal((await records(ctx, learner, { actorId: actorIdOf(agent) })).length, 2);
+    const both = await completions(ctx, learner, { actorId: actorIdOf(agent), agent: JSON.stringify(agent) });
+    assert.equal(both.statusCode, 400, both.body);
+    assert.equal(both.json().code, 'completions.invalid_query');
+  });
+
   let content: { server: Server; origin: string };
   before(async () => {
     content = await startContentServer();
@@ -243,6 +272,8 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
     assert.equal(record.registration, registration);
     const token = { authorization: location.searchParams.get('auth') as string, 'x-svc-tenant': fixture.tenant.name };
     assert.equal((await records(ctx, token, query)).length, 1);
+    // Interface 4.2, "for the current actor": the launch token needs not name its learner.
+    assert.deepEqual((await records(ctx, token, {})).map((r) => [r.activityId, r.registration]), [[fixture.activityId, registration]]);
     assert.equal((await completions(ctx, token, { actorId: 'mbox|mailto:someone@example.com' })).statusCode, 403);
 
     // The launched content's own statements (no registration sent: the launch's) complete it.

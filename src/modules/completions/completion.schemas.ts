@@ -5,7 +5,7 @@ export const COMPLETION_VERSIONS = ['2.0.0'] as const;
 
 export const CompletionQuery = Type.Object(
   {
-    agent: Type.Optional(Type.String({ description: 'The actor: an xAPI agent (its identifier) as JSON. Exactly one of agent and actorId.' })),
+    agent: Type.Optional(Type.String({ description: 'The actor: an xAPI agent (its identifier) as JSON. At most one of agent and actorId; with neither, the current actor (a learner credential’s or launch token’s own; an API key or admin must name one).' })),
     actorId: Type.Optional(Type.String({ description: 'The actor as `<ifi_property>|<ifi_value>` (account: `account|<homePage>|<name>`).' })),
     activityId: Type.Optional(Type.String({ description: 'Only the records of this activity.' })),
     status: Type.Optional(Type.String({ description: 'Comma-separated: any of `in-progress`, `completed`, `passed`, `failed`.', examples: ['passed,failed'] })),

@@ -170,17 +170,32 @@ function view(record: CompletionRecord): CompletionView {
 }
 
 /**
- * One actor's completion records (GET /api/actors/completions). Exactly one of `agent` and
- * `actorId` names the actor; an actor credential or launch token may name only its own agent.
+ * The actor whose records are asked for: the one `agent` or `actorId` names, else the current
+ * actor (interface 4.2, "for the current actor"), which only a principal that is an actor (a
+ * learner credential, a launch token) has: an API key or an admin must name one.
+ */
+function actorAsked(principal: Principal, query: CompletionQuery): string {
+  if (query.agent !== undefined && query.actorId !== undefined) {
+    throw invalid('actorId', "Send at most one of 'agent' (an xAPI agent as JSON) and 'actorId' (<ifi_property>|<ifi_value>), not both.");
+  }
+  if (query.agent !== undefined) return parseAgentParameter(query.agent).key;
+  if (query.actorId !== undefined) return parseActorId(query.actorId).key;
+  if (principal.agentKey !== undefined) return principal.agentKey;
+  throw invalid(
+    'agent',
+    "An API key or an admin has no actor of its own: name the actor with 'agent' (an xAPI agent as JSON) or 'actorId' (<ifi_property>|<ifi_value>).",
+  );
+}
+
+/**
+ * One actor's completion records (GET /api/actors/completions): the actor `actorAsked` names;
+ * an actor credential or launch token may name only its own agent.
  * `expand=hierarchy` with `activityId` gives each record the records of the activities below it
  * (registry `parentId` and statements' `contextActivities.parent`), recursively, in `children`.
  */
 export async function listCompletions(sql: SqlClient, principal: Principal, query: CompletionQuery): Promise<CompletionView[]> {
-  if ((query.agent === undefined) === (query.actorId === undefined)) {
-    throw invalid(query.agent === undefined ? 'agent' : 'actorId', "Send exactly one of 'agent' (an xAPI agent as JSON) and 'actorId' (<ifi_property>|<ifi_value>).");
-  }
   if (query.expand !== undefined && query.expand !== 'hierarchy') throw invalid('expand', `'expand' takes only the value "hierarchy".`);
-  const agentKey = query.agent !== undefined ? parseAgentParameter(query.agent).key : parseActorId(query.actorId as string).key;
+  const agentKey = actorAsked(principal, query);
   if (principal.agentKey !== undefined && principal.agentKey !== agentKey) {
     throw CompletionErrors.forbidden();
   }
