@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
+import { PASSWORD } from '../auth/launch-fixtures.js';
 
 type Headers = Record<string, string>;
 
@@ -12,14 +13,14 @@ const listActors = async (ctx: TestContext, headers: Headers, query = '') => {
   assert.equal(res.statusCode, 200, res.body);
   return res.json() as Array<Record<string, any>>;
 };
+/** The target of a Link header's rel="next", if it has one. */
+const nextLink = (header: unknown) => /<([^>]+)>; rel="next"/.exec(String(header ?? ''))?.[1];
 const put = (ctx: TestContext, tenant: GivenTenant, url: string, payload: unknown) =>
   ctx.app.inject({ method: 'PUT', url, headers: tenant.headers, payload: payload as object });
 
 describeEachBackend('GET /api/actors', (ctx) => {
   const ext = (name: string) => `http://${ctx.config.baseDomain}/api/ext/agent/${name}`;
   const home = (tenant: GivenTenant) => `http://${tenant.name}.${ctx.config.baseDomain}`;
-  /** A statement's authority (the API key's agent) is an agent statements name, so an actor too. */
-  const isAuthority = (tenant: GivenTenant) => (actor: Record<string, any>) => actor.account?.name === tenant.key;
 
   it('lists imported users as Agents with their attributes, and actors statements named, in a stable order', async () => {
     const tenant = await ctx.given.tenant();
@@ -34,9 +35,7 @@ describeEachBackend('GET /api/actors', (ctx) => {
       payload: { actor: { mbox: 'mailto:learner@x', name: 'Learner' }, verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' }, object: { id: 'http://example.com/a' } },
     });
     assert.equal(statement.statusCode, 200, statement.body);
-    const all = await listActors(ctx, tenant.headers);
-    assert.equal(all.filter(isAuthority(tenant)).length, 1);
-    const actors = all.filter((actor) => !isAuthority(tenant)(actor));
+    const actors = await listActors(ctx, tenant.headers);
     assert.deepEqual(actors, [
       { objectType: 'Agent', name: 'Ada', account: { homePage: home(tenant), name: 'ada@x' }, extensions: { [ext('attributes')]: { email: 'ada@x' } } },
       {
@@ -47,8 +46,100 @@ describeEachBackend('GET /api/actors', (ctx) => {
       },
       { objectType: 'Agent', name: 'Learner', mbox: 'mailto:learner@x' },
     ]);
-    assert.deepEqual(await listActors(ctx, tenant.headers, '?limit=2&skip=1'), all.slice(1, 3));
-    assert.deepEqual(await listActors(ctx, tenant.headers, '?skip=4'), []);
+    assert.deepEqual(await listActors(ctx, tenant.headers, '?limit=2&skip=1'), actors.slice(1, 3));
+    assert.deepEqual(await listActors(ctx, tenant.headers, '?skip=3'), []);
+  });
+
+  it('interface 4.2, "lists all actors": people by default, the statements\' authorities only when asked (kind)', async () => {
+    const tenant = await ctx.given.tenant();
+    await importUsers(ctx, tenant.headers, [{ name: 'Ada', attributes: { email: 'ada@x' } }]);
+    const statements = await ctx.app.inject({
+      method: 'POST',
+      url: '/xapi/statements',
+      headers: tenant.xapi,
+      payload: [
+        { actor: { mbox: 'mailto:learner@x' }, verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' }, object: { id: 'http://example.com/a' }, context: { instructor: { mbox: 'mailto:teacher@x' } } },
+      ],
+    });
+    assert.equal(statements.statusCode, 200, statements.body);
+    // A learner credential's statement: its username is its authority, never a person.
+    const learner = { account: { homePage: home(tenant), name: 'ada@x' } };
+    const username = `u-${tenant.name}`;
+    const created = await ctx.app.inject({ method: 'POST', url: '/api/auth/basic', headers: tenant.headers, payload: { username, password: PASSWORD, data: { actor: learner } } });
+    assert.equal(created.statusCode, 201, created.body);
+    const own = await ctx.app.inject({
+      method: 'POST',
+      url: '/xapi/statements',
+      headers: { authorization: `Basic ${Buffer.from(`${username}:${PASSWORD}`).toString('base64')}`, 'x-svc-tenant': tenant.name, 'x-experience-api-version': '2.0.0' },
+      payload: { actor: learner, verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' }, object: { id: 'http://example.com/a' } },
+    });
+    assert.equal(own.statusCode, 200, own.body);
+
+    const identity = (actor: Record<string, any>) => actor.mbox ?? actor.account.name;
+    const people = await ctx.app.inject({ method: 'GET', url: '/api/actors', headers: tenant.headers });
+    assert.deepEqual((people.json() as Array<Record<string, any>>).map(identity), ['ada@x', 'mailto:learner@x', 'mailto:teacher@x']);
+    assert.equal(people.headers['x-total-count'], '3');
+    assert.equal(nextLink(people.headers.link), undefined, 'no next page');
+    assert.deepEqual(await listActors(ctx, tenant.headers, '?kind=people'), people.json());
+    const authorities = await ctx.app.inject({ method: 'GET', url: '/api/actors?kind=authorities', headers: tenant.headers });
+    // The API key's authority, an account at the server's address (inject's Host: localhost:80). A
+    // learner credential's statements record only the learner's own agent: its username is not
+    // recorded at all.
+    assert.deepEqual(
+      (authorities.json() as Array<Record<string, any>>).map((actor) => actor.account),
+      [{ homePage: 'http://localhost:80', name: tenant.key }],
+    );
+    assert.equal(authorities.headers['x-total-count'], '1');
+    assert.equal((await listActors(ctx, tenant.headers, '?kind=all')).length, 4);
+
+    // An authority a statement then names as a person (here as its actor) is a person from then on.
+    const named = await ctx.app.inject({
+      method: 'POST',
+      url: '/xapi/statements',
+      headers: tenant.xapi,
+      payload: { actor: { account: { homePage: 'http://localhost:80', name: tenant.key } }, verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' }, object: { id: 'http://example.com/a' } },
+    });
+    assert.equal(named.statusCode, 200, named.body);
+    assert.deepEqual((await listActors(ctx, tenant.headers)).map(identity).sort(), ['ada@x', tenant.key, 'mailto:learner@x', 'mailto:teacher@x'].sort());
+    assert.deepEqual(await listActors(ctx, tenant.headers, '?kind=authorities'), []);
+
+    const bad = await ctx.app.inject({ method: 'GET', url: '/api/actors?kind=groups', headers: tenant.headers });
+    assert.equal(bad.statusCode, 400, bad.body);
+    assert.match(bad.json().message, /kind/);
+  });
+
+  it('interface 4.2, "lists all actors. No parameters": past one page, a total and a Link rel="next" a client follows to the end', async () => {
+    const tenant = await ctx.given.tenant();
+    const users = Array.from({ length: 132 }, (_, index) => ({ name: `User ${index}`, attributes: { email: `u${String(index).padStart(3, '0')}@x` } }));
+    const imported = await importUsers(ctx, tenant.headers, users);
+    assert.equal(imported.statusCode, 200, imported.body);
+    const seen: string[] = [];
+    let url: string | undefined = '/api/actors';
+    let pages = 0;
+    while (url !== undefined) {
+      const res: Awaited<ReturnType<typeof ctx.app.inject>> = await ctx.app.inject({ method: 'GET', url, headers: { ...tenant.headers, host: '127.0.0.1:8080' } });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.headers['x-total-count'], '132');
+      seen.push(...(res.json() as Array<Record<string, any>>).map((actor) => actor.account.name));
+      pages++;
+      const next = nextLink(res.headers.link);
+      if (next === undefined) break;
+      // The API key's own link (rel="deprecation") stays beside it.
+      assert.match(String(res.headers.link), /rel="next", <[^>]+>; rel="deprecation"/);
+      const target = new URL(next);
+      assert.equal(target.origin, 'http://127.0.0.1:8080');
+      url = `${target.pathname}${target.search}`;
+    }
+    assert.equal(pages, 2);
+    assert.deepEqual(seen, users.map((user) => user.attributes.email));
+
+    const small = await ctx.app.inject({ method: 'GET', url: '/api/actors?limit=50&skip=100', headers: { ...tenant.headers, host: '127.0.0.1:8080' } });
+    assert.equal(small.json().length, 32);
+    assert.equal(nextLink(small.headers.link), undefined);
+    const first = await ctx.app.inject({ method: 'GET', url: '/api/actors?limit=50&kind=all', headers: { ...tenant.headers, host: '127.0.0.1:8080' } });
+    assert.equal(nextLink(first.headers.link), 'http://127.0.0.1:8080/api/actors?kind=all&limit=50&skip=50');
+    const past = await ctx.app.inject({ method: 'GET', url: '/api/actors?skip=500', headers: tenant.headers });
+    assert.deepEqual([past.json(), past.headers['x-total-count'], nextLink(past.headers.link)], [[], '132', undefined]);
   });
 
   it('shows an actor a statement named and the same person imported as one actor', async () => {
@@ -63,7 +154,7 @@ describeEachBackend('GET /api/actors', (ctx) => {
     assert.equal(statement.statusCode, 200, statement.body);
     const res = await importUsers(ctx, tenant.headers, [{ name: 'Ada Lovelace', attributes: { email: 'ada@x' } }]);
     assert.equal(res.json().new, 1);
-    const actors = (await listActors(ctx, tenant.headers)).filter((actor) => !isAuthority(tenant)(actor));
+    const actors = (await listActors(ctx, tenant.headers));
     assert.equal(actors.length, 1);
     assert.equal(actors[0].name, 'Ada Lovelace');
     assert.deepEqual(actors[0].account, agent.account);
@@ -140,7 +231,7 @@ describeEachBackend('GET /api/actors', (ctx) => {
     await send({ actor: { objectType: 'Group', mbox: 'mailto:team-a@x' } });
     await send({ actor: { objectType: 'Agent', mbox: 'mailto:team-a@x' } });
 
-    const byKey = new Map((await listActors(ctx, tenant.headers)).filter((actor) => !isAuthority(tenant)(actor)).map((actor) => [actor.mbox ?? actor.openid ?? actor.account.name, actor]));
+    const byKey = new Map((await listActors(ctx, tenant.headers)).map((actor) => [actor.mbox ?? actor.openid ?? actor.account.name, actor]));
     assert.deepEqual([...byKey.keys()].sort(), ['B1', 'http://x/faculty', 'mailto:ann@x', 'mailto:cy@x', 'mailto:team-a@x', 'mailto:team-b@x']);
     assert.deepEqual(byKey.get('mailto:team-a@x'), {
       objectType: 'Group',

@@ -1,5 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { Parameters } from './actor-search-compiler.js';
+import { kindCondition, type ActorKind } from './actor.repository.js';
 
 /** One actor as the search reads it: the store's row, agent or group. */
 export interface FoundActorRow {
@@ -40,14 +41,14 @@ export async function findMatchingActors(
   tenantId: string,
   condition: string,
   parameters: Parameters,
-  page: { limit: number; skip: number },
+  page: { limit: number; skip: number; kind: ActorKind },
 ): Promise<{ actors: FoundActorRow[]; total: number }> {
   const values = [...parameters.values];
   const limit = `$${values.push(page.limit)}`;
   const skip = `$${values.push(page.skip)}`;
   const { rows } = await sql.query<ActorRow>(
     `WITH matched AS MATERIALIZED (
-       SELECT a.agent_key FROM actors a WHERE a.tenant_id = $1 AND ${condition}
+       SELECT a.agent_key FROM actors a WHERE a.tenant_id = $1 ${kindCondition(page.kind, 'a')} AND ${condition}
      ), page AS (
        SELECT agent_key FROM matched ORDER BY agent_key LIMIT ${limit} OFFSET ${skip}
      )

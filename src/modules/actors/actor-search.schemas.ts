@@ -78,9 +78,17 @@ export const SearchBody = Type.Object(
   },
 );
 
+/** `kind` of GET /api/actors and POST /api/actors/search: people unless the caller asks for the authorities. */
+export const ActorKindParameter = Type.Union([Type.Literal('people'), Type.Literal('authorities'), Type.Literal('all')], {
+  default: 'people',
+  description:
+    'people (default): imported, upserted, provisioned or named by a statement; authorities: the credentials statements name as their authority (API keys, admins, learner credentials, launch sessions), listed for audit; all: both.',
+});
+
 export const SearchQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'At most this many actors (1-1000, default 100).' })),
   skip: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Matching actors to pass over.' })),
+  kind: Type.Optional(ActorKindParameter),
 });
 
 /** An actor as GET /api/actors shows it (interface 2.6), agent or group. */

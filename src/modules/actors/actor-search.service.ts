@@ -4,24 +4,25 @@ import type { Tenant } from '../tenancy/tenancy.service.js';
 import { getTenantSettings } from '../tenancy/tenant-settings.service.js';
 import { compileCriteria, Parameters, readCriteria } from './actor-search-compiler.js';
 import { findMatchingActors } from './actor-search.repository.js';
+import { ACTOR_KINDS, type ActorKind } from './actor.repository.js';
 import { showActors, type ActorDomains } from './actor.service.js';
 
 /** The search's errors, `actors.reason`. */
 export const ActorSearchErrors = {
   invalidCriteria: (path: string, message: string) =>
     badRequest('actors.invalid_criteria', `The search body is invalid: ${path || 'the body'} ${message}.`, { path }),
-  invalidPage: (name: 'limit' | 'skip', message: string) =>
+  invalidPage: (name: 'limit' | 'skip' | 'kind', message: string) =>
     badRequest('request.invalid', `Invalid request: querystring/${name} ${message}.`, {
       problems: [{ location: 'querystring', path: `/${name}`, message }],
     }),
 };
 
 /**
- * `limit` and `skip` as sent. The route checks its whole request itself (its body schema only
+ * `limit`, `skip` and `kind` (the people by default, as GET /api/actors) as sent. The route checks its whole request itself (its body schema only
  * describes), so the page's bounds are read here; the app's strict-integer hook has already
  * refused anything that is not a plain decimal integer.
  */
-export function readPage(query: Record<string, unknown>): { limit: number; skip: number } {
+export function readPage(query: Record<string, unknown>): { limit: number; skip: number; kind: ActorKind } {
   const read = (name: 'limit' | 'skip', fallback: number, min: number, max: number) => {
     const sent = query[name];
     if (sent === undefined) return fallback;
@@ -31,7 +32,9 @@ export function readPage(query: Record<string, unknown>): { limit: number; skip:
     }
     return value;
   };
-  return { limit: read('limit', 100, 1, 1000), skip: read('skip', 0, 0, Number.MAX_SAFE_INTEGER) };
+  const kind = query.kind ?? 'people';
+  if (!(ACTOR_KINDS as readonly unknown[]).includes(kind)) throw ActorSearchErrors.invalidPage('kind', `must be one of ${ACTOR_KINDS.join(', ')}`);
+  return { limit: read('limit', 100, 1, 1000), skip: read('skip', 0, 0, Number.MAX_SAFE_INTEGER), kind: kind as ActorKind };
 }
 
 /** The body `{criteria}`, read and checked: the first bad node answers 400 with its JSON pointer. */

@@ -25,17 +25,35 @@ const toStoredActor = (row: ActorRow): StoredActor => ({
   members: row.members,
 });
 
+/** Which actors a list holds: the people, the statement authorities (credentials), or both. */
+export type ActorKind = 'people' | 'authorities' | 'all';
+export const ACTOR_KINDS: readonly ActorKind[] = ['people', 'authorities', 'all'];
+
+/** The condition on `actors` (under `alias`) that keeps the actors of one kind, as `AND …`. */
+export const kindCondition = (kind: ActorKind, alias = 'actors'): string =>
+  kind === 'people' ? `AND NOT ${alias}.authority_only` : kind === 'authorities' ? `AND ${alias}.authority_only` : '';
+
 /**
- * A page of the tenant's actors, agents and groups, imported, upserted or only named by
- * statements, in agent-key order: stable (a re-import does not move anyone) and served by the
- * primary key's index.
+ * A page of the tenant's actors of one kind, agents and groups, imported, upserted or only named
+ * by statements, in agent-key order: stable (a re-import does not move anyone) and served by the
+ * primary key's index; with how many there are in all.
  */
-export async function findActors(sql: SqlClient, tenantId: string, limit: number, skip: number): Promise<StoredActor[]> {
+export async function findActors(
+  sql: SqlClient,
+  tenantId: string,
+  kind: ActorKind,
+  limit: number,
+  skip: number,
+): Promise<{ actors: StoredActor[]; total: number }> {
   const { rows } = await sql.query<ActorRow>(
-    `SELECT ${COLUMNS} FROM actors WHERE tenant_id = $1 ORDER BY agent_key LIMIT $2 OFFSET $3`,
+    `SELECT ${COLUMNS} FROM actors WHERE tenant_id = $1 ${kindCondition(kind)} ORDER BY agent_key LIMIT $2 OFFSET $3`,
     [tenantId, limit, skip],
   );
-  return rows.map(toStoredActor);
+  const { rows: counted } = await sql.query<{ total: number | string }>(
+    `SELECT count(*) AS total FROM actors WHERE tenant_id = $1 ${kindCondition(kind)}`,
+    [tenantId],
+  );
+  return { actors: rows.map(toStoredActor), total: Number(counted[0].total) };
 }
 
 /** The actor stored under one agent key, if any. */

@@ -3,7 +3,7 @@ import { findJobs, findOrganisationLinks } from '../imports/org-structure.servic
 import type { Tenant } from '../tenancy/tenancy.service.js';
 import { getTenantSettings, type TenantSettings } from '../tenancy/tenant-settings.service.js';
 import { toAgent, type ActorLinks, type StoredActor } from './actor-attributes.js';
-import { findActors } from './actor.repository.js';
+import { findActors, type ActorKind } from './actor.repository.js';
 
 /** The two domains an actor is shown with. */
 export interface ActorDomains {
@@ -14,16 +14,18 @@ export interface ActorDomains {
 }
 
 /**
- * A page of the tenant's actors as Agents and Groups (interface 2.6), each enriched as
- * `showActors` says.
+ * A page of the tenant's actors of one kind as Agents and Groups (interface 2.6), each enriched as
+ * `showActors` says, and how many there are in all.
  */
 export async function listActors(
   sql: SqlClient,
   tenant: Pick<Tenant, 'id' | 'name'>,
+  kind: ActorKind,
   page: { limit: number; skip: number },
   domains: ActorDomains,
-): Promise<Record<string, unknown>[]> {
-  return showActors(sql, tenant, await findActors(sql, tenant.id, page.limit, page.skip), domains);
+): Promise<{ actors: Record<string, unknown>[]; total: number }> {
+  const found = await findActors(sql, tenant.id, kind, page.limit, page.skip);
+  return { actors: await showActors(sql, tenant, found.actors, domains), total: found.total };
 }
 
 /**

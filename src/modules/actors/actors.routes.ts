@@ -4,6 +4,7 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, PageQuery, describedOnly, pageOf } from '../../platform/http/common-schemas.js';
 import { sourceOfHeader } from '../audit/audit.service.js';
 import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
+import { ActorKindParameter } from './actor-search.schemas.js';
 import { listActors } from './actor.service.js';
 import { upsertAgent } from './agent-upsert.service.js';
 
@@ -15,7 +16,16 @@ export interface ActorsRoutesOptions {
   serviceDomain: string;
 }
 
-const ActorsQuery = PageQuery('actors');
+const ActorsQuery = Type.Object({ ...PageQuery('actors').properties, kind: Type.Optional(ActorKindParameter) });
+
+/** The page's response headers, one schema each (as @fastify/swagger reads a response's `headers`). */
+const ListHeaders = {
+  'X-Total-Count': Type.Integer({ description: 'How many actors of this kind there are in all.' }),
+  Link: Type.String({
+    description:
+      'When more follow this page: `<{next page}>; rel="next"` (the same query with `skip` moved on), before any other link of the answer (an API key’s rel="deprecation").',
+  }),
+};
 
 const Account = Type.Object({ homePage: Type.String(), name: Type.String() });
 const Identifiers = {
@@ -72,13 +82,30 @@ export const actorsRoutes: FastifyPluginAsyncTypebox<ActorsRoutesOptions> = asyn
         operationId: 'GET:actors',
         summary: 'The tenant’s actors, agents and groups, in a stable order, with their attributes and links',
         querystring: ActorsQuery,
-        response: { 200: Type.Array(Actor), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
+        response: {
+          200: { ...Type.Array(Actor), headers: ListHeaders },
+          400: ApiError,
+          401: ApiError,
+          403: ApiError,
+          404: ApiError,
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = tenantWidePrincipalOf(request);
-      const agents = await listActors(sql, principal.tenant, pageOf(request.query), domains);
-      return agents as Static<typeof Actor>[];
+      const kind = request.query.kind ?? 'people';
+      const page = pageOf(request.query);
+      const { actors, total } = await listActors(sql, principal.tenant, kind, page, domains);
+      reply.header('X-Total-Count', String(total));
+      // Interface 4.2, "lists all actors. No parameters": a client that follows the links gets all.
+      if (page.skip + actors.length < total) {
+        const next = new URLSearchParams({ kind, limit: String(page.limit), skip: String(page.skip + page.limit) });
+        const link = `<${request.publicBaseUrl}/api/actors?${next}>; rel="next"`;
+        // An API key's answers carry a Link already (rel="deprecation"): one header, both links.
+        const earlier = reply.getHeader('link');
+        reply.header('Link', earlier === undefined ? link : `${link}, ${String(earlier)}`);
+      }
+      return actors as Static<typeof Actor>[];
     },
   );
 

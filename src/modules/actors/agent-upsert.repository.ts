@@ -30,7 +30,8 @@ export async function upsertAgentActor(sql: SqlClient, tenantId: string, actor: 
         SET name = CASE WHEN $6::boolean THEN EXCLUDED.name ELSE a.name END,
             attributes = CASE WHEN $7::boolean THEN EXCLUDED.attributes ELSE a.attributes END,
             imported_at = now(),
-            updated = now()
+            updated = now(),
+            authority_only = false
      RETURNING (xmax = 0) AS created`,
     [
       tenantId,

@@ -65,10 +65,10 @@ export async function updateActors(sql: SqlClient, tenantId: string, actors: rea
 
 async function updateActorBatch(sql: SqlClient, tenantId: string, actors: readonly Omit<ActorWrite, 'ifi'>[]): Promise<void> {
   await sql.query(
-    `UPDATE actors AS a SET name = r.name, attributes = r.attributes, imported_at = now(), updated = now()
+    `UPDATE actors AS a SET name = r.name, attributes = r.attributes, imported_at = now(), updated = now(), authority_only = false
        FROM jsonb_to_recordset($2::jsonb) AS r(key text, name text, attributes jsonb)
       WHERE a.tenant_id = $1 AND a.agent_key = r.key
-        AND (a.name IS DISTINCT FROM r.name OR a.attributes IS DISTINCT FROM r.attributes)`,
+        AND (a.name IS DISTINCT FROM r.name OR a.attributes IS DISTINCT FROM r.attributes OR a.authority_only)`,
     [tenantId, JSON.stringify(actors)],
   );
 }

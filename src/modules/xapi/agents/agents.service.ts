@@ -6,12 +6,14 @@ import { findAgent, upsertAgents } from './agents.repository.js';
 
 /**
  * Records the agents and identified groups statements named, with any names given to them there.
- * A key named as a group in any of them is a group; its members are the last ones sent.
+ * A key named as a group in any of them is a group; its members are the last ones sent. An agent
+ * named only as an authority is recorded as one (not listed among the people).
  */
 export async function recordAgents(sql: SqlClient, tenantId: string, seen: readonly Person[], updated: string): Promise<void> {
-  const agents = new Map<string, { key: string; ifi: JsonObject; names: Set<string>; objectType?: 'Group'; members?: JsonObject[] }>();
+  const agents = new Map<string, { key: string; ifi: JsonObject; names: Set<string>; authorityOnly: boolean; objectType?: 'Group'; members?: JsonObject[] }>();
   for (const person of seen) {
-    const entry = agents.get(person.key) ?? { key: person.key, ifi: person.ifi, names: new Set<string>() };
+    const entry = agents.get(person.key) ?? { key: person.key, ifi: person.ifi, names: new Set<string>(), authorityOnly: true };
+    if (person.authority !== true) entry.authorityOnly = false;
     if (person.name !== undefined) entry.names.add(person.name);
     if (person.objectType === 'Group') entry.objectType = 'Group';
     if (person.members !== undefined) entry.members = person.members;
@@ -27,6 +29,7 @@ export async function recordAgents(sql: SqlClient, tenantId: string, seen: reado
         key: entry.key,
         ifi: entry.ifi,
         names: [...entry.names],
+        authorityOnly: entry.authorityOnly,
         objectType: entry.objectType ?? 'Agent',
         ...(entry.members !== undefined ? { members: entry.members } : {}),
       })),

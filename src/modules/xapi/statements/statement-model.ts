@@ -87,6 +87,8 @@ export interface Person {
   objectType?: 'Group';
   /** An identified group's members as sent (IFI and name each); absent when it was sent without. */
   members?: JsonObject[];
+  /** Set when named as the statement's authority (the credential that stored it), not as a person. */
+  authority?: true;
 }
 
 export function indexStatement(statement: JsonObject): StatementIndex {
@@ -146,7 +148,9 @@ export function indexStatement(statement: JsonObject): StatementIndex {
   index.actors = new Set(index.agents.keys());
   addObject(object, true);
   addContext(context);
+  const named = index.people.length;
   addAgent(statement.authority, false);
+  for (const person of index.people.slice(named)) person.authority = true;
 
   function addObject(value: JsonObject, direct: boolean): void {
     switch (value.objectType) {
