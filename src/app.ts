@@ -228,7 +228,7 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
     notifications,
     clientAddress: (request) => clientAddress(request.ip, request.socket?.remoteAddress),
   });
-  await app.register(xapiPlugin, { defaultVersion: config.xapiDefaultVersion ?? DEFAULTS.xapiDefaultVersion });
+  await app.register(xapiPlugin, { defaultVersion: config.xapiDefaultVersion ?? DEFAULTS.xapiDefaultVersion, versionHeader: config.xapiVersionHeader ?? DEFAULTS.xapiVersionHeader });
   await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs, tokens, credentials, launches, apiKeys });
   await app.register(oauthTokenEndpoints, { tokens });
   const signInPolicy = { ...DEFAULT_SIGN_IN_POLICY, ...options.signInPolicy };

@@ -48,6 +48,12 @@ describe('loadConfig: connection timeouts, cap and shutdown grace', () => {
     assert.equal(loadConfig({}, { LEARNBASE_XAPI_DEFAULT_VERSION: '1.0.3' }).xapiDefaultVersion, '1.0.3');
   });
 
+  it('requires the xAPI version header unless LEARNBASE_XAPI_VERSION_HEADER=optional (blank: the default)', () => {
+    assert.equal(loadConfig({}, {}).xapiVersionHeader, 'required');
+    assert.equal(loadConfig({}, { LEARNBASE_XAPI_VERSION_HEADER: ' ' }).xapiVersionHeader, 'required');
+    assert.equal(loadConfig({}, { LEARNBASE_XAPI_VERSION_HEADER: 'optional' }).xapiVersionHeader, 'optional');
+  });
+
   it('keeps LEARNBASE_PUBLIC_URL without a trailing slash, a path allowed; blank is none', () => {
     assert.equal(loadConfig({}, {}).publicUrl, undefined);
     assert.equal(loadConfig({}, { LEARNBASE_PUBLIC_URL: ' ' }).publicUrl, undefined);
@@ -98,6 +104,7 @@ describe('loadConfig: connection timeouts, cap and shutdown grace', () => {
     ['LEARNBASE_PUBLIC_URL', 'https://lrs.example.com/?x=1', /\/publicUrl/],
     ['LEARNBASE_PUBLIC_URL', 'lrs.example.com', /\/publicUrl/],
     ['LEARNBASE_XAPI_DEFAULT_VERSION', '2.0', /\/xapiDefaultVersion/],
+    ['LEARNBASE_XAPI_VERSION_HEADER', 'off', /\/xapiVersionHeader/],
     ['LEARNBASE_XAPI_ATTACHMENT_LIMIT_BYTES', '0', /\/xapiAttachmentLimitBytes/],
     ['LEARNBASE_XAPI_ATTACHMENT_LIMIT_BYTES', '10MB', /\/xapiAttachmentLimitBytes/],
   ];

@@ -73,6 +73,13 @@ export const AppConfig = Type.Object({
    * none or one this LRS does not speak (xAPI 2.0 Part 3 §1.3). Absent: DEFAULTS.xapiDefaultVersion.
    */
   xapiDefaultVersion: Type.Optional(Type.Union([Type.Literal('1.0.3'), Type.Literal('2.0.0')])),
+  /**
+   * `required`: a `/xapi/` request without `X-Experience-API-Version` is refused (400), as xAPI
+   * requires and the conformance suite checks; `optional`: it is served at xapiDefaultVersion, for
+   * integrations written from the interface alone, which never names the header. Absent:
+   * DEFAULTS.xapiVersionHeader.
+   */
+  xapiVersionHeader: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')])),
   /** Lifetime of a launch token handed to content (GET /api/activities/launch), in seconds. Absent: DEFAULTS.launchTokenTtlS. */
   launchTokenTtlS: Type.Optional(Type.Integer({ minimum: 1 })),
   /**
@@ -169,6 +176,8 @@ export const DEFAULTS = {
   credentialTtlS: 30 * 24 * 3600,
   // The newest version; a deployment serving 1.0.3 content only may pin 1.0.3 (docs/xapi-statements.md).
   xapiDefaultVersion: '2.0.0',
+  // xAPI's rule, which the conformance suite checks; `optional` is a deployment's choice.
+  xapiVersionHeader: 'required',
   // A launch token lasts one long sitting of one piece of content.
   launchTokenTtlS: 4 * 3600,
   refreshTokenTtlS: 30 * 24 * 3600,
@@ -258,6 +267,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     launchTokenTtlS: numberFrom(env.LEARNBASE_LAUNCH_TOKEN_TTL_S, DEFAULTS.launchTokenTtlS),
     refreshTokenTtlS: numberFrom(env.LEARNBASE_REFRESH_TOKEN_TTL_S, DEFAULTS.refreshTokenTtlS),
     xapiDefaultVersion: env.LEARNBASE_XAPI_DEFAULT_VERSION?.trim() || DEFAULTS.xapiDefaultVersion,
+    xapiVersionHeader: env.LEARNBASE_XAPI_VERSION_HEADER?.trim() || DEFAULTS.xapiVersionHeader,
     trustProxy: parseTrustProxy(env.LEARNBASE_TRUST_PROXY),
     headersTimeoutMs: numberFrom(env.LEARNBASE_HEADERS_TIMEOUT_MS, DEFAULTS.headersTimeoutMs),
     requestTimeoutMs: numberFrom(env.LEARNBASE_REQUEST_TIMEOUT_MS, DEFAULTS.requestTimeoutMs),

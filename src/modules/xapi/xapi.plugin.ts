@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import cors from '@fastify/cors';
 import { AppError } from '../../platform/http/app-error.js';
@@ -7,8 +8,21 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The xAPI version the request speaks: its rules decide where 1.0.3 and 2.0.0 differ. */
     xapiVersion: '1.0.3' | '2.0.0';
+    /** A route that checks its parameters first (`parametersFirst`): the version header's problem, for `assertXapiVersion`. */
+    xapiVersionProblem: AppError | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The route answers its own missing parameters before a missing or unsupported version
+     * header, and calls `assertXapiVersion` once they are there (the document resources: the
+     * interface's section-7 validation error comes first).
+     */
+    parametersFirst?: boolean;
   }
 }
+
+/** Whether `/xapi/` requires the version header (xAPI 2.0 Part 3 §1.3) or serves its absence at the default version. */
+export type XapiVersionHeader = 'required' | 'optional';
 
 /** The versions this LRS speaks, newest last, as `GET /xapi/about` lists them. */
 export const XAPI_VERSIONS = ['1.0.3', '2.0.0'] as const;
@@ -31,14 +45,15 @@ const isXapi = (url: string) => url === '/xapi' || url.startsWith('/xapi/') || u
  * header on every response, errors included. Registered before authentication, so even a
  * 401 carries the header.
  */
-export const xapiPlugin = fp<{ defaultVersion?: '1.0.3' | '2.0.0' }>(
-  async (app, { defaultVersion = '2.0.0' }) => {
+export const xapiPlugin = fp<{ defaultVersion?: '1.0.3' | '2.0.0'; versionHeader?: XapiVersionHeader }>(
+  async (app, { defaultVersion = '2.0.0', versionHeader = 'required' }) => {
     await app.register(cors, {
       hook: 'onRequest',
       delegator: (request, callback) => callback(null, isXapi(request.url ?? '') ? XAPI_CORS : NO_CORS),
     });
 
     app.decorateRequest('xapiVersion', defaultVersion);
+    app.decorateRequest('xapiVersionProblem', null);
     // Before the version check: a 1.0.3 alternate request may carry its version in the form.
     await app.register(alternateRequestSyntax, { defaultVersion, versionOf: supportedVersion });
 
@@ -49,16 +64,9 @@ export const xapiPlugin = fp<{ defaultVersion?: '1.0.3' | '2.0.0' }>(
       if (version) request.xapiVersion = version;
       reply.header('X-Experience-API-Version', request.xapiVersion);
       if (request.method === 'OPTIONS' || request.routeOptions.config.public) return;
-      if (sent === undefined) {
-        throw new AppError('xapi.version_missing', 400, 'The X-Experience-API-Version header is required (1.0.3 or 2.0.0).');
-      }
-      if (!version) {
-        throw new AppError(
-          'xapi.version_unsupported',
-          400,
-          `X-Experience-API-Version "${String(sent)}" is not supported; this LRS speaks ${XAPI_VERSIONS.join(' and ')}.`,
-        );
-      }
+      const problem = versionProblem(sent, version, versionHeader);
+      if (problem && request.routeOptions.config.parametersFirst) request.xapiVersionProblem = problem;
+      else if (problem) throw problem;
     });
 
     app.get(
@@ -83,6 +91,26 @@ export const xapiPlugin = fp<{ defaultVersion?: '1.0.3' | '2.0.0' }>(
   },
   { name: 'xapi' },
 );
+
+/** What is wrong with the version header as sent, if anything. */
+function versionProblem(sent: string | string[] | undefined, version: string | undefined, versionHeader: XapiVersionHeader): AppError | undefined {
+  if (sent === undefined) {
+    return versionHeader === 'optional'
+      ? undefined
+      : new AppError('xapi.version_missing', 400, 'The X-Experience-API-Version header is required (1.0.3 or 2.0.0).');
+  }
+  if (version) return undefined;
+  return new AppError(
+    'xapi.version_unsupported',
+    400,
+    `X-Experience-API-Version "${String(sent)}" is not supported; this LRS speaks ${XAPI_VERSIONS.join(' and ')}.`,
+  );
+}
+
+/** For a `parametersFirst` route, once its parameters are checked: the version header's problem, thrown. */
+export function assertXapiVersion(request: FastifyRequest): void {
+  if (request.xapiVersionProblem) throw request.xapiVersionProblem;
+}
 
 function supportedVersion(sent: string): '1.0.3' | '2.0.0' | undefined {
   if (/^1\.0(\.\d+)?$/.test(sent)) return '1.0.3';

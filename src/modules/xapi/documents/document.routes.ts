@@ -7,6 +7,7 @@ import { findJsonProblem } from '../../../platform/json-guard.js';
 import { principalOf } from '../../auth/auth.plugin.js';
 import type { Principal } from '../../auth/principal.js';
 import { parseActorId, parseAgentParameter } from '../agent.js';
+import { assertXapiVersion } from '../xapi.plugin.js';
 import { lengthProblem, MAX_DOCUMENT_ID_BYTES, MAX_IRI_BYTES } from '../limits.js';
 import { parseTimestamp } from '../timestamp.js';
 import type { Preconditions } from './document-rules.js';
@@ -96,6 +97,8 @@ function address(resource: DocumentResource, request: FastifyRequest, needsId: b
   if (resource.byAgent && !query.agent && !query.actorId) missing.push('agent');
   if (needsId && !query[resource.idParameter]) missing.push(resource.idParameter);
   if (missing.length > 0) throw missingParameters(missing, request);
+  // The interface's validation error answers a missing parameter, whatever the version header says.
+  assertXapiVersion(request);
   // Both are parts of the documents' primary key (limits.ts has its budget); a value that could
   // never be stored is refused on every method alike, a GET included.
   const limits: Array<[string, number]> = [[resource.idParameter, MAX_DOCUMENT_ID_BYTES]];
@@ -238,6 +241,7 @@ export function registerDocumentRoutes(
   app.get(
     resource.path,
     {
+      config: { parametersFirst: true },
       schema: {
         operationId: operationIdOf('GET', resource.path),
         tags: [resource.tag],
@@ -264,6 +268,7 @@ export function registerDocumentRoutes(
   app.put(
     resource.path,
     {
+      config: { parametersFirst: true },
       schema: {
         operationId: operationIdOf('PUT', resource.path),
         tags: [resource.tag],
@@ -283,6 +288,7 @@ export function registerDocumentRoutes(
   app.post(
     resource.path,
     {
+      config: { parametersFirst: true },
       schema: {
         operationId: operationIdOf('POST', resource.path),
         tags: [resource.tag],
@@ -303,6 +309,7 @@ export function registerDocumentRoutes(
   app.delete(
     resource.path,
     {
+      config: { parametersFirst: true },
       schema: {
         operationId: operationIdOf('DELETE', resource.path),
         tags: [resource.tag],
