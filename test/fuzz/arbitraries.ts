@@ -1261,6 +1261,9 @@ const pageQuery = () => ({
   skip: param('skip', fc.integer({ min: 0, max: 50 }).map(String), { hostile: fc.constantFrom('-1', '0x10', '1.5') }),
 });
 
+/** `kind` of the actor lists (issue 25): people, authorities or all. */
+const actorKind = () => param('kind', fc.constantFrom('people', 'authorities', 'all'), { hostile: fc.constantFrom('', 'People', 'groups', 'all,people', 'x'.repeat(300)) });
+
 const IMPORT_FUZZERS: Record<string, RouteFuzzer> = {
   'PUT /api/import/organisation': (ctx) => route({ method: 'PUT', path: '/api/import/organisation', headers: apiHeaders(ctx, false), body: arrayBody(organisationEntry) }),
   'PUT /api/import/jobs': (ctx) => route({ method: 'PUT', path: '/api/import/jobs', headers: apiHeaders(ctx, false), body: arrayBody(jobEntry) }),
@@ -1276,7 +1279,7 @@ const IMPORT_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /api/jobs': plainRoute('GET', '/api/jobs', (ctx) => apiHeaders(ctx, false)),
   'GET /api/settings': plainRoute('GET', '/api/settings', (ctx) => apiHeaders(ctx, false)),
   'PUT /api/settings': (ctx) => route({ method: 'PUT', path: '/api/settings', headers: apiHeaders(ctx, false), body: settingsBody }),
-  'GET /api/actors': (ctx) => route({ method: 'GET', path: '/api/actors', query: pageQuery(), headers: apiHeaders(ctx, false) }),
+  'GET /api/actors': (ctx) => route({ method: 'GET', path: '/api/actors', query: { ...pageQuery(), kind: actorKind() }, headers: apiHeaders(ctx, false) }),
 };
 
 /** The audit log (issue 14). */
@@ -1419,7 +1422,8 @@ const searchBody = body(
   ),
 );
 const ACTOR_SEARCH_FUZZERS: Record<string, RouteFuzzer> = {
-  'POST /api/actors/search': (ctx) => route({ method: 'POST', path: '/api/actors/search', query: pageQuery(), headers: apiHeaders(ctx, false), body: searchBody }),
+  'POST /api/actors/search': (ctx) =>
+    route({ method: 'POST', path: '/api/actors/search', query: { ...pageQuery(), kind: actorKind() }, headers: apiHeaders(ctx, false), body: searchBody }),
   'GET /api/actors/attributes': plainRoute('GET', '/api/actors/attributes', (ctx) => apiHeaders(ctx, false)),
 };
 
