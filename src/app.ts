@@ -12,6 +12,7 @@ import { registerPublicUrl } from './platform/http/public-url.js';
 import { registerMetrics } from './platform/http/metrics.js';
 import { registerHealth } from './platform/http/health.js';
 import { registerGuides } from './platform/http/guides.js';
+import { registerHomePage } from './platform/http/home-page.js';
 import { describeCheckErrors, prefixOperationIds, withServer } from './platform/http/openapi.js';
 import { chooseRateLimitStore, rateLimits } from './platform/http/rate-limits.js';
 import { Admission, registerAdmission } from './platform/http/admission.js';
@@ -179,6 +180,7 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   registerGuides(app);
+  registerHomePage(app);
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async (request) => withServer(app.swagger(), request.publicBaseUrl));
 
   const notifications = options.notifications ?? LocalNotifications.of(sql);

@@ -2,13 +2,14 @@ import type { ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, redactQuerySecrets } from './app.js';
-import type { AppConfig } from './config.js';
+import { DEFAULTS, type AppConfig } from './config.js';
 import { migrate } from './platform/database/migrate.js';
 import { PostgresNotifications } from './platform/database/notifications.js';
 import { openDatabase } from './platform/database/open-database.js';
 import type { Database } from './platform/database/sql-client.js';
 import { listenForCommands, type CommandOutput, type ControlSocket, type HandedOffCommand } from './platform/control-socket.js';
 import { seedDemo, type DemoSeed } from './demo-seed.js';
+import { countTenants, findTenantByName } from './modules/tenancy/tenant.repository.js';
 
 /** After the grace period, how long closing the app and the database may take before the process exits regardless. */
 const CLOSE_DEADLINE_MS = 5_000;
@@ -162,10 +163,19 @@ function logRefusedConnections(app: FastifyInstance, maxConnections: number): vo
   });
 }
 
-/** Migrates, and on an empty database seeds the demo tenant (answered once, to print). */
-export async function prepareDatabase(db: Database, config: AppConfig): Promise<DemoSeed | undefined> {
+/** A database that already had tenants, as the banner describes it. */
+export interface ExistingTenants {
+  count: number;
+  /** A tenant named `demo` is among them (seeded by an earlier start, most likely). */
+  demo: boolean;
+}
+
+/** Migrates, and on an empty database seeds the demo tenant (answered once, to print); else says what tenants there are. */
+export async function prepareDatabase(db: Database, config: AppConfig): Promise<DemoSeed | ExistingTenants> {
   await migrate(db);
-  return seedDemo(db, demoRedirectUris(config));
+  const seeded = await seedDemo(db, demoRedirectUris(config));
+  if (seeded) return seeded;
+  return { count: await countTenants(db), demo: (await findTenantByName(db, 'demo')) !== undefined };
 }
 
 function listeningPort(app: FastifyInstance, config: AppConfig): number {
@@ -179,13 +189,17 @@ function demoRedirectUris(config: AppConfig): string[] {
   return [`http://127.0.0.1${port}/auth/demo/callback`, `http://localhost${port}/auth/demo/callback`];
 }
 
-/** What a newcomer needs on start: where the server listens and, on a fresh database, the demo credentials. */
-export function printBanner(config: AppConfig, port: number, demo: DemoSeed | undefined, workers = 1): void {
+/**
+ * What a newcomer needs on start: where the server listens and, on a fresh database, the demo
+ * credentials; on one that had tenants, how to make a new key (the secrets were printed only once).
+ */
+export function printBanner(config: AppConfig, port: number, started: DemoSeed | ExistingTenants | undefined, workers = 1): void {
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const storage = config.database.kind === 'pglite' ? `PGlite in ${config.database.dataDir ?? 'memory'}` : 'PostgreSQL';
   const processes = workers > 1 ? `, ${workers} worker processes` : '';
   const lines = [`learnbase is listening on ${base} (${storage}${processes}). API reference: ${base}/docs`];
-  if (demo) {
+  if (started && 'apiKey' in started) {
+    const demo = started;
     const agent = encodeURIComponent(JSON.stringify({ mbox: 'mailto:learner@example.com' }));
     const activity = encodeURIComponent('https://example.com/courses/intro');
     const url = `${base}/xapi/activities/state?activityId=${activity}&agent=${agent}&stateId=bookmark`;
@@ -211,6 +225,41 @@ export function printBanner(config: AppConfig, port: number, demo: DemoSeed | un
       `  curl -X PUT '${url}' ${auth} -H 'If-Match: *' -H 'Content-Type: application/json' -d '{"page":4}'`,
       '',
     );
+  } else if (started) {
+    // On a PGlite folder the running server carries the command out (README, "Command line").
+    const database = databaseFlag(config);
+    const tenants = `${started.count} tenant${started.count === 1 ? '' : 's'}`;
+    lines.push(
+      '',
+      started.demo
+        ? `The "demo" tenant exists${started.count > 1 ? ` (one of ${tenants})` : ''}. Its API key's secret was shown once, when it was created.`
+        : `This database has ${tenants}; \`./bin/learnbase tenant list${database}\` names ${started.count === 1 ? 'it' : 'them'}.`,
+      'To make a new API key (from another terminal; the server can keep running):',
+      `  ./bin/learnbase apikey create --tenant ${started.demo ? 'demo' : 'NAME'}${database}`,
+      '',
+    );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
+
+/**
+ * The database flag a command needs to reach this server's database, or '' for the default
+ * folder. A PostgreSQL URL is printed without its password: the banner goes to the logs.
+ */
+function databaseFlag(config: AppConfig): string {
+  if (config.database.kind === 'pglite') {
+    const dir = config.database.dataDir;
+    return dir === undefined || dir === DEFAULTS.dataDir ? '' : ` --data ${shellWord(dir)}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(config.database.url);
+  } catch {
+    return ' --database URL';
+  }
+  if (url.password) url.password = 'PASSWORD';
+  return ` --database ${shellWord(url.toString())}`;
+}
+
+/** `text` as one shell word: as it is when plain, else in single quotes. */
+const shellWord = (text: string) => (/^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`);

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
+import { Writable } from 'node:stream';
 import { after, before, it } from 'node:test';
-import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
+import { buildApp } from '../../src/app.js';
+import { describeEachBackend, testConfig, type TestContext } from '../support/build-test-app.js';
 import { basic, givenLaunch, PASSWORD, startContentServer, type LaunchFixture } from './launch-fixtures.js';
 
 type Headers = Record<string, string>;
@@ -195,16 +197,17 @@ describeEachBackend('GET /api/activities/launch', (ctx) => {
     assert.equal(crossTenant.statusCode, 401);
   });
 
-  it('answers a 401 HTML page, never a redirect, for a bad, revoked or other-tenant credential', async () => {
+  it('answers a 401 HTML page in a learner’s words, never a redirect, for a bad, revoked or other-tenant credential', async () => {
     const fixture = await givenLaunch(ctx, content.origin);
     const other = await givenLaunch(ctx, content.origin);
     const path = (auth: string, activityId = fixture.activityId) => `/api/activities/launch?${new URLSearchParams({ activityId, auth })}`;
+    const cannotSignIn = /This link does not give access to the course/;
     const cases: Array<[string, RegExp]> = [
-      [path(basic(fixture.username, 'not the password')), /The credential is not valid\./],
-      [path(basic(other.username, PASSWORD)), /The credential is not valid\./],
-      [path(fixture.tenant.authorization), /Only a learner credential/],
-      [path('Bearer abc'), /must be &quot;Basic &quot;/],
-      [path('Basic bm9jb2xvbg=='), /malformed/],
+      [path(basic(fixture.username, 'not the password')), cannotSignIn],
+      [path(basic(other.username, PASSWORD)), cannotSignIn],
+      [path(fixture.tenant.authorization), cannotSignIn],
+      [path('Bearer abc'), cannotSignIn],
+      [path('Basic bm9jb2xvbg=='), cannotSignIn],
     ];
     for (const [url, message] of cases) {
       const res = await launch(ctx, fixture, url);
@@ -215,23 +218,23 @@ describeEachBackend('GET /api/activities/launch', (ctx) => {
     }
     const noTenant = await ctx.app.inject({ method: 'GET', url: fixture.launchPath });
     assert.equal(noTenant.statusCode, 401);
-    assert.match(noTenant.body, /No organisation was named/);
+    assert.match(noTenant.body, /This link does not say which organisation it belongs to/);
 
     const revoked = await ctx.app.inject({ method: 'DELETE', url: `/api/auth/basic/${fixture.username}`, headers: fixture.tenant.headers });
     assert.equal(revoked.statusCode, 204);
     const afterRevocation = await launch(ctx, fixture);
     assert.equal(afterRevocation.statusCode, 401);
-    assert.match(afterRevocation.body, /The credential was revoked\./);
+    assert.match(afterRevocation.body, /This link has been withdrawn/);
   });
 
-  it('answers 400 and 404 HTML pages for missing parameters, an unknown activity and one without launchUrl, escaping what it echoes', async () => {
+  it('answers 400 and 404 HTML pages in a learner’s words for missing parameters, an unknown activity and one without launchUrl, echoing nothing of the link', async () => {
     const fixture = await givenLaunch(ctx, content.origin);
     const auth = basic(fixture.username, PASSWORD);
     const cases: Array<[Record<string, string>, number, RegExp]> = [
-      [{ auth }, 400, /no activityId parameter/],
-      [{ activityId: fixture.activityId }, 400, /no auth parameter/],
-      [{ activityId: 'http://example.com/<script>alert(1)</script>', auth }, 404, /http:\/\/example.com\/&lt;script&gt;alert\(1\)&lt;\/script&gt; is not in this organisation/],
-      [{ activityId: `${fixture.activityId}/no-content`, auth }, 404, /has no launchUrl/],
+      [{ auth }, 400, /Part of this link is missing/],
+      [{ activityId: fixture.activityId }, 400, /Part of this link is missing/],
+      [{ activityId: 'http://example.com/<script>alert(1)</script>', auth }, 404, /This course is not available in your organisation’s catalogue yet\. Tell whoever sent you the link\./],
+      [{ activityId: `${fixture.activityId}/no-content`, auth }, 404, /This course has no online content to open/],
     ];
     for (const [query, status, message] of cases) {
       const res = await launch(ctx, fixture, `/api/activities/launch?${new URLSearchParams(query)}`);
@@ -239,16 +242,51 @@ describeEachBackend('GET /api/activities/launch', (ctx) => {
       assert.equal(res.headers.location, undefined);
       assert.match(res.headers['content-type'] as string, /^text\/html/);
       assert.match(res.body, message);
-      assert.doesNotMatch(res.body, /<script>/);
+      assert.doesNotMatch(res.body, /<script>|example\.com|activityId|launchUrl/);
     }
     for (const repeated of ['auth', 'activityId']) {
       const twice = await launch(ctx, fixture, `${fixture.launchPath}&${repeated}=`);
       assert.equal(twice.statusCode, 400, `${repeated}: ${twice.body}`);
-      assert.match(twice.body, new RegExp(`the ${repeated} parameter more than once`));
+      assert.match(twice.body, /part of it appears twice/);
+      assert.doesNotMatch(twice.body, new RegExp(repeated));
     }
     const unknownTenant = await launch(ctx, fixture, fixture.launchPath, { host: 'no-such-tenant.localhost:8080' });
     assert.equal(unknownTenant.statusCode, 404);
-    assert.match(unknownTenant.body, /No tenant named/);
+    assert.match(unknownTenant.body, /This link names an organisation this service does not know/);
+  });
+
+  it('interface 5.3, step 3 (the launch URL): tells the learner what happened in a learner’s words, and logs the API path and the code', async () => {
+    const fixture = await givenLaunch(ctx, content.origin);
+    const lines: Array<Record<string, unknown>> = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const logged = await buildApp(testConfig({ logLevel: 'info' }), ctx.db, { logger: { stream } });
+    try {
+      const unknown = `${fixture.activityId}/not-registered`;
+      const res = await logged.inject({
+        method: 'GET',
+        url: `/api/activities/launch?${new URLSearchParams({ activityId: unknown, auth: basic(fixture.username, PASSWORD) })}`,
+        headers: { host: `${fixture.tenant.name}.localhost:8080`, 'x-request-id': 'launch-wording' },
+      });
+      assert.equal(res.statusCode, 404, res.body);
+      assert.match(res.body, /<h1>This course is not available<\/h1>/);
+      assert.match(res.body, /This course is not available in your organisation’s catalogue yet\. Tell whoever sent you the link\./);
+      assert.doesNotMatch(res.body, /PUT \/api\/activities|launch\.activity_not_found|activityId|catalogue \(/);
+
+      const entry = lines.find((line) => line.reqId === 'launch-wording' && line.code === 'launch.activity_not_found');
+      assert.ok(entry, JSON.stringify(lines));
+      assert.equal(entry.level, 30, 'info');
+      assert.match(String(entry.msg), /PUT \/api\/activities/);
+      assert.ok(String(entry.msg).includes(unknown));
+      const credential = basic(fixture.username, PASSWORD).slice('Basic '.length);
+      for (const secret of [credential, encodeURIComponent(credential)]) assert.ok(!JSON.stringify(lines).includes(secret), 'the learner’s credential is not logged');
+    } finally {
+      await logged.close();
+    }
   });
 
   it('ends the launch token when the credential that launched is revoked', async () => {

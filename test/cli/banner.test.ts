@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { startCli, waitForOutput } from '../support/cli.js';
+import { runCli, startCli, waitForOutput } from '../support/cli.js';
 
 const execAsync = promisify(exec);
 
@@ -33,6 +33,41 @@ describe('the start-up banner [pglite]', () => {
 
     const exited = new Promise<number | null>((resolve) => server.on('close', resolve));
     server.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  });
+
+  it('on a database that has the demo tenant, says so and prints an apikey create line that makes a working key as printed', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'learnbase-banner-'));
+    after(() => rmSync(data, { recursive: true, force: true }));
+    const first = startCli(['serve', '--port', '0', '--data', data]);
+    after(() => first.kill('SIGKILL'));
+    await waitForOutput(first, /Created the "demo" tenant/);
+    const firstExited = new Promise<number | null>((resolve) => first.on('close', resolve));
+    first.kill('SIGTERM');
+    assert.equal(await firstExited, 0);
+
+    const second = startCli(['serve', '--port', '0', '--data', data]);
+    after(() => second.kill('SIGKILL'));
+    const banner = await waitForOutput(second, /apikey create[^\n]*\n/);
+    assert.doesNotMatch(banner, /Created the/);
+    assert.match(banner, /The "demo" tenant exists\. Its API key's secret was shown once, when it was created\./);
+    const base = /listening on (http:\/\/\S+)/.exec(banner)![1]!;
+    const line = banner.split('\n').find((text) => text.includes('apikey create'))!.trim();
+    // The folder is not the default ./data: the line names it, so it can be pasted as it is.
+    assert.equal(line, `./bin/learnbase apikey create --tenant demo --data ${data}`);
+
+    // Run as printed (from source: ./bin/learnbase runs the build of the same code); the server holds the folder and makes the key.
+    const created = await runCli(line.split(' ').slice(1));
+    assert.equal(created.code, 0, created.stderr);
+    const key = /^key: +(\S+)$/m.exec(created.stdout)![1]!;
+    const secret = /^secret: +(\S+)$/m.exec(created.stdout)![1]!;
+    const me = await fetch(`${base}/api/me`, {
+      headers: { authorization: `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}`, 'x-svc-tenant': 'demo' },
+    });
+    assert.equal(me.status, 200, await me.text());
+
+    const exited = new Promise<number | null>((resolve) => second.on('close', resolve));
+    second.kill('SIGTERM');
     assert.equal(await exited, 0);
   });
 });

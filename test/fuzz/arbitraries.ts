@@ -1661,6 +1661,7 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'POST /auth/oauth/authorize': authorizePostRoute,
   'GET /auth/demo/callback': demoCallbackRoute,
   'GET /.well-known/oauth-authorization-server': plainRoute('GET', '/.well-known/oauth-authorization-server', publicHeaders),
+  'GET /': plainRoute('GET', '/', publicHeaders),
   'GET /health': plainRoute('GET', '/health', publicHeaders),
   'GET /openapi.json': plainRoute('GET', '/openapi.json', publicHeaders),
   'GET /docs': plainRoute('GET', '/docs', publicHeaders),

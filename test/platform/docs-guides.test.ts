@@ -26,7 +26,7 @@ describeEachBackend('the guides under /docs/guides/', (ctx) => {
     assert.equal(again.statusCode, 304);
   });
 
-  it('answers an unknown guide, and any path that is not one, with a JSON 404', async () => {
+  it('answers an unknown guide, and any path that is not one, with a JSON 404 (a browser too: only unknown routes have a page, test/platform/pages.test.ts)', async () => {
     for (const url of ['/docs/guides/nothing', '/docs/guides/..%2Fpackage.json', '/docs/guides/..%2F..%2Fpackage.json', '/docs/guides/oauth.md', '/docs/guides/OAUTH']) {
       const res = await ctx.app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 404, url);
@@ -34,6 +34,8 @@ describeEachBackend('the guides under /docs/guides/', (ctx) => {
       assert.doesNotMatch(res.body, /"name": "learnbase"/, url);
     }
     assert.equal((await ctx.app.inject({ method: 'GET', url: '/docs/guides/nothing' })).json().code, 'docs.not_found');
+    const browser = await ctx.app.inject({ method: 'GET', url: '/docs/guides/nothing', headers: { accept: 'text/html,*/*;q=0.8' } });
+    assert.equal(browser.json().code, 'docs.not_found');
     // The router resolves dot segments first: /docs/guides/%2e%2e is /docs/, the API reference.
     const dots = await ctx.app.inject({ method: 'GET', url: '/docs/guides/%2e%2e/%2e%2e/package.json' });
     assert.doesNotMatch(dots.body, /"name": "learnbase"/);

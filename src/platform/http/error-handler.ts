@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from './app-error.js';
 import { httpErrorOf } from './storage-errors.js';
 import { isNotUtf8Error } from './input-guards.js';
+import { sendNotFoundPage, wantsPage } from './home-page.js';
 
 /** The body of every error answered by the API: the interface's APIError shape (section 7). */
 export interface ApiErrorBody {
@@ -29,9 +30,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
     return reply.status(appError.status).send(appError.body ?? body);
   });
 
+  // A browser that opened an unknown address gets a page with the way back; API clients, JSON.
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
-    reply.status(404).send({ code: 'route.not_found', message: `No resource at ${request.method} ${path}.` });
+    const path = request.url.split('?')[0]!;
+    if (wantsPage(request)) return sendNotFoundPage(request, reply, path);
+    if (request.method === 'GET' || request.method === 'HEAD') reply.header('Vary', 'Accept');
+    return reply.status(404).send({ code: 'route.not_found', message: `No resource at ${request.method} ${path}.` });
   });
 }
 

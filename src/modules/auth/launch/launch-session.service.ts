@@ -60,7 +60,13 @@ export interface LaunchSessionServiceOptions {
   lifetimeSeconds: number;
 }
 
-/** Errors of the launch page, each becoming an HTML page (launch.page.ts). */
+/** Why a launch link cannot sign its learner in (the page says it in a learner's words, launch.page.ts). */
+export type LaunchRefusal = 'no_tenant' | 'not_a_learner_credential' | 'malformed' | 'unknown' | 'expired' | 'revoked' | 'actor_gone';
+
+/**
+ * Errors of the launch link. Their messages are for the integrator and go to the log; the learner's
+ * page says each in a learner's words (launch.page.ts).
+ */
 export const LaunchErrors = {
   missingParameter: (name: string) =>
     badRequest('launch.missing_parameter', `The launch link has no ${name} parameter; it must carry activityId and auth.`, { parameter: name }),
@@ -68,7 +74,7 @@ export const LaunchErrors = {
     badRequest('launch.repeated_parameter', `The launch link has the ${name} parameter more than once; it must carry each of activityId and auth once.`, {
       parameter: name,
     }),
-  unauthorized: (message: string) => new AppError('launch.unauthorized', 401, message),
+  unauthorized: (reason: LaunchRefusal, message: string) => new AppError('launch.unauthorized', 401, message, { details: { reason } }),
   tooManyAttempts: (retryAfterSeconds: number) =>
     new AppError('launch.too_many_attempts', 429, credentialRefusal('throttled'), { headers: { 'Retry-After': String(retryAfterSeconds) } }),
   activityNotFound: (activityId: string) =>
@@ -134,18 +140,18 @@ export class LaunchSessionService {
     if (!query.auth) throw LaunchErrors.missingParameter('auth');
     const { username, password } = splitBasic(query.auth);
     if (tenantIdOfApiKey(username) || username.startsWith(LAUNCH_USERNAME_PREFIX)) {
-      throw LaunchErrors.unauthorized('Only a learner credential (POST /api/auth/basic) can launch content; this is an API key or a launch token.');
+      throw LaunchErrors.unauthorized('not_a_learner_credential', 'Only a learner credential (POST /api/auth/basic) can launch content; this is an API key or a launch token.');
     }
     const check = await this.credentials.verify(tenant.id, username, password, client);
     if (!check.valid && check.reason === 'throttled') throw LaunchErrors.tooManyAttempts(check.retryAfterSeconds);
-    if (!check.valid) throw LaunchErrors.unauthorized(credentialRefusal(check.reason));
+    if (!check.valid) throw LaunchErrors.unauthorized(check.reason, credentialRefusal(check.reason));
     const credential = check.credential;
 
     const activity = await findRegisteredActivity(this.sql, tenant.id, query.activityId);
     if (!activity) throw LaunchErrors.activityNotFound(query.activityId);
     if (!activity.launchUrl) throw LaunchErrors.notLaunchable(query.activityId);
     const actor = await findActorByKey(this.sql, tenant.id, credential.agentKey);
-    if (!actor) throw LaunchErrors.unauthorized('The credential’s actor is no longer in this organisation’s actor store.');
+    if (!actor) throw LaunchErrors.unauthorized('actor_gone', 'The credential’s actor is no longer in this organisation’s actor store.');
 
     const principal: Principal = { kind: 'actor', tenant, id: credential.username, agentKey: credential.agentKey };
     const sessionId = randomUUID();
@@ -204,9 +210,9 @@ export function withLaunchParameters(launchUrl: string, parameters: Record<strin
 /** `Basic base64(user-id:password)` (RFC 7617) into its parts; anything else is a 401. */
 export function splitBasic(value: string): { username: string; password: string } {
   const [scheme, encoded = ''] = value.trim().split(/\s+/, 2) as [string, string?];
-  if (scheme.toLowerCase() !== 'basic') throw LaunchErrors.unauthorized('The auth parameter must be "Basic " followed by base64 of "username:password".');
+  if (scheme.toLowerCase() !== 'basic') throw LaunchErrors.unauthorized('malformed', 'The auth parameter must be "Basic " followed by base64 of "username:password".');
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw LaunchErrors.unauthorized('The auth parameter is malformed: expected "Basic " and base64 of "username:password".');
+  if (colon < 0) throw LaunchErrors.unauthorized('malformed', 'The auth parameter is malformed: expected "Basic " and base64 of "username:password".');
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }

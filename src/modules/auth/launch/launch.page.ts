@@ -1,20 +1,81 @@
 import type { AppError } from '../../../platform/http/app-error.js';
 import { errorPage, PAGE_HEADERS } from '../oauth/sign-in.page.js';
+import type { LaunchRefusal } from './launch-session.service.js';
 
 /** The launch page's headers: never cached, never framed, no referrer (the launch link carries a credential). */
 export const LAUNCH_PAGE_HEADERS = PAGE_HEADERS;
 
-const TITLES: Record<number, string> = {
-  400: 'This launch link is incomplete',
-  401: 'This launch link cannot sign you in',
-  404: 'There is nothing to launch here',
-  429: 'Too many failed sign-ins',
+interface Wording {
+  title: string;
+  message: string;
+}
+
+const NO_ACCESS = 'This link cannot sign you in';
+const SENDER = 'whoever sent you the link';
+
+/**
+ * What a learner reads for each error of the launch link: what happened and whom to tell, never an
+ * API path, an error code or a parameter name. Those are in the error's message, which the log keeps.
+ */
+const FOR_LEARNERS: Record<string, Wording> = {
+  'launch.missing_parameter': {
+    title: 'This link is incomplete',
+    message: `Part of this link is missing, perhaps because it was cut when it was copied. Open it again from the message it came in, or ask ${SENDER} to send it again.`,
+  },
+  'launch.repeated_parameter': {
+    title: 'This link has been changed',
+    message: `This link is not the one that was sent: part of it appears twice. Open it again from the message it came in, or ask ${SENDER} to send it again.`,
+  },
+  'launch.unauthorized': {
+    title: NO_ACCESS,
+    message: `This link does not give access to the course: it may be incomplete, or it was not made for opening courses. Ask ${SENDER} for a new one.`,
+  },
+  'launch.too_many_attempts': {
+    title: 'Too many failed sign-ins',
+    message: 'There were too many failed attempts to sign in with this link, or from your network, lately.',
+  },
+  'launch.activity_not_found': {
+    title: 'This course is not available',
+    message: `This course is not available in your organisation’s catalogue yet. Tell ${SENDER}.`,
+  },
+  'launch.no_launch_url': {
+    title: 'There is nothing to open online',
+    message: `This course has no online content to open: it may be one that takes place in person. Tell ${SENDER}.`,
+  },
+  'tenant.not_found': {
+    title: NO_ACCESS,
+    message: `This link names an organisation this service does not know. Check that the whole link was opened, or ask ${SENDER} for a new one.`,
+  },
+};
+
+/** The reasons of `launch.unauthorized` a learner can act on differently; the others read as its general sentence. */
+const REFUSALS: Partial<Record<LaunchRefusal, string>> = {
+  no_tenant: `This link does not say which organisation it belongs to. Open it exactly as it was sent to you, or ask ${SENDER} for a new one.`,
+  expired: `Your access through this link has expired. Ask ${SENDER} for a new one.`,
+  revoked: `This link has been withdrawn and no longer gives access. Ask ${SENDER} for a new one.`,
+  actor_gone: `Your account is no longer in your organisation’s records, so this link cannot sign you in. Tell ${SENDER}.`,
+};
+
+const UNKNOWN: Wording = {
+  title: 'The course could not be opened',
+  message: `Something went wrong while opening this course. Try the link again later; if it keeps happening, tell ${SENDER}.`,
 };
 
 /**
- * What a person sees when a launch fails: a page naming the problem (the error's message, escaped
- * by errorPage), never a redirect to the content.
+ * What a learner sees when a launch fails: a page in a learner's words (escaped by errorPage), never
+ * a redirect to the content. Any error not listed above gets a general sentence.
  */
 export function launchErrorPage(error: AppError): string {
-  return errorPage(TITLES[error.status] ?? 'The content could not be launched', error.message);
+  const wording = FOR_LEARNERS[error.code] ?? UNKNOWN;
+  const reason = error.code === 'launch.unauthorized' ? (error.details?.reason as LaunchRefusal | undefined) : undefined;
+  let message = (reason && REFUSALS[reason]) ?? wording.message;
+  if (error.code === 'launch.too_many_attempts') message += ` ${waitFor(Number(error.headers?.['Retry-After']))}`;
+  return errorPage(wording.title, message);
+}
+
+/** Retry-After (seconds) as a learner reads it. */
+function waitFor(seconds: number): string {
+  if (!(seconds > 0)) return 'Wait a few minutes and try again.';
+  if (seconds < 90) return 'Wait a minute and try again.';
+  return `Wait about ${Math.round(seconds / 60)} minutes and try again.`;
 }

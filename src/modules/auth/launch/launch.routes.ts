@@ -29,7 +29,7 @@ const Html = (description: string) => ({ description, content: { 'text/html': { 
 /**
  * `GET /api/activities/launch` (interface 4.2): opened in the learner's browser. The credential
  * comes in the query, so the auth hook leaves this route alone (`public`); every failure is an
- * HTML page for a person, never a redirect.
+ * HTML page in a learner's words, never a redirect, and its technical message goes to the log.
  */
 export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = async (app, { launches, tenancy, baseDomain }) => {
   app.get(
@@ -62,6 +62,7 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
         const name = namedTenant(request, baseDomain);
         if (!name) {
           throw LaunchErrors.unauthorized(
+            'no_tenant',
             `No organisation was named: open the launch link on the organisation’s address ({tenant}.${baseDomain}) or send the X-SVC-Tenant header.`,
           );
         }
@@ -79,6 +80,8 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
           .send();
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
+        // The integrator's words (the API path, the code) are for the log; the page speaks to the learner.
+        request.log.info({ code: error.code, status: error.status, details: error.details }, error.message);
         if (error.headers) reply.headers(error.headers);
         return reply.status(error.status as 400 | 401 | 404 | 429).headers(LAUNCH_PAGE_HEADERS).send(launchErrorPage(error));
       }

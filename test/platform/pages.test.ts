@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
+
+/** What Chromium sends when a person opens an address. */
+const CHROMIUM = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7';
+const FIREFOX = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+const HOST = 'lrs.test:9000';
+const PUBLIC_URL = 'https://lrs.example.com/learning';
+
+const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
+const GUIDES = readdirSync(DOCS)
+  .filter((file) => /^[a-z0-9-]+\.md$/.test(file))
+  .map((file) => file.slice(0, -3));
+/** The server's address as the guides write it. */
+const WRITTEN_ADDRESS = /http:\/\/(?:127\.0\.0\.1|localhost):8080(?![0-9])/;
+
+const get = (ctx: TestContext, url: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' | 'POST' = 'GET') =>
+  ctx.app.inject({ method, url, headers: { host: HOST, ...headers } });
+
+const linksAt = (base: string) => ({
+  reference: `${base}/docs`,
+  guides: `${base}/docs/guides/`,
+  openapi: `${base}/openapi.json`,
+  xapi: `${base}/xapi/`,
+});
+
+function assertPlainPage(res: { headers: Record<string, unknown>; body: string }) {
+  assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+  assert.match(String(res.headers['content-security-policy']), /^default-src 'none'; style-src 'unsafe-inline'/);
+  assert.equal(res.headers['x-content-type-options'], 'nosniff');
+  assert.match(String(res.headers.vary), /Accept/);
+  assert.doesNotMatch(res.body, /<script/i);
+}
+
+function assertLinks(body: string, base: string) {
+  const links = linksAt(base);
+  for (const href of Object.values(links)) assert.ok(body.includes(`<a href="${href}">`), `a link to ${href}`);
+  assert.match(body, /xAPI endpoint<\/a>[^\n]*credentials/);
+  assert.match(body, /admin console is planned; it is not served yet/);
+}
+
+describeEachBackend("GET / (no interface section: the server's front door)", (ctx) => {
+  it('gives a browser a page naming the product and linking the reference, the guides, the OpenAPI description and the xAPI endpoint', async () => {
+    for (const accept of [CHROMIUM, FIREFOX, 'text/html']) {
+      const res = await get(ctx, '/', { accept });
+      assert.equal(res.statusCode, 200, accept);
+      assertPlainPage(res);
+      assert.match(res.body, /learnbase: learning platform API and xAPI LRS/);
+      assertLinks(res.body, `http://${HOST}`);
+    }
+  });
+
+  it('gives an API client the same links as JSON: no Accept, any type, JSON, or JSON as good as HTML', async () => {
+    for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/html', 'text/html;q=0.5, application/json']) {
+      const res = await get(ctx, '/', accept === undefined ? {} : { accept });
+      assert.equal(res.statusCode, 200, String(accept));
+      assert.match(String(res.headers['content-type']), /^application\/json/, String(accept));
+      assert.deepEqual(res.json(), { name: 'learnbase', links: linksAt(`http://${HOST}`) }, String(accept));
+    }
+  });
+
+  it('answers HEAD as GET, without the body, and needs no tenant or credential', async () => {
+    const page = await get(ctx, '/', { accept: CHROMIUM }, 'HEAD');
+    assert.equal(page.statusCode, 200);
+    assert.equal(page.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(page.body, '');
+    const json = await get(ctx, '/', {}, 'HEAD');
+    assert.equal(json.statusCode, 200);
+    assert.match(String(json.headers['content-type']), /^application\/json/);
+    assert.equal(json.body, '');
+  });
+});
+
+describeEachBackend("unknown addresses (no interface section: the server's front door)", (ctx) => {
+  it('gives a browser a 404 page saying nothing is there, with the way back', async () => {
+    for (const method of ['GET', 'HEAD'] as const) {
+      const res = await get(ctx, '/nothing/here?x=1', { accept: CHROMIUM }, method);
+      assert.equal(res.statusCode, 404, method);
+      assertPlainPage(res);
+      if (method === 'HEAD') continue;
+      assert.match(res.body, /<h1>Nothing here<\/h1>/);
+      assert.match(res.body, /<code>\/nothing\/here<\/code>/);
+      assertLinks(res.body, `http://${HOST}`);
+    }
+  });
+
+  it('escapes the path it shows', async () => {
+    const res = await get(ctx, "/it's&<b>", { accept: CHROMIUM });
+    assert.equal(res.statusCode, 404);
+    assert.match(res.body, /<code>\/it&#39;s&#38;%3Cb%3E<\/code>/);
+    assert.doesNotMatch(res.body, /<b>/);
+  });
+
+  it('keeps the JSON 404 for API clients, and for any method but GET and HEAD whatever they accept', async () => {
+    const cases: Array<['GET' | 'POST', Record<string, string>]> = [
+      ['GET', {}],
+      ['GET', { accept: '*/*' }],
+      ['GET', { accept: 'application/json' }],
+      ['POST', { accept: CHROMIUM }],
+    ];
+    for (const [method, headers] of cases) {
+      const res = await get(ctx, '/nothing', headers, method);
+      assert.equal(res.statusCode, 404, `${method} ${JSON.stringify(headers)}`);
+      assert.deepEqual(res.json(), { code: 'route.not_found', message: `No resource at ${method} /nothing.` });
+    }
+  });
+});
+
+describeEachBackend("the guides at the address they were reached at (no interface section: the server's front door)", (ctx) => {
+  /** A guide that writes the server's address, whichever it is today. */
+  const withAddress = GUIDES.find((name) => WRITTEN_ADDRESS.test(readFileSync(`${DOCS}${name}.md`, 'utf8')));
+
+  it('writes the Host the request came in on for the address the guides give, code blocks included', async () => {
+    assert.ok(withAddress, 'a guide gives the server address');
+    const res = await get(ctx, `/docs/guides/${withAddress}`);
+    assert.equal(res.statusCode, 200);
+    assert.doesNotMatch(res.body, WRITTEN_ADDRESS);
+    assert.ok(res.body.includes(`http://${HOST}/`), 'the address as the request reached it');
+  });
+
+  it('gives each address its own ETag', async () => {
+    const here = await get(ctx, `/docs/guides/${withAddress}`);
+    const there = await get(ctx, `/docs/guides/${withAddress}`, { host: 'lrs.other:8443' });
+    assert.ok(there.body.includes('http://lrs.other:8443/'));
+    assert.notEqual(here.headers.etag, there.headers.etag);
+    assert.equal((await get(ctx, `/docs/guides/${withAddress}`, { 'if-none-match': String(here.headers.etag) })).statusCode, 304);
+    const stale = await get(ctx, `/docs/guides/${withAddress}`, { host: 'lrs.other:8443', 'if-none-match': String(here.headers.etag) });
+    assert.equal(stale.statusCode, 200);
+  });
+
+  it('links every mention of another guide, as text or code, with the section it names, and leaves code blocks alone', async () => {
+    let mentions = 0;
+    let sections = 0;
+    for (const name of GUIDES) {
+      const res = await get(ctx, `/docs/guides/${name}`);
+      assert.equal(res.statusCode, 200, name);
+      const blocks = res.body.match(/<pre>[\s\S]*?<\/pre>/g) ?? [];
+      for (const block of blocks) assert.doesNotMatch(block, /<a /, `${name}: no link in a code block`);
+      const outsideCode = blocks.reduce((body, block) => body.replace(block, ''), res.body);
+      const linked = outsideCode.match(/<a href="\/docs\/guides\/[a-z0-9-]+(#[^"]*)?">(<code>)?docs\/[a-z0-9-]+\.md(<\/code>)?[^<]*<\/a>/g) ?? [];
+      mentions += linked.length;
+      sections += linked.filter((link) => link.includes('#')).length;
+      const left = outsideCode.replace(/<a [^>]*>[\s\S]*?<\/a>/g, '');
+      for (const [mention, guide] of left.matchAll(/(?<![\w/.-])docs\/([a-z0-9-]+)\.md/g)) {
+        assert.ok(!GUIDES.includes(guide!), `${name}: "${mention}" is not a link`);
+      }
+    }
+    assert.ok(mentions > 0, 'the guides mention each other');
+    assert.ok(sections > 0, 'some mentions name a section');
+  });
+});
+
+describeEachBackend(
+  'the guides with LEARNBASE_PUBLIC_URL',
+  (ctx) => {
+    it('write the configured address, whatever Host the request names', async () => {
+      const name = GUIDES.find((guide) => WRITTEN_ADDRESS.test(readFileSync(`${DOCS}${guide}.md`, 'utf8')));
+      const res = await get(ctx, `/docs/guides/${name}`, { host: 'internal:8080' });
+      assert.equal(res.statusCode, 200);
+      assert.doesNotMatch(res.body, WRITTEN_ADDRESS);
+      assert.ok(res.body.includes(`${PUBLIC_URL}/`));
+      assert.ok(!res.body.includes('internal:8080'));
+    });
+
+    it("build GET /'s links on it too (no interface section: the server's front door)", async () => {
+      const res = await get(ctx, '/', { host: 'internal:8080' });
+      assert.deepEqual(res.json().links, linksAt(PUBLIC_URL));
+    });
+  },
+  { publicUrl: PUBLIC_URL },
+);
