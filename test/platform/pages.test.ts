@@ -151,6 +151,18 @@ describeEachBackend("the guides at the address they were reached at (no interfac
     assert.ok(mentions > 0, 'the guides mention each other');
     assert.ok(sections > 0, 'some mentions name a section');
   });
+
+  it('leads every link to a section of another guide to a heading that page has', async () => {
+    const pages = new Map<string, string>();
+    for (const name of GUIDES) pages.set(name, (await get(ctx, `/docs/guides/${name}`)).body);
+    const missing: string[] = [];
+    for (const [name, body] of pages) {
+      for (const [, guide, anchor] of body.matchAll(/<a href="\/docs\/guides\/([a-z0-9-]+)#([^"]+)"/g)) {
+        if (!pages.get(guide!)?.includes(` id="${anchor}"`)) missing.push(`${name} → ${guide}#${anchor}`);
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
 });
 
 describeEachBackend(

@@ -40,6 +40,8 @@ const ADDRESSES_KEPT = 16;
 
 /** A guide named in the text, `docs/oauth.md` or `` `docs/oauth.md` ``, with an optional `, "Section"` after it. */
 const MENTION = /^(`?)(docs\/([a-z0-9-]+)\.md)\1(?:, "([^"\n]+)")?/;
+/** A Markdown link to a guide followed by `, "Section"`: the link leads to that section. */
+const LINK_THEN_SECTION = /\]\(((?:\.\/|(?:\.\.\/)?docs\/)?[a-z0-9-]+\.md)\), "([^"\n]+)"/g;
 /** Where a mention may start: not inside a path or a word (`bench/docs/x.md`). */
 const MENTION_START = /(?<![\w/.-])`?docs\/[a-z0-9-]+\.md/;
 
@@ -120,7 +122,10 @@ export function registerGuides(app: FastifyInstance): void {
     if (!found) {
       let guide = rendered.get(name);
       if (!guide) {
-        const source = readFileSync(`${DOCS}${name}.md`, 'utf8');
+        const source = readFileSync(`${DOCS}${name}.md`, 'utf8').replace(
+          LINK_THEN_SECTION,
+          (_all, href: string, section: string) => `](${href}#${slug(section)}), "${section}"`,
+        );
         guide = { title: titleOf(source) ?? name, body: markdown.parse(source, { async: false }) };
         rendered.set(name, guide);
       }
