@@ -46,8 +46,8 @@ const postgres: TestBackend = {
   },
 };
 
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2_000 });
+async function adminQuery(text: string, connectionTimeoutMillis = 2_000): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis });
   await client.connect();
   try {
     await client.query(text);
@@ -56,16 +56,31 @@ async function adminQuery(text: string): Promise<void> {
   }
 }
 
+/**
+ * Whether a PostgreSQL server answers. Asked three times, five seconds each: with two test files
+ * starting at once on a busy 2-core machine (Chromium, a server being built), a single 2-second
+ * try once timed out and left a whole file on PGlite only.
+ */
 async function postgresReachable(): Promise<boolean> {
-  try {
-    await adminQuery('SELECT 1');
-    return true;
-  } catch (error) {
-    // On CI the suite must prove both backends: an unreachable server is a failure, not a skip.
-    if (process.env.CI) throw new Error(`PostgreSQL is not reachable at ${ADMIN_URL}: ${(error as Error).message}`);
-    reportPostgresSkipped(ADMIN_URL, (error as Error).message);
-    return false;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await adminQuery('SELECT 1', 5_000);
+      return true;
+    } catch (error) {
+      if (attempt < 3) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        continue;
+      }
+      return unreachable(error);
+    }
   }
+}
+
+function unreachable(error: unknown): false {
+  // On CI the suite must prove both backends: an unreachable server is a failure, not a skip.
+  if (process.env.CI) throw new Error(`PostgreSQL is not reachable at ${ADMIN_URL}: ${(error as Error).message}`);
+  reportPostgresSkipped(ADMIN_URL, (error as Error).message);
+  return false;
 }
 
 /** The backends this run covers: PGlite always, PostgreSQL when a server answers. */
