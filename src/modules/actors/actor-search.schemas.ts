@@ -8,6 +8,7 @@ import {
   MAX_TEXT_LENGTH,
   OPERATORS,
 } from './actor-search-compiler.js';
+import { ACTOR_KINDS } from './actor.repository.js';
 
 /**
  * The criteria of `POST /api/actors/search` as JSON Schema, for `/openapi.json`. The route
@@ -79,7 +80,7 @@ export const SearchBody = Type.Object(
 );
 
 /** `kind` of GET /api/actors and POST /api/actors/search: people unless the caller asks for the authorities. */
-export const ActorKindParameter = Type.Union([Type.Literal('people'), Type.Literal('authorities'), Type.Literal('all')], {
+export const ActorKindParameter = Type.Union(ACTOR_KINDS.map((kind) => Type.Literal(kind)), {
   default: 'people',
   description:
     'people (default): imported, upserted, provisioned or named by a statement; authorities: the credentials statements name as their authority (API keys, admins, learner credentials, launch sessions), listed for audit; all: both.',

@@ -18,9 +18,9 @@ export const ActorSearchErrors = {
 };
 
 /**
- * `limit`, `skip` and `kind` (the people by default, as GET /api/actors) as sent. The route checks its whole request itself (its body schema only
- * describes), so the page's bounds are read here; the app's strict-integer hook has already
- * refused anything that is not a plain decimal integer.
+ * `limit`, `skip` and `kind` (the people by default, as GET /api/actors) as sent. The route checks
+ * its whole request itself (its body schema only describes), so the page's bounds are read here;
+ * the app's strict-integer hook has already refused anything that is not a plain decimal integer.
  */
 export function readPage(query: Record<string, unknown>): { limit: number; skip: number; kind: ActorKind } {
   const read = (name: 'limit' | 'skip', fallback: number, min: number, max: number) => {

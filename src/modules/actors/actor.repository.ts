@@ -26,8 +26,8 @@ const toStoredActor = (row: ActorRow): StoredActor => ({
 });
 
 /** Which actors a list holds: the people, the statement authorities (credentials), or both. */
-export type ActorKind = 'people' | 'authorities' | 'all';
-export const ACTOR_KINDS: readonly ActorKind[] = ['people', 'authorities', 'all'];
+export const ACTOR_KINDS = ['people', 'authorities', 'all'] as const;
+export type ActorKind = (typeof ACTOR_KINDS)[number];
 
 /** The condition on `actors` (under `alias`) that keeps the actors of one kind, as `AND …`. */
 export const kindCondition = (kind: ActorKind, alias = 'actors'): string =>
