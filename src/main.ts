@@ -67,8 +67,6 @@ export async function serve(config: AppConfig, options: ServeOptions = {}): Prom
         started.log.warn(message),
       );
     }
-    if (!options.worker) printBanner(config, listeningPort(started, config), demo);
-
     let stopping = false;
     const stop = async (signal: string) => {
       if (stopping) return;
@@ -93,6 +91,9 @@ export async function serve(config: AppConfig, options: ServeOptions = {}): Prom
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));
     process.once('SIGINT', () => void stop('SIGINT'));
+    // Printed once the signals are handled: whoever reads the banner and stops the server at once
+    // (a script, a test) must get the graceful stop, not the default SIGTERM death.
+    if (!options.worker) printBanner(config, listeningPort(started, config), demo);
     return { app: started, db };
   } catch (error) {
     // A start-up failure (the port taken, say) must not leave a connection holding the process open.
