@@ -160,7 +160,11 @@ async function main(): Promise<number> {
   };
 
   log('settings: positionNumber and jobCode link the organisation and jobs');
-  await send('PUT', '/api/settings', { uniqueAttributes: ['employeeId', 'email'], organisationAttribute: 'positionNumber', jobAttribute: 'jobCode' });
+  await send('PUT', '/api/settings', {
+    uniqueAttributes: ['employeeId', 'email'],
+    organisationAttribute: 'positionNumber',
+    jobAttribute: 'jobCode',
+  });
   log(`organisation: ${options.positions} positions; jobs: ${options.jobs}`);
   await send('PUT', '/api/import/organisation', organisation(options.positions));
   await send('PUT', '/api/import/jobs', jobs(options.jobs));

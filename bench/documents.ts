@@ -71,7 +71,6 @@ interface Options {
   save: boolean;
 }
 
-
 function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
     args: argv,
@@ -116,7 +115,6 @@ function parseOptions(argv: string[]): Options {
     save: !values['no-save'],
   };
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // The cases
@@ -417,7 +415,11 @@ interface CpuCores {
   idle: number;
 }
 
-async function cpuSince(before: CpuSnapshot | undefined, serverPid: number | undefined, stats: PgStats | undefined): Promise<CpuCores | undefined> {
+async function cpuSince(
+  before: CpuSnapshot | undefined,
+  serverPid: number | undefined,
+  stats: PgStats | undefined,
+): Promise<CpuCores | undefined> {
   const now = await cpuSnapshot(serverPid, stats);
   if (!before || !now) return undefined;
   const seconds = Number(now.at - before.at) / 1e9;
@@ -474,7 +476,11 @@ async function openStats(url: string): Promise<PgStats> {
 
 function gitCommit(): string | undefined {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return undefined;
   }
@@ -533,7 +539,8 @@ async function main(): Promise<number> {
   // A figure measured on error responses measures the error path: refuse it loudly.
   const failed = Object.entries(cases).filter(([, c]) => c && (c.non2xx + c.errors + c.timeouts > c.requests / 2 || c.requests === 0));
   for (const [name, c] of Object.entries(cases)) {
-    if (c && (c.non2xx > 0 || c.errors > 0)) log(`warning: ${name} had ${c.non2xx} non-2xx responses ${JSON.stringify(c.statusCodes)} and ${c.errors} errors`);
+    if (c && (c.non2xx > 0 || c.errors > 0))
+      log(`warning: ${name} had ${c.non2xx} non-2xx responses ${JSON.stringify(c.statusCodes)} and ${c.errors} errors`);
   }
   if (failed.length > 0) {
     log(`FAILED: ${failed.map(([name]) => name).join(', ')} answered mostly errors; these figures are not valid.`);

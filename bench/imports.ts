@@ -177,7 +177,8 @@ async function main(): Promise<number> {
     'x-svc-tenant': TENANT,
     'content-type': 'application/json',
   };
-  const send = (method: string, path: string, body: unknown) => () => fetch(`${base}${path}`, { method, headers, body: JSON.stringify(body) });
+  const send = (method: string, path: string, body: unknown) => () =>
+    fetch(`${base}${path}`, { method, headers, body: JSON.stringify(body) });
 
   log('settings: employeeId identifies a person; positionNumber and jobCode link the organisation and jobs');
   const settings = await send('PUT', '/api/settings', {
@@ -197,7 +198,10 @@ async function main(): Promise<number> {
   const settle = () => new Promise((resolve) => setTimeout(resolve, options.settleSeconds * 1000));
   await settle();
   log(`users: first import of ${options.users}`);
-  const first = await timed(server.pid, send('POST', '/api/import/users', { users: users(options.users, options.positions, options.jobs, 1) }));
+  const first = await timed(
+    server.pid,
+    send('POST', '/api/import/users', { users: users(options.users, options.positions, options.jobs, 1) }),
+  );
   const second = users(options.users, options.positions, options.jobs, 2);
   await settle();
   log('users: verify of a re-import (writes nothing)');

@@ -11,7 +11,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { cliJson, createStorage, DEFAULT_POSTGRES, ensureBuilt, freePort, HOST, integer, log, runBench, startServer, UsageError } from './support.js';
+import {
+  cliJson,
+  createStorage,
+  DEFAULT_POSTGRES,
+  ensureBuilt,
+  freePort,
+  HOST,
+  integer,
+  log,
+  runBench,
+  startServer,
+  UsageError,
+} from './support.js';
 
 const USAGE = `Usage: node --import tsx bench/memory.ts --backend pglite|postgres [options]
 
@@ -60,7 +72,12 @@ function parseOptions(argv: string[]): Options {
     requests: integer('--requests', values.requests, 1, 64),
     importMb: integer('--import-mb', values['import-mb'], 1, 1_024),
     attachmentMb: integer('--attachment-mb', values['attachment-mb'], 1, 1_024),
-    env: Object.fromEntries(values.env.split(',').filter(Boolean).map((pair) => pair.split('=') as [string, string])),
+    env: Object.fromEntries(
+      values.env
+        .split(',')
+        .filter(Boolean)
+        .map((pair) => pair.split('=') as [string, string]),
+    ),
     database: values.database,
   };
 }
@@ -98,7 +115,9 @@ function attachmentBody(mb: number): { body: Buffer; boundary: string } {
     actor: { mbox: `mailto:learner-${sha2.slice(0, 8)}@bench.example.com` },
     verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' },
     object: { id: 'http://example.com/activities/video' },
-    attachments: [{ usageType: 'http://example.com/usage/video', display: { en: 'video' }, contentType: 'video/mp4', length: data.length, sha2 }],
+    attachments: [
+      { usageType: 'http://example.com/usage/video', display: { en: 'video' }, contentType: 'video/mp4', length: data.length, sha2 },
+    ],
   };
   const boundary = 'bench-memory-boundary';
   const head = `--${boundary}\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(statement)}\r\n--${boundary}\r\nContent-Type: video/mp4\r\nContent-Transfer-Encoding: binary\r\nX-Experience-API-Hash: ${sha2}\r\n\r\n`;
@@ -155,7 +174,12 @@ async function send(url: string, init: RequestInit): Promise<Answer> {
     } catch {
       // not JSON (a 2xx summary is; an id list is)
     }
-    return { status: response.status, code, retryAfter: response.headers.get('retry-after') ?? undefined, seconds: (performance.now() - started) / 1000 };
+    return {
+      status: response.status,
+      code,
+      retryAfter: response.headers.get('retry-after') ?? undefined,
+      seconds: (performance.now() - started) / 1000,
+    };
   } catch (error) {
     return { status: `failed: ${(error as Error).cause ?? (error as Error).message}`, seconds: (performance.now() - started) / 1000 };
   }
@@ -218,7 +242,12 @@ async function runCase(
   await new Promise((resolve) => setTimeout(resolve, 10_000));
   const after = readMemory(pid);
   const report = {
-    firstAnswers: first.map((answer) => ({ status: answer.status, code: answer.code, retryAfter: answer.retryAfter, seconds: round(answer.seconds) })),
+    firstAnswers: first.map((answer) => ({
+      status: answer.status,
+      code: answer.code,
+      retryAfter: answer.retryAfter,
+      seconds: round(answer.seconds),
+    })),
     everyFirstAnswerProper: first.every(proper),
     finalStatuses: final.map((answer) => answer.status),
     allStored: final.every((answer) => typeof answer.status === 'number' && answer.status < 300),
@@ -256,11 +285,19 @@ async function main(): Promise<number> {
   const server = await startServer(storage, port, undefined, options.env);
   const base = `http://${HOST}:${port}`;
   const pid = server.pid as number;
-  const headers = (tenant: (typeof tenants)[number]) => ({ authorization: tenant.authorization, 'x-svc-tenant': tenant.name, 'x-experience-api-version': '2.0.0' });
+  const headers = (tenant: (typeof tenants)[number]) => ({
+    authorization: tenant.authorization,
+    'x-svc-tenant': tenant.name,
+    'x-experience-api-version': '2.0.0',
+  });
 
   // A document the poll reads: a request that needs the database, not only the event loop.
   const stateUrl = `${base}/xapi/activities/state?activityId=${encodeURIComponent('http://example.com/a')}&agent=${encodeURIComponent('{"mbox":"mailto:poll@example.com"}')}&stateId=poll`;
-  const put = await fetch(stateUrl, { method: 'PUT', headers: { ...headers(tenants[0]), 'content-type': 'application/json' }, body: '{"page":1}' });
+  const put = await fetch(stateUrl, {
+    method: 'PUT',
+    headers: { ...headers(tenants[0]), 'content-type': 'application/json' },
+    body: '{"page":1}',
+  });
   if (!put.ok) throw new Error(`PUT state answered ${put.status}`);
   const poll = () => send(stateUrl, { headers: headers(tenants[0]) });
 
@@ -280,8 +317,13 @@ async function main(): Promise<number> {
         'imports',
         pid,
         base,
-        tenants.map((tenant, n) => () =>
-          send(`${base}/api/import/users`, { method: 'POST', headers: { ...headers(tenant), 'content-type': 'application/json' }, body: bodies[n] }),
+        tenants.map(
+          (tenant, n) => () =>
+            send(`${base}/api/import/users`, {
+              method: 'POST',
+              headers: { ...headers(tenant), 'content-type': 'application/json' },
+              body: bodies[n],
+            }),
         ),
         poll,
       )),
@@ -297,12 +339,13 @@ async function main(): Promise<number> {
         'attachments',
         pid,
         base,
-        tenants.map((tenant, n) => () =>
-          send(`${base}/xapi/statements`, {
-            method: 'POST',
-            headers: { ...headers(tenant), 'content-type': `multipart/mixed; boundary=${bodies[n].boundary}` },
-            body: bodies[n].body as Uint8Array<ArrayBuffer>,
-          }),
+        tenants.map(
+          (tenant, n) => () =>
+            send(`${base}/xapi/statements`, {
+              method: 'POST',
+              headers: { ...headers(tenant), 'content-type': `multipart/mixed; boundary=${bodies[n].boundary}` },
+              body: bodies[n].body as Uint8Array<ArrayBuffer>,
+            }),
         ),
         poll,
       )),

@@ -9,7 +9,20 @@
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { BENCH_TENANT, createStorage, DEFAULT_POSTGRES, ensureBuilt, integer, load, log, measureQueryCases, runBench, sequence, startBenchTenant, UsageError } from './support.js';
+import {
+  BENCH_TENANT,
+  createStorage,
+  DEFAULT_POSTGRES,
+  ensureBuilt,
+  integer,
+  load,
+  log,
+  measureQueryCases,
+  runBench,
+  sequence,
+  startBenchTenant,
+  UsageError,
+} from './support.js';
 
 const USAGE = `Usage: node --import tsx bench/notifications.ts --backend pglite|postgres [options]
 
@@ -56,7 +69,8 @@ function parseOptions(argv: string[]) {
   });
   if (values.backend !== 'pglite' && values.backend !== 'postgres') throw new UsageError('--backend must be pglite or postgres.');
   const cases = values.cases?.split(',') ?? Object.keys(CASES);
-  for (const name of cases) if (!(name in CASES)) throw new UsageError(`--cases: no case ${name}; the cases are ${Object.keys(CASES).join(', ')}.`);
+  for (const name of cases)
+    if (!(name in CASES)) throw new UsageError(`--cases: no case ${name}; the cases are ${Object.keys(CASES).join(', ')}.`);
   return {
     backend: values.backend as 'pglite' | 'postgres',
     notifications: integer('--notifications', values.notifications, BATCH, 10_000_000),
@@ -97,7 +111,9 @@ const CASES: Record<string, (random: () => number, span: [number, number]) => st
 async function write(base: string, request: autocannon.Request, amount: number, connections: number, what: string): Promise<number> {
   const started = Date.now();
   const result = await new Promise<autocannon.Result>((resolve, reject) =>
-    autocannon({ url: base, connections, amount, pipelining: 1, timeout: 120, requests: [request] }, (error, done) => (error ? reject(error) : resolve(done))),
+    autocannon({ url: base, connections, amount, pipelining: 1, timeout: 120, requests: [request] }, (error, done) =>
+      error ? reject(error) : resolve(done),
+    ),
   );
   if (result.non2xx + result.errors > 0) throw new Error(`${what}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
   const seconds = (Date.now() - started) / 1000;

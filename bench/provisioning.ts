@@ -62,7 +62,14 @@ function parseOptions(argv: string[]) {
 }
 
 /** One case's figures: the answered requests' rate and latency. */
-async function measure(name: string, base: string, request: autocannon.Request, seconds: number, connections: number, answered?: (status: number) => boolean) {
+async function measure(
+  name: string,
+  base: string,
+  request: autocannon.Request,
+  seconds: number,
+  connections: number,
+  answered?: (status: number) => boolean,
+) {
   log(`${name}: ${connections} connections for ${seconds} s`);
   const { result, latencies } = await load(base, request, seconds, connections, answered);
   const figures = {
@@ -104,12 +111,26 @@ async function main(): Promise<number> {
     headers: { ...headers, 'svc-account-source': 'bench' },
     setupRequest: (request) => ({ ...request, body: agent(next()) }),
   });
-  const upsertNew = await measure('upsert (new agents)', base, upsertRequest(() => created++), options.duration, options.connections);
+  const upsertNew = await measure(
+    'upsert (new agents)',
+    base,
+    upsertRequest(() => created++),
+    options.duration,
+    options.connections,
+  );
   let again = 0;
-  const upsertExisting = await measure('upsert (existing agents)', base, upsertRequest(() => again++ % Math.max(created, 1)), options.duration, options.connections);
+  const upsertExisting = await measure(
+    'upsert (existing agents)',
+    base,
+    upsertRequest(() => again++ % Math.max(created, 1)),
+    options.duration,
+    options.connections,
+  );
 
   // Launch: one registered activity and one learner credential, launched again and again.
-  await send('PUT', '/api/activities', [{ id: ACTIVITY, definition: { name: { 'en-US': 'Bench course' } }, launchUrl: 'https://content.example.com/bench/index.html' }]);
+  await send('PUT', '/api/activities', [
+    { id: ACTIVITY, definition: { name: { 'en-US': 'Bench course' } }, launchUrl: 'https://content.example.com/bench/index.html' },
+  ]);
   await send('POST', '/api/auth/basic', {
     username: 'bench-learner',
     password: 'bench-password-1',

@@ -42,9 +42,18 @@ const AGENTS = 10_000;
 const ACTIVITIES = 1_000;
 const COURSES = 100;
 const REGISTRATIONS = 100_000;
-const VERBS = ['completed', 'attempted', 'experienced', 'passed', 'failed', 'answered', 'progressed', 'launched', 'initialized', 'terminated'].map(
-  (verb) => `http://adlnet.gov/expapi/verbs/${verb}`,
-);
+const VERBS = [
+  'completed',
+  'attempted',
+  'experienced',
+  'passed',
+  'failed',
+  'answered',
+  'progressed',
+  'launched',
+  'initialized',
+  'terminated',
+].map((verb) => `http://adlnet.gov/expapi/verbs/${verb}`);
 const BATCH = 100;
 
 const agent = (n: number) => ({ objectType: 'Agent', mbox: `mailto:learner${n}@example.com` });
@@ -71,7 +80,8 @@ function parseOptions(argv: string[]) {
   if (values.backend !== 'pglite' && values.backend !== 'postgres') throw new UsageError('--backend must be pglite or postgres.');
   const backend = values.backend as 'pglite' | 'postgres';
   const cases = values.cases?.split(',') ?? Object.keys(CASES);
-  for (const name of cases) if (!(name in CASES)) throw new UsageError(`--cases: no case ${name}; the cases are ${Object.keys(CASES).join(', ')}.`);
+  for (const name of cases)
+    if (!(name in CASES)) throw new UsageError(`--cases: no case ${name}; the cases are ${Object.keys(CASES).join(', ')}.`);
   return {
     backend,
     statements: integer('--statements', values.statements ?? (backend === 'postgres' ? '1000000' : '100000'), BATCH, 10_000_000),
@@ -105,7 +115,8 @@ function statement(n: number, random: () => number) {
 /** The query string of one request of each case; `pick` draws from the data set. */
 const CASES: Record<string, (random: () => number, cursors: string[]) => string> = {
   agent: (random) => `agent=${encodeURIComponent(JSON.stringify(agent(Math.floor(random() * AGENTS))))}&limit=10`,
-  agentRelated: (random) => `agent=${encodeURIComponent(JSON.stringify(agent(Math.floor(random() * AGENTS))))}&related_agents=true&limit=10`,
+  agentRelated: (random) =>
+    `agent=${encodeURIComponent(JSON.stringify(agent(Math.floor(random() * AGENTS))))}&related_agents=true&limit=10`,
   agentAscending: (random) => `agent=${encodeURIComponent(JSON.stringify(agent(Math.floor(random() * AGENTS))))}&ascending=true&limit=10`,
   verb: (random) => `verb=${encodeURIComponent(VERBS[Math.floor(random() * VERBS.length)])}&limit=10`,
   activity: (random) => `activity=${encodeURIComponent(activity(Math.floor(random() * ACTIVITIES)))}&limit=10`,
@@ -113,7 +124,8 @@ const CASES: Record<string, (random: () => number, cursors: string[]) => string>
   registration: (random) => `registration=${registration(Math.floor(random() * REGISTRATIONS))}&limit=10`,
   agentAndVerb: (random) =>
     `agent=${encodeURIComponent(JSON.stringify(agent(Math.floor(random() * AGENTS))))}&verb=${encodeURIComponent(VERBS[Math.floor(random() * VERBS.length)])}&limit=10`,
-  sinceUntil: () => `since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}&until=${encodeURIComponent(new Date().toISOString())}&limit=10`,
+  sinceUntil: () =>
+    `since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}&until=${encodeURIComponent(new Date().toISOString())}&limit=10`,
   more: (random, cursors) => cursors[Math.floor(random() * cursors.length)],
   page100: () => 'limit=100',
 };
@@ -143,7 +155,14 @@ async function main(): Promise<number> {
   const started = Date.now();
   const loaded = await new Promise<autocannon.Result>((resolve, reject) =>
     autocannon(
-      { url: base, connections: options.loadConnections, amount: Math.ceil(options.statements / BATCH), pipelining: 1, timeout: 30, requests: [writer] },
+      {
+        url: base,
+        connections: options.loadConnections,
+        amount: Math.ceil(options.statements / BATCH),
+        pipelining: 1,
+        timeout: 30,
+        requests: [writer],
+      },
       (error, result) => (error ? reject(error) : resolve(result)),
     ),
   );

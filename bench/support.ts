@@ -154,7 +154,9 @@ export async function startServer(
   profileDir: string | undefined,
   env: Record<string, string> = {},
 ): Promise<ChildProcess> {
-  const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const nodeFlags = profileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]
+    : (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeFlags, CLI, 'serve', '--port', String(port), '--host', HOST, ...storage.flags], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
@@ -214,11 +216,14 @@ export function load(
   if (currentLoad === undefined) onInterrupt(() => currentLoad?.stop());
   return new Promise((resolve, reject) => {
     const latencies: number[] = [];
-    const instance = autocannon({ url, connections, duration: seconds, pipelining: 1, timeout: 10, requests: [request], ...(overallRate ? { overallRate } : {}) }, (error, result) => {
-      currentLoad = undefined;
-      if (error) reject(error instanceof Error ? error : new Error(String(error)));
-      else resolve({ result, latencies: Float64Array.from(latencies).sort() });
-    });
+    const instance = autocannon(
+      { url, connections, duration: seconds, pipelining: 1, timeout: 10, requests: [request], ...(overallRate ? { overallRate } : {}) },
+      (error, result) => {
+        currentLoad = undefined;
+        if (error) reject(error instanceof Error ? error : new Error(String(error)));
+        else resolve({ result, latencies: Float64Array.from(latencies).sort() });
+      },
+    );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       if (answered(statusCode)) latencies.push(responseTime);
     });

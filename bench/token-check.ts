@@ -43,7 +43,9 @@ const { values } = parseArgs({
   },
 });
 if (values.backend !== 'pglite' && values.backend !== 'postgres') {
-  process.stderr.write('Usage: node --import tsx bench/token-check.ts --backend pglite|postgres [--duration S] [--connections N] [--rounds N]\n');
+  process.stderr.write(
+    'Usage: node --import tsx bench/token-check.ts --backend pglite|postgres [--duration S] [--connections N] [--rounds N]\n',
+  );
   process.exit(2);
 }
 const backend = values.backend;
@@ -129,7 +131,10 @@ async function startServer(flags: string[], port: number): Promise<ChildProcess>
       }),
   );
   for (let attempt = 0; attempt < 200; attempt++) {
-    const ok = await fetch(`http://${HOST}:${port}/health`).then((res) => res.ok, () => false);
+    const ok = await fetch(`http://${HOST}:${port}/health`).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (ok) return child;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -138,7 +143,9 @@ async function startServer(flags: string[], port: number): Promise<ChildProcess>
 
 function run(url: string, headers: Record<string, string>, seconds: number): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections, duration: seconds, pipelining: 1, headers }, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon({ url, connections, duration: seconds, pipelining: 1, headers }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
   });
 }
 
@@ -173,7 +180,11 @@ async function main(): Promise<void> {
   const url = `${base}/xapi/activities/state?activityId=${encodeURIComponent('https://example.com/bench')}&agent=${encodeURIComponent(
     JSON.stringify({ mbox: 'mailto:bench-learner@example.com' }),
   )}&stateId=bookmark`;
-  const put = await fetch(url, { method: 'PUT', headers: { ...credentials.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ page: 7, location: 'x'.repeat(250) }) });
+  const put = await fetch(url, {
+    method: 'PUT',
+    headers: { ...credentials.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ page: 7, location: 'x'.repeat(250) }),
+  });
   if (put.status !== 204) throw new Error(`storing the document answered ${put.status}`);
   for (const [name, headers] of Object.entries(credentials)) {
     const res = await fetch(url, { headers });

@@ -145,7 +145,6 @@ function createFastify(config: AppConfig, options: BuildOptions): FastifyInstanc
 
 /** Platform plugins first, then the modules. */
 async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient, options: BuildOptions): Promise<void> {
-
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
@@ -181,7 +180,9 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   registerGuides(app);
   registerHomePage(app);
-  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async (request) => withServer(app.swagger(), request.publicBaseUrl));
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async (request) =>
+    withServer(app.swagger(), request.publicBaseUrl),
+  );
 
   const notifications = options.notifications ?? LocalNotifications.of(sql);
   const tenancy = new TenancyService(sql, config.cacheTtlMs, notifications, (error) =>
@@ -219,7 +220,8 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   // Before the auth plugin: an address at its failed-authentication limit is refused before any credential is checked.
   await app.register(rateLimits, {
     limits: {
-      authorize: options.signInPolicy?.authorizeRequestsPerMinute ?? config.rateLimitAuthorizePerMinute ?? DEFAULTS.rateLimitAuthorizePerMinute,
+      authorize:
+        options.signInPolicy?.authorizeRequestsPerMinute ?? config.rateLimitAuthorizePerMinute ?? DEFAULTS.rateLimitAuthorizePerMinute,
       token: config.rateLimitTokenPerMinute ?? DEFAULTS.rateLimitTokenPerMinute,
       failedAuthentication: config.rateLimitFailedAuthPerMinute ?? DEFAULTS.rateLimitFailedAuthPerMinute,
       windowMs: options.rateLimitWindowMs ?? 60_000,
@@ -230,8 +232,20 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
     notifications,
     clientAddress: (request) => clientAddress(request.ip, request.socket?.remoteAddress),
   });
-  await app.register(xapiPlugin, { defaultVersion: config.xapiDefaultVersion ?? DEFAULTS.xapiDefaultVersion, versionHeader: config.xapiVersionHeader ?? DEFAULTS.xapiVersionHeader });
-  await app.register(authPlugin, { sql, tenancy, baseDomain: config.baseDomain, cacheTtlMs: config.cacheTtlMs, tokens, credentials, launches, apiKeys });
+  await app.register(xapiPlugin, {
+    defaultVersion: config.xapiDefaultVersion ?? DEFAULTS.xapiDefaultVersion,
+    versionHeader: config.xapiVersionHeader ?? DEFAULTS.xapiVersionHeader,
+  });
+  await app.register(authPlugin, {
+    sql,
+    tenancy,
+    baseDomain: config.baseDomain,
+    cacheTtlMs: config.cacheTtlMs,
+    tokens,
+    credentials,
+    launches,
+    apiKeys,
+  });
   await app.register(oauthTokenEndpoints, { tokens });
   const signInPolicy = { ...DEFAULT_SIGN_IN_POLICY, ...options.signInPolicy };
   const throttle = new SignInThrottle(sql, signInPolicy);
@@ -296,5 +310,4 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   await app.register(activityRegistryRoutes, { sql, importLimitBytes: config.importLimitBytes });
   await app.register(orgStructureRoutes, { sql, importLimitBytes: config.importLimitBytes });
   await app.register(notificationRoutes, { sql, cacheTtlMs: config.cacheTtlMs });
-
 }

@@ -5,7 +5,14 @@ import { runBackupCommand } from './backup-command.js';
 import { loadConfig, type AppConfig } from './config.js';
 import { isWorker, parseWorkers, releaseWorker, serveWorkers, WorkersRefused } from './cluster.js';
 import { serve } from './main.js';
-import { isLifecycleCommand, LifecycleUsageError, LIFECYCLE_USAGE, readPassword, runLifecycleCommand, type PasswordInput } from './lifecycle-commands.js';
+import {
+  isLifecycleCommand,
+  LifecycleUsageError,
+  LIFECYCLE_USAGE,
+  readPassword,
+  runLifecycleCommand,
+  type PasswordInput,
+} from './lifecycle-commands.js';
 import { handOff, writableTo, type CommandOutput, type HandedOffCommand } from './platform/control-socket.js';
 import { migrate } from './platform/database/migrate.js';
 import { openDatabase } from './platform/database/open-database.js';
@@ -114,7 +121,9 @@ function runCommand(argv: string[]): Promise<number> {
       const handedOff = await handOff(resolve(config.database.dataDir), () => handOffRequest(positionals, values), TERMINAL);
       if (handedOff !== undefined) return handedOff;
     }
-    return await withDatabase(config, (db, applied) => runDatabaseCommand(db, config, positionals, values, applied, TERMINAL, process.stdin));
+    return await withDatabase(config, (db, applied) =>
+      runDatabaseCommand(db, config, positionals, values, applied, TERMINAL, process.stdin),
+    );
   });
 }
 
@@ -124,13 +133,26 @@ function runCommand(argv: string[]): Promise<number> {
  */
 export function runHandedOff(db: Database, config: AppConfig, command: HandedOffCommand, output: CommandOutput): Promise<number> {
   return guarded(command.argv, output, async (positionals, values) => {
-    if (['serve', 'backup', 'restore'].includes(positionals[0]!)) throw new UsageError(`"${positionals[0]}" cannot be handed to a running server.`);
-    return runDatabaseCommand(db, config, positionals, values, [], output, Readable.from(command.stdin === undefined ? [] : [command.stdin]));
+    if (['serve', 'backup', 'restore'].includes(positionals[0]!))
+      throw new UsageError(`"${positionals[0]}" cannot be handed to a running server.`);
+    return runDatabaseCommand(
+      db,
+      config,
+      positionals,
+      values,
+      [],
+      output,
+      Readable.from(command.stdin === undefined ? [] : [command.stdin]),
+    );
   });
 }
 
 /** Parses the command line, runs `work`, and turns what it throws into a message and an exit code. */
-async function guarded(argv: string[], output: CommandOutput, work: (positionals: string[], values: Values) => Promise<number>): Promise<number> {
+async function guarded(
+  argv: string[],
+  output: CommandOutput,
+  work: (positionals: string[], values: Values) => Promise<number>,
+): Promise<number> {
   let commandName: string | undefined;
   try {
     const { values, positionals } = parseCommandLine(argv);
@@ -145,7 +167,11 @@ async function guarded(argv: string[], output: CommandOutput, work: (positionals
       output.err(`learnbase: ${error.message}\n`);
       return 2;
     }
-    if (error instanceof UsageError || error instanceof LifecycleUsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      error instanceof UsageError ||
+      error instanceof LifecycleUsageError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       output.err(`learnbase: ${(error as Error).message}\n\n${USAGE}\n`);
       return 2;
     }
@@ -161,7 +187,10 @@ async function guarded(argv: string[], output: CommandOutput, work: (positionals
  * `admin set-password` read here, where the terminal is.
  */
 async function handOffRequest(positionals: string[], values: Values): Promise<HandedOffCommand> {
-  const args = positionals[0] === 'import' && positionals[2] !== undefined ? [...positionals.slice(0, 2), resolve(positionals[2]), ...positionals.slice(3)] : [...positionals];
+  const args =
+    positionals[0] === 'import' && positionals[2] !== undefined
+      ? [...positionals.slice(0, 2), resolve(positionals[2]), ...positionals.slice(3)]
+      : [...positionals];
   for (const [name, value] of Object.entries(values)) {
     if (name === 'database' || name === 'data' || value === undefined || value === false) continue;
     if (value === true) args.push(`--${name}`);
@@ -275,11 +304,17 @@ async function runImport(
       return 3;
     }
     const problems = (error.details?.problems as unknown[] | undefined) ?? [];
-    say({ refused: error.message, ...error.details }, [`Refused: ${error.message}`, ...problems.map((item) => `  ${JSON.stringify(item)}`)].join('\n'));
+    say(
+      { refused: error.message, ...error.details },
+      [`Refused: ${error.message}`, ...problems.map((item) => `  ${JSON.stringify(item)}`)].join('\n'),
+    );
     return 2;
   }
   if (outcome.kind !== 'users') {
-    say({ entries: outcome.entries }, `Imported ${outcome.entries} ${outcome.kind === 'jobs' ? 'jobs' : 'organisation entries'} into "${tenantName}".`);
+    say(
+      { entries: outcome.entries },
+      `Imported ${outcome.entries} ${outcome.kind === 'jobs' ? 'jobs' : 'organisation entries'} into "${tenantName}".`,
+    );
     return 0;
   }
   const summary = outcome.summary;

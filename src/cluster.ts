@@ -108,7 +108,7 @@ export async function serveWorkers(config: AppConfig, count: number): Promise<vo
     const exits = workers.map(
       (worker) =>
         new Promise<number>((resolve) => {
-          const clean = (code: number | null, signal: string | null) => (code ?? (signal === 'SIGTERM' && !listened.has(worker) ? 0 : 1));
+          const clean = (code: number | null, signal: string | null) => code ?? (signal === 'SIGTERM' && !listened.has(worker) ? 0 : 1);
           if (worker.isDead()) return resolve(clean(worker.process.exitCode, worker.process.signalCode));
           worker.once('exit', (code, signal) => resolve(clean(code, signal)));
           worker.process.kill('SIGTERM');

@@ -11,30 +11,42 @@ describe('loadConfig: LEARNBASE_TRUST_PROXY', () => {
 
   it('reads true, and a comma-separated list of addresses, CIDR ranges and names', () => {
     assert.equal(load('true').trustProxy, true);
-    assert.deepEqual(load('127.0.0.1, 10.0.0.0/8,::1,fd00::/8,loopback').trustProxy, ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8', 'loopback']);
+    assert.deepEqual(load('127.0.0.1, 10.0.0.0/8,::1,fd00::/8,loopback').trustProxy, [
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ]);
   });
 
   it('names each entry that is not an address, a range or a known name', () => {
-    assert.throws(() => load('127.0.0.1,proxy.example.com,10.0.0.0/33,1.2.3.4/8/1'), (error: Error) => {
-      assert.match(error.message, /"proxy\.example\.com" is not an IP address/);
-      assert.match(error.message, /"10\.0\.0\.0\/33" is not/);
-      assert.match(error.message, /"1\.2\.3\.4\/8\/1" is not/);
-      assert.doesNotMatch(error.message, /"127\.0\.0\.1"/);
-      return true;
-    });
+    assert.throws(
+      () => load('127.0.0.1,proxy.example.com,10.0.0.0/33,1.2.3.4/8/1'),
+      (error: Error) => {
+        assert.match(error.message, /"proxy\.example\.com" is not an IP address/);
+        assert.match(error.message, /"10\.0\.0\.0\/33" is not/);
+        assert.match(error.message, /"1\.2\.3\.4\/8\/1" is not/);
+        assert.doesNotMatch(error.message, /"127\.0\.0\.1"/);
+        return true;
+      },
+    );
   });
 });
 
 describe('loadConfig: connection timeouts, cap and shutdown grace', () => {
   it('defaults to a 10 s headers, 60 s request and 5 s keep-alive timeout, 10,000 connections and a 10 s grace', () => {
     for (const blank of [undefined, '', ' ']) {
-      const config = loadConfig({}, {
-        LEARNBASE_HEADERS_TIMEOUT_MS: blank,
-        LEARNBASE_REQUEST_TIMEOUT_MS: blank,
-        LEARNBASE_KEEP_ALIVE_TIMEOUT_MS: blank,
-        LEARNBASE_MAX_CONNECTIONS: blank,
-        LEARNBASE_SHUTDOWN_GRACE_MS: blank,
-      });
+      const config = loadConfig(
+        {},
+        {
+          LEARNBASE_HEADERS_TIMEOUT_MS: blank,
+          LEARNBASE_REQUEST_TIMEOUT_MS: blank,
+          LEARNBASE_KEEP_ALIVE_TIMEOUT_MS: blank,
+          LEARNBASE_MAX_CONNECTIONS: blank,
+          LEARNBASE_SHUTDOWN_GRACE_MS: blank,
+        },
+      );
       assert.deepEqual(
         [config.headersTimeoutMs, config.requestTimeoutMs, config.keepAliveTimeoutMs, config.maxConnections, config.shutdownGraceMs],
         [10_000, 60_000, 5_000, 10_000, 10_000],
@@ -74,13 +86,16 @@ describe('loadConfig: connection timeouts, cap and shutdown grace', () => {
   });
 
   it('reads each from the environment', () => {
-    const config = loadConfig({}, {
-      LEARNBASE_HEADERS_TIMEOUT_MS: '2000',
-      LEARNBASE_REQUEST_TIMEOUT_MS: '120000',
-      LEARNBASE_KEEP_ALIVE_TIMEOUT_MS: '65000',
-      LEARNBASE_MAX_CONNECTIONS: '500',
-      LEARNBASE_SHUTDOWN_GRACE_MS: '0',
-    });
+    const config = loadConfig(
+      {},
+      {
+        LEARNBASE_HEADERS_TIMEOUT_MS: '2000',
+        LEARNBASE_REQUEST_TIMEOUT_MS: '120000',
+        LEARNBASE_KEEP_ALIVE_TIMEOUT_MS: '65000',
+        LEARNBASE_MAX_CONNECTIONS: '500',
+        LEARNBASE_SHUTDOWN_GRACE_MS: '0',
+      },
+    );
     assert.deepEqual(
       [config.headersTimeoutMs, config.requestTimeoutMs, config.keepAliveTimeoutMs, config.maxConnections, config.shutdownGraceMs],
       [2_000, 120_000, 65_000, 500, 0],
@@ -110,11 +125,14 @@ describe('loadConfig: connection timeouts, cap and shutdown grace', () => {
   ];
   for (const [name, value, named] of refusals) {
     it(`refuses ${name}=${value}`, () => {
-      assert.throws(() => loadConfig({}, { [name]: value }), (error: Error) => {
-        assert.match(error.message, /^Invalid configuration:/);
-        assert.match(error.message, named);
-        return true;
-      });
+      assert.throws(
+        () => loadConfig({}, { [name]: value }),
+        (error: Error) => {
+          assert.match(error.message, /^Invalid configuration:/);
+          assert.match(error.message, named);
+          return true;
+        },
+      );
     });
   }
 
@@ -141,11 +159,14 @@ describe('loadConfig: LEARNBASE_METRICS_TOKEN', () => {
 
   it('refuses a short token or one with characters a bearer token cannot carry, without printing it', () => {
     for (const value of ['short-token', `${'b'.repeat(40)} c`, `${'b'.repeat(40)}"`]) {
-      assert.throws(() => loadConfig({}, { LEARNBASE_METRICS_TOKEN: value }), (error: Error) => {
-        assert.match(error.message, /\/metricsToken/);
-        assert.ok(!error.message.includes(value.trim()), error.message);
-        return true;
-      });
+      assert.throws(
+        () => loadConfig({}, { LEARNBASE_METRICS_TOKEN: value }),
+        (error: Error) => {
+          assert.match(error.message, /\/metricsToken/);
+          assert.ok(!error.message.includes(value.trim()), error.message);
+          return true;
+        },
+      );
     }
   });
 });

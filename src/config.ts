@@ -220,7 +220,10 @@ function parseTrustProxy(value: string | undefined): boolean | string[] | undefi
   const text = value?.trim() ?? '';
   if (text === '' || text === 'false') return undefined;
   if (text === 'true') return true;
-  return text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 /** What Fastify's trustProxy accepts: an address, a CIDR or netmask range, or a proxy-addr name. */
@@ -251,7 +254,12 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     port: Number(flags.port ?? env.PORT ?? DEFAULTS.port),
     host: flags.host ?? env.HOST ?? DEFAULTS.host,
     baseDomain: (flags.baseDomain ?? env.LEARNBASE_BASE_DOMAIN ?? DEFAULTS.baseDomain).toLowerCase(),
-    serviceDomain: (env.LEARNBASE_SERVICE_DOMAIN?.trim() || flags.baseDomain || env.LEARNBASE_BASE_DOMAIN || DEFAULTS.baseDomain).toLowerCase(),
+    serviceDomain: (
+      env.LEARNBASE_SERVICE_DOMAIN?.trim() ||
+      flags.baseDomain ||
+      env.LEARNBASE_BASE_DOMAIN ||
+      DEFAULTS.baseDomain
+    ).toLowerCase(),
     publicUrl: normalisePublicUrl(env.LEARNBASE_PUBLIC_URL),
     documentLimitBytes: numberFrom(env.LEARNBASE_DOCUMENT_LIMIT_BYTES, DEFAULTS.documentLimitBytes),
     importLimitBytes: numberFrom(env.LEARNBASE_IMPORT_LIMIT_BYTES, DEFAULTS.importLimitBytes),
@@ -259,7 +267,10 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     importsInFlight: numberFrom(env.LEARNBASE_IMPORTS_IN_FLIGHT, DEFAULTS.importsInFlight),
     importsInFlightPerTenant: numberFrom(env.LEARNBASE_IMPORTS_IN_FLIGHT_PER_TENANT, DEFAULTS.importsInFlightPerTenant),
     attachmentUploadsInFlight: numberFrom(env.LEARNBASE_ATTACHMENT_UPLOADS_IN_FLIGHT, DEFAULTS.attachmentUploadsInFlight),
-    attachmentUploadsInFlightPerTenant: numberFrom(env.LEARNBASE_ATTACHMENT_UPLOADS_IN_FLIGHT_PER_TENANT, DEFAULTS.attachmentUploadsInFlightPerTenant),
+    attachmentUploadsInFlightPerTenant: numberFrom(
+      env.LEARNBASE_ATTACHMENT_UPLOADS_IN_FLIGHT_PER_TENANT,
+      DEFAULTS.attachmentUploadsInFlightPerTenant,
+    ),
     statementBatchLimit: numberFrom(env.LEARNBASE_STATEMENT_BATCH_LIMIT, DEFAULTS.statementBatchLimit),
     logLevel: env.LOG_LEVEL ?? DEFAULTS.logLevel,
     cacheTtlMs: numberFrom(env.LEARNBASE_CACHE_TTL_MS, DEFAULTS.cacheTtlMs),

@@ -81,7 +81,11 @@ export async function runLifecycleCommand(
         const tenants = await tenancy.list();
         say(
           { tenants: tenants.map((tenant) => ({ id: tenant.id, name: tenant.name, createdAt: tenant.createdAt.toISOString() })) },
-          table(['NAME', 'ID', 'CREATED'], tenants.map((tenant) => [tenant.name, tenant.id, minute(tenant.createdAt)]), 'No tenants.'),
+          table(
+            ['NAME', 'ID', 'CREATED'],
+            tenants.map((tenant) => [tenant.name, tenant.id, minute(tenant.createdAt)]),
+            'No tenants.',
+          ),
         );
         return 0;
       }
@@ -110,7 +114,12 @@ export async function runLifecycleCommand(
           },
           table(
             ['KEY', 'CREATED', 'LAST USED', 'REVOKED'],
-            keys.map((key) => [key.key, minute(key.createdAt), key.lastUsedAt ? minute(key.lastUsedAt) : 'never', key.revokedAt ? minute(key.revokedAt) : '-']),
+            keys.map((key) => [
+              key.key,
+              minute(key.createdAt),
+              key.lastUsedAt ? minute(key.lastUsedAt) : 'never',
+              key.revokedAt ? minute(key.revokedAt) : '-',
+            ]),
             `Tenant "${tenant.name}" has no API keys.`,
           ),
         );
@@ -148,7 +157,10 @@ export async function runLifecycleCommand(
         const clientId = one(args, 'client rotate-secret --tenant NAME ID');
         const tenant = await tenantNamed();
         const issued = await rotateClientSecret(db, tenant, clientId);
-        say(issued, `clientId:     ${issued.clientId}\nclientSecret: ${issued.clientSecret}\n(the secret is shown only this once; the old one no longer works)`);
+        say(
+          issued,
+          `clientId:     ${issued.clientId}\nclientSecret: ${issued.clientSecret}\n(the secret is shown only this once; the old one no longer works)`,
+        );
         return 0;
       }
       case 'admin list': {
@@ -175,7 +187,9 @@ export async function runLifecycleCommand(
       case 'admin set-password': {
         none(args, 'admin set-password --tenant NAME --email E (the password on standard input)');
         if (values.password !== undefined) {
-          throw new LifecycleUsageError('admin set-password reads the new password from standard input, never from the command line: drop --password.');
+          throw new LifecycleUsageError(
+            'admin set-password reads the new password from standard input, never from the command line: drop --password.',
+          );
         }
         const email = need(values.email, 'admin set-password needs --tenant NAME and --email E; the password is read from standard input.');
         const tenant = await tenantNamed();
@@ -199,7 +213,9 @@ export async function runLifecycleCommand(
         const cleared = await unlockAdmin(db, tenant, email);
         say(
           { email: normaliseEmail(email), cleared },
-          cleared ? `Cleared the failed sign-ins of ${normaliseEmail(email)}; they can sign in again.` : `${normaliseEmail(email)} had no failed sign-ins to clear.`,
+          cleared
+            ? `Cleared the failed sign-ins of ${normaliseEmail(email)}; they can sign in again.`
+            : `${normaliseEmail(email)} had no failed sign-ins to clear.`,
         );
         return 0;
       }
@@ -240,7 +256,14 @@ const minute = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', '
 function table(header: string[], rows: string[][], empty: string): string {
   if (rows.length === 0) return empty;
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  return [header, ...rows].map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+  return [header, ...rows]
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /**

@@ -63,8 +63,10 @@ export async function serve(config: AppConfig, options: ServeOptions = {}): Prom
     await started.listen({ port: config.port, host: config.host });
     const { commands } = options;
     if (commands && config.database.kind === 'pglite' && config.database.dataDir !== undefined) {
-      control = await listenForCommands(resolve(config.database.dataDir), (command, output) => commands(db, config, command, output), (message) =>
-        started.log.warn(message),
+      control = await listenForCommands(
+        resolve(config.database.dataDir),
+        (command, output) => commands(db, config, command, output),
+        (message) => started.log.warn(message),
       );
     }
     let stopping = false;
@@ -139,7 +141,10 @@ async function drain(app: FastifyInstance, inFlight: InFlight, graceMs: number):
   const cutOff = setTimeout(() => {
     app.server.getConnections((_error, connections) => {
       const requests = [...inFlight.responses].map(({ req }) => `${req.method} ${redactQuerySecrets(req.url ?? '')}`);
-      app.log.warn({ connections, requests: requests.slice(0, 20), requestCount: requests.length }, 'grace period over: closing the connections still open');
+      app.log.warn(
+        { connections, requests: requests.slice(0, 20), requestCount: requests.length },
+        'grace period over: closing the connections still open',
+      );
       app.server.closeAllConnections();
     });
   }, graceMs);

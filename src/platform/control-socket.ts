@@ -51,7 +51,11 @@ export const controlSocketPath = (folder: string): string => join(folder, CONTRO
  * socket file left by a process that was killed is removed first. Resolves to undefined (after
  * `warn`) where the folder's path is too long for a socket.
  */
-export async function listenForCommands(folder: string, run: CommandRunner, warn: (message: string) => void): Promise<ControlSocket | undefined> {
+export async function listenForCommands(
+  folder: string,
+  run: CommandRunner,
+  warn: (message: string) => void,
+): Promise<ControlSocket | undefined> {
   const path = controlSocketPath(folder);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
     warn(`the data folder's path is too long for a command socket (${path}); commands must wait until the server stops`);
@@ -147,7 +151,11 @@ async function readRequest(socket: Socket): Promise<HandedOffCommand | undefined
  * the command's exit code, or undefined when no server listens there (no socket, or one left by a
  * process that is gone): the caller then opens the folder itself.
  */
-export async function handOff(folder: string, prepare: () => Promise<HandedOffCommand>, output: CommandOutput): Promise<number | undefined> {
+export async function handOff(
+  folder: string,
+  prepare: () => Promise<HandedOffCommand>,
+  output: CommandOutput,
+): Promise<number | undefined> {
   const path = controlSocketPath(folder);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) return undefined;
   const socket = await connectTo(path);

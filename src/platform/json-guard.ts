@@ -53,7 +53,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** Why a string cannot be stored as text, or undefined when it can. */
 export function textProblem(text: string): { kind: 'nul' | 'lone_surrogate'; why: string } | undefined {
   if (text.includes('\u0000')) return { kind: 'nul', why: 'must not contain U+0000 (NUL)' };
-  if (LONE_SURROGATE.test(text)) return { kind: 'lone_surrogate', why: 'must not contain a lone surrogate (U+D800-U+DFFF without its pair)' };
+  if (LONE_SURROGATE.test(text))
+    return { kind: 'lone_surrogate', why: 'must not contain a lone surrogate (U+D800-U+DFFF without its pair)' };
   return undefined;
 }
 

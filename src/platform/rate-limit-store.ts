@@ -117,7 +117,8 @@ export class RedisRateLimitStore implements RateLimitStore {
       () => false,
     );
     const waited = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), REDIS_CONNECT_WAIT_MS).unref());
-    if (!(await Promise.race([connected, waited]))) onError(new Error(`Redis at ${redactedUrl(url)} did not answer: rate limits are not counted until it does`));
+    if (!(await Promise.race([connected, waited])))
+      onError(new Error(`Redis at ${redactedUrl(url)} did not answer: rate limits are not counted until it does`));
     return new RedisRateLimitStore(client);
   }
 

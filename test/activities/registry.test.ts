@@ -43,7 +43,12 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
     launchUrl: 'https://content.example.com/fire-safety/index.html',
     competencies: ['Fire safety'],
   };
-  const module1 = { id: iri('courses/fire-safety/m1'), definition: { name: { 'en-US': 'Extinguishers' } }, parentId: course.id, tags: ['safety'] };
+  const module1 = {
+    id: iri('courses/fire-safety/m1'),
+    definition: { name: { 'en-US': 'Extinguishers' } },
+    parentId: course.id,
+    tags: ['safety'],
+  };
   const module2 = { id: iri('courses/fire-safety/m2'), definition: { name: { 'en-US': 'Evacuation' } }, parentId: course.id };
 
   it('stores entries (children before their parent) and reads them back, the one and the list', async () => {
@@ -60,7 +65,10 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
     assert.ok(Date.parse(updated) >= before - 1000 && Date.parse(updated) <= Date.now() + 1000, updated);
 
     const entries = await list(tenant);
-    assert.deepEqual(entries.map((entry) => entry.id), [course.id, module1.id, module2.id]);
+    assert.deepEqual(
+      entries.map((entry) => entry.id),
+      [course.id, module1.id, module2.id],
+    );
     const { updated: _, ...second } = entries[2];
     assert.deepEqual(second, { ...module2, attributes: {}, tags: [], competencies: [] });
 
@@ -178,11 +186,14 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
         { id: iri('deep'), definition: { extensions: { 'http://x.example/e': JSON.parse('['.repeat(80) + ']'.repeat(80)) } } },
       ]),
     );
-    assert.deepEqual(bad.map((problem) => [problem.index, problem.field]), [
-      [0, 'definition.name.en'],
-      [1, 'attributes["\\ud800"]'],
-      [2, bad[2].field],
-    ]);
+    assert.deepEqual(
+      bad.map((problem) => [problem.index, problem.field]),
+      [
+        [0, 'definition.name.en'],
+        [1, 'attributes["\\ud800"]'],
+        [2, bad[2].field],
+      ],
+    );
     assert.match(bad[0].message, /U\+0000/);
     assert.match(bad[1].message, /surrogate/);
     assert.match(bad[2].message, /deeper/);
@@ -197,7 +208,12 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
     assert.equal(malformed.json().code, 'request.invalid_json');
 
     const huge = JSON.stringify([{ id: iri('big'), definition: { description: { en: 'x'.repeat(ctx.config.importLimitBytes) } } }]);
-    const tooLarge = await ctx.app.inject({ method: 'PUT', url: '/api/activities', headers: { ...tenant.headers, 'content-type': 'application/json' }, payload: huge });
+    const tooLarge = await ctx.app.inject({
+      method: 'PUT',
+      url: '/api/activities',
+      headers: { ...tenant.headers, 'content-type': 'application/json' },
+      payload: huge,
+    });
     assert.equal(tooLarge.statusCode, 413);
     assert.deepEqual(await list(tenant), []);
   });
@@ -212,19 +228,51 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
         { id: c, definition: {}, parentId: b },
       ]),
     );
-    assert.deepEqual(within.map((problem) => [problem.index, problem.field]), [[0, 'parentId'], [1, 'parentId'], [2, 'parentId']]);
+    assert.deepEqual(
+      within.map((problem) => [problem.index, problem.field]),
+      [
+        [0, 'parentId'],
+        [1, 'parentId'],
+        [2, 'parentId'],
+      ],
+    );
     assert.match(within[0].message, /cycle of parents \(3 activities/);
 
     // Stored: c → b → a. Making a a child of c closes the loop through two stored links.
-    assert.equal((await put(tenant, [{ id: a, definition: {} }, { id: b, definition: {}, parentId: a }, { id: c, definition: {}, parentId: b }])).statusCode, 200);
-    const through = problemsOf(await put(tenant, [{ id: iri('ok'), definition: {} }, { id: a, definition: {}, parentId: c }]));
-    assert.deepEqual(through.map((problem) => [problem.index, problem.id, problem.field]), [[1, a, 'parentId']]);
+    assert.equal(
+      (
+        await put(tenant, [
+          { id: a, definition: {} },
+          { id: b, definition: {}, parentId: a },
+          { id: c, definition: {}, parentId: b },
+        ])
+      ).statusCode,
+      200,
+    );
+    const through = problemsOf(
+      await put(tenant, [
+        { id: iri('ok'), definition: {} },
+        { id: a, definition: {}, parentId: c },
+      ]),
+    );
+    assert.deepEqual(
+      through.map((problem) => [problem.index, problem.id, problem.field]),
+      [[1, a, 'parentId']],
+    );
     assert.match(through[0].message, /cycle/);
     assert.equal((await item(tenant, a)).json().parentId, undefined, 'nothing stored');
     assert.equal((await item(tenant, iri('ok'))).statusCode, 404);
 
     // The same move is fine when the request also moves b to the root.
-    assert.equal((await put(tenant, [{ id: a, definition: {}, parentId: c }, { id: b, definition: {} }])).statusCode, 200);
+    assert.equal(
+      (
+        await put(tenant, [
+          { id: a, definition: {}, parentId: c },
+          { id: b, definition: {} },
+        ])
+      ).statusCode,
+      200,
+    );
     assert.equal((await item(tenant, a)).json().parentId, c);
     // And an entry may name a parent stored earlier.
     assert.equal((await put(tenant, [{ id: iri('d'), definition: {}, parentId: b }])).statusCode, 200);
@@ -234,8 +282,19 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
     const tenant = await ctx.given.tenant();
     for (let round = 0; round < 5; round++) {
       const [x, y] = [iri(`x${round}`), iri(`y${round}`)];
-      assert.equal((await put(tenant, [{ id: x, definition: {} }, { id: y, definition: {} }])).statusCode, 200);
-      const results = await Promise.all([put(tenant, [{ id: x, definition: {}, parentId: y }]), put(tenant, [{ id: y, definition: {}, parentId: x }])]);
+      assert.equal(
+        (
+          await put(tenant, [
+            { id: x, definition: {} },
+            { id: y, definition: {} },
+          ])
+        ).statusCode,
+        200,
+      );
+      const results = await Promise.all([
+        put(tenant, [{ id: x, definition: {}, parentId: y }]),
+        put(tenant, [{ id: y, definition: {}, parentId: x }]),
+      ]);
       assert.deepEqual(results.map((res) => res.statusCode).sort(), [200, 400], results.map((res) => res.body).join('\n'));
       const refused = results.find((res) => res.statusCode === 400);
       assert.match(refused?.json().details.problems[0].message, /cycle/);
@@ -251,7 +310,10 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
     assert.deepEqual(await list(other), []);
     assert.equal((await item(other, course.id)).statusCode, 404);
     // The other tenant cannot name my entry as a parent either.
-    assert.deepEqual(problemsOf(await put(other, [module1])).map((problem) => problem.field), ['parentId']);
+    assert.deepEqual(
+      problemsOf(await put(other, [module1])).map((problem) => problem.field),
+      ['parentId'],
+    );
     assert.equal((await put(other, [{ ...course, tags: ['theirs'] }])).statusCode, 200);
     assert.deepEqual((await item(mine, course.id)).json().tags, course.tags);
 
@@ -262,7 +324,10 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
       assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/activities', headers })).statusCode, 401);
       assert.equal((await item(mine, course.id, headers)).statusCode, 401);
     }
-    assert.deepEqual((await list(mine)).map((entry) => entry.id), [course.id]);
+    assert.deepEqual(
+      (await list(mine)).map((entry) => entry.id),
+      [course.id],
+    );
   });
 
   const xapi = (tenant: GivenTenant) => ({ ...tenant.xapi });
@@ -295,7 +360,14 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
     });
     assert.equal(stored.statusCode, 200, stored.body);
     assert.equal(
-      (await put(tenant, [{ id, definition: { name: { 'en-US': 'From the registry', fr: 'Du registre' }, type: 'http://adlnet.gov/expapi/activities/course' } }])).statusCode,
+      (
+        await put(tenant, [
+          {
+            id,
+            definition: { name: { 'en-US': 'From the registry', fr: 'Du registre' }, type: 'http://adlnet.gov/expapi/activities/course' },
+          },
+        ])
+      ).statusCode,
       200,
     );
     const res = await activity(tenant, id);

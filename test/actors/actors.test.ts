@@ -32,12 +32,21 @@ describeEachBackend('GET /api/actors', (ctx) => {
       method: 'POST',
       url: '/xapi/statements',
       headers: tenant.xapi,
-      payload: { actor: { mbox: 'mailto:learner@x', name: 'Learner' }, verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' }, object: { id: 'http://example.com/a' } },
+      payload: {
+        actor: { mbox: 'mailto:learner@x', name: 'Learner' },
+        verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' },
+        object: { id: 'http://example.com/a' },
+      },
     });
     assert.equal(statement.statusCode, 200, statement.body);
     const actors = await listActors(ctx, tenant.headers);
     assert.deepEqual(actors, [
-      { objectType: 'Agent', name: 'Ada', account: { homePage: home(tenant), name: 'ada@x' }, extensions: { [ext('attributes')]: { email: 'ada@x' } } },
+      {
+        objectType: 'Agent',
+        name: 'Ada',
+        account: { homePage: home(tenant), name: 'ada@x' },
+        extensions: { [ext('attributes')]: { email: 'ada@x' } },
+      },
       {
         objectType: 'Agent',
         name: 'Bea',
@@ -58,19 +67,33 @@ describeEachBackend('GET /api/actors', (ctx) => {
       url: '/xapi/statements',
       headers: tenant.xapi,
       payload: [
-        { actor: { mbox: 'mailto:learner@x' }, verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' }, object: { id: 'http://example.com/a' }, context: { instructor: { mbox: 'mailto:teacher@x' } } },
+        {
+          actor: { mbox: 'mailto:learner@x' },
+          verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' },
+          object: { id: 'http://example.com/a' },
+          context: { instructor: { mbox: 'mailto:teacher@x' } },
+        },
       ],
     });
     assert.equal(statements.statusCode, 200, statements.body);
     // A learner credential's statement: its username is its authority, never a person.
     const learner = { account: { homePage: home(tenant), name: 'ada@x' } };
     const username = `u-${tenant.name}`;
-    const created = await ctx.app.inject({ method: 'POST', url: '/api/auth/basic', headers: tenant.headers, payload: { username, password: PASSWORD, data: { actor: learner } } });
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth/basic',
+      headers: tenant.headers,
+      payload: { username, password: PASSWORD, data: { actor: learner } },
+    });
     assert.equal(created.statusCode, 201, created.body);
     const own = await ctx.app.inject({
       method: 'POST',
       url: '/xapi/statements',
-      headers: { authorization: `Basic ${Buffer.from(`${username}:${PASSWORD}`).toString('base64')}`, 'x-svc-tenant': tenant.name, 'x-experience-api-version': '2.0.0' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${username}:${PASSWORD}`).toString('base64')}`,
+        'x-svc-tenant': tenant.name,
+        'x-experience-api-version': '2.0.0',
+      },
       payload: { actor: learner, verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' }, object: { id: 'http://example.com/a' } },
     });
     assert.equal(own.statusCode, 200, own.body);
@@ -97,10 +120,17 @@ describeEachBackend('GET /api/actors', (ctx) => {
       method: 'POST',
       url: '/xapi/statements',
       headers: tenant.xapi,
-      payload: { actor: { account: { homePage: 'http://localhost:80', name: tenant.key } }, verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' }, object: { id: 'http://example.com/a' } },
+      payload: {
+        actor: { account: { homePage: 'http://localhost:80', name: tenant.key } },
+        verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' },
+        object: { id: 'http://example.com/a' },
+      },
     });
     assert.equal(named.statusCode, 200, named.body);
-    assert.deepEqual((await listActors(ctx, tenant.headers)).map(identity).sort(), ['ada@x', tenant.key, 'mailto:learner@x', 'mailto:teacher@x'].sort());
+    assert.deepEqual(
+      (await listActors(ctx, tenant.headers)).map(identity).sort(),
+      ['ada@x', tenant.key, 'mailto:learner@x', 'mailto:teacher@x'].sort(),
+    );
     assert.deepEqual(await listActors(ctx, tenant.headers, '?kind=authorities'), []);
 
     const bad = await ctx.app.inject({ method: 'GET', url: '/api/actors?kind=groups', headers: tenant.headers });
@@ -110,14 +140,21 @@ describeEachBackend('GET /api/actors', (ctx) => {
 
   it('interface 4.2, "lists all actors. No parameters": past one page, a total and a Link rel="next" a client follows to the end', async () => {
     const tenant = await ctx.given.tenant();
-    const users = Array.from({ length: 132 }, (_, index) => ({ name: `User ${index}`, attributes: { email: `u${String(index).padStart(3, '0')}@x` } }));
+    const users = Array.from({ length: 132 }, (_, index) => ({
+      name: `User ${index}`,
+      attributes: { email: `u${String(index).padStart(3, '0')}@x` },
+    }));
     const imported = await importUsers(ctx, tenant.headers, users);
     assert.equal(imported.statusCode, 200, imported.body);
     const seen: string[] = [];
     let url: string | undefined = '/api/actors';
     let pages = 0;
     while (url !== undefined) {
-      const res: Awaited<ReturnType<typeof ctx.app.inject>> = await ctx.app.inject({ method: 'GET', url, headers: { ...tenant.headers, host: '127.0.0.1:8080' } });
+      const res: Awaited<ReturnType<typeof ctx.app.inject>> = await ctx.app.inject({
+        method: 'GET',
+        url,
+        headers: { ...tenant.headers, host: '127.0.0.1:8080' },
+      });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.headers['x-total-count'], '132');
       seen.push(...(res.json() as Array<Record<string, any>>).map((actor) => actor.account.name));
@@ -131,12 +168,23 @@ describeEachBackend('GET /api/actors', (ctx) => {
       url = `${target.pathname}${target.search}`;
     }
     assert.equal(pages, 2);
-    assert.deepEqual(seen, users.map((user) => user.attributes.email));
+    assert.deepEqual(
+      seen,
+      users.map((user) => user.attributes.email),
+    );
 
-    const small = await ctx.app.inject({ method: 'GET', url: '/api/actors?limit=50&skip=100', headers: { ...tenant.headers, host: '127.0.0.1:8080' } });
+    const small = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/actors?limit=50&skip=100',
+      headers: { ...tenant.headers, host: '127.0.0.1:8080' },
+    });
     assert.equal(small.json().length, 32);
     assert.equal(nextLink(small.headers.link), undefined);
-    const first = await ctx.app.inject({ method: 'GET', url: '/api/actors?limit=50&kind=all', headers: { ...tenant.headers, host: '127.0.0.1:8080' } });
+    const first = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/actors?limit=50&kind=all',
+      headers: { ...tenant.headers, host: '127.0.0.1:8080' },
+    });
     assert.equal(nextLink(first.headers.link), 'http://127.0.0.1:8080/api/actors?kind=all&limit=50&skip=50');
     const past = await ctx.app.inject({ method: 'GET', url: '/api/actors?skip=500', headers: tenant.headers });
     assert.deepEqual([past.json(), past.headers['x-total-count'], nextLink(past.headers.link)], [[], '132', undefined]);
@@ -154,12 +202,16 @@ describeEachBackend('GET /api/actors', (ctx) => {
     assert.equal(statement.statusCode, 200, statement.body);
     const res = await importUsers(ctx, tenant.headers, [{ name: 'Ada Lovelace', attributes: { email: 'ada@x' } }]);
     assert.equal(res.json().new, 1);
-    const actors = (await listActors(ctx, tenant.headers));
+    const actors = await listActors(ctx, tenant.headers);
     assert.equal(actors.length, 1);
     assert.equal(actors[0].name, 'Ada Lovelace');
     assert.deepEqual(actors[0].account, agent.account);
     // The name the statement gave is still the Person's.
-    const person = await ctx.app.inject({ method: 'GET', url: `/xapi/agents?agent=${encodeURIComponent(JSON.stringify({ account: agent.account }))}`, headers: tenant.xapi });
+    const person = await ctx.app.inject({
+      method: 'GET',
+      url: `/xapi/agents?agent=${encodeURIComponent(JSON.stringify({ account: agent.account }))}`,
+      headers: tenant.xapi,
+    });
     assert.deepEqual(person.json().name, ['Ada (from the course)']);
     const again = await importUsers(ctx, tenant.headers, [{ name: 'Ada King', attributes: { email: 'ada@x' } }]);
     assert.deepEqual([again.json().new, again.json().existing], [0, 1]);
@@ -174,7 +226,9 @@ describeEachBackend('GET /api/actors', (ctx) => {
       { id: 'DEV1', parentId: 'CTO', attributes: { title: 'Developer', site: 'Oslo' } },
     ];
     assert.equal((await put(ctx, tenant, '/api/import/organisation', organisation)).statusCode, 204);
-    const jobs = [{ id: 'J1', name: 'Engineer', competencies: [{ Name: 'TypeScript', Description: 'Writes it' }], attributes: { grade: '5' } }];
+    const jobs = [
+      { id: 'J1', name: 'Engineer', competencies: [{ Name: 'TypeScript', Description: 'Writes it' }], attributes: { grade: '5' } },
+    ];
     assert.equal((await put(ctx, tenant, '/api/import/jobs', jobs)).statusCode, 204);
     await importUsers(ctx, tenant.headers, [
       { name: 'Dev', attributes: { email: 'dev@x', position: 'DEV1', jobCode: 'J1' } },
@@ -190,7 +244,12 @@ describeEachBackend('GET /api/actors', (ctx) => {
         { id: 'CEO', attributes: { title: 'Chief' } },
       ],
     });
-    assert.deepEqual(dev.extensions[ext('job')], { id: 'J1', name: 'Engineer', competencies: [{ Name: 'TypeScript', Description: 'Writes it' }], attributes: { grade: '5' } });
+    assert.deepEqual(dev.extensions[ext('job')], {
+      id: 'J1',
+      name: 'Engineer',
+      competencies: [{ Name: 'TypeScript', Description: 'Writes it' }],
+      attributes: { grade: '5' },
+    });
     assert.deepEqual(Object.keys(loose.extensions), [ext('attributes')]);
 
     // Re-importing the organisation and the jobs changes what the user shows, no user re-import.
@@ -215,7 +274,12 @@ describeEachBackend('GET /api/actors', (ctx) => {
       });
       assert.equal(res.statusCode, 200, res.body);
     };
-    const team = { objectType: 'Group', name: 'Team A', mbox: 'mailto:team-a@x', member: [{ name: 'Ann', mbox: 'mailto:ann@x' }, { account: { homePage: 'http://hr.x', name: 'B1' } }] };
+    const team = {
+      objectType: 'Group',
+      name: 'Team A',
+      mbox: 'mailto:team-a@x',
+      member: [{ name: 'Ann', mbox: 'mailto:ann@x' }, { account: { homePage: 'http://hr.x', name: 'B1' } }],
+    };
     await send({ actor: team });
     // As object, instructor and team; an anonymous group is no actor, its members are.
     await send({
@@ -231,8 +295,17 @@ describeEachBackend('GET /api/actors', (ctx) => {
     await send({ actor: { objectType: 'Group', mbox: 'mailto:team-a@x' } });
     await send({ actor: { objectType: 'Agent', mbox: 'mailto:team-a@x' } });
 
-    const byKey = new Map((await listActors(ctx, tenant.headers)).map((actor) => [actor.mbox ?? actor.openid ?? actor.account.name, actor]));
-    assert.deepEqual([...byKey.keys()].sort(), ['B1', 'http://x/faculty', 'mailto:ann@x', 'mailto:cy@x', 'mailto:team-a@x', 'mailto:team-b@x']);
+    const byKey = new Map(
+      (await listActors(ctx, tenant.headers)).map((actor) => [actor.mbox ?? actor.openid ?? actor.account.name, actor]),
+    );
+    assert.deepEqual([...byKey.keys()].sort(), [
+      'B1',
+      'http://x/faculty',
+      'mailto:ann@x',
+      'mailto:cy@x',
+      'mailto:team-a@x',
+      'mailto:team-b@x',
+    ]);
     assert.deepEqual(byKey.get('mailto:team-a@x'), {
       objectType: 'Group',
       name: 'Team A',
@@ -248,7 +321,11 @@ describeEachBackend('GET /api/actors', (ctx) => {
     assert.deepEqual(byKey.get('B1'), { objectType: 'Agent', account: { homePage: 'http://hr.x', name: 'B1' } });
 
     // The Agents resource still answers for a member.
-    const person = await ctx.app.inject({ method: 'GET', url: `/xapi/agents?agent=${encodeURIComponent('{"mbox":"mailto:ann@x"}')}`, headers: tenant.xapi });
+    const person = await ctx.app.inject({
+      method: 'GET',
+      url: `/xapi/agents?agent=${encodeURIComponent('{"mbox":"mailto:ann@x"}')}`,
+      headers: tenant.xapi,
+    });
     assert.deepEqual(person.json(), { objectType: 'Person', name: ['Ann'], mbox: ['mailto:ann@x'] });
 
     // A group sent with other members: they replace the stored ones.

@@ -22,11 +22,28 @@ describeEachBackend('GET /api/actors/attributes', (ctx) => {
     await importUsers(ctx, tenant, [
       {
         name: 'Ada',
-        attributes: { email: 'ada@example.org', score: '12.5', active: 'true', born: '1990-02-28', seen: '2026-11-23T17:00:00Z', city: 'Oslo', mixed: '5', login: 'ada@example.org' },
+        attributes: {
+          email: 'ada@example.org',
+          score: '12.5',
+          active: 'true',
+          born: '1990-02-28',
+          seen: '2026-11-23T17:00:00Z',
+          city: 'Oslo',
+          mixed: '5',
+          login: 'ada@example.org',
+        },
       },
       {
         name: 'Bea',
-        attributes: { email: 'bea@example.org', score: '-3', active: 'false', born: '2000-02-29', seen: '2026-11-23T18:00:00.123+01:00', city: 'Bergen', mixed: 'five' },
+        attributes: {
+          email: 'bea@example.org',
+          score: '-3',
+          active: 'false',
+          born: '2000-02-29',
+          seen: '2026-11-23T18:00:00.123+01:00',
+          city: 'Bergen',
+          mixed: 'five',
+        },
       },
       { name: 'Cid', attributes: { email: 'cid@example.org', score: '1e3', born: '2024-12-31', city: '' } },
     ]);
@@ -50,7 +67,10 @@ describeEachBackend('GET /api/actors/attributes', (ctx) => {
   it('gives no format when one value lacks it: an impossible day, a date-time without offset, a number out of form', async () => {
     const tenant = await ctx.given.tenant();
     await importUsers(ctx, tenant, [
-      { name: 'Ada', attributes: { email: 'ada@example.org', born: '2023-02-29', seen: '2026-11-23T17:00:00', amount: '1,5', flag: 'TRUE' } },
+      {
+        name: 'Ada',
+        attributes: { email: 'ada@example.org', born: '2023-02-29', seen: '2026-11-23T17:00:00', amount: '1,5', flag: 'TRUE' },
+      },
       { name: 'Bea', attributes: { email: 'not-an-email', born: '2023-02-28', seen: '2026-11-23T17:00:00Z', amount: '2', flag: 'false' } },
       { name: 'Cid', attributes: { email: 'cid@example.org', born: '2023-02-28', seen: '2026-11-23', amount: '007' } },
     ]);
@@ -95,7 +115,11 @@ describeEachBackend('GET /api/actors/attributes', (ctx) => {
       method: 'POST',
       url: '/xapi/statements',
       headers: tenant.xapi,
-      payload: { actor: { mbox: 'mailto:learner@x.org' }, verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' }, object: { id: 'http://example.com/a' } },
+      payload: {
+        actor: { mbox: 'mailto:learner@x.org' },
+        verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' },
+        object: { id: 'http://example.com/a' },
+      },
     });
     assert.equal(statement.statusCode, 200, statement.body);
     assert.deepEqual(await catalogue(ctx, tenant), []);
@@ -107,9 +131,19 @@ describeEachBackend('GET /api/actors/attributes', (ctx) => {
       { name: 'Also', attributes: { email: 'also@example.org' } },
     ]);
     assert.deepEqual(await catalogue(ctx, tenant), [{ name: 'email', count: 1, schema: { type: 'string', format: 'email' } }]);
-    assert.deepEqual((await catalogue(ctx, other)).map((entry) => [entry.name, entry.count]), [['email', 2], ['secret', 1]]);
+    assert.deepEqual(
+      (await catalogue(ctx, other)).map((entry) => [entry.name, entry.count]),
+      [
+        ['email', 2],
+        ['secret', 1],
+      ],
+    );
 
-    const crossed = await ctx.app.inject({ method: 'GET', url: '/api/actors/attributes', headers: { ...other.headers, 'x-svc-tenant': tenant.name } });
+    const crossed = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/actors/attributes',
+      headers: { ...other.headers, 'x-svc-tenant': tenant.name },
+    });
     assert.equal(crossed.statusCode, 401);
     const anonymous = await ctx.app.inject({ method: 'GET', url: '/api/actors/attributes', headers: { 'x-svc-tenant': tenant.name } });
     assert.equal(anonymous.statusCode, 401);
@@ -122,7 +156,12 @@ describeEachBackend('GET /api/actors/attributes with numbers a double does not h
     const tenant = await ctx.given.tenant();
     const users = Array.from({ length: 21 }, (_, i) => ({
       name: `U${i}`,
-      attributes: { email: `u${i}@example.org`, huge: i === 0 ? '1e400' : String(i % 3), tiny: i === 0 ? '-1e-400' : '0.5', grade: String(i % 3) },
+      attributes: {
+        email: `u${i}@example.org`,
+        huge: i === 0 ? '1e400' : String(i % 3),
+        tiny: i === 0 ? '-1e-400' : '0.5',
+        grade: String(i % 3),
+      },
     }));
     await importUsers(ctx, tenant, users);
     const entries = byName(await catalogue(ctx, tenant));
@@ -149,11 +188,26 @@ describeEachBackend('GET /api/actors/attributes with numbers a double does not h
           negativeZero: '-0',
         },
       },
-      { name: 'Bea', attributes: { email: 'bea@example.org', overflow: '1', underflow: '1', rounded: '1', unsafe: '1', largest: '1', smallest: '1', shortest: '1', scaled: '5', negativeZero: '0' } },
+      {
+        name: 'Bea',
+        attributes: {
+          email: 'bea@example.org',
+          overflow: '1',
+          underflow: '1',
+          rounded: '1',
+          unsafe: '1',
+          largest: '1',
+          smallest: '1',
+          shortest: '1',
+          scaled: '5',
+          negativeZero: '0',
+        },
+      },
     ]);
     const entries = byName(await catalogue(ctx, tenant));
     for (const name of ['overflow', 'underflow', 'rounded', 'unsafe']) assert.deepEqual(entries[name].schema, { type: 'string' }, name);
-    for (const name of ['largest', 'smallest', 'shortest', 'scaled', 'negativeZero']) assert.deepEqual(entries[name].schema, { type: 'number' }, name);
+    for (const name of ['largest', 'smallest', 'shortest', 'scaled', 'negativeZero'])
+      assert.deepEqual(entries[name].schema, { type: 'number' }, name);
   });
 
   it('still compares "1e400" as the number it is in a search, without failing', async () => {

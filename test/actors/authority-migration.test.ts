@@ -13,7 +13,8 @@ describe('migration 0023 tells the statement authorities recorded before it from
       const { db, dispose } = await backend.open();
       const before = mkdtempSync(join(tmpdir(), 'learnbase-migrations-'));
       try {
-        for (const name of readdirSync(MIGRATIONS_DIR).filter((file) => file < '0023')) copyFileSync(join(MIGRATIONS_DIR, name), join(before, name));
+        for (const name of readdirSync(MIGRATIONS_DIR).filter((file) => file < '0023'))
+          copyFileSync(join(MIGRATIONS_DIR, name), join(before, name));
         await migrate(db, before);
         const tenant = randomUUID();
         const other = randomUUID();
@@ -21,8 +22,14 @@ describe('migration 0023 tells the statement authorities recorded before it from
         const admin = randomUUID();
         await db.query(`INSERT INTO tenants (id, name) VALUES ($1, 'migrated'), ($2, 'other')`, [tenant, other]);
         await db.query(`INSERT INTO api_keys (tenant_id, key, secret_hash) VALUES ($1, $2, '\\x00')`, [tenant, key]);
-        await db.query(`INSERT INTO admins (tenant_id, id, email, password_hash) VALUES ($1, $2, 'admin@example.com', 'x')`, [tenant, admin]);
-        await db.query(`INSERT INTO actor_credentials (tenant_id, username, password_hash, agent_key, expires_at) VALUES ($1, 'learner-1', 'x', 'mbox|mailto:a@example.com', now())`, [tenant]);
+        await db.query(`INSERT INTO admins (tenant_id, id, email, password_hash) VALUES ($1, $2, 'admin@example.com', 'x')`, [
+          tenant,
+          admin,
+        ]);
+        await db.query(
+          `INSERT INTO actor_credentials (tenant_id, username, password_hash, agent_key, expires_at) VALUES ($1, 'learner-1', 'x', 'mbox|mailto:a@example.com', now())`,
+          [tenant],
+        );
         const account = (name: string) => JSON.stringify({ account: { homePage: 'http://127.0.0.1:8080', name } });
         const rows: Array<[string, string, string, string[]]> = [
           [tenant, `account|http://127.0.0.1:8080|${key}`, account(key), []],
@@ -35,7 +42,12 @@ describe('migration 0023 tells the statement authorities recorded before it from
           [other, `account|http://127.0.0.1:8080|${key}`, account(key), []],
         ];
         for (const [tenantId, agentKey, ifi, names] of rows) {
-          await db.query(`INSERT INTO actors (tenant_id, agent_key, ifi, names, updated) VALUES ($1, $2, $3::jsonb, $4, now())`, [tenantId, agentKey, ifi, names]);
+          await db.query(`INSERT INTO actors (tenant_id, agent_key, ifi, names, updated) VALUES ($1, $2, $3::jsonb, $4, now())`, [
+            tenantId,
+            agentKey,
+            ifi,
+            names,
+          ]);
         }
 
         await migrate(db);
@@ -45,7 +57,11 @@ describe('migration 0023 tells the statement authorities recorded before it from
         );
         assert.deepEqual(
           marked.map((row) => row.agent_key).sort(),
-          [`account|http://127.0.0.1:8080|${key}`, `account|http://127.0.0.1:8080|${admin}`, 'account|http://127.0.0.1:8080|learner-1'].sort(),
+          [
+            `account|http://127.0.0.1:8080|${key}`,
+            `account|http://127.0.0.1:8080|${admin}`,
+            'account|http://127.0.0.1:8080|learner-1',
+          ].sort(),
         );
         assert.ok(marked.every((row) => row.tenant_id === tenant));
       } finally {

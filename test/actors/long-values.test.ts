@@ -25,7 +25,12 @@ const upsert = (ctx: TestContext, headers: Headers, payload: unknown) =>
 const search = (ctx: TestContext, headers: Headers, criteria: unknown) =>
   ctx.app.inject({ method: 'POST', url: '/api/actors/search', headers, payload: { criteria } });
 const storedActors = async (ctx: TestContext, tenant: GivenTenant) =>
-  (await ctx.db.query<{ agent_key: string }>('SELECT agent_key FROM actors WHERE tenant_id = $1 AND attributes IS NOT NULL OR tenant_id = $1 AND name IS NOT NULL', [tenant.id])).rows;
+  (
+    await ctx.db.query<{ agent_key: string }>(
+      'SELECT agent_key FROM actors WHERE tenant_id = $1 AND attributes IS NOT NULL OR tenant_id = $1 AND name IS NOT NULL',
+      [tenant.id],
+    )
+  ).rows;
 
 /**
  * `count` random CJK ideographs, three bytes each: 1,000 of them (the longest value a search takes)
@@ -52,13 +57,23 @@ describeEachBackend(
       };
       assert.deepEqual(await found({ field: 'name', op: 'eq', value: names.a }), ['mailto:a@example.com']);
       assert.deepEqual(await found({ field: 'name', op: 'in', value: [names.b, `${shared}x`] }), ['mailto:b@example.com']);
-      assert.deepEqual(await found({ not: { field: 'name', op: 'eq', value: names.a } }), ['mailto:b@example.com', 'mailto:huge@example.com']);
+      assert.deepEqual(await found({ not: { field: 'name', op: 'eq', value: names.a } }), [
+        'mailto:b@example.com',
+        'mailto:huge@example.com',
+      ]);
       assert.deepEqual(await found({ field: 'name', op: 'startsWith', value: shared }), ['mailto:a@example.com', 'mailto:b@example.com']);
 
       // A statement's actor name is shown (and indexed) when nothing else named the actor.
       const spoken = ideographs(1000);
-      const statement = { actor: { name: spoken, mbox: 'mailto:c@example.com' }, verb: { id: 'http://example.com/v' }, object: { id: 'http://example.com/o' } };
-      assert.equal((await ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: tenant.xapi, payload: statement })).statusCode, 200);
+      const statement = {
+        actor: { name: spoken, mbox: 'mailto:c@example.com' },
+        verb: { id: 'http://example.com/v' },
+        object: { id: 'http://example.com/o' },
+      };
+      assert.equal(
+        (await ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: tenant.xapi, payload: statement })).statusCode,
+        200,
+      );
       assert.deepEqual(await found({ field: 'name', op: 'eq', value: spoken }), ['mailto:c@example.com']);
     });
 
@@ -104,7 +119,11 @@ describeEachBackend(
       }
       assert.deepEqual(await storedActors(ctx, tenant), []);
 
-      for (const agent of [{ mbox: longest.mbox }, { openid: longest.openid }, { account: { homePage: longest.homePage, name: longest.name } }]) {
+      for (const agent of [
+        { mbox: longest.mbox },
+        { openid: longest.openid },
+        { account: { homePage: longest.homePage, name: longest.name } },
+      ]) {
         const res = await upsert(ctx, tenant.headers, { name: 'Ada', ...agent });
         assert.equal(res.statusCode, 201, res.body);
         assert.deepEqual(res.json(), { objectType: 'Agent', name: 'Ada', ...agent });
@@ -114,7 +133,10 @@ describeEachBackend(
     it('refuses a unique attribute value one byte over an account name’s limit, storing nothing, and matches by one at the limit', async () => {
       const tenant = await ctx.given.tenant();
       const value = randomText(MAX_ACCOUNT_PART_BYTES);
-      const refused = await upsert(ctx, tenant.headers, { mbox: 'mailto:ada@example.com', extensions: { [ATTRIBUTES]: { email: `${value}x`, note: randomText(10_000) } } });
+      const refused = await upsert(ctx, tenant.headers, {
+        mbox: 'mailto:ada@example.com',
+        extensions: { [ATTRIBUTES]: { email: `${value}x`, note: randomText(10_000) } },
+      });
       assert.equal(refused.statusCode, 400, refused.body);
       assert.equal(refused.json().code, 'actors.invalid_agent');
       assert.equal(refused.json().details.property, `extensions[${JSON.stringify(ATTRIBUTES)}]["email"]`);
@@ -123,9 +145,16 @@ describeEachBackend(
 
       // A long value of an attribute that is not unique is stored as it is.
       const note = randomText(10_000);
-      const created = await upsert(ctx, tenant.headers, { mbox: 'mailto:ada@example.com', extensions: { [ATTRIBUTES]: { email: value, note } } });
+      const created = await upsert(ctx, tenant.headers, {
+        mbox: 'mailto:ada@example.com',
+        extensions: { [ATTRIBUTES]: { email: value, note } },
+      });
       assert.equal(created.statusCode, 201, created.body);
-      const matched = await upsert(ctx, tenant.headers, { name: 'Ada', mbox: 'mailto:other@example.com', extensions: { [ATTRIBUTES]: { email: value } } });
+      const matched = await upsert(ctx, tenant.headers, {
+        name: 'Ada',
+        mbox: 'mailto:other@example.com',
+        extensions: { [ATTRIBUTES]: { email: value } },
+      });
       assert.equal(matched.statusCode, 200, matched.body);
       assert.equal(matched.json().mbox, 'mailto:ada@example.com');
     });

@@ -22,7 +22,10 @@ const audit = async (ctx: TestContext, tenant: GivenTenant, query = ''): Promise
   assert.equal(res.statusCode, 200, res.body);
   return res.json();
 };
-const withAttributes = (agent: Actor, attributes: Record<string, string>, key = ATTRIBUTES) => ({ ...agent, extensions: { [key]: attributes } });
+const withAttributes = (agent: Actor, attributes: Record<string, string>, key = ATTRIBUTES) => ({
+  ...agent,
+  extensions: { [key]: attributes },
+});
 
 describeEachBackend(
   'PUT /api/actors/agents',
@@ -57,33 +60,68 @@ describeEachBackend(
     it('stores the attributes under the service domain’s key, keeps them when not sent, replaces them when sent', async () => {
       const tenant = await ctx.given.tenant();
       const agent = { mbox: 'mailto:bob@example.com' };
-      const created = await upsert(ctx, tenant.headers, withAttributes(agent, { email: 'bob@example.com', city: 'Oslo' }, 'https://old.example.net/api/ext/agent/attributes'));
+      const created = await upsert(
+        ctx,
+        tenant.headers,
+        withAttributes(agent, { email: 'bob@example.com', city: 'Oslo' }, 'https://old.example.net/api/ext/agent/attributes'),
+      );
       assert.equal(created.statusCode, 201, created.body);
       assert.deepEqual(created.json().extensions, { [ATTRIBUTES]: { email: 'bob@example.com', city: 'Oslo' } });
       const renamed = await upsert(ctx, tenant.headers, { ...agent, name: 'Bob', extensions: { 'http://example.com/ignored': { a: 1 } } });
       assert.equal(renamed.statusCode, 200);
       assert.deepEqual(renamed.json().extensions, { [ATTRIBUTES]: { email: 'bob@example.com', city: 'Oslo' } });
       const replaced = await upsert(ctx, tenant.headers, withAttributes(agent, { email: 'bob@example.com' }));
-      assert.deepEqual(replaced.json(), { objectType: 'Agent', name: 'Bob', ...agent, extensions: { [ATTRIBUTES]: { email: 'bob@example.com' } } });
+      assert.deepEqual(replaced.json(), {
+        objectType: 'Agent',
+        name: 'Bob',
+        ...agent,
+        extensions: { [ATTRIBUTES]: { email: 'bob@example.com' } },
+      });
       assert.deepEqual(await listActors(ctx, tenant), [replaced.json()]);
     });
 
     it('matches an existing actor by a unique attribute and answers that actor’s identifier, enriched as GET /api/actors shows it', async () => {
       const tenant = await ctx.given.tenant();
-      assert.equal((await ctx.app.inject({ method: 'PUT', url: '/api/settings', headers: tenant.headers, payload: { jobAttribute: 'jobCode' } })).statusCode, 200);
-      assert.equal((await ctx.app.inject({ method: 'PUT', url: '/api/import/jobs', headers: tenant.headers, payload: [{ id: 'J1', name: 'Engineer', competencies: [] }] })).statusCode, 204);
-      const imported = await ctx.app.inject({ method: 'POST', url: '/api/import/users', headers: tenant.headers, payload: { users: [{ name: 'Ada', attributes: { email: 'ada@x' } }] } });
+      assert.equal(
+        (await ctx.app.inject({ method: 'PUT', url: '/api/settings', headers: tenant.headers, payload: { jobAttribute: 'jobCode' } }))
+          .statusCode,
+        200,
+      );
+      assert.equal(
+        (
+          await ctx.app.inject({
+            method: 'PUT',
+            url: '/api/import/jobs',
+            headers: tenant.headers,
+            payload: [{ id: 'J1', name: 'Engineer', competencies: [] }],
+          })
+        ).statusCode,
+        204,
+      );
+      const imported = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/import/users',
+        headers: tenant.headers,
+        payload: { users: [{ name: 'Ada', attributes: { email: 'ada@x' } }] },
+      });
       assert.equal(imported.json().new, 1, imported.body);
       const account = { homePage: home(tenant), name: 'ada@x' };
 
-      const matched = await upsert(ctx, tenant.headers, { name: 'Ada L.', mbox: 'mailto:someone-else@example.com', extensions: { [ATTRIBUTES]: { email: 'ada@x', jobCode: 'J1' } } });
+      const matched = await upsert(ctx, tenant.headers, {
+        name: 'Ada L.',
+        mbox: 'mailto:someone-else@example.com',
+        extensions: { [ATTRIBUTES]: { email: 'ada@x', jobCode: 'J1' } },
+      });
       assert.equal(matched.statusCode, 200, matched.body);
       const ext = (name: string) => `http://${SERVICE_DOMAIN}/api/ext/agent/${name}`;
       assert.deepEqual(matched.json(), {
         objectType: 'Agent',
         name: 'Ada L.',
         account,
-        extensions: { [ext('attributes')]: { email: 'ada@x', jobCode: 'J1' }, [ext('job')]: { id: 'J1', name: 'Engineer', competencies: [], attributes: {} } },
+        extensions: {
+          [ext('attributes')]: { email: 'ada@x', jobCode: 'J1' },
+          [ext('job')]: { id: 'J1', name: 'Engineer', competencies: [], attributes: {} },
+        },
       });
       assert.deepEqual(await listActors(ctx, tenant), [matched.json()], 'one actor, the sent mbox not stored');
 
@@ -97,23 +135,49 @@ describeEachBackend(
       assert.equal(byOld.json().mbox, 'mailto:fourth@example.com');
 
       // The user import now meets the upserted person through the same identifiers.
-      const reimport = await ctx.app.inject({ method: 'POST', url: '/api/import/users', headers: tenant.headers, payload: { users: [{ name: 'Ada', attributes: { email: 'ada.new@x' } }] } });
+      const reimport = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/import/users',
+        headers: tenant.headers,
+        payload: { users: [{ name: 'Ada', attributes: { email: 'ada.new@x' } }] },
+      });
       assert.deepEqual([reimport.json().new, reimport.json().existing], [0, 1]);
 
       const entries = await audit(ctx, tenant, '?action=actor.updated');
       const first = entries.at(-1)!;
-      assert.deepEqual([first.actorId, first.actor, first.details], [`account|${account.homePage}|ada@x`, { account }, { name: 'Ada L.', matchedBy: 'attributes.email' }]);
+      assert.deepEqual(
+        [first.actorId, first.actor, first.details],
+        [`account|${account.homePage}|ada@x`, { account }, { name: 'Ada L.', matchedBy: 'attributes.email' }],
+      );
     });
 
     it('refuses with 409 an agent whose identifier and attributes match two different actors, changing nothing', async () => {
       const tenant = await ctx.given.tenant();
-      assert.equal((await ctx.app.inject({ method: 'PUT', url: '/api/settings', headers: tenant.headers, payload: { uniqueAttributes: ['email', 'employeeId'] } })).statusCode, 200);
+      assert.equal(
+        (
+          await ctx.app.inject({
+            method: 'PUT',
+            url: '/api/settings',
+            headers: tenant.headers,
+            payload: { uniqueAttributes: ['email', 'employeeId'] },
+          })
+        ).statusCode,
+        200,
+      );
       const ada = { mbox: 'mailto:ada@example.com' };
       assert.equal((await upsert(ctx, tenant.headers, withAttributes(ada, { email: 'ada@x', employeeId: 'E1' }))).statusCode, 201);
-      assert.equal((await upsert(ctx, tenant.headers, withAttributes({ mbox: 'mailto:bob@example.com' }, { email: 'bob@x', employeeId: 'E2' }))).statusCode, 201);
+      assert.equal(
+        (await upsert(ctx, tenant.headers, withAttributes({ mbox: 'mailto:bob@example.com' }, { email: 'bob@x', employeeId: 'E2' })))
+          .statusCode,
+        201,
+      );
       const before = await listActors(ctx, tenant);
 
-      const twoValues = await upsert(ctx, tenant.headers, withAttributes({ mbox: 'mailto:new@example.com' }, { email: 'ada@x', employeeId: 'E2' }));
+      const twoValues = await upsert(
+        ctx,
+        tenant.headers,
+        withAttributes({ mbox: 'mailto:new@example.com' }, { email: 'ada@x', employeeId: 'E2' }),
+      );
       assert.equal(twoValues.statusCode, 409, twoValues.body);
       assert.equal(twoValues.json().code, 'actors.ambiguous_match');
       assert.match(twoValues.json().message, /The attribute "email" matches one actor and the attribute "employeeId" another/);
@@ -132,14 +196,20 @@ describeEachBackend(
       const tenant = await ctx.given.tenant();
       const cases: Array<[unknown, RegExp]> = [
         [{ name: 'Nobody' }, /exactly one inverse functional identifier.*it has 0/],
-        [{ mbox: 'mailto:a@example.com', account: { homePage: 'http://hr.example.com', name: 'E1' } }, /exactly one inverse functional identifier.*it has 2/],
+        [
+          { mbox: 'mailto:a@example.com', account: { homePage: 'http://hr.example.com', name: 'E1' } },
+          /exactly one inverse functional identifier.*it has 2/,
+        ],
         [{ mbox: 'a@example.com' }, /'agent'\.mbox must be a "mailto:" IRI of an e-mail address/],
         [{ account: { name: 'E1' } }, /'agent'\.account\.homePage must be an absolute IRL/],
         [{ account: { homePage: 'http://hr.example.com' } }, /'agent'\.account\.name must be a non-empty string/],
         [withAttributes({ mbox: 'mailto:a@example.com' }, { age: 42 } as never), /The value of attribute "age" must be a string/],
         [withAttributes({ mbox: 'mailto:a@example.com' }, ['x'] as never), /must be an object of attribute names to string values/],
         [{ mbox: 'mailto:a@example.com', name: ['Ada'] }, /'agent'\.name must be a string/],
-        [{ objectType: 'Group', mbox: 'mailto:team@example.com', member: [] }, /objectType must be "Agent": groups are recorded from the statements/],
+        [
+          { objectType: 'Group', mbox: 'mailto:team@example.com', member: [] },
+          /objectType must be "Agent": groups are recorded from the statements/,
+        ],
         [{ mbox: 'mailto:a@example.com', role: 'admin' }, /property "role", which an agent does not have/],
         [{ mbox: 'mailto:a@example.com', name: 'A\u0000' }, /'agent'\.name must not contain U\+0000/],
         [[{ mbox: 'mailto:a@example.com' }], /must be a JSON object/],
@@ -203,12 +273,20 @@ describeEachBackend(
       const tenant = await ctx.given.tenant();
       // The same unique attribute under ten different identifiers: the first creates, the others match it.
       const byAttribute = await Promise.all(
-        Array.from({ length: 10 }, (_, index) => upsert(ctx, tenant.headers, withAttributes({ mbox: `mailto:p${index}@example.com` }, { email: 'same@x' }))),
+        Array.from({ length: 10 }, (_, index) =>
+          upsert(ctx, tenant.headers, withAttributes({ mbox: `mailto:p${index}@example.com` }, { email: 'same@x' })),
+        ),
       );
-      assert.deepEqual(byAttribute.map((res) => res.statusCode).sort(), [200, 200, 200, 200, 200, 200, 200, 200, 200, 201], byAttribute.map((res) => res.body).join('\n'));
+      assert.deepEqual(
+        byAttribute.map((res) => res.statusCode).sort(),
+        [200, 200, 200, 200, 200, 200, 200, 200, 200, 201],
+        byAttribute.map((res) => res.body).join('\n'),
+      );
       assert.equal(new Set(byAttribute.map((res) => res.json().mbox)).size, 1, 'every answer is the one actor');
       // The same identifier ten times.
-      const byKey = await Promise.all(Array.from({ length: 10 }, (_, index) => upsert(ctx, tenant.headers, { mbox: 'mailto:one@example.com', name: `One ${index}` })));
+      const byKey = await Promise.all(
+        Array.from({ length: 10 }, (_, index) => upsert(ctx, tenant.headers, { mbox: 'mailto:one@example.com', name: `One ${index}` })),
+      );
       assert.deepEqual(byKey.map((res) => res.statusCode).sort(), [200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
       assert.equal((await listActors(ctx, tenant)).length, 2);
       assert.equal((await audit(ctx, tenant, '?action=actor.created')).length, 2);
@@ -236,7 +314,10 @@ describeEachBackend(
         payload: { username: `u-${tenant.name}`, password: 'a-long-random-password', data: { actor: { account } } },
       });
       assert.equal(credential.statusCode, 201, credential.body);
-      const learner = { authorization: `Basic ${Buffer.from(`u-${tenant.name}:a-long-random-password`).toString('base64')}`, 'x-svc-tenant': tenant.name };
+      const learner = {
+        authorization: `Basic ${Buffer.from(`u-${tenant.name}:a-long-random-password`).toString('base64')}`,
+        'x-svc-tenant': tenant.name,
+      };
       const res = await upsert(ctx, learner, { account, name: 'Me' });
       assert.equal(res.statusCode, 403, res.body);
       assert.equal(res.json().code, 'auth.forbidden');
@@ -257,7 +338,10 @@ describeEachBackend(
       const matchedInB = await upsert(ctx, b.headers, { ...ada, name: 'Ada B' });
       assert.equal(matchedInB.statusCode, 200, 'the email matches B’s actor, not A’s');
       assert.equal(matchedInB.json().mbox, 'mailto:other@example.com');
-      assert.deepEqual((await listActors(ctx, a)).map((actor) => [actor.name, actor.mbox]), [['Ada', 'mailto:ada@example.com']]);
+      assert.deepEqual(
+        (await listActors(ctx, a)).map((actor) => [actor.name, actor.mbox]),
+        [['Ada', 'mailto:ada@example.com']],
+      );
       assert.equal((await listActors(ctx, b)).length, 1);
       assert.equal((await audit(ctx, a)).length, 1);
     });

@@ -6,7 +6,8 @@ import { parseAgent } from '../../src/modules/xapi/agent.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 
-const audit = (ctx: TestContext, tenant: GivenTenant, query = '') => ctx.app.inject({ method: 'GET', url: `/api/audit${query}`, headers: tenant.headers });
+const audit = (ctx: TestContext, tenant: GivenTenant, query = '') =>
+  ctx.app.inject({ method: 'GET', url: `/api/audit${query}`, headers: tenant.headers });
 
 describeEachBackend('GET /api/audit', (ctx) => {
   /** Entries as the services write them: the actor writes and launches of the actors issue record these. */
@@ -39,7 +40,10 @@ describeEachBackend('GET /api/audit', (ctx) => {
     assert.deepEqual(entries[2].details, { name: 'Ada' });
     assert.ok(Date.parse(entries[0].at) >= Date.parse(entries[2].at));
     const page = await audit(ctx, tenant, '?limit=1&skip=1');
-    assert.deepEqual((page.json() as Array<{ id: string }>).map((entry) => entry.id), [entries[1].id]);
+    assert.deepEqual(
+      (page.json() as Array<{ id: string }>).map((entry) => entry.id),
+      [entries[1].id],
+    );
   });
 
   it('filters by actor (agent JSON or actorId), source, action and time', async () => {

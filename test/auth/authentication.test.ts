@@ -30,13 +30,21 @@ describeEachBackend('authentication and tenancy', (ctx) => {
     assert.equal(res.json().tenant.name, tenant.name);
   });
 
-  it('reads a Host with a trailing dot as naming its tenant, so another tenant\'s key is refused', async () => {
+  it("reads a Host with a trailing dot as naming its tenant, so another tenant's key is refused", async () => {
     const a = await ctx.given.tenant();
     const b = await ctx.given.tenant();
-    const own = await ctx.app.inject({ method: 'GET', url: '/api/me', headers: { authorization: b.authorization, host: `${b.name}.localhost.:8080` } });
+    const own = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/me',
+      headers: { authorization: b.authorization, host: `${b.name}.localhost.:8080` },
+    });
     assert.equal(own.statusCode, 200);
     assert.equal(own.json().tenant.name, b.name);
-    const other = await ctx.app.inject({ method: 'GET', url: '/api/me', headers: { authorization: a.authorization, host: `${b.name}.localhost.:8080` } });
+    const other = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/me',
+      headers: { authorization: a.authorization, host: `${b.name}.localhost.:8080` },
+    });
     assert.equal(other.statusCode, 401);
     const xapi = await ctx.app.inject({
       method: 'GET',

@@ -35,7 +35,12 @@ describeEachBackend('Bearer authentication', (ctx) => {
     const url = `/xapi/activities/state?activityId=${encodeURIComponent('https://example.com/a')}&agent=${encodeURIComponent(
       JSON.stringify({ mbox: 'mailto:learner@example.com' }),
     )}&stateId=bookmark`;
-    const put = await ctx.app.inject({ method: 'PUT', url, headers: { ...headers, 'content-type': 'application/json' }, payload: { page: 3 } });
+    const put = await ctx.app.inject({
+      method: 'PUT',
+      url,
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: { page: 3 },
+    });
     assert.equal(put.statusCode, 204, put.body);
     const get = await ctx.app.inject({ method: 'GET', url, headers });
     assert.equal(get.statusCode, 200);
@@ -68,7 +73,12 @@ describeEachBackend('Bearer authentication', (ctx) => {
   it('refuses revoked, unknown, malformed and refresh tokens with 401 invalid_token', async () => {
     const oauth = await givenOAuth(ctx);
     const tokens = await exchange(ctx.app, oauth);
-    const revoked = await formRequest(ctx.app, '/auth/oauth/revoke', { token: tokens.access_token }, { authorization: basicClient(oauth.client) });
+    const revoked = await formRequest(
+      ctx.app,
+      '/auth/oauth/revoke',
+      { token: tokens.access_token },
+      { authorization: basicClient(oauth.client) },
+    );
     assert.equal(revoked.statusCode, 200);
     const hex = oauth.tenant.id.replaceAll('-', '');
     for (const token of [tokens.access_token, tokens.refresh_token, `lba_${hex}_${'B'.repeat(43)}`, 'garbage', '']) {
@@ -123,9 +133,15 @@ async function checkCrossInstanceEviction(ctx: Pick<TestContext, 'db' | 'given'>
   const tokens = await exchange(a, oauth);
   assert.equal((await me(b, tokens.access_token, oauth.tenant.name)).statusCode, 200);
   // Proof that b answers from its cache: with the row gone from the database b still says yes.
-  await ctx.db.query('UPDATE oauth_tokens SET revoked_at = now() WHERE tenant_id = $1 AND token_hash = $2', [oauth.tenant.id, hashSecret(tokens.access_token)]);
+  await ctx.db.query('UPDATE oauth_tokens SET revoked_at = now() WHERE tenant_id = $1 AND token_hash = $2', [
+    oauth.tenant.id,
+    hashSecret(tokens.access_token),
+  ]);
   assert.equal((await me(b, tokens.access_token, oauth.tenant.name)).statusCode, 200);
-  await ctx.db.query('UPDATE oauth_tokens SET revoked_at = NULL WHERE tenant_id = $1 AND token_hash = $2', [oauth.tenant.id, hashSecret(tokens.access_token)]);
+  await ctx.db.query('UPDATE oauth_tokens SET revoked_at = NULL WHERE tenant_id = $1 AND token_hash = $2', [
+    oauth.tenant.id,
+    hashSecret(tokens.access_token),
+  ]);
 
   const revoked = await formRequest(a, '/auth/oauth/revoke', { token: tokens.access_token }, { authorization: basicClient(oauth.client) });
   assert.equal(revoked.statusCode, 200);
@@ -138,7 +154,9 @@ async function checkCrossInstanceEviction(ctx: Pick<TestContext, 'db' | 'given'>
   assert.equal(status, 401, 'the second app still accepted the revoked token after 2 s');
 }
 
-describe('Bearer revocation across server processes on one PostgreSQL database (LISTEN/NOTIFY)', { skip: !POSTGRES_AVAILABLE && 'PostgreSQL not reachable' }, () => {
+describe('Bearer revocation across server processes on one PostgreSQL database (LISTEN/NOTIFY)', {
+  skip: !POSTGRES_AVAILABLE && 'PostgreSQL not reachable',
+}, () => {
   const opened: Array<{ close(): Promise<void> }> = [];
   let drop: () => Promise<void> = async () => {};
   let apps: FastifyInstance[] = [];
@@ -203,8 +221,14 @@ describe('Bearer revocation across server processes on one PostgreSQL database (
     try {
       const heard: string[] = [];
       let gaps = 0;
-      await notifications.listen('learnbase_test', (payload) => heard.push(payload), () => gaps++);
-      await pool.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'");
+      await notifications.listen(
+        'learnbase_test',
+        (payload) => heard.push(payload),
+        () => gaps++,
+      );
+      await pool.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+      );
       const until = async (done: () => boolean) => {
         for (let n = 0; n < 200 && !done(); n++) await new Promise((resolve) => setTimeout(resolve, 20));
       };

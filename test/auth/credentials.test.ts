@@ -29,7 +29,12 @@ interface Learner {
 /** A tenant with one imported user (the actor) and one learner credential for it. */
 async function givenLearner(app: FastifyInstance, given: Given, email = 'ada@example.com'): Promise<Learner> {
   const tenant = await given.tenant();
-  const imported = await app.inject({ method: 'POST', url: '/api/import/users', headers: tenant.headers, payload: { users: [{ name: 'Ada', attributes: { email } }] } });
+  const imported = await app.inject({
+    method: 'POST',
+    url: '/api/import/users',
+    headers: tenant.headers,
+    payload: { users: [{ name: 'Ada', attributes: { email } }] },
+  });
   assert.equal(imported.statusCode, 200, imported.body);
   const agent = { account: { homePage: `http://${tenant.name}.localhost`, name: email } };
   const username = newUsername();
@@ -58,11 +63,20 @@ const statement = (actor: Agent, activityId = STATE) => ({
 describeEachBackend('POST /api/auth/basic', (ctx) => {
   it('creates a credential for an actor of the store: 201 with username, the stored actor and the expiry; audited with the source', async () => {
     const tenant = await ctx.given.tenant();
-    await ctx.app.inject({ method: 'POST', url: '/api/import/users', headers: tenant.headers, payload: { users: [{ name: 'Bea', attributes: { email: 'bea@x' } }] } });
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/api/import/users',
+      headers: tenant.headers,
+      payload: { users: [{ name: 'Bea', attributes: { email: 'bea@x' } }] },
+    });
     const agent = { account: { homePage: `http://${tenant.name}.localhost`, name: 'bea@x' } };
     const username = newUsername();
     const before = Date.now();
-    const res = await createCredential(ctx.app, { ...tenant.headers, 'svc-account-source': 'hr-sync' }, { username, password: PASSWORD, data: { actor: agent } });
+    const res = await createCredential(
+      ctx.app,
+      { ...tenant.headers, 'svc-account-source': 'hr-sync' },
+      { username, password: PASSWORD, data: { actor: agent } },
+    );
     assert.equal(res.statusCode, 201, res.body);
     const body = res.json();
     assert.equal(body.username, username);
@@ -81,22 +95,37 @@ describeEachBackend('POST /api/auth/basic', (ctx) => {
     assert.equal(entry.actorId, `account|http://${tenant.name}.localhost|bea@x`);
     assert.deepEqual(entry.principal, { kind: 'api_key', id: tenant.key });
     assert.equal(entry.details.username, username);
-    const stored = await ctx.db.query<{ password_hash: string }>('SELECT password_hash FROM actor_credentials WHERE tenant_id = $1', [tenant.id]);
+    const stored = await ctx.db.query<{ password_hash: string }>('SELECT password_hash FROM actor_credentials WHERE tenant_id = $1', [
+      tenant.id,
+    ]);
     assert.match(stored.rows[0]!.password_hash, /^scrypt\$/, 'the password is stored as an scrypt hash');
   });
 
   it('accepts any agent with one identifier (mbox) when that actor exists', async () => {
     const tenant = await ctx.given.tenant();
-    const named = await ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: tenant.xapi, payload: statement({ mbox: 'mailto:cy@example.com' }) });
+    const named = await ctx.app.inject({
+      method: 'POST',
+      url: '/xapi/statements',
+      headers: tenant.xapi,
+      payload: statement({ mbox: 'mailto:cy@example.com' }),
+    });
     assert.equal(named.statusCode, 200, named.body);
-    const res = await createCredential(ctx.app, tenant.headers, { username: newUsername(), password: PASSWORD, data: { actor: { mbox: 'mailto:cy@example.com' } } });
+    const res = await createCredential(ctx.app, tenant.headers, {
+      username: newUsername(),
+      password: PASSWORD,
+      data: { actor: { mbox: 'mailto:cy@example.com' } },
+    });
     assert.equal(res.statusCode, 201, res.body);
     assert.deepEqual(res.json().actor, { objectType: 'Agent', mbox: 'mailto:cy@example.com' });
   });
 
   it('answers 404 auth.actor_not_found for an actor the tenant does not have', async () => {
     const tenant = await ctx.given.tenant();
-    const res = await createCredential(ctx.app, tenant.headers, { username: newUsername(), password: PASSWORD, data: { actor: { mbox: 'mailto:nobody@example.com' } } });
+    const res = await createCredential(ctx.app, tenant.headers, {
+      username: newUsername(),
+      password: PASSWORD,
+      data: { actor: { mbox: 'mailto:nobody@example.com' } },
+    });
     assert.equal(res.statusCode, 404, res.body);
     assert.equal(res.json().code, 'auth.actor_not_found');
   });
@@ -142,7 +171,10 @@ describeEachBackend('POST /api/auth/basic', (ctx) => {
       assert.equal(res.json().details.field, field, res.body);
       assert.ok(res.json().message.startsWith(field), res.body);
     }
-    const twoIfis = await createCredential(ctx.app, learner.tenant.headers, { ...valid, data: { actor: { ...learner.agent, mbox: 'mailto:a@b.c' } } });
+    const twoIfis = await createCredential(ctx.app, learner.tenant.headers, {
+      ...valid,
+      data: { actor: { ...learner.agent, mbox: 'mailto:a@b.c' } },
+    });
     assert.equal(twoIfis.statusCode, 400);
     assert.equal(twoIfis.json().code, 'xapi.invalid_agent');
     assert.match(twoIfis.json().message, /'data\.actor' must have exactly one inverse functional identifier/);
@@ -218,7 +250,8 @@ describeEachBackend('A learner credential', (ctx) => {
 
   it('stores and reads its own actor’s statements, and is refused others (403, or 404 by id)', async () => {
     const learner = await givenLearner(ctx.app, ctx.given);
-    const post = (body: unknown) => ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: learner.headers, payload: body as object });
+    const post = (body: unknown) =>
+      ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: learner.headers, payload: body as object });
     const own = await post(statement(learner.agent));
     assert.equal(own.statusCode, 200, own.body);
     const [id] = own.json();
@@ -227,22 +260,39 @@ describeEachBackend('A learner credential', (ctx) => {
     const refusedGroup = await post(statement(groupActor));
     assert.equal(refusedGroup.statusCode, 403, refusedGroup.body);
     // … but the API key's statement with that group as actor is the learner's to read.
-    const asGroup = await ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: learner.tenant.xapi, payload: statement(groupActor) });
+    const asGroup = await ctx.app.inject({
+      method: 'POST',
+      url: '/xapi/statements',
+      headers: learner.tenant.xapi,
+      payload: statement(groupActor),
+    });
     assert.equal(asGroup.statusCode, 200, asGroup.body);
     const others = await post(statement({ mbox: 'mailto:someone-else@example.com' }));
     assert.equal(others.statusCode, 403);
     assert.equal(others.json().code, 'statements.forbidden');
     assert.match(others.json().message, /must be this credential's own agent/);
     // Naming the learner as the object is not being its actor.
-    const aboutLearner = await post({ ...statement({ mbox: 'mailto:someone-else@example.com' }), object: { objectType: 'Agent', ...learner.agent } });
+    const aboutLearner = await post({
+      ...statement({ mbox: 'mailto:someone-else@example.com' }),
+      object: { objectType: 'Agent', ...learner.agent },
+    });
     assert.equal(aboutLearner.statusCode, 403);
 
     const stored = await ctx.app.inject({ method: 'GET', url: `/xapi/statements?statementId=${id}`, headers: learner.headers });
     assert.equal(stored.statusCode, 200, stored.body);
     assert.deepEqual(stored.json().authority.account.name, learner.username, 'the authority is the credential’s username at this server');
 
-    const byKey = await ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: learner.tenant.xapi, payload: statement({ mbox: 'mailto:x@example.com' }) });
-    const notTheirs = await ctx.app.inject({ method: 'GET', url: `/xapi/statements?statementId=${byKey.json()[0]}`, headers: learner.headers });
+    const byKey = await ctx.app.inject({
+      method: 'POST',
+      url: '/xapi/statements',
+      headers: learner.tenant.xapi,
+      payload: statement({ mbox: 'mailto:x@example.com' }),
+    });
+    const notTheirs = await ctx.app.inject({
+      method: 'GET',
+      url: `/xapi/statements?statementId=${byKey.json()[0]}`,
+      headers: learner.headers,
+    });
     assert.equal(notTheirs.statusCode, 404);
 
     const list = (query: string) => ctx.app.inject({ method: 'GET', url: `/xapi/statements?${query}`, headers: learner.headers });
@@ -252,7 +302,13 @@ describeEachBackend('A learner credential', (ctx) => {
     // Without filters, and with another agent, the list holds only statements whose actor is the learner.
     const unfiltered = await list('');
     assert.equal(unfiltered.statusCode, 200, unfiltered.body);
-    assert.deepEqual(unfiltered.json().statements.map((s: { id: string }) => s.id).sort(), [id, asGroup.json()[0]].sort());
+    assert.deepEqual(
+      unfiltered
+        .json()
+        .statements.map((s: { id: string }) => s.id)
+        .sort(),
+      [id, asGroup.json()[0]].sort(),
+    );
     const someoneElse = await list(`agent=${encodeURIComponent(JSON.stringify({ mbox: 'mailto:x@example.com' }))}`);
     assert.equal(someoneElse.statusCode, 200);
     assert.deepEqual(someoneElse.json().statements, []);
@@ -364,8 +420,20 @@ describeEachBackend(
       const nul = await ctx.app.inject({ method: 'DELETE', url: '/api/auth/basic/a%00b', headers: learner.tenant.headers });
       assert.equal(nul.statusCode, 404, nul.body);
       // Another tenant's key, and that tenant's own route: the credential lives in learner's tenant only.
-      assert.equal((await ctx.app.inject({ method: 'DELETE', url: `/api/auth/basic/${learner.username}`, headers: { ...other.headers, 'x-svc-tenant': learner.tenant.name } })).statusCode, 401);
-      assert.equal((await ctx.app.inject({ method: 'DELETE', url: `/api/auth/basic/${learner.username}`, headers: other.headers })).statusCode, 404);
+      assert.equal(
+        (
+          await ctx.app.inject({
+            method: 'DELETE',
+            url: `/api/auth/basic/${learner.username}`,
+            headers: { ...other.headers, 'x-svc-tenant': learner.tenant.name },
+          })
+        ).statusCode,
+        401,
+      );
+      assert.equal(
+        (await ctx.app.inject({ method: 'DELETE', url: `/api/auth/basic/${learner.username}`, headers: other.headers })).statusCode,
+        404,
+      );
       assert.equal((await ctx.app.inject({ method: 'DELETE', url: `/api/auth/basic/${learner.username}` })).statusCode, 401);
       assert.equal((await me(ctx.app, learner.headers)).statusCode, 200, 'still valid');
     });
@@ -390,7 +458,9 @@ describeEachBackend(
   { cacheTtlMs: 60_000, credentialTtlS: 1 },
 );
 
-describe('Learner credential revocation across server processes on one PostgreSQL database (LISTEN/NOTIFY)', { skip: !POSTGRES_AVAILABLE && 'PostgreSQL not reachable' }, () => {
+describe('Learner credential revocation across server processes on one PostgreSQL database (LISTEN/NOTIFY)', {
+  skip: !POSTGRES_AVAILABLE && 'PostgreSQL not reachable',
+}, () => {
   const opened: Array<{ close(): Promise<void> }> = [];
   let drop: () => Promise<void> = async () => {};
   let apps: FastifyInstance[] = [];
@@ -423,7 +493,11 @@ describe('Learner credential revocation across server processes on one PostgreSQ
   it('evicts the credential the second process cached when the first revokes it', async () => {
     const learner = await givenLearner(apps[0]!, given);
     assert.equal((await me(apps[1]!, learner.headers)).statusCode, 200, 'the second process verifies and caches it');
-    const revoked = await apps[0]!.inject({ method: 'DELETE', url: `/api/auth/basic/${learner.username}`, headers: learner.tenant.headers });
+    const revoked = await apps[0]!.inject({
+      method: 'DELETE',
+      url: `/api/auth/basic/${learner.username}`,
+      headers: learner.tenant.headers,
+    });
     assert.equal(revoked.statusCode, 204);
     const deadline = Date.now() + 2_000;
     let status = 200;
@@ -444,7 +518,10 @@ describe('Learner credential revocation across server processes on one PostgreSQ
     assert.equal((await me(apps[1]!, learner)).statusCode, 200);
     // Drop every LISTEN connection, then revoke behind the processes' backs: no message reaches them.
     await db.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'");
-    await db.query('UPDATE actor_credentials SET revoked_at = now() WHERE tenant_id = $1 AND username = $2', [fixture.tenant.id, fixture.username]);
+    await db.query('UPDATE actor_credentials SET revoked_at = now() WHERE tenant_id = $1 AND username = $2', [
+      fixture.tenant.id,
+      fixture.username,
+    ]);
     const deadline = Date.now() + 5_000;
     let statuses = [200, 200];
     while (statuses.includes(200) && Date.now() < deadline) {

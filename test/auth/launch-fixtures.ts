@@ -39,11 +39,21 @@ export interface LaunchFixture {
 export async function givenLaunch(ctx: TestContext, contentOrigin: string): Promise<LaunchFixture> {
   const tenant = await ctx.given.tenant();
   const email = `learner-${randomBytes(3).toString('hex')}@example.com`;
-  const imported = await ctx.app.inject({ method: 'POST', url: '/api/import/users', headers: tenant.headers, payload: { users: [{ name: 'Lea', attributes: { email } }] } });
+  const imported = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/import/users',
+    headers: tenant.headers,
+    payload: { users: [{ name: 'Lea', attributes: { email } }] },
+  });
   assert.equal(imported.statusCode, 200, imported.body);
   const agent = { account: { homePage: `http://${tenant.name}.localhost`, name: email } };
   const username = `u-${randomBytes(8).toString('hex')}`;
-  const created = await ctx.app.inject({ method: 'POST', url: '/api/auth/basic', headers: tenant.headers, payload: { username, password: PASSWORD, data: { actor: agent } } });
+  const created = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/auth/basic',
+    headers: tenant.headers,
+    payload: { username, password: PASSWORD, data: { actor: agent } },
+  });
   assert.equal(created.statusCode, 201, created.body);
   const activityId = `http://example.com/courses/${randomBytes(3).toString('hex')}`;
   const launchUrl = `${contentOrigin}/course/index.html?lang=en`;
@@ -61,4 +71,3 @@ export async function givenLaunch(ctx: TestContext, contentOrigin: string): Prom
   const launchPath = `/api/activities/launch?${new URLSearchParams({ activityId, auth: basic(username, PASSWORD) })}`;
   return { tenant, agent, username, activityId, launchUrl, launchPath };
 }
-

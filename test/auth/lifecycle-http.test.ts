@@ -52,7 +52,10 @@ const ROUTES = (key: string, clientId: string): Array<['GET' | 'POST' | 'DELETE'
   ['POST', `/api/oauth-clients/${clientId}/secret`],
 ];
 
-async function auditActions(app: FastifyInstance, admin: Admin): Promise<Array<{ action: string; details: Record<string, unknown>; principal: { kind: string } }>> {
+async function auditActions(
+  app: FastifyInstance,
+  admin: Admin,
+): Promise<Array<{ action: string; details: Record<string, unknown>; principal: { kind: string } }>> {
   const res = await call(app, 'GET', '/api/audit', admin.headers);
   assert.equal(res.statusCode, 200, res.body);
   return res.json();
@@ -94,7 +97,10 @@ describeEachBackend('Lifecycle over HTTP: /api/api-keys', (ctx) => {
     const after = (await call(ctx.app, 'GET', '/api/api-keys', admin.headers)).json().find((item: { key: string }) => item.key === key);
     assert.notEqual(after.revokedAt, null);
 
-    const stored = await ctx.db.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_keys WHERE tenant_id = $1 AND key = $2', [admin.oauth.tenant.id, key]);
+    const stored = await ctx.db.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_keys WHERE tenant_id = $1 AND key = $2', [
+      admin.oauth.tenant.id,
+      key,
+    ]);
     assert.equal(new Date(stored.rows[0]!.revoked_at!).toISOString(), after.revokedAt);
 
     const audit = await auditActions(ctx.app, admin);
@@ -131,7 +137,10 @@ describeEachBackend('Lifecycle over HTTP: /api/oauth-clients', (ctx) => {
     assert.equal(listed.statusCode, 200, listed.body);
     assert.ok(!listed.body.includes(client.clientSecret), 'the list shows a secret');
     const entry = listed.json().find((item: { clientId: string }) => item.clientId === client.clientId);
-    assert.deepEqual({ ...entry, createdAt: typeof entry.createdAt }, { clientId: client.clientId, name: 'Dashboard', redirectUris: [REDIRECT_URI], createdAt: 'string' });
+    assert.deepEqual(
+      { ...entry, createdAt: typeof entry.createdAt },
+      { clientId: client.clientId, name: 'Dashboard', redirectUris: [REDIRECT_URI], createdAt: 'string' },
+    );
 
     const first = await admin.oauth.code({ clientId: client.clientId });
     const redeemed = await redeemCode(ctx.app, client, first.code, first.verifier);
@@ -156,12 +165,16 @@ describeEachBackend('Lifecycle over HTTP: /api/oauth-clients', (ctx) => {
     assert.equal((await bearerMe(ctx.app, withNew.json().access_token, tenant)).statusCode, 401);
     const remaining = (await call(ctx.app, 'GET', '/api/oauth-clients', admin.headers)).json();
     assert.ok(!remaining.some((item: { clientId: string }) => item.clientId === client.clientId));
-    const rows = await ctx.db.query('SELECT 1 FROM oauth_clients WHERE tenant_id = $1 AND client_id = $2', [admin.oauth.tenant.id, client.clientId]);
+    const rows = await ctx.db.query('SELECT 1 FROM oauth_clients WHERE tenant_id = $1 AND client_id = $2', [
+      admin.oauth.tenant.id,
+      client.clientId,
+    ]);
     assert.equal(rows.rows.length, 0);
     assert.equal((await call(ctx.app, 'DELETE', `/api/oauth-clients/${client.clientId}`, admin.headers)).statusCode, 404);
 
     const actions = (await auditActions(ctx.app, admin)).map((item) => item.action);
-    for (const action of ['oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted']) assert.ok(actions.includes(action), action);
+    for (const action of ['oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted'])
+      assert.ok(actions.includes(action), action);
   });
 
   it('answers 400 naming the field for malformed bodies, and every bad redirect URI in one 400', async () => {
@@ -201,7 +214,10 @@ describeEachBackend('Lifecycle over HTTP: /api/oauth-clients', (ctx) => {
     const other = await givenOAuth(ctx);
     const unknown = `lbc_${admin.oauth.tenant.id.replaceAll('-', '')}_0000000000000000`;
     for (const id of [unknown, 'nope', other.client.clientId]) {
-      for (const [method, url] of [['DELETE', `/api/oauth-clients/${id}`], ['POST', `/api/oauth-clients/${id}/secret`]] as const) {
+      for (const [method, url] of [
+        ['DELETE', `/api/oauth-clients/${id}`],
+        ['POST', `/api/oauth-clients/${id}/secret`],
+      ] as const) {
         const res = await call(ctx.app, method, url, admin.headers);
         assert.equal(res.statusCode, 404, `${method} ${url}: ${res.body}`);
         assert.equal(res.json().code, 'client.not_found');
@@ -294,7 +310,9 @@ async function waitFor(check: () => Promise<boolean>, what: string, ms = 2_000):
   }
 }
 
-describe('Lifecycle over HTTP reaches every server process on one PostgreSQL database', { skip: !POSTGRES_AVAILABLE && 'PostgreSQL not reachable' }, () => {
+describe('Lifecycle over HTTP reaches every server process on one PostgreSQL database', {
+  skip: !POSTGRES_AVAILABLE && 'PostgreSQL not reachable',
+}, () => {
   const opened: Array<{ close(): Promise<void> }> = [];
   let drop: () => Promise<void> = async () => {};
   let apps: FastifyInstance[] = [];
@@ -340,6 +358,10 @@ describe('Lifecycle over HTTP reaches every server process on one PostgreSQL dat
     for (const app of apps) assert.equal((await bearerMe(app, admin.token, tenant)).statusCode, 200);
     const deleted = await call(apps[0]!, 'DELETE', `/api/oauth-clients/${admin.oauth.client.clientId}`, { ...admin.headers });
     assert.equal(deleted.statusCode, 204, deleted.body);
-    await waitFor(async () => (await bearerMe(apps[1]!, admin.token, tenant)).statusCode === 401, "the deleted client's token still worked", 1_000);
+    await waitFor(
+      async () => (await bearerMe(apps[1]!, admin.token, tenant)).statusCode === 401,
+      "the deleted client's token still worked",
+      1_000,
+    );
   });
 });

@@ -42,7 +42,11 @@ async function openForm(app: FastifyInstance, oauth: OAuthFixture, extra: Record
   return {
     html: res.body,
     cookie: { name: cookie.name, value: cookie.value },
-    fields: { request_id: hidden(res.body, 'request_id'), client_id: hidden(res.body, 'client_id'), csrf_token: hidden(res.body, 'csrf_token') },
+    fields: {
+      request_id: hidden(res.body, 'request_id'),
+      client_id: hidden(res.body, 'client_id'),
+      csrf_token: hidden(res.body, 'csrf_token'),
+    },
   };
 }
 
@@ -65,10 +69,17 @@ function submit(
 }
 
 const signIn = (app: FastifyInstance, form: ServedForm, oauth: OAuthFixture, extra: { password?: string; remoteAddress?: string } = {}) =>
-  submit(app, form, { email: oauth.adminEmail, password: extra.password ?? oauth.adminPassword, action: 'authorize' }, { remoteAddress: extra.remoteAddress });
+  submit(
+    app,
+    form,
+    { email: oauth.adminEmail, password: extra.password ?? oauth.adminPassword, action: 'authorize' },
+    { remoteAddress: extra.remoteAddress },
+  );
 
 async function pendingCount(ctx: TestContext, oauth: OAuthFixture): Promise<number> {
-  const { rows } = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM oauth_authorization_requests WHERE tenant_id = $1', [oauth.tenant.id]);
+  const { rows } = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM oauth_authorization_requests WHERE tenant_id = $1', [
+    oauth.tenant.id,
+  ]);
   return rows[0]!.n;
 }
 
@@ -117,7 +128,13 @@ describeEachBackend(
       const oauth = await givenOAuth(ctx);
       const form = await openForm(ctx.app, oauth, { code_challenge: pkceChallenge('v'.repeat(50)), code_challenge_method: 'S256' });
       assert.equal(form.cookie.value, form.fields.csrf_token);
-      const { rows } = await ctx.db.query<{ csrf_hash: Buffer; client_id: string; redirect_uri: string; state: string; code_challenge: string }>(
+      const { rows } = await ctx.db.query<{
+        csrf_hash: Buffer;
+        client_id: string;
+        redirect_uri: string;
+        state: string;
+        code_challenge: string;
+      }>(
         'SELECT csrf_hash, client_id, redirect_uri, state, code_challenge FROM oauth_authorization_requests WHERE tenant_id = $1 AND id = $2',
         [oauth.tenant.id, form.fields.request_id],
       );
@@ -133,7 +150,10 @@ describeEachBackend(
       const oauth = await givenOAuth(ctx);
       const tenant = (await new TenancyService(ctx.db, 0).findById(oauth.tenant.id))!;
       const client = await createClient(ctx.db, tenant, [REDIRECT_URI], '<img src=x onerror="alert(1)">');
-      const res = await ctx.app.inject({ method: 'GET', url: authorizeUrl({ response_type: 'code', client_id: client.clientId, redirect_uri: REDIRECT_URI }) });
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: authorizeUrl({ response_type: 'code', client_id: client.clientId, redirect_uri: REDIRECT_URI }),
+      });
       assert.equal(res.statusCode, 200);
       assert.doesNotMatch(res.body, /<img/);
       assert.match(res.body, /&lt;img src=x onerror=&quot;alert\(1\)&quot;&gt;/);
@@ -185,7 +205,10 @@ describeEachBackend(
         assert.equal(res.headers.location, undefined, redirectUri);
         assert.match(res.body, /<h1>Invalid redirect URI<\/h1>/);
       }
-      const missing = await ctx.app.inject({ method: 'GET', url: authorizeUrl({ response_type: 'code', client_id: oauth.client.clientId }) });
+      const missing = await ctx.app.inject({
+        method: 'GET',
+        url: authorizeUrl({ response_type: 'code', client_id: oauth.client.clientId }),
+      });
       assert.equal(missing.statusCode, 400);
       assert.match(missing.body, /names no redirect_uri/);
       assert.equal(await pendingCount(ctx, oauth), 0);
@@ -223,7 +246,10 @@ describeEachBackend(
         assert.equal(location.searchParams.get('code'), null);
         if (!params.state) assert.equal(location.searchParams.get('state'), 'st 1/é');
       }
-      const repeated = await ctx.app.inject({ method: 'GET', url: `${authorizeUrl({ ...base, response_type: 'code' })}&response_type=code` });
+      const repeated = await ctx.app.inject({
+        method: 'GET',
+        url: `${authorizeUrl({ ...base, response_type: 'code' })}&response_type=code`,
+      });
       assert.equal(new URL(String(repeated.headers.location)).searchParams.get('error'), 'invalid_request');
       const twoStates = await ctx.app.inject({ method: 'GET', url: `${authorizeUrl({ ...base, response_type: 'code' })}&state=other` });
       const location = new URL(String(twoStates.headers.location));
@@ -270,7 +296,10 @@ describeEachBackend(
       assert.equal(location.searchParams.get('state'), 'st-1');
       const code = location.searchParams.get('code');
       assert.ok(code);
-      assert.match(String(res.headers['set-cookie']), new RegExp(`^${form.cookie.name}=; Max-Age=0; Path=/; .*HttpOnly; Secure; SameSite=Strict`));
+      assert.match(
+        String(res.headers['set-cookie']),
+        new RegExp(`^${form.cookie.name}=; Max-Age=0; Path=/; .*HttpOnly; Secure; SameSite=Strict`),
+      );
       assert.equal(await pendingCount(ctx, oauth), 0, 'the pending request is used up');
 
       const tokens = await redeemCode(ctx.app, oauth.client, code, verifier);
@@ -283,7 +312,11 @@ describeEachBackend(
     it('signs in with the e-mail address in any case and surrounding spaces', async () => {
       const oauth = await givenOAuth(ctx);
       const form = await openForm(ctx.app, oauth);
-      const res = await submit(ctx.app, form, { email: `  ${oauth.adminEmail.toUpperCase()} `, password: oauth.adminPassword, action: 'authorize' });
+      const res = await submit(ctx.app, form, {
+        email: `  ${oauth.adminEmail.toUpperCase()} `,
+        password: oauth.adminPassword,
+        action: 'authorize',
+      });
       assert.equal(res.statusCode, 303, res.body);
     });
 
@@ -344,9 +377,14 @@ describeEachBackend(
       assert.equal(crossed.statusCode, 403);
 
       // The token of one pending request does not open another.
-      const swapped = await submit(ctx.app, form, { ...credentials, request_id: otherForm.fields.request_id }, {
-        cookie: { [otherForm.cookie.name]: form.cookie.value },
-      });
+      const swapped = await submit(
+        ctx.app,
+        form,
+        { ...credentials, request_id: otherForm.fields.request_id },
+        {
+          cookie: { [otherForm.cookie.name]: form.cookie.value },
+        },
+      );
       assert.equal(swapped.statusCode, 403);
 
       for (const res of [missing, wrong, noCookie, crossed, swapped]) {
@@ -360,7 +398,9 @@ describeEachBackend(
     it('refuses an expired form', async () => {
       const oauth = await givenOAuth(ctx);
       const form = await openForm(ctx.app, oauth);
-      await ctx.db.query("UPDATE oauth_authorization_requests SET expires_at = now() - interval '1 second' WHERE tenant_id = $1", [oauth.tenant.id]);
+      await ctx.db.query("UPDATE oauth_authorization_requests SET expires_at = now() - interval '1 second' WHERE tenant_id = $1", [
+        oauth.tenant.id,
+      ]);
       const res = await signIn(ctx.app, form, oauth);
       assert.equal(res.statusCode, 403);
       assert.match(res.body, /expired/);
@@ -410,7 +450,10 @@ describeEachBackend(
       const oauth = await givenOAuth(ctx);
       const form = await openForm(ctx.app, oauth);
       for (let attempt = 1; attempt < ACCOUNT_LIMIT; attempt++) {
-        assert.equal((await signIn(ctx.app, form, oauth, { password: `wrong ${attempt}`, remoteAddress: `10.0.0.${attempt}` })).statusCode, 401);
+        assert.equal(
+          (await signIn(ctx.app, form, oauth, { password: `wrong ${attempt}`, remoteAddress: `10.0.0.${attempt}` })).statusCode,
+          401,
+        );
       }
       const locking = await signIn(ctx.app, form, oauth, { password: 'wrong again', remoteAddress: '10.0.0.9' });
       assert.equal(locking.statusCode, 429);
@@ -427,12 +470,18 @@ describeEachBackend(
         'SELECT failures, locked_until > now() AS locked FROM sign_in_failures WHERE tenant_id = $1 AND subject = $2',
         [oauth.tenant.id, `email:${oauth.adminEmail}`],
       );
-      assert.deepEqual(rows.map((row) => ({ ...row })), [{ failures: ACCOUNT_LIMIT, locked: true }]);
+      assert.deepEqual(
+        rows.map((row) => ({ ...row })),
+        [{ failures: ACCOUNT_LIMIT, locked: true }],
+      );
 
       // When the lock runs out, the right password works and clears the count.
       await ctx.db.query("UPDATE sign_in_failures SET locked_until = now() - interval '1 second' WHERE tenant_id = $1", [oauth.tenant.id]);
       assert.equal((await signIn(ctx.app, form, oauth, { remoteAddress: '10.0.0.11' })).statusCode, 303);
-      const after = await ctx.db.query('SELECT 1 FROM sign_in_failures WHERE tenant_id = $1 AND subject = $2', [oauth.tenant.id, `email:${oauth.adminEmail}`]);
+      const after = await ctx.db.query('SELECT 1 FROM sign_in_failures WHERE tenant_id = $1 AND subject = $2', [
+        oauth.tenant.id,
+        `email:${oauth.adminEmail}`,
+      ]);
       assert.equal(after.rows.length, 0);
     });
 
@@ -441,10 +490,20 @@ describeEachBackend(
       const form = await openForm(ctx.app, oauth);
       const address = '192.0.2.7';
       for (let attempt = 1; attempt < ADDRESS_LIMIT; attempt++) {
-        const res = await submit(ctx.app, form, { email: `guess-${attempt}@example.com`, password: 'guess', action: 'authorize' }, { remoteAddress: address });
+        const res = await submit(
+          ctx.app,
+          form,
+          { email: `guess-${attempt}@example.com`, password: 'guess', action: 'authorize' },
+          { remoteAddress: address },
+        );
         assert.equal(res.statusCode, 401);
       }
-      const locking = await submit(ctx.app, form, { email: 'guess-last@example.com', password: 'guess', action: 'authorize' }, { remoteAddress: address });
+      const locking = await submit(
+        ctx.app,
+        form,
+        { email: 'guess-last@example.com', password: 'guess', action: 'authorize' },
+        { remoteAddress: address },
+      );
       assert.equal(locking.statusCode, 429);
       assert.equal((await signIn(ctx.app, form, oauth, { remoteAddress: address })).statusCode, 429);
       assert.equal((await signIn(ctx.app, form, oauth, { remoteAddress: '192.0.2.8' })).statusCode, 303, 'another address is not locked');
@@ -455,7 +514,12 @@ describeEachBackend(
       const tenantB = await givenOAuth(ctx);
       const formA = await openForm(ctx.app, tenantA);
       for (let attempt = 0; attempt < ADDRESS_LIMIT; attempt++) {
-        await submit(ctx.app, formA, { email: `x${attempt}@example.com`, password: 'guess', action: 'authorize' }, { remoteAddress: '198.51.100.1' });
+        await submit(
+          ctx.app,
+          formA,
+          { email: `x${attempt}@example.com`, password: 'guess', action: 'authorize' },
+          { remoteAddress: '198.51.100.1' },
+        );
       }
       assert.equal((await signIn(ctx.app, formA, tenantA, { remoteAddress: '198.51.100.1' })).statusCode, 429);
       const formB = await openForm(ctx.app, tenantB);
@@ -494,7 +558,11 @@ describeEachBackend(
 
 describeEachBackend('GET /auth/demo/callback', (ctx) => {
   it('shows the code, the state and a curl line that exchanges it', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/auth/demo/callback?code=abc_DEF-123&state=s1', headers: { host: '127.0.0.1:8080' } });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/auth/demo/callback?code=abc_DEF-123&state=s1',
+      headers: { host: '127.0.0.1:8080' },
+    });
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['cache-control'], 'no-store');
     assert.match(res.body, /<code id="code">abc_DEF-123<\/code>/);
@@ -503,11 +571,17 @@ describeEachBackend('GET /auth/demo/callback', (ctx) => {
       res.body,
       /curl -s -X POST http:\/\/127\.0\.0\.1:8080\/auth\/oauth\/token -H &#39;Content-Type: application\/json&#39; -d &#39;\{&quot;grant_type&quot;:&quot;authorization_code&quot;/,
     );
-    assert.match(res.body, /&quot;redirect_uri&quot;:&quot;http:\/\/127\.0\.0\.1:8080\/auth\/demo\/callback&quot;,&quot;code&quot;:&quot;abc_DEF-123&quot;/);
+    assert.match(
+      res.body,
+      /&quot;redirect_uri&quot;:&quot;http:\/\/127\.0\.0\.1:8080\/auth\/demo\/callback&quot;,&quot;code&quot;:&quot;abc_DEF-123&quot;/,
+    );
   });
 
   it('escapes what the address carries', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: `/auth/demo/callback?code=${encodeURIComponent('<script>x</script>')}&state=${encodeURIComponent('"><b>')}` });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/auth/demo/callback?code=${encodeURIComponent('<script>x</script>')}&state=${encodeURIComponent('"><b>')}`,
+    });
     assert.equal(res.statusCode, 200);
     assert.doesNotMatch(res.body, /<script>|<b>/);
   });
@@ -542,7 +616,10 @@ describeEachBackend(
         "SELECT subject FROM sign_in_failures WHERE tenant_id = $1 AND subject LIKE 'ip:%' ORDER BY subject",
         [oauth.tenant.id],
       );
-      assert.deepEqual(rows.map((row) => row.subject), ['ip:198.51.100.20', 'ip:203.0.113.5']);
+      assert.deepEqual(
+        rows.map((row) => row.subject),
+        ['ip:198.51.100.20', 'ip:203.0.113.5'],
+      );
     });
 
     it('answers the metadata with the scheme and host the proxy received', async () => {

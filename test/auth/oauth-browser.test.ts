@@ -54,7 +54,11 @@ describeEachBackend('OAuth in a real browser', (ctx) => {
 
   before(async () => {
     if (skip) return;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+    });
   });
   after(async () => browser?.close());
 
@@ -65,7 +69,10 @@ describeEachBackend('OAuth in a real browser', (ctx) => {
     // 4xx page it loads, such as the 401 of a wrong password: those are expected.)
     page.on('console', (message) => {
       const text = message.text();
-      if (/Content Security Policy/i.test(text) || (message.type() === 'error' && !text.startsWith('Failed to load resource: the server responded'))) {
+      if (
+        /Content Security Policy/i.test(text) ||
+        (message.type() === 'error' && !text.startsWith('Failed to load resource: the server responded'))
+      ) {
         problems.push(text);
       }
     });
@@ -78,10 +85,15 @@ describeEachBackend('OAuth in a real browser', (ctx) => {
     const verifier = newSecret(48);
     const state = newSecret(8);
     await newPage();
-    const opened = await page.goto(authorizeUrl(fixture, { state, code_challenge: pkceChallenge(verifier), code_challenge_method: 'S256' }));
+    const opened = await page.goto(
+      authorizeUrl(fixture, { state, code_challenge: pkceChallenge(verifier), code_challenge_method: 'S256' }),
+    );
     assert.equal(opened?.status(), 200);
     assert.equal(await page.title(), 'Authorise Browser Test App · learnbase');
-    assert.match(await page.locator('main').innerText(), new RegExp(`Browser Test App asks to use learnbase on behalf of the organisation ${fixture.tenant}`));
+    assert.match(
+      await page.locator('main').innerText(),
+      new RegExp(`Browser Test App asks to use learnbase on behalf of the organisation ${fixture.tenant}`),
+    );
     const cookies = await page.context().cookies();
     assert.equal(cookies.length, 1);
     assert.match(cookies[0]!.name, /^__Host-lb-signin-/);
@@ -126,14 +138,21 @@ describeEachBackend('OAuth in a real browser', (ctx) => {
     assert.equal(tokens.token_type, 'bearer');
     assert.equal(tokens.expires_in, 3600);
 
-    const who = await fetch(`${fixture.base}/api/me`, { headers: { authorization: `Bearer ${tokens.access_token}`, 'x-svc-tenant': fixture.tenant } });
+    const who = await fetch(`${fixture.base}/api/me`, {
+      headers: { authorization: `Bearer ${tokens.access_token}`, 'x-svc-tenant': fixture.tenant },
+    });
     assert.equal(who.status, 200);
     assert.equal(((await who.json()) as { tenant: { name: string } }).tenant.name, fixture.tenant);
 
     const refreshed = await fetch(`${fixture.base}/auth/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: fixture.clientId, client_secret: fixture.clientSecret }),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: fixture.clientId,
+        client_secret: fixture.clientSecret,
+      }),
     });
     assert.equal(refreshed.status, 200);
     const renewed = (await refreshed.json()) as { access_token: string };

@@ -70,11 +70,14 @@ describeEachBackend('OAuth client libraries against the authorize and token endp
     const state = oidc.randomState();
     const { url, verifier } = await callback(oauth, state);
     const byPost = await discover(oauth.client, oidc.ClientSecretPost('wrong-secret'));
-    await assert.rejects(oidc.authorizationCodeGrant(byPost, url, { pkceCodeVerifier: verifier, expectedState: state }), (error: oidc.ResponseBodyError) => {
-      assert.equal(error.error, 'invalid_client');
-      assert.equal(error.status, 401);
-      return true;
-    });
+    await assert.rejects(
+      oidc.authorizationCodeGrant(byPost, url, { pkceCodeVerifier: verifier, expectedState: state }),
+      (error: oidc.ResponseBodyError) => {
+        assert.equal(error.error, 'invalid_client');
+        assert.equal(error.status, 401);
+        return true;
+      },
+    );
     // With a WWW-Authenticate challenge on the 401 (RFC 6749 §5.2), openid-client reports the challenge.
     const byBasic = await discover(oauth.client, oidc.ClientSecretBasic('wrong-secret'));
     await assert.rejects(
@@ -147,11 +150,18 @@ describeEachBackend('OAuth client libraries against the authorize and token endp
     const oauth = await givenOAuth(ctx);
     const client = new AuthorizationCode({
       client: { id: oauth.client.clientId, secret: oauth.client.clientSecret },
-      auth: { tokenHost: await ctx.url(), tokenPath: '/auth/oauth/token', revokePath: '/auth/oauth/revoke', authorizePath: '/auth/oauth/authorize' },
+      auth: {
+        tokenHost: await ctx.url(),
+        tokenPath: '/auth/oauth/token',
+        revokePath: '/auth/oauth/revoke',
+        authorizePath: '/auth/oauth/authorize',
+      },
       options: { authorizationMethod: 'body', bodyFormat: 'json' },
     });
     const { code, verifier } = await oauth.code();
-    const accessToken = await client.getToken({ code, redirect_uri: REDIRECT_URI, code_verifier: verifier } as Parameters<typeof client.getToken>[0]);
+    const accessToken = await client.getToken({ code, redirect_uri: REDIRECT_URI, code_verifier: verifier } as Parameters<
+      typeof client.getToken
+    >[0]);
     const first = accessToken.token as { access_token: string; refresh_token: string; token_type: string; expires_in: number };
     assert.equal(first.token_type, 'bearer');
     assert.equal(first.expires_in, 3600);

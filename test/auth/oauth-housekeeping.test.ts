@@ -62,12 +62,19 @@ describeEachBackend('Purging expired OAuth rows', (ctx) => {
 
     const purged = await purgeExpiredOAuthRows(ctx.db, DEFAULT_SIGN_IN_POLICY);
     // Other tests' tenants share the database: at least ours went, and nothing of ours that should stay.
-    assert.ok(purged.authorizationRequests >= 1 && purged.codes >= 1 && purged.tokens >= 1 && purged.signInFailures >= 2, JSON.stringify(purged));
+    assert.ok(
+      purged.authorizationRequests >= 1 && purged.codes >= 1 && purged.tokens >= 1 && purged.signInFailures >= 2,
+      JSON.stringify(purged),
+    );
 
     const ids = async (text: string) => (await ctx.db.query<{ k: string }>(text, [tenantId])).rows.map((row) => row.k).sort();
     assert.deepEqual(await ids('SELECT id::text AS k FROM oauth_authorization_requests WHERE tenant_id = $1'), [livePending]);
-    assert.ok(!(await ids("SELECT encode(code_hash, 'hex') AS k FROM oauth_codes WHERE tenant_id = $1")).includes(ancientCode.toString('hex')));
-    assert.ok((await ids("SELECT encode(code_hash, 'hex') AS k FROM oauth_codes WHERE tenant_id = $1")).includes(recentCode.toString('hex')));
+    assert.ok(
+      !(await ids("SELECT encode(code_hash, 'hex') AS k FROM oauth_codes WHERE tenant_id = $1")).includes(ancientCode.toString('hex')),
+    );
+    assert.ok(
+      (await ids("SELECT encode(code_hash, 'hex') AS k FROM oauth_codes WHERE tenant_id = $1")).includes(recentCode.toString('hex')),
+    );
     const tokens = await ids("SELECT encode(token_hash, 'hex') AS k FROM oauth_tokens WHERE tenant_id = $1");
     assert.ok(!tokens.includes(oldToken.toString('hex')));
     assert.ok(tokens.includes(recentToken.toString('hex')));

@@ -7,7 +7,12 @@ describeEachBackend('POST /auth/oauth/revoke with another tenant’s token', (ct
   const revoke = (client: GivenClient, token: string, extra: Record<string, string> = {}) =>
     formRequest(ctx.app, '/auth/oauth/revoke', { token, ...extra }, { authorization: basicClient(client) });
   const refresh = (client: GivenClient, refreshToken: string) =>
-    tokenRequest(ctx.app, { grant_type: 'refresh_token', client_id: client.clientId, client_secret: client.clientSecret, refresh_token: refreshToken });
+    tokenRequest(ctx.app, {
+      grant_type: 'refresh_token',
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      refresh_token: refreshToken,
+    });
 
   it('refuses another tenant’s access and refresh tokens with 400 invalid_request, and they stay valid', async () => {
     const mine = await givenOAuth(ctx);
@@ -36,9 +41,10 @@ describeEachBackend('POST /auth/oauth/revoke with another tenant’s token', (ct
     assert.equal(json.statusCode, 400, json.body);
 
     assert.equal((await me(ctx.app, tokens.access_token, theirs.tenant.name)).statusCode, 200);
-    const stored = await ctx.db.query<{ revoked: number }>('SELECT count(*)::int AS revoked FROM oauth_tokens WHERE tenant_id = $1 AND revoked_at IS NOT NULL', [
-      theirs.tenant.id,
-    ]);
+    const stored = await ctx.db.query<{ revoked: number }>(
+      'SELECT count(*)::int AS revoked FROM oauth_tokens WHERE tenant_id = $1 AND revoked_at IS NOT NULL',
+      [theirs.tenant.id],
+    );
     assert.equal(stored.rows[0].revoked, 0);
     const refreshed = await refresh(theirs.client, tokens.refresh_token);
     assert.equal(refreshed.statusCode, 200, refreshed.body);

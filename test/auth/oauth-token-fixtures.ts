@@ -62,7 +62,12 @@ export async function givenOAuth(ctx: Pick<TestContext, 'db' | 'given'>): Promis
 
 /** POST /auth/oauth/token with a JSON body (the interface's form). */
 export function tokenRequest(app: FastifyInstance, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return app.inject({ method: 'POST', url: '/auth/oauth/token', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
+  return app.inject({
+    method: 'POST',
+    url: '/auth/oauth/token',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(body),
+  });
 }
 
 /** POST with an application/x-www-form-urlencoded body (RFC 6749's form). */

@@ -21,7 +21,10 @@ describeEachBackend('POST /auth/oauth/token', (ctx) => {
 
     const who = await me(ctx.app, body.access_token, oauth.tenant.name);
     assert.equal(who.statusCode, 200, who.body);
-    assert.deepEqual(who.json(), { tenant: { id: oauth.tenant.id, name: oauth.tenant.name }, principal: { kind: 'admin', id: oauth.adminId } });
+    assert.deepEqual(who.json(), {
+      tenant: { id: oauth.tenant.id, name: oauth.tenant.name },
+      principal: { kind: 'admin', id: oauth.adminId },
+    });
     assert.equal(who.headers.deprecation, undefined);
   });
 
@@ -88,7 +91,13 @@ describeEachBackend('POST /auth/oauth/token', (ctx) => {
     const { code, verifier } = await oauth.code();
     const res = await tokenRequest(
       ctx.app,
-      { grant_type: 'authorization_code', redirect_uri: REDIRECT_URI, code, code_verifier: verifier, client_secret: oauth.client.clientSecret },
+      {
+        grant_type: 'authorization_code',
+        redirect_uri: REDIRECT_URI,
+        code,
+        code_verifier: verifier,
+        client_secret: oauth.client.clientSecret,
+      },
       { authorization: basicClient(oauth.client) },
     );
     assert.equal(res.statusCode, 400);
@@ -196,7 +205,12 @@ describeEachBackend('POST /auth/oauth/token', (ctx) => {
     const oauth = await givenOAuth(ctx);
     const first = await exchange(ctx.app, oauth);
     const refresh = (token: string) =>
-      tokenRequest(ctx.app, { grant_type: 'refresh_token', client_id: oauth.client.clientId, client_secret: oauth.client.clientSecret, refresh_token: token });
+      tokenRequest(ctx.app, {
+        grant_type: 'refresh_token',
+        client_id: oauth.client.clientId,
+        client_secret: oauth.client.clientSecret,
+        refresh_token: token,
+      });
     const res = await refresh(first.refresh_token);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.headers['cache-control'], 'no-store');
@@ -218,10 +232,18 @@ describeEachBackend('POST /auth/oauth/token', (ctx) => {
   it('answers exactly one of two concurrent uses of one refresh token', async () => {
     const oauth = await givenOAuth(ctx);
     const first = await exchange(ctx.app, oauth);
-    const body = { grant_type: 'refresh_token', client_id: oauth.client.clientId, client_secret: oauth.client.clientSecret, refresh_token: first.refresh_token };
+    const body = {
+      grant_type: 'refresh_token',
+      client_id: oauth.client.clientId,
+      client_secret: oauth.client.clientSecret,
+      refresh_token: first.refresh_token,
+    };
     const results = await Promise.all([tokenRequest(ctx.app, body), tokenRequest(ctx.app, body), tokenRequest(ctx.app, body)]);
     assert.equal(results.filter((res) => res.statusCode === 200).length, 1, results.map((res) => res.body).join('\n'));
-    assert.deepEqual(results.filter((res) => res.statusCode !== 200).map((res) => res.json().error), ['invalid_grant', 'invalid_grant']);
+    assert.deepEqual(
+      results.filter((res) => res.statusCode !== 200).map((res) => res.json().error),
+      ['invalid_grant', 'invalid_grant'],
+    );
   });
 
   it('refuses a refresh token presented by another client, of another tenant, or expired', async () => {
@@ -262,18 +284,94 @@ describeEachBackend('POST /auth/oauth/token', (ctx) => {
     const cases: Array<[string, () => ReturnType<typeof tokenRequest>, number, string]> = [
       ['missing grant_type', () => tokenRequest(ctx.app, { ...client, code: 'x' }), 400, 'invalid_request'],
       ['unsupported grant_type', () => tokenRequest(ctx.app, { ...client, grant_type: 'password' }), 400, 'unsupported_grant_type'],
-      ['client_credentials', () => formRequest(ctx.app, '/auth/oauth/token', { ...client, grant_type: 'client_credentials' }), 400, 'unsupported_grant_type'],
-      ['missing code', () => tokenRequest(ctx.app, { ...client, grant_type: 'authorization_code', redirect_uri: REDIRECT_URI }), 400, 'invalid_request'],
-      ['missing redirect_uri', () => tokenRequest(ctx.app, { ...client, grant_type: 'authorization_code', code: 'x' }), 400, 'invalid_request'],
+      [
+        'client_credentials',
+        () => formRequest(ctx.app, '/auth/oauth/token', { ...client, grant_type: 'client_credentials' }),
+        400,
+        'unsupported_grant_type',
+      ],
+      [
+        'missing code',
+        () => tokenRequest(ctx.app, { ...client, grant_type: 'authorization_code', redirect_uri: REDIRECT_URI }),
+        400,
+        'invalid_request',
+      ],
+      [
+        'missing redirect_uri',
+        () => tokenRequest(ctx.app, { ...client, grant_type: 'authorization_code', code: 'x' }),
+        400,
+        'invalid_request',
+      ],
       ['missing refresh_token', () => tokenRequest(ctx.app, { ...client, grant_type: 'refresh_token' }), 400, 'invalid_request'],
-      ['malformed code_verifier', () => tokenRequest(ctx.app, { ...client, grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT_URI, code_verifier: 'short' }), 400, 'invalid_request'],
-      ['grant_type repeated', () => ctx.app.inject({ method: 'POST', url: '/auth/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=refresh_token&grant_type=authorization_code' }), 400, 'invalid_request'],
+      [
+        'malformed code_verifier',
+        () =>
+          tokenRequest(ctx.app, {
+            ...client,
+            grant_type: 'authorization_code',
+            code: 'x',
+            redirect_uri: REDIRECT_URI,
+            code_verifier: 'short',
+          }),
+        400,
+        'invalid_request',
+      ],
+      [
+        'grant_type repeated',
+        () =>
+          ctx.app.inject({
+            method: 'POST',
+            url: '/auth/oauth/token',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            payload: 'grant_type=refresh_token&grant_type=authorization_code',
+          }),
+        400,
+        'invalid_request',
+      ],
       ['grant_type not a string', () => tokenRequest(ctx.app, { ...client, grant_type: { a: 1 } }), 400, 'invalid_request'],
-      ['bad content type', () => ctx.app.inject({ method: 'POST', url: '/auth/oauth/token', headers: { 'content-type': 'application/xml' }, payload: '<grant_type>refresh_token</grant_type>' }), 400, 'invalid_request'],
-      ['text/plain', () => ctx.app.inject({ method: 'POST', url: '/auth/oauth/token', headers: { 'content-type': 'text/plain' }, payload: 'grant_type=refresh_token' }), 400, 'invalid_request'],
-      ['broken JSON', () => ctx.app.inject({ method: 'POST', url: '/auth/oauth/token', headers: { 'content-type': 'application/json' }, payload: '{"grant_type":' }), 400, 'invalid_request'],
+      [
+        'bad content type',
+        () =>
+          ctx.app.inject({
+            method: 'POST',
+            url: '/auth/oauth/token',
+            headers: { 'content-type': 'application/xml' },
+            payload: '<grant_type>refresh_token</grant_type>',
+          }),
+        400,
+        'invalid_request',
+      ],
+      [
+        'text/plain',
+        () =>
+          ctx.app.inject({
+            method: 'POST',
+            url: '/auth/oauth/token',
+            headers: { 'content-type': 'text/plain' },
+            payload: 'grant_type=refresh_token',
+          }),
+        400,
+        'invalid_request',
+      ],
+      [
+        'broken JSON',
+        () =>
+          ctx.app.inject({
+            method: 'POST',
+            url: '/auth/oauth/token',
+            headers: { 'content-type': 'application/json' },
+            payload: '{"grant_type":',
+          }),
+        400,
+        'invalid_request',
+      ],
       ['no body', () => ctx.app.inject({ method: 'POST', url: '/auth/oauth/token' }), 400, 'invalid_request'],
-      ['JSON array', () => ctx.app.inject({ method: 'POST', url: '/auth/oauth/token', headers: { 'content-type': 'application/json' }, payload: '[]' }), 400, 'invalid_request'],
+      [
+        'JSON array',
+        () => ctx.app.inject({ method: 'POST', url: '/auth/oauth/token', headers: { 'content-type': 'application/json' }, payload: '[]' }),
+        400,
+        'invalid_request',
+      ],
     ];
     for (const [name, send, status, error] of cases) {
       const res = await send();
@@ -331,7 +429,7 @@ describeEachBackend('POST /auth/oauth/revoke', (ctx) => {
     assert.equal(refreshed.json().error, 'invalid_grant');
   });
 
-  it('answers 200 to unknown and malformed tokens (RFC 7009 §2.2), 401 to a bad client, 400 to another client\'s token', async () => {
+  it("answers 200 to unknown and malformed tokens (RFC 7009 §2.2), 401 to a bad client, 400 to another client's token", async () => {
     const oauth = await givenOAuth(ctx);
     const tokens = await exchange(ctx.app, oauth);
     assert.equal((await revoke(oauth.client, 'not-a-token')).statusCode, 200);
@@ -350,7 +448,11 @@ describeEachBackend('POST /auth/oauth/revoke', (ctx) => {
 
 describeEachBackend('GET /.well-known/oauth-authorization-server', (ctx) => {
   it('describes the endpoints, grants, client authentication methods and PKCE (RFC 8414)', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server', headers: { host: '127.0.0.1:8080' } });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/.well-known/oauth-authorization-server',
+      headers: { host: '127.0.0.1:8080' },
+    });
     assert.equal(res.statusCode, 200);
     const metadata = res.json();
     assert.equal(metadata.issuer, 'http://127.0.0.1:8080');

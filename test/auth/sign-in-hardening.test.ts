@@ -29,7 +29,11 @@ async function openForm(app: FastifyInstance, client: GivenClient, remoteAddress
   assert.ok(cookie, 'the page sets its sign-in cookie');
   return {
     cookie: { name: cookie.name, value: cookie.value },
-    fields: { request_id: hidden(res.body, 'request_id'), client_id: hidden(res.body, 'client_id'), csrf_token: hidden(res.body, 'csrf_token') },
+    fields: {
+      request_id: hidden(res.body, 'request_id'),
+      client_id: hidden(res.body, 'client_id'),
+      csrf_token: hidden(res.body, 'csrf_token'),
+    },
   };
 }
 
@@ -60,7 +64,12 @@ async function failures(ctx: TestContext, oauth: OAuthFixture): Promise<Record<s
   return Object.fromEntries(rows.map((row) => [row.subject, row.failures]));
 }
 
-async function count(ctx: TestContext, table: 'oauth_codes' | 'oauth_authorization_requests', oauth: OAuthFixture, clientId?: string): Promise<number> {
+async function count(
+  ctx: TestContext,
+  table: 'oauth_codes' | 'oauth_authorization_requests',
+  oauth: OAuthFixture,
+  clientId?: string,
+): Promise<number> {
   const { rows } = await ctx.db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = $1 AND ($2::text IS NULL OR client_id = $2)`,
     [oauth.tenant.id, clientId ?? null],
@@ -68,7 +77,8 @@ async function count(ctx: TestContext, table: 'oauth_codes' | 'oauth_authorizati
   return rows[0]!.n;
 }
 
-const tally = (statuses: number[]) => statuses.reduce<Record<number, number>>((sum, status) => ({ ...sum, [status]: (sum[status] ?? 0) + 1 }), {});
+const tally = (statuses: number[]) =>
+  statuses.reduce<Record<number, number>>((sum, status) => ({ ...sum, [status]: (sum[status] ?? 0) + 1 }), {});
 
 describeEachBackend(
   'Sign-in lock-out under concurrent attempts',
@@ -88,7 +98,11 @@ describeEachBackend(
         assert.ok(Number(res.headers['retry-after']) > 0, 'every refusal says when to come back');
         assert.match(res.body, /Too many failed sign-in attempts/);
       }
-      assert.deepEqual(await failures(ctx, oauth), { [`email:${oauth.adminEmail}`]: 5, 'ip:127.0.0.1': 5 }, 'only the checked guesses are counted');
+      assert.deepEqual(
+        await failures(ctx, oauth),
+        { [`email:${oauth.adminEmail}`]: 5, 'ip:127.0.0.1': 5 },
+        'only the checked guesses are counted',
+      );
 
       const right = await post(ctx.app, forms[40]!, { email: oauth.adminEmail, password: oauth.adminPassword });
       assert.equal(right.statusCode, 429, 'the right password does not get through the lock');
@@ -99,7 +113,9 @@ describeEachBackend(
       const oauth = await givenOAuth(ctx);
       const forms = await Promise.all(Array.from({ length: 41 }, () => openForm(ctx.app, oauth.client)));
       const answers = await Promise.all(
-        forms.map((form, index) => post(ctx.app, form, { email: `guess-${index}@example.com`, password: 'guess' }, { remoteAddress: '198.51.100.41' })),
+        forms.map((form, index) =>
+          post(ctx.app, form, { email: `guess-${index}@example.com`, password: 'guess' }, { remoteAddress: '198.51.100.41' }),
+        ),
       );
       const statuses = tally(answers.map((res) => res.statusCode));
       assert.deepEqual(statuses, { 401: 19, 429: 22 });
@@ -115,22 +131,36 @@ describeEachBackend(
       const oauth = await givenOAuth(ctx);
       for (let attempt = 1; attempt <= 22; attempt++) {
         const form = await openForm(ctx.app, oauth.client);
-        const res = await post(ctx.app, form, { email: oauth.adminEmail, password: oauth.adminPassword }, { remoteAddress: '198.51.100.42' });
+        const res = await post(
+          ctx.app,
+          form,
+          { email: oauth.adminEmail, password: oauth.adminPassword },
+          { remoteAddress: '198.51.100.42' },
+        );
         assert.equal(res.statusCode, 303, `sign-in ${attempt}`);
       }
       const counted = await failures(ctx, oauth);
-      assert.ok(Object.values(counted).every((failed) => failed === 0), JSON.stringify(counted));
+      assert.ok(
+        Object.values(counted).every((failed) => failed === 0),
+        JSON.stringify(counted),
+      );
     });
 
     it('answers an e-mail address longer than any address with the form again (400), counting nothing (issue 24)', async () => {
       const oauth = await givenOAuth(ctx);
       const form = await openForm(ctx.app, oauth.client);
       // Random letters: a B-tree entry of the throttle's counts could not hold them (a 500 before).
-      const local = Array.from({ length: 3_000 }, (_, i) => 'abcdefghijklmnopqrstuvwxyz0123456789'[(i * 7919 + (i >> 3) * 104729) % 36]).join('');
+      const local = Array.from(
+        { length: 3_000 },
+        (_, i) => 'abcdefghijklmnopqrstuvwxyz0123456789'[(i * 7919 + (i >> 3) * 104729) % 36],
+      ).join('');
       const res = await post(ctx.app, form, { email: `${local}@example.com`, password: 'whatever it is' });
       assert.equal(res.statusCode, 400, res.body);
       assert.match(res.body, /at most 254 characters/);
-      assert.deepEqual(Object.keys(await failures(ctx, oauth)).filter((subject) => subject.startsWith('email:')), []);
+      assert.deepEqual(
+        Object.keys(await failures(ctx, oauth)).filter((subject) => subject.startsWith('email:')),
+        [],
+      );
     });
   },
   {},
@@ -149,7 +179,10 @@ describeEachBackend(
       assert.equal((await post(ctx.app, form, wrong(oauth), { remoteAddress: '::ffff:192.0.2.7' })).statusCode, 401);
       assert.equal((await post(ctx.app, form, wrong(oauth), { remoteAddress: '192.0.2.7' })).statusCode, 401);
       // Forwarded by a trusted proxy, in the hex spelling.
-      assert.equal((await post(ctx.app, form, wrong(oauth), { remoteAddress: '10.1.2.3', forwardedFor: '::ffff:c000:207' })).statusCode, 429);
+      assert.equal(
+        (await post(ctx.app, form, wrong(oauth), { remoteAddress: '10.1.2.3', forwardedFor: '::ffff:c000:207' })).statusCode,
+        429,
+      );
       const counted = await failures(ctx, oauth);
       assert.deepEqual(
         Object.keys(counted).filter((subject) => subject.startsWith('ip:')),
@@ -162,7 +195,12 @@ describeEachBackend(
       const oauth = await givenOAuth(ctx);
       const form = await openForm(ctx.app, oauth.client);
       for (const forwardedFor of ['garbage', 'garbage-2', '203.0.113.5, not-an-address']) {
-        const res = await post(ctx.app, form, { email: `x-${forwardedFor}@example.com`, password: 'guess' }, { remoteAddress: '10.1.2.3', forwardedFor });
+        const res = await post(
+          ctx.app,
+          form,
+          { email: `x-${forwardedFor}@example.com`, password: 'guess' },
+          { remoteAddress: '10.1.2.3', forwardedFor },
+        );
         assert.equal(res.statusCode, 401);
       }
       const counted = await failures(ctx, oauth);
@@ -204,9 +242,18 @@ describeEachBackend(
       const oauth = await givenOAuth(ctx);
       const form = await openForm(ctx.app, oauth.client, '198.51.100.9');
       for (let attempt = 1; attempt <= 3; attempt++) {
-        assert.equal((await post(ctx.app, form, { email: `p${attempt}@example.com`, password: 'guess' }, { remoteAddress: '198.51.100.10' })).statusCode, 401);
+        assert.equal(
+          (await post(ctx.app, form, { email: `p${attempt}@example.com`, password: 'guess' }, { remoteAddress: '198.51.100.10' }))
+            .statusCode,
+          401,
+        );
       }
-      const refused = await post(ctx.app, form, { email: oauth.adminEmail, password: oauth.adminPassword }, { remoteAddress: '198.51.100.10' });
+      const refused = await post(
+        ctx.app,
+        form,
+        { email: oauth.adminEmail, password: oauth.adminPassword },
+        { remoteAddress: '198.51.100.10' },
+      );
       assert.equal(refused.statusCode, 429);
       assert.ok(Number(refused.headers['retry-after']) >= 1);
       assert.match(refused.body, /Too many sign-in requests/);
@@ -228,7 +275,11 @@ describeEachBackend(
       assert.equal(await count(ctx, 'oauth_authorization_requests', oauth, oauth.client.clientId), 3);
 
       const other = await openForm(ctx.app, oauth.otherClient);
-      assert.equal(await count(ctx, 'oauth_authorization_requests', oauth, oauth.client.clientId), 3, "another client's forms do not push these out");
+      assert.equal(
+        await count(ctx, 'oauth_authorization_requests', oauth, oauth.client.clientId),
+        3,
+        "another client's forms do not push these out",
+      );
       assert.equal(await count(ctx, 'oauth_authorization_requests', oauth), 4);
 
       const credentials = { email: oauth.adminEmail, password: oauth.adminPassword };

@@ -123,7 +123,9 @@ describe('learnbase backup and restore [pglite]', () => {
   });
 
   it('applies pending migrations to a backup made by an older version, and says so', async () => {
-    const migrations = readdirSync(MIGRATIONS_DIR).filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name)).sort();
+    const migrations = readdirSync(MIGRATIONS_DIR)
+      .filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name))
+      .sort();
     const older = newFolder();
     for (const name of migrations.slice(0, -2)) writeFileSync(join(older, name), readFileSync(join(MIGRATIONS_DIR, name)));
     const data = newFolder();
@@ -143,7 +145,10 @@ describe('learnbase backup and restore [pglite]', () => {
     const check = await PgliteDatabase.open(target);
     try {
       const { rows } = await check.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
-      assert.deepEqual(rows.map((row) => row.name), migrations);
+      assert.deepEqual(
+        rows.map((row) => row.name),
+        migrations,
+      );
     } finally {
       await check.close();
     }
@@ -184,7 +189,10 @@ describe('learnbase backup and restore [pglite]', () => {
       assert.equal(restore.code, 1);
       assert.match(restore.stderr, /in use by another learnbase process/);
       const { rows } = await holder.query<{ name: string }>('SELECT name FROM tenants');
-      assert.deepEqual(rows.map((row) => row.name), ['held']);
+      assert.deepEqual(
+        rows.map((row) => row.name),
+        ['held'],
+      );
     } finally {
       await holder.close();
     }
@@ -236,7 +244,7 @@ describe('learnbase backup and restore [pglite]', () => {
     assert.deepEqual(readdirSync(target), ['pgdata']);
   });
 
-  it('refuses a PGlite database that is not learnbase\'s, leaving the target untouched', async () => {
+  it("refuses a PGlite database that is not learnbase's, leaving the target untouched", async () => {
     const foreign = await PGlite.create();
     const file = join(newFolder(), 'foreign.tar.gz');
     try {
@@ -280,7 +288,10 @@ describe('learnbase backup and restore [pglite]', () => {
     assert.match(restore.stderr, /does not exist/);
     const fromEnv = await runCli(['restore', 'my backup.dump'], { DATABASE_URL: url });
     assert.equal(fromEnv.code, 2);
-    assert.match(fromEnv.stderr, /For PostgreSQL use pg_restore:\n {2}pg_restore --clean --if-exists --no-owner --dbname="\$DATABASE_URL" 'my backup\.dump'\n$/);
+    assert.match(
+      fromEnv.stderr,
+      /For PostgreSQL use pg_restore:\n {2}pg_restore --clean --if-exists --no-owner --dbname="\$DATABASE_URL" 'my backup\.dump'\n$/,
+    );
   });
 });
 

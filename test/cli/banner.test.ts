@@ -52,7 +52,10 @@ describe('the start-up banner [pglite]', () => {
     assert.doesNotMatch(banner, /Created the/);
     assert.match(banner, /The "demo" tenant exists\. Its API key's secret was shown once, when it was created\./);
     const base = /listening on (http:\/\/\S+)/.exec(banner)![1]!;
-    const line = banner.split('\n').find((text) => text.includes('apikey create'))!.trim();
+    const line = banner
+      .split('\n')
+      .find((text) => text.includes('apikey create'))!
+      .trim();
     // The folder is not the default ./data: the line names it, so it can be pasted as it is.
     assert.equal(line, `./bin/learnbase apikey create --tenant demo --data ${data}`);
 

@@ -56,15 +56,38 @@ describe('learnbase command line [pglite]', () => {
   it('creates admins (password stored as scrypt) and OAuth clients with several redirect URIs', async () => {
     const data = newFolder();
     assert.equal((await runCli(['tenant', 'create', 'acme', '--data', data])).code, 0);
-    const admin = await runCli(['admin', 'create', '--tenant', 'acme', '--email', 'Ada@Example.com', '--password', 'correct horse battery', '--data', data, '--json']);
+    const admin = await runCli([
+      'admin',
+      'create',
+      '--tenant',
+      'acme',
+      '--email',
+      'Ada@Example.com',
+      '--password',
+      'correct horse battery',
+      '--data',
+      data,
+      '--json',
+    ]);
     assert.equal(admin.code, 0, admin.stderr);
     assert.equal(JSON.parse(admin.stdout).email, 'ada@example.com');
     const weak = await runCli(['admin', 'create', '--tenant', 'acme', '--email', 'bob@example.com', '--password', 'short', '--data', data]);
     assert.equal(weak.code, 1);
     assert.match(weak.stderr, /at least 12 characters/);
     const client = await runCli([
-      'client', 'create', '--tenant', 'acme', '--redirect-uri', 'https://app.example.com/cb', '--redirect-uri', 'http://localhost:3000/cb',
-      '--name', 'LMS', '--data', data, '--json',
+      'client',
+      'create',
+      '--tenant',
+      'acme',
+      '--redirect-uri',
+      'https://app.example.com/cb',
+      '--redirect-uri',
+      'http://localhost:3000/cb',
+      '--name',
+      'LMS',
+      '--data',
+      data,
+      '--json',
     ]);
     assert.equal(client.code, 0, client.stderr);
     const { clientId, clientSecret } = JSON.parse(client.stdout) as { clientId: string; clientSecret: string };
@@ -95,9 +118,7 @@ describe('learnbase command line [pglite]', () => {
       const refused = await runCli(['tenant', 'create', 'blocked', '--data', data]);
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /in use by another learnbase process/);
-      const { rows } = await holder.query<{ count: number }>(
-        "SELECT count(*)::int AS count FROM pg_tables WHERE tablename = 'tenants'",
-      );
+      const { rows } = await holder.query<{ count: number }>("SELECT count(*)::int AS count FROM pg_tables WHERE tablename = 'tenants'");
       assert.equal(rows[0].count, 0, 'the refused command did not even migrate');
     } finally {
       await holder.close();

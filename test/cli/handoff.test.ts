@@ -45,10 +45,10 @@ describe('commands while a server holds the PGlite folder', () => {
 
     const listed = await cli('tenant', 'list', '--json');
     assert.equal(listed.code, 0, listed.stderr);
-    assert.deepEqual(
-      (JSON.parse(listed.stdout) as { tenants: { name: string }[] }).tenants.map((tenant) => tenant.name).sort(),
-      ['acme', 'demo'],
-    );
+    assert.deepEqual((JSON.parse(listed.stdout) as { tenants: { name: string }[] }).tenants.map((tenant) => tenant.name).sort(), [
+      'acme',
+      'demo',
+    ]);
 
     const unknown = await cli('apikey', 'list', '--tenant', 'nobody');
     assert.equal(unknown.code, 1);
@@ -67,7 +67,8 @@ describe('commands while a server holds the PGlite folder', () => {
     const issued = await cli('apikey', 'create', '--tenant', 'acme', '--json');
     assert.equal(issued.code, 0, issued.stderr);
     const { key, secret } = JSON.parse(issued.stdout) as { key: string; secret: string };
-    const me = () => fetch(`${base}/api/me`, { headers: { authorization: basic(key, secret), 'x-svc-tenant': 'acme' } }).then((res) => res.status);
+    const me = () =>
+      fetch(`${base}/api/me`, { headers: { authorization: basic(key, secret), 'x-svc-tenant': 'acme' } }).then((res) => res.status);
     assert.equal(await me(), 200);
 
     const revoked = await cli('apikey', 'revoke', '--tenant', 'acme', key);
@@ -78,7 +79,10 @@ describe('commands while a server holds the PGlite folder', () => {
   it('admin set-password reads the password here and the server sets it', async () => {
     const admin = await cli('admin', 'create', '--tenant', 'acme', '--email', 'ops@example.com', '--password', 'first password 1');
     assert.equal(admin.code, 0, admin.stderr);
-    const set = await runCliWithInput(['admin', 'set-password', '--tenant', 'acme', '--email', 'ops@example.com', '--data', data], 'second password 2\n');
+    const set = await runCliWithInput(
+      ['admin', 'set-password', '--tenant', 'acme', '--email', 'ops@example.com', '--data', data],
+      'second password 2\n',
+    );
     assert.equal(set.code, 0, set.stderr);
     assert.match(set.stdout, /Set a new password for ops@example.com/);
     const none = await runCliWithInput(['admin', 'set-password', '--tenant', 'acme', '--email', 'ops@example.com', '--data', data], '');

@@ -17,7 +17,10 @@ const usersFile = join(folder, 'users.json');
 writeFileSync(
   usersFile,
   JSON.stringify({
-    users: Array.from({ length: USERS }, (_, n) => ({ name: `Learner ${n}`, attributes: { email: `learner${n}@example.com`, employeeId: `E${n}`, city: `City ${n % 50}` } })),
+    users: Array.from({ length: USERS }, (_, n) => ({
+      name: `Learner ${n}`,
+      attributes: { email: `learner${n}@example.com`, employeeId: `E${n}`, city: `City ${n % 50}` },
+    })),
   }),
 );
 
@@ -78,7 +81,9 @@ describe('learnbase import killed mid-import', () => {
     await killMidImport(['--data', data], () => PgliteDatabase.open(data));
   });
 
-  it('[postgres] stores nothing of it, and the database imports afterwards', { skip: !POSTGRES_AVAILABLE && 'PostgreSQL not reachable' }, async () => {
+  it('[postgres] stores nothing of it, and the database imports afterwards', {
+    skip: !POSTGRES_AVAILABLE && 'PostgreSQL not reachable',
+  }, async () => {
     const database = await createPostgresDatabase();
     try {
       await killMidImport(['--database', database.url], async () => new PostgresDatabase(database.url, { max: 1 }));

@@ -24,7 +24,10 @@ const USERS_JSON = JSON.stringify({
 });
 
 /** The same command-line cases on a PGlite folder and, when there is one, a PostgreSQL database. */
-const storages: Array<{ name: string; open(): Promise<{ flags: string[]; count(sql: string): Promise<number>; dispose(): Promise<void> }> }> = [
+const storages: Array<{
+  name: string;
+  open(): Promise<{ flags: string[]; count(sql: string): Promise<number>; dispose(): Promise<void> }>;
+}> = [
   {
     name: 'pglite',
     async open() {
@@ -78,26 +81,51 @@ for (const storage of storages) {
     it('checks users with --verify and writes nothing but the history, then imports them from CSV (exit 0)', async () => {
       const verified = await runCli(['import', 'users', '--tenant', 'acme', file('users.csv', USERS_CSV), '--verify', '--json', ...flags]);
       assert.equal(verified.code, 0, verified.stderr);
-      assert.deepEqual(JSON.parse(verified.stdout), { rows: 2, new: 2, existing: 0, skipped: 0, errorCount: 0, warningCount: 0, errors: [], warnings: [] });
-      assert.equal(await count("SELECT count(*) AS n FROM actors WHERE attributes IS NOT NULL"), 0);
+      assert.deepEqual(JSON.parse(verified.stdout), {
+        rows: 2,
+        new: 2,
+        existing: 0,
+        skipped: 0,
+        errorCount: 0,
+        warningCount: 0,
+        errors: [],
+        warnings: [],
+      });
+      assert.equal(await count('SELECT count(*) AS n FROM actors WHERE attributes IS NOT NULL'), 0);
       assert.match(verified.stderr, /checking 2 users/, 'progress lines when not on a terminal');
 
       const imported = await runCli(['import', 'users', '--tenant', 'acme', join(folder, 'users.csv'), ...flags]);
       assert.equal(imported.code, 0, imported.stderr);
       assert.match(imported.stdout, /Imported 2 rows into "acme": 2 new, 0 existing, 0 skipped/);
-      assert.equal(await count("SELECT count(*) AS n FROM actors WHERE attributes IS NOT NULL"), 2);
+      assert.equal(await count('SELECT count(*) AS n FROM actors WHERE attributes IS NOT NULL'), 2);
       assert.equal(await count("SELECT count(*) AS n FROM import_runs WHERE kind = 'users' AND principal_kind = 'operator'"), 2);
     });
 
     it('gives the same summary for the same users as JSON, now all existing', async () => {
       const again = await runCli(['import', 'users', '--tenant', 'acme', file('users.json', USERS_JSON), '--json', ...flags]);
       assert.equal(again.code, 0, again.stderr);
-      assert.deepEqual(JSON.parse(again.stdout), { rows: 2, new: 0, existing: 2, skipped: 0, errorCount: 0, warningCount: 0, errors: [], warnings: [] });
-      assert.equal(await count("SELECT count(*) AS n FROM actors WHERE attributes IS NOT NULL"), 2);
+      assert.deepEqual(JSON.parse(again.stdout), {
+        rows: 2,
+        new: 0,
+        existing: 2,
+        skipped: 0,
+        errorCount: 0,
+        warningCount: 0,
+        errors: [],
+        warnings: [],
+      });
+      assert.equal(await count('SELECT count(*) AS n FROM actors WHERE attributes IS NOT NULL'), 2);
     });
 
     it('exits 1 when rows were skipped, naming them', async () => {
-      const skipped = await runCli(['import', 'users', '--tenant', 'acme', file('skips.csv', 'name,email\n,nameless@example.com\nCleo,cleo@example.com\n'), ...flags]);
+      const skipped = await runCli([
+        'import',
+        'users',
+        '--tenant',
+        'acme',
+        file('skips.csv', 'name,email\n,nameless@example.com\nCleo,cleo@example.com\n'),
+        ...flags,
+      ]);
       assert.equal(skipped.code, 1, skipped.stderr);
       assert.match(skipped.stdout, /1 new, 0 existing, 1 skipped/);
       assert.match(skipped.stdout, /error +row 1: missing_name/);
@@ -118,10 +146,24 @@ for (const storage of storages) {
     });
 
     it('imports organisation and jobs from JSON', async () => {
-      const organisation = await runCli(['import', 'organisation', '--tenant', 'acme', file('org.json', '[{"id":"P1"},{"id":"P2","parentId":"P1"}]'), ...flags]);
+      const organisation = await runCli([
+        'import',
+        'organisation',
+        '--tenant',
+        'acme',
+        file('org.json', '[{"id":"P1"},{"id":"P2","parentId":"P1"}]'),
+        ...flags,
+      ]);
       assert.equal(organisation.code, 0, organisation.stderr);
       assert.match(organisation.stdout, /Imported 2 organisation entries/);
-      const jobs = await runCli(['import', 'jobs', '--tenant', 'acme', file('jobs.json', '[{"id":"J1","name":"Engineer","competencies":[{"Name":"Rust","Description":"Systems"}]}]'), ...flags]);
+      const jobs = await runCli([
+        'import',
+        'jobs',
+        '--tenant',
+        'acme',
+        file('jobs.json', '[{"id":"J1","name":"Engineer","competencies":[{"Name":"Rust","Description":"Systems"}]}]'),
+        ...flags,
+      ]);
       assert.equal(jobs.code, 0, jobs.stderr);
       assert.equal(await count('SELECT count(*) AS n FROM organisation_entries'), 2);
       assert.equal(await count('SELECT count(*) AS n FROM jobs'), 1);
@@ -133,7 +175,10 @@ for (const storage of storages) {
         [['users', '--tenant', 'acme', file('bad.json', '{"users": 3}')], /"users" must be an array/],
         [['users', '--tenant', 'acme', file('broken.json', '{"users": [')], /not valid JSON/],
         [['users', '--tenant', 'acme', file('broken.csv', 'name,email\n"Ada,a@example.com\n')], /CSV cannot be read/],
-        [['organisation', '--tenant', 'acme', file('cycle.json', '[{"id":"P1","parentId":"P2"},{"id":"P2","parentId":"P1"}]')], /nothing was imported/],
+        [
+          ['organisation', '--tenant', 'acme', file('cycle.json', '[{"id":"P1","parentId":"P2"},{"id":"P2","parentId":"P1"}]')],
+          /nothing was imported/,
+        ],
         [['users', '--tenant', 'nobody', join(folder, 'users.csv')], /nobody/],
         [['users', '--tenant', 'acme', join(folder, 'absent.csv')], /Cannot read/],
       ] as const) {
@@ -143,7 +188,15 @@ for (const storage of storages) {
       }
       assert.equal(await count('SELECT count(*) AS n FROM organisation_entries'), 2);
       assert.equal(await count('SELECT count(*) AS n FROM import_runs'), before);
-      const unreachable = await runCli(['import', 'users', '--tenant', 'acme', join(folder, 'users.csv'), '--database', 'postgres://postgres@127.0.0.1:1/none']);
+      const unreachable = await runCli([
+        'import',
+        'users',
+        '--tenant',
+        'acme',
+        join(folder, 'users.csv'),
+        '--database',
+        'postgres://postgres@127.0.0.1:1/none',
+      ]);
       assert.equal(unreachable.code, 3, 'a failure of the command itself is not "rows skipped"');
       const usage = await runCli(['import', 'people', '--tenant', 'acme', join(folder, 'users.csv'), ...flags]);
       assert.equal(usage.code, 2);

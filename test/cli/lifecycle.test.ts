@@ -71,12 +71,24 @@ const json = <T = any>(result: CliResult): T => {
 };
 
 /** A code for the admin and client, exchanged for tokens through the app. */
-async function tokensFor(app: FastifyInstance, db: Database, tenantId: string, adminId: string, client: { clientId: string; clientSecret: string }) {
+async function tokensFor(
+  app: FastifyInstance,
+  db: Database,
+  tenantId: string,
+  adminId: string,
+  client: { clientId: string; clientSecret: string },
+) {
   const code = await issueCode(db, { tenantId, clientId: client.clientId, adminId, redirectUri: REDIRECT_URI });
   return app.inject({
     method: 'POST',
     url: '/auth/oauth/token',
-    payload: { grant_type: 'authorization_code', client_id: client.clientId, client_secret: client.clientSecret, redirect_uri: REDIRECT_URI, code },
+    payload: {
+      grant_type: 'authorization_code',
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      redirect_uri: REDIRECT_URI,
+      code,
+    },
   });
 }
 
@@ -107,16 +119,24 @@ function lifecycleSuite(backend: 'pglite' | 'postgres', open: () => Promise<Targ
     it('lists tenants, and deletes one with every row it owns (only with --yes); its name becomes free', async () => {
       const doomed = json(await cli('tenant', 'create', 'doomed', '--json'));
       const kept = json(await cli('tenant', 'create', 'kept', '--json'));
-      const keys = [json(await cli('apikey', 'create', '--tenant', 'doomed', '--json')), json(await cli('apikey', 'create', '--tenant', 'kept', '--json'))];
+      const keys = [
+        json(await cli('apikey', 'create', '--tenant', 'doomed', '--json')),
+        json(await cli('apikey', 'create', '--tenant', 'kept', '--json')),
+      ];
       // One command at a time: a PGlite folder admits one process.
       const clients: Array<{ clientId: string; clientSecret: string }> = [];
       const admins: Array<{ id: string; email: string }> = [];
       for (const name of ['doomed', 'kept']) {
         clients.push(json(await cli('client', 'create', '--tenant', name, '--redirect-uri', REDIRECT_URI, '--json')));
-        admins.push(json(await cli('admin', 'create', '--tenant', name, '--email', `a@${name}.example.com`, '--password', PASSWORD, '--json')));
+        admins.push(
+          json(await cli('admin', 'create', '--tenant', name, '--email', `a@${name}.example.com`, '--password', PASSWORD, '--json')),
+        );
       }
       const listed = json(await cli('tenant', 'list', '--json'));
-      assert.deepEqual(listed.tenants.map((tenant: { name: string }) => tenant.name), ['doomed', 'kept']);
+      assert.deepEqual(
+        listed.tenants.map((tenant: { name: string }) => tenant.name),
+        ['doomed', 'kept'],
+      );
       assert.equal(listed.tenants[0].id, doomed.id);
       assert.match((await cli('tenant', 'list')).stdout, /^NAME +ID +CREATED\ndoomed +[0-9a-f-]{36} +\d{4}-\d\d-\d\d \d\d:\d\dZ\n/);
 
@@ -125,7 +145,12 @@ function lifecycleSuite(backend: 'pglite' | 'postgres', open: () => Promise<Targ
         for (const [index, tenant] of [doomed, kept].entries()) {
           const headers = { authorization: basic(keys[index].key, keys[index].secret), 'x-svc-tenant': tenant.name };
           const xapi = { ...headers, 'x-experience-api-version': '2.0.0' };
-          const imported = await app.inject({ method: 'POST', url: '/api/import/users', headers, payload: { users: [{ name: 'Ada', attributes: { email: 'ada@example.com' } }] } });
+          const imported = await app.inject({
+            method: 'POST',
+            url: '/api/import/users',
+            headers,
+            payload: { users: [{ name: 'Ada', attributes: { email: 'ada@example.com' } }] },
+          });
           assert.equal(imported.statusCode, 200, imported.body);
           const actor = { account: { homePage: `http://${tenant.name}.localhost`, name: 'ada@example.com' } };
           const stored = await app.inject({
@@ -143,16 +168,38 @@ function lifecycleSuite(backend: 'pglite' | 'postgres', open: () => Promise<Targ
             payload: { page: 3 },
           });
           assert.equal(state.statusCode, 204, state.body);
-          const credential = await app.inject({ method: 'POST', url: '/api/auth/basic', headers, payload: { username: `learner-${tenant.name}`, password: PASSWORD, data: { actor } } });
+          const credential = await app.inject({
+            method: 'POST',
+            url: '/api/auth/basic',
+            headers,
+            payload: { username: `learner-${tenant.name}`, password: PASSWORD, data: { actor } },
+          });
           assert.equal(credential.statusCode, 201, credential.body);
           const issued = await tokensFor(app, db, tenant.id, admins[index].id, clients[index]);
           assert.equal(issued.statusCode, 200, issued.body);
-          await db.query("INSERT INTO sign_in_failures (tenant_id, subject, failures, window_started_at) VALUES ($1, 'ip:192.0.2.1', 1, now())", [tenant.id]);
+          await db.query(
+            "INSERT INTO sign_in_failures (tenant_id, subject, failures, window_started_at) VALUES ($1, 'ip:192.0.2.1', 1, now())",
+            [tenant.id],
+          );
         }
         return { doomed: await rowsByTable(db, doomed.id), kept: await rowsByTable(db, kept.id) };
       });
-      const filled = Object.entries(before.doomed).filter(([, n]) => n > 0).map(([table]) => table);
-      for (const table of ['xapi_statements', 'xapi_statement_keys', 'xapi_documents', 'actors', 'actor_identifiers', 'actor_credentials', 'api_keys', 'admins', 'oauth_clients', 'oauth_tokens', 'sign_in_failures']) {
+      const filled = Object.entries(before.doomed)
+        .filter(([, n]) => n > 0)
+        .map(([table]) => table);
+      for (const table of [
+        'xapi_statements',
+        'xapi_statement_keys',
+        'xapi_documents',
+        'actors',
+        'actor_identifiers',
+        'actor_credentials',
+        'api_keys',
+        'admins',
+        'oauth_clients',
+        'oauth_tokens',
+        'sign_in_failures',
+      ]) {
         assert.ok(filled.includes(table), `the tenant has rows in ${table} before the deletion`);
       }
 
@@ -174,7 +221,10 @@ function lifecycleSuite(backend: 'pglite' | 'postgres', open: () => Promise<Targ
       });
       const reborn = json(await cli('tenant', 'create', 'doomed', '--json'));
       assert.notEqual(reborn.id, doomed.id);
-      assert.deepEqual(json(await cli('tenant', 'list', '--json')).tenants.map((tenant: { name: string }) => tenant.name), ['doomed', 'kept']);
+      assert.deepEqual(
+        json(await cli('tenant', 'list', '--json')).tenants.map((tenant: { name: string }) => tenant.name),
+        ['doomed', 'kept'],
+      );
     });
 
     it('lists API keys with their last use to the minute, and revokes one', async () => {
@@ -216,11 +266,16 @@ function lifecycleSuite(backend: 'pglite' | 'postgres', open: () => Promise<Targ
 
     it('lists OAuth clients, rotates a secret (the old one is refused) and deletes a client (its tokens are refused)', async () => {
       const tenant = json(await cli('tenant', 'create', 'clients', '--json'));
-      const admin = json(await cli('admin', 'create', '--tenant', 'clients', '--email', 'ops@example.com', '--password', PASSWORD, '--json'));
+      const admin = json(
+        await cli('admin', 'create', '--tenant', 'clients', '--email', 'ops@example.com', '--password', PASSWORD, '--json'),
+      );
       const client = json(await cli('client', 'create', '--tenant', 'clients', '--redirect-uri', REDIRECT_URI, '--name', 'LMS', '--json'));
       const listed = json(await cli('client', 'list', '--tenant', 'clients', '--json')).clients;
       assert.equal(listed.length, 1);
-      assert.deepEqual({ ...listed[0], createdAt: undefined }, { clientId: client.clientId, name: 'LMS', redirectUris: [REDIRECT_URI], createdAt: undefined });
+      assert.deepEqual(
+        { ...listed[0], createdAt: undefined },
+        { clientId: client.clientId, name: 'LMS', redirectUris: [REDIRECT_URI], createdAt: undefined },
+      );
 
       const rotated = json(await cli('client', 'rotate-secret', '--tenant', 'clients', client.clientId, '--json'));
       assert.equal(rotated.clientId, client.clientId);
@@ -254,21 +309,44 @@ function lifecycleSuite(backend: 'pglite' | 'postgres', open: () => Promise<Targ
 
     it('lists admins, sets a password from standard input, unlocks and deletes an admin', async () => {
       const tenant = json(await cli('tenant', 'create', 'admins', '--json'));
-      const admin = json(await cli('admin', 'create', '--tenant', 'admins', '--email', 'Ops@Example.com', '--password', PASSWORD, '--json'));
+      const admin = json(
+        await cli('admin', 'create', '--tenant', 'admins', '--email', 'Ops@Example.com', '--password', PASSWORD, '--json'),
+      );
       const client = json(await cli('client', 'create', '--tenant', 'admins', '--redirect-uri', REDIRECT_URI, '--json'));
 
-      const weak = await runCliWithInput(['admin', 'set-password', '--tenant', 'admins', '--email', 'ops@example.com', ...target.flags], 'short\n');
+      const weak = await runCliWithInput(
+        ['admin', 'set-password', '--tenant', 'admins', '--email', 'ops@example.com', ...target.flags],
+        'short\n',
+      );
       assert.equal(weak.code, 1);
       assert.match(weak.stderr, /at least 12 characters/);
-      const empty = await runCliWithInput(['admin', 'set-password', '--tenant', 'admins', '--email', 'ops@example.com', ...target.flags], '');
+      const empty = await runCliWithInput(
+        ['admin', 'set-password', '--tenant', 'admins', '--email', 'ops@example.com', ...target.flags],
+        '',
+      );
       assert.equal(empty.code, 2);
       assert.match(empty.stderr, /standard input/);
-      const onCommandLine = await cli('admin', 'set-password', '--tenant', 'admins', '--email', 'ops@example.com', '--password', 'new password 123');
+      const onCommandLine = await cli(
+        'admin',
+        'set-password',
+        '--tenant',
+        'admins',
+        '--email',
+        'ops@example.com',
+        '--password',
+        'new password 123',
+      );
       assert.equal(onCommandLine.code, 2);
       assert.match(onCommandLine.stderr, /never from the command line/);
-      const set = await runCliWithInput(['admin', 'set-password', '--tenant', 'admins', '--email', 'OPS@example.com', '--json', ...target.flags], 'a new password 2026\n');
+      const set = await runCliWithInput(
+        ['admin', 'set-password', '--tenant', 'admins', '--email', 'OPS@example.com', '--json', ...target.flags],
+        'a new password 2026\n',
+      );
       assert.deepEqual(json(set), { id: admin.id, email: 'ops@example.com' });
-      const unknownAdmin = await runCliWithInput(['admin', 'set-password', '--tenant', 'admins', '--email', 'nobody@example.com', ...target.flags], 'a new password 2026\n');
+      const unknownAdmin = await runCliWithInput(
+        ['admin', 'set-password', '--tenant', 'admins', '--email', 'nobody@example.com', ...target.flags],
+        'a new password 2026\n',
+      );
       assert.equal(unknownAdmin.code, 1);
       assert.match(unknownAdmin.stderr, /no admin with the e-mail nobody@example.com/);
 
@@ -288,16 +366,29 @@ function lifecycleSuite(backend: 'pglite' | 'postgres', open: () => Promise<Targ
       assert.equal(locked.length, 1);
       assert.equal(locked[0].email, 'ops@example.com');
       assert.ok(new Date(locked[0].lockedUntil).getTime() > Date.now());
-      assert.deepEqual(json(await cli('admin', 'unlock', '--tenant', 'admins', '--email', 'ops@example.com', '--json')), { email: 'ops@example.com', cleared: true });
+      assert.deepEqual(json(await cli('admin', 'unlock', '--tenant', 'admins', '--email', 'ops@example.com', '--json')), {
+        email: 'ops@example.com',
+        cleared: true,
+      });
       assert.equal(json(await cli('admin', 'list', '--tenant', 'admins', '--json')).admins[0].lockedUntil, null);
-      assert.deepEqual(json(await cli('admin', 'unlock', '--tenant', 'admins', '--email', 'ops@example.com', '--json')), { email: 'ops@example.com', cleared: false });
+      assert.deepEqual(json(await cli('admin', 'unlock', '--tenant', 'admins', '--email', 'ops@example.com', '--json')), {
+        email: 'ops@example.com',
+        cleared: false,
+      });
 
-      assert.deepEqual(json(await cli('admin', 'delete', '--tenant', 'admins', '--email', 'ops@example.com', '--json')), { email: 'ops@example.com', deleted: true });
+      assert.deepEqual(json(await cli('admin', 'delete', '--tenant', 'admins', '--email', 'ops@example.com', '--json')), {
+        email: 'ops@example.com',
+        deleted: true,
+      });
       assert.deepEqual(json(await cli('admin', 'list', '--tenant', 'admins', '--json')).admins, []);
       await target.withApp(async (app, db) => {
         assert.equal((await me(app, `Bearer ${token}`, 'admins')).statusCode, 401);
         const { rows } = await db.query<{ subject: string }>('SELECT subject FROM sign_in_failures WHERE tenant_id = $1', [tenant.id]);
-        assert.deepEqual(rows.map((row) => row.subject), ['ip:192.0.2.7'], "the address's count stays");
+        assert.deepEqual(
+          rows.map((row) => row.subject),
+          ['ip:192.0.2.7'],
+          "the address's count stays",
+        );
       });
       for (const verb of ['delete', 'unlock']) {
         const unknown = await cli('admin', verb, '--tenant', 'admins', '--email', 'ops@example.com');
@@ -308,7 +399,12 @@ function lifecycleSuite(backend: 'pglite' | 'postgres', open: () => Promise<Targ
     });
 
     it('answers usage errors with exit code 2', async () => {
-      for (const args of [['tenant', 'frobnicate'], ['tenant', 'list', 'extra'], ['apikey', 'destroy', '--tenant', 'x'], ['client', 'rotate-secret', '--tenant', 'x']]) {
+      for (const args of [
+        ['tenant', 'frobnicate'],
+        ['tenant', 'list', 'extra'],
+        ['apikey', 'destroy', '--tenant', 'x'],
+        ['client', 'rotate-secret', '--tenant', 'x'],
+      ]) {
         const result = await cli(...args);
         assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
         assert.match(result.stderr, /Usage: learnbase/);
@@ -321,7 +417,9 @@ function lifecycleSuite(backend: 'pglite' | 'postgres', open: () => Promise<Targ
 lifecycleSuite('pglite', pgliteTarget);
 lifecycleSuite('postgres', postgresTarget);
 
-describe('Lifecycle commands reach running server processes on one PostgreSQL database (LISTEN/NOTIFY)', { skip: !POSTGRES_AVAILABLE && 'PostgreSQL not reachable' }, () => {
+describe('Lifecycle commands reach running server processes on one PostgreSQL database (LISTEN/NOTIFY)', {
+  skip: !POSTGRES_AVAILABLE && 'PostgreSQL not reachable',
+}, () => {
   const opened: Array<{ close(): Promise<void> }> = [];
   let drop: () => Promise<void> = async () => {};
   let url = '';

@@ -82,7 +82,10 @@ describe('learnbase serve: shutdown [pglite]', () => {
 
     const idleClosedAt = Math.max(...(await Promise.all(idle.map((connection) => connection.closedAt))));
     const stuckClosedAt = await stuck.closedAt;
-    assert.ok(idleClosedAt < stuckClosedAt, `the idle connections (closed by ${idleClosedAt} ms) go before the grace period ends (${stuckClosedAt} ms)`);
+    assert.ok(
+      idleClosedAt < stuckClosedAt,
+      `the idle connections (closed by ${idleClosedAt} ms) go before the grace period ends (${stuckClosedAt} ms)`,
+    );
     // At the end of the grace period only the stuck upload and the connection that never sent a request were left.
     const cutOff = output.split('\n').find((line) => line.includes('grace period over: closing the connections still open'));
     assert.ok(cutOff, `the cut-off is logged; output:\n${output}`);

@@ -30,7 +30,10 @@ async function workersInMetrics(base: string): Promise<string[]> {
 /** The pids of a process's children (ps, Linux). */
 async function childrenOf(pid: number): Promise<number[]> {
   const { stdout } = await execFileAsync('ps', ['-o', 'pid=', '--ppid', String(pid)]).catch(() => ({ stdout: '' }));
-  return stdout.split('\n').map((line) => Number(line.trim())).filter((value) => value > 0);
+  return stdout
+    .split('\n')
+    .map((line) => Number(line.trim()))
+    .filter((value) => value > 0);
 }
 
 async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
@@ -63,7 +66,9 @@ describe('serve --workers', () => {
     assert.match(fromEnv.stderr, /--workers must be a whole number from 1 to 64, or auto/);
   });
 
-  it('stops with exit code 1 when the workers cannot listen (the port taken), leaving no process behind', { skip: !POSTGRES_AVAILABLE }, async () => {
+  it('stops with exit code 1 when the workers cannot listen (the port taken), leaving no process behind', {
+    skip: !POSTGRES_AVAILABLE,
+  }, async () => {
     const database = await createPostgresDatabase();
     after(() => database.drop());
     const taken = createServer();
@@ -90,7 +95,9 @@ describe('serve --workers', () => {
     for (const pid of workers) assert.throws(() => process.kill(pid, 0), `worker ${pid} is left running`);
   });
 
-  it('runs N processes on one port against PostgreSQL, replaces one that dies, and drains them all on SIGTERM', { skip: !POSTGRES_AVAILABLE }, async () => {
+  it('runs N processes on one port against PostgreSQL, replaces one that dies, and drains them all on SIGTERM', {
+    skip: !POSTGRES_AVAILABLE,
+  }, async () => {
     const database = await createPostgresDatabase();
     after(() => database.drop());
     const server = startCli(['serve', '--workers', '2', '--port', '0', '--database', database.url]);

@@ -13,7 +13,8 @@ describe('migration 0018 moves completion records’ statement_ids into rows of 
       const { db, dispose } = await backend.open();
       const before = mkdtempSync(join(tmpdir(), 'learnbase-migrations-'));
       try {
-        for (const name of readdirSync(MIGRATIONS_DIR).filter((file) => file < '0018')) copyFileSync(join(MIGRATIONS_DIR, name), join(before, name));
+        for (const name of readdirSync(MIGRATIONS_DIR).filter((file) => file < '0018'))
+          copyFileSync(join(MIGRATIONS_DIR, name), join(before, name));
         await migrate(db, before);
         const tenant = randomUUID();
         const ids = [randomUUID(), randomUUID(), randomUUID()];
@@ -40,8 +41,14 @@ describe('migration 0018 moves completion records’ statement_ids into rows of 
         assert.equal(columns.length, 0);
 
         await db.query(`DELETE FROM completion_records WHERE tenant_id = $1 AND agent_key = 'mbox|mailto:a@example.com'`, [tenant]);
-        const { rows: left } = await db.query<{ statement_id: string }>(`SELECT statement_id FROM completion_record_statements WHERE tenant_id = $1`, [tenant]);
-        assert.deepEqual(left.map((row) => row.statement_id), [ids[0]]);
+        const { rows: left } = await db.query<{ statement_id: string }>(
+          `SELECT statement_id FROM completion_record_statements WHERE tenant_id = $1`,
+          [tenant],
+        );
+        assert.deepEqual(
+          left.map((row) => row.statement_id),
+          [ids[0]],
+        );
       } finally {
         rmSync(before, { recursive: true, force: true });
         await dispose();

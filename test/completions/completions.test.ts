@@ -51,7 +51,11 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
       statementIds: [launched],
     });
 
-    await post(ctx, tenant, statement(agent, 'progressed', { timestamp: '2026-01-01T10:05:00Z', result: { extensions: { [PROGRESS]: 50 } } }));
+    await post(
+      ctx,
+      tenant,
+      statement(agent, 'progressed', { timestamp: '2026-01-01T10:05:00Z', result: { extensions: { [PROGRESS]: 50 } } }),
+    );
     [record] = await records(ctx, tenant.headers, query);
     assert.equal(record.status, 'in-progress');
     assert.equal(record.progress, 50);
@@ -64,7 +68,11 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
     assert.equal(record.status, 'failed');
     assert.deepEqual(record.score, { raw: 30, max: 100 });
 
-    const [passed] = await post(ctx, tenant, statement(agent, 'passed', { timestamp: '2026-01-01T10:30:00Z', result: { score: { raw: 90, max: 100 } } }));
+    const [passed] = await post(
+      ctx,
+      tenant,
+      statement(agent, 'passed', { timestamp: '2026-01-01T10:30:00Z', result: { score: { raw: 90, max: 100 } } }),
+    );
     // Later statements of a worse status (and an earlier timestamp) change neither status nor score.
     await post(ctx, tenant, [
       statement(agent, 'failed', { timestamp: '2026-01-01T09:00:00Z', result: { score: { raw: 1 } } }),
@@ -81,9 +89,19 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
 
     // result.completion and result.success count under any verb; the registration keeps its own record.
     const registration = randomUUID();
-    await post(ctx, tenant, statement(agent, 'http://example.com/verbs/answered', { context: { registration }, result: { completion: true } }));
+    await post(
+      ctx,
+      tenant,
+      statement(agent, 'http://example.com/verbs/answered', { context: { registration }, result: { completion: true } }),
+    );
     const both = await records(ctx, tenant.headers, { agent: JSON.stringify(agent) });
-    assert.deepEqual(both.map((r) => [r.registration, r.status]), [[undefined, 'passed'], [registration, 'completed']]);
+    assert.deepEqual(
+      both.map((r) => [r.registration, r.status]),
+      [
+        [undefined, 'passed'],
+        [registration, 'completed'],
+      ],
+    );
   });
 
   it('voiding a statement recomputes the record from the others, and removes a record left with none', async () => {
@@ -119,7 +137,8 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
       statement(agent, 'passed', { object: { id: 'http://example.com/c' } }),
       statement(newAgent(), 'passed', { object: { id: 'http://example.com/a' } }),
     ]);
-    const ids = async (query: Record<string, string>) => (await records(ctx, tenant.headers, { actorId: actorIdOf(agent), ...query })).map((r) => r.activityId);
+    const ids = async (query: Record<string, string>) =>
+      (await records(ctx, tenant.headers, { actorId: actorIdOf(agent), ...query })).map((r) => r.activityId);
     assert.deepEqual(await ids({}), ['http://example.com/a', 'http://example.com/b', 'http://example.com/c']);
     assert.deepEqual(await ids({ activityId: 'http://example.com/b' }), ['http://example.com/b']);
     assert.deepEqual(await ids({ status: 'in-progress,passed' }), ['http://example.com/a', 'http://example.com/c']);
@@ -142,16 +161,23 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
     await post(ctx, tenant, [
       statement(agent, 'launched'),
       statement(agent, 'completed', { object: { id: `${COURSE}/m1` } }),
-      statement(agent, 'passed', { object: { id: `${COURSE}/m1/q1` }, context: { contextActivities: { parent: [{ id: `${COURSE}/m1` }] } } }),
+      statement(agent, 'passed', {
+        object: { id: `${COURSE}/m1/q1` },
+        context: { contextActivities: { parent: [{ id: `${COURSE}/m1` }] } },
+      }),
       statement(agent, 'launched', { object: { id: `${COURSE}/m2` }, context: { contextActivities: { parent: { id: COURSE } } } }),
     ]);
     const tree = await records(ctx, tenant.headers, { actorId: actorIdOf(agent), activityId: COURSE, expand: 'hierarchy' });
     const shape = (r: Json): unknown => [r.activityId, r.status, (r.children ?? []).map(shape)];
     assert.deepEqual(tree.map(shape), [
-      [COURSE, 'in-progress', [
-        [`${COURSE}/m1`, 'completed', [[`${COURSE}/m1/q1`, 'passed', []]]],
-        [`${COURSE}/m2`, 'in-progress', []],
-      ]],
+      [
+        COURSE,
+        'in-progress',
+        [
+          [`${COURSE}/m1`, 'completed', [[`${COURSE}/m1/q1`, 'passed', []]]],
+          [`${COURSE}/m2`, 'in-progress', []],
+        ],
+      ],
     ]);
     // Without expand, no children.
     const flat = await records(ctx, tenant.headers, { actorId: actorIdOf(agent), activityId: COURSE });
@@ -192,18 +218,31 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
     // /openapi.json documents the header.
     const document = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const parameters = document.paths['/api/actors/completions'].get.parameters as Json[];
-    assert.ok(parameters.some((p) => p.in === 'header' && p.name === 'accept-version'), JSON.stringify(parameters));
+    assert.ok(
+      parameters.some((p) => p.in === 'header' && p.name === 'accept-version'),
+      JSON.stringify(parameters),
+    );
   });
 
   it('401 without a credential and with another tenant’s; a learner credential sees only its own records (403 for another)', async () => {
     const tenant = await ctx.given.tenant();
     const other = await ctx.given.tenant();
     const email = `ada-${randomBytes(3).toString('hex')}@example.com`;
-    const imported = await ctx.app.inject({ method: 'POST', url: '/api/import/users', headers: tenant.headers, payload: { users: [{ name: 'Ada', attributes: { email } }] } });
+    const imported = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/import/users',
+      headers: tenant.headers,
+      payload: { users: [{ name: 'Ada', attributes: { email } }] },
+    });
     assert.equal(imported.statusCode, 200, imported.body);
     const agent = { account: { homePage: `http://${tenant.name}.localhost`, name: email } };
     const username = `u-${randomBytes(8).toString('hex')}`;
-    const created = await ctx.app.inject({ method: 'POST', url: '/api/auth/basic', headers: tenant.headers, payload: { username, password: PASSWORD, data: { actor: agent } } });
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth/basic',
+      headers: tenant.headers,
+      payload: { username, password: PASSWORD, data: { actor: agent } },
+    });
     assert.equal(created.statusCode, 201, created.body);
     const stranger = newAgent();
     await post(ctx, tenant, [statement(agent, 'completed'), statement(stranger, 'passed')]);
@@ -216,7 +255,10 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
 
     const learner = { authorization: basic(username, PASSWORD), 'x-svc-tenant': tenant.name };
     const own = await records(ctx, learner, { agent: JSON.stringify(agent) });
-    assert.deepEqual(own.map((r) => [r.activityId, r.status]), [[COURSE, 'completed']]);
+    assert.deepEqual(
+      own.map((r) => [r.activityId, r.status]),
+      [[COURSE, 'completed']],
+    );
     const theirs = await completions(ctx, learner, { actorId: actorIdOf(stranger) });
     assert.equal(theirs.statusCode, 403, theirs.body);
     assert.equal(theirs.json().code, 'completions.forbidden');
@@ -230,7 +272,12 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
     const upserted = await ctx.app.inject({ method: 'PUT', url: '/api/actors/agents', headers: tenant.headers, payload: agent });
     assert.equal(upserted.statusCode, 201, upserted.body);
     const username = `u-${randomBytes(8).toString('hex')}`;
-    const created = await ctx.app.inject({ method: 'POST', url: '/api/auth/basic', headers: tenant.headers, payload: { username, password: PASSWORD, data: { actor: agent } } });
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth/basic',
+      headers: tenant.headers,
+      payload: { username, password: PASSWORD, data: { actor: agent } },
+    });
     assert.equal(created.statusCode, 201, created.body);
     const stranger = newAgent();
     const other = 'https://example.com/courses/other';
@@ -242,9 +289,21 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
 
     const learner = { authorization: basic(username, PASSWORD), 'x-svc-tenant': tenant.name };
     const own = await records(ctx, learner, {});
-    assert.deepEqual(own.map((r) => [r.actor, r.activityId, r.status]).sort(), [[agent, COURSE, 'completed'], [agent, other, 'in-progress']].sort());
-    assert.deepEqual((await records(ctx, learner, { status: 'completed' })).map((r) => r.activityId), [COURSE]);
-    assert.deepEqual((await records(ctx, learner, { activityId: other })).map((r) => r.status), ['in-progress']);
+    assert.deepEqual(
+      own.map((r) => [r.actor, r.activityId, r.status]).sort(),
+      [
+        [agent, COURSE, 'completed'],
+        [agent, other, 'in-progress'],
+      ].sort(),
+    );
+    assert.deepEqual(
+      (await records(ctx, learner, { status: 'completed' })).map((r) => r.activityId),
+      [COURSE],
+    );
+    assert.deepEqual(
+      (await records(ctx, learner, { activityId: other })).map((r) => r.status),
+      ['in-progress'],
+    );
     // Naming itself still works; both parameters at once is still a 400.
     assert.equal((await records(ctx, learner, { actorId: actorIdOf(agent) })).length, 2);
     const both = await completions(ctx, learner, { actorId: actorIdOf(agent), agent: JSON.stringify(agent) });
@@ -260,7 +319,11 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
 
   it('a launch shows the activity in-progress, in the launch’s registration; the launch token reads its own records', async () => {
     const fixture = await givenLaunch(ctx, content.origin);
-    const res = await ctx.app.inject({ method: 'GET', url: fixture.launchPath, headers: { host: `${fixture.tenant.name}.localhost:8080` } });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: fixture.launchPath,
+      headers: { host: `${fixture.tenant.name}.localhost:8080` },
+    });
     assert.equal(res.statusCode, 302, res.body);
     const location = new URL(res.headers.location as string);
     const registration = location.searchParams.get('registration');
@@ -273,7 +336,10 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
     const token = { authorization: location.searchParams.get('auth') as string, 'x-svc-tenant': fixture.tenant.name };
     assert.equal((await records(ctx, token, query)).length, 1);
     // Interface 4.2, "for the current actor": the launch token needs not name its learner.
-    assert.deepEqual((await records(ctx, token, {})).map((r) => [r.activityId, r.registration]), [[fixture.activityId, registration]]);
+    assert.deepEqual(
+      (await records(ctx, token, {})).map((r) => [r.activityId, r.registration]),
+      [[fixture.activityId, registration]],
+    );
     assert.equal((await completions(ctx, token, { actorId: 'mbox|mailto:someone@example.com' })).statusCode, 403);
 
     // The launched content's own statements (no registration sent: the launch's) complete it.
@@ -281,7 +347,12 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
       method: 'POST',
       url: '/xapi/statements',
       headers: { ...token, 'x-experience-api-version': '2.0.0' },
-      payload: { actor: fixture.agent, verb: { id: `${ADL}completed` }, object: { id: fixture.activityId }, result: { extensions: { [PROGRESS]: 100 } } },
+      payload: {
+        actor: fixture.agent,
+        verb: { id: `${ADL}completed` },
+        object: { id: fixture.activityId },
+        result: { extensions: { [PROGRESS]: 100 } },
+      },
     });
     assert.equal(sent.statusCode, 200, sent.body);
     const [done] = await records(ctx, token, query);

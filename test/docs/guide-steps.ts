@@ -158,7 +158,11 @@ export function parseGuide(path: string, markdown: string, firstLine = 1): Guide
       });
       steps.push({ kind: 'set', guide: path, line, assignments });
       if (block) {
-        sameNames(line, block, assignments.map((assignment) => assignment.name));
+        sameNames(
+          line,
+          block,
+          assignments.map((assignment) => assignment.name),
+        );
         index++;
       }
     } else {

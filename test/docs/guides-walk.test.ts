@@ -88,17 +88,27 @@ async function signIn(authorizeUrl: string, admin: Banner['admin']): Promise<str
   const html = await page.text();
   if (page.status !== 200) throw new Error(`the sign-in page answered ${page.status}:\n${html.slice(0, 2000)}`);
   const form = new URLSearchParams();
-  for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) form.set(name!, value!.replace(/&amp;/g, '&'));
+  for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    form.set(name!, value!.replace(/&amp;/g, '&'));
   form.set('email', admin.email);
   form.set('password', admin.password);
   form.set('action', 'authorize');
-  const cookie = page.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
-  const answer = await fetch(new URL('/auth/oauth/authorize', authorizeUrl), { method: 'POST', body: form, headers: { cookie }, redirect: 'manual' });
+  const cookie = page.headers
+    .getSetCookie()
+    .map((line) => line.split(';')[0])
+    .join('; ');
+  const answer = await fetch(new URL('/auth/oauth/authorize', authorizeUrl), {
+    method: 'POST',
+    body: form,
+    headers: { cookie },
+    redirect: 'manual',
+  });
   const location = answer.headers.get('location');
   if (answer.status !== 303 || !location) throw new Error(`signing in answered ${answer.status}:\n${(await answer.text()).slice(0, 2000)}`);
   const redirect = new URL(location);
   const sent = new URL(authorizeUrl).searchParams.get('state');
-  if (redirect.searchParams.get('state') !== sent) throw new Error(`the redirect's state is ${redirect.searchParams.get('state')}, the request's ${sent}`);
+  if (redirect.searchParams.get('state') !== sent)
+    throw new Error(`the redirect's state is ${redirect.searchParams.get('state')}, the request's ${sent}`);
   const code = redirect.searchParams.get('code');
   if (!code) throw new Error(`the redirect carries no code: ${location}`);
   return code;
@@ -162,19 +172,22 @@ class Walk {
         } else if (step.kind === 'banner') {
           for (const name of step.names) {
             const value = this.banner.values[name];
-            if (value === undefined) throw new Error(`${name} is no value of the banner the walk knows (${Object.keys(this.banner.values).join(', ')})`);
+            if (value === undefined)
+              throw new Error(`${name} is no value of the banner the walk knows (${Object.keys(this.banner.values).join(', ')})`);
             await this.shell.set(name, value);
           }
         } else if (step.kind === 'set') {
           if (!this.last) throw new Error('no answer before this marker to read values from');
           for (const { name, source } of step.assignments) {
             const value = valueOf(source, this.last);
-            if (value === undefined) throw new Error(`${name} = ${source}: the last answer has no such value:\n${indent(this.last.stdout)}`);
+            if (value === undefined)
+              throw new Error(`${name} = ${source}: the last answer has no such value:\n${indent(this.last.stdout)}`);
             await this.shell.set(name, value);
           }
         } else if (step.kind === 'sign-in') {
           const url = step.at === 'banner' ? this.banner.signInAt : this.last?.stdout.trim();
-          if (!url || !/^https?:\/\/\S+$/.test(url)) throw new Error(`the block before the sign-in printed no address to open: ${JSON.stringify(url)}`);
+          if (!url || !/^https?:\/\/\S+$/.test(url))
+            throw new Error(`the block before the sign-in printed no address to open: ${JSON.stringify(url)}`);
           await this.shell.set(step.name, await signIn(url, this.banner.admin));
         } else {
           const problem = await this.runBlock(step);

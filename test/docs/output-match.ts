@@ -45,7 +45,12 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 /** `…` inside a string matches any run of characters; everything else literally. */
 function wildcard(pattern: string, any = '[^]*'): RegExp {
-  return new RegExp(`^${pattern.split(ANY).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(any)}$`);
+  return new RegExp(
+    `^${pattern
+      .split(ANY)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join(any)}$`,
+  );
 }
 
 /**

@@ -49,7 +49,9 @@ export class ShellSession {
     const file = (suffix: string) => join(this.scratch, `block-${n}.${suffix}`);
     writeFileSync(file('sh'), `${script}\n`);
     // The block reads nothing from bash's standard input, which carries the blocks after it.
-    this.shell.stdin.write(`source '${file('sh')}' > '${file('out')}' 2> '${file('err')}' < /dev/null; printf '\\nWALK-DONE ${n} %d\\n' $?\n`);
+    this.shell.stdin.write(
+      `source '${file('sh')}' > '${file('out')}' 2> '${file('err')}' < /dev/null; printf '\\nWALK-DONE ${n} %d\\n' $?\n`,
+    );
     const exitCode = await this.done(n, ms);
     const stdout = readFileSync(file('out'), 'utf8');
     const stderr = readFileSync(file('err'), 'utf8');

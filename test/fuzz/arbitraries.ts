@@ -78,7 +78,10 @@ export const longIndexedText: fc.Arbitrary<string> = fc.constantFrom(
   incompressible(2_100),
   incompressible(2_800),
   incompressible(9_000),
-  [...incompressible(1_400)].map((c) => `${c}\u00e9`).join('').slice(0, 2_400),
+  [...incompressible(1_400)]
+    .map((c) => `${c}\u00e9`)
+    .join('')
+    .slice(0, 2_400),
   [...incompressible(800)].map((c) => `${c}\u{1F600}`).join(''),
 );
 
@@ -126,7 +129,10 @@ export const hostileText: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }) },
   {
     weight: 2,
-    arbitrary: fc.string({ unit: fc.constantFrom('\u0000', '\uD800', '\uDC00', 'a', '%', '&', '=', '+', '\u00e9', '\n', '"', '\\'), maxLength: 24 }),
+    arbitrary: fc.string({
+      unit: fc.constantFrom('\u0000', '\uD800', '\uDC00', 'a', '%', '&', '=', '+', '\u00e9', '\n', '"', '\\'),
+      maxLength: 24,
+    }),
   },
 );
 
@@ -184,12 +190,28 @@ export const validDate = fc
 export const uuidish = fc.oneof(
   { weight: 3, arbitrary: fc.uuid() },
   { weight: 1, arbitrary: fc.uuid().map((id) => id.toUpperCase()) },
-  { weight: 1, arbitrary: fc.constantFrom('not-a-uuid', '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '{00000000-0000-0000-0000-000000000000}') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'not-a-uuid',
+      '00000000-0000-0000-0000-000000000000',
+      'ffffffff-ffff-ffff-ffff-ffffffffffff',
+      '{00000000-0000-0000-0000-000000000000}',
+    ),
+  },
   { weight: 1, arbitrary: fc.tuple(fc.uuid(), hostileText).map(([id, text]) => id + text) },
 );
 
 export const iriish = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('http://example.com/activities/a', 'https://example.com/x?y=1#z', 'urn:uuid:0', 'http://adlnet.gov/expapi/verbs/completed') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      'http://example.com/activities/a',
+      'https://example.com/x?y=1#z',
+      'urn:uuid:0',
+      'http://adlnet.gov/expapi/verbs/completed',
+    ),
+  },
   { weight: 1, arbitrary: fc.webUrl() },
   { weight: 1, arbitrary: hostileText.map((text) => `http://example.com/${text}`) },
   { weight: 1, arbitrary: hostileText },
@@ -305,7 +327,6 @@ export const rawQueryFragment = fc.constantFrom(
   'a[b]=c',
 );
 
-
 // ---------------------------------------------------------------------------------------------
 // Headers: values within what Node's HTTP parser accepts (tab, visible ASCII, space, obs-text)
 
@@ -387,7 +408,10 @@ export function param(
     { weight: 1, arbitrary: rawQueryFragment.map((raw) => [`${name}=${raw}`]) },
     { weight: 1, arbitrary: fc.tuple(expected, rawQueryFragment).map(([value, raw]) => [one(value) + raw]) },
     { weight: 2, arbitrary: fc.array(fc.oneof(expected, hostileText), { minLength: 2, maxLength: 3 }).map((values) => values.map(one)) },
-    { weight: 1, arbitrary: fc.constantFrom<string[]>([name], [`${name}=`], [`${name}[]=x`], [`${name}[a]=x`], [`${name.toUpperCase()}=x`]) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<string[]>([name], [`${name}=`], [`${name}[]=x`], [`${name}[a]=x`], [`${name.toUpperCase()}=x`]),
+    },
   );
   return part(valid, hostile, options.weight ?? 2);
 }
@@ -397,7 +421,9 @@ const extraQuery: Part<string[]> = part(
   fc.constant([]),
   fc.oneof(
     fc.array(
-      fc.tuple(fc.oneof(hostileText.map(percentEncode), rawQueryFragment), fc.oneof(hostileText.map(percentEncode), rawQueryFragment)).map(([name, value]) => `${name}=${value}`),
+      fc
+        .tuple(fc.oneof(hostileText.map(percentEncode), rawQueryFragment), fc.oneof(hostileText.map(percentEncode), rawQueryFragment))
+        .map(([name, value]) => `${name}=${value}`),
       { minLength: 1, maxLength: 3 },
     ),
     fc.constantFrom<string[]>(['&'], ['&&&'], ['='], ['=x'], ['x'], ['?'], ['#x'], ['__proto__=1'], ['constructor[prototype][x]=1']),
@@ -410,7 +436,8 @@ export const withQuery = (path: string, pairs: string[]) => (pairs.length === 0 
 // Headers
 
 const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
-const header = (valid: fc.Arbitrary<string | undefined>, hostile: fc.Arbitrary<string | undefined>, weight = 1) => part(valid, hostile, weight);
+const header = (valid: fc.Arbitrary<string | undefined>, hostile: fc.Arbitrary<string | undefined>, weight = 1) =>
+  part(valid, hostile, weight);
 const absent = fc.constant<string | undefined>(undefined);
 
 /** Valid: the tenant's API key, or the admin's Bearer token. Hostile: absent, garbage, someone else's. */
@@ -423,7 +450,20 @@ function authorizationHeader(ctx: FuzzContext): Part<string | undefined> {
     ),
     fc.oneof(
       absent,
-      fc.constantFrom('garbage', 'Basic', 'Basic ', 'Basic !!!', 'Basic ====', 'Bearer', 'Bearer ', 'Bearer garbage', 'Digest x', '   ', 'basic', 'BASIC x'),
+      fc.constantFrom(
+        'garbage',
+        'Basic',
+        'Basic ',
+        'Basic !!!',
+        'Basic ====',
+        'Bearer',
+        'Bearer ',
+        'Bearer garbage',
+        'Digest x',
+        '   ',
+        'basic',
+        'BASIC x',
+      ),
       hostileHeader,
       hostileText.map((text) => `Basic ${base64(text)}`),
       hostileText.map((text) => `Basic ${base64(`${ctx.tenant.key}:${text}`)}`),
@@ -465,7 +505,10 @@ function tenantHeader(ctx: FuzzContext): Part<string | undefined> {
 function hostHeader(ctx: FuzzContext): Part<string | undefined> {
   const tenantHost = `${ctx.tenant.name}.${ctx.baseDomain}`;
   return header(
-    fc.oneof({ weight: 3, arbitrary: absent }, { weight: 1, arbitrary: fc.constantFrom('127.0.0.1:8080', tenantHost, `${tenantHost}:8080`) }),
+    fc.oneof(
+      { weight: 3, arbitrary: absent },
+      { weight: 1, arbitrary: fc.constantFrom('127.0.0.1:8080', tenantHost, `${tenantHost}:8080`) },
+    ),
     fc.oneof(
       fc.constantFrom(
         `${tenantHost}.`,
@@ -504,7 +547,10 @@ const etag = fc.oneof(
 
 /** Headers any request may carry, valid when absent. */
 const incidentalHeaders = {
-  'accept-language': header(fc.constantFrom(undefined, 'en-US', 'fr;q=0.5, *;q=0'), fc.oneof(fc.constantFrom('*', '', ',,,', 'en-US;q=x'), hostileHeader)),
+  'accept-language': header(
+    fc.constantFrom(undefined, 'en-US', 'fr;q=0.5, *;q=0'),
+    fc.oneof(fc.constantFrom('*', '', ',,,', 'en-US;q=x'), hostileHeader),
+  ),
   'x-request-id': header(absent, hostileHeader),
   origin: header(fc.constantFrom(undefined, 'http://example.com'), fc.oneof(fc.constantFrom('null', '*'), hostileHeader)),
   accept: header(absent, fc.oneof(fc.constantFrom('application/xml', 'text/html', '*/*;q=0', 'multipart/mixed'), hostileHeader)),
@@ -574,7 +620,12 @@ export interface Body {
  * A body part. Valid: `valid` in one of `types`. Hostile: `hostile` (the route's own kind of wrong
  * value) in one of `types`, any hostile body, or a valid body in an odd content type.
  */
-function body(valid: fc.Arbitrary<string | Buffer>, types: string[], hostile: fc.Arbitrary<string | Buffer | undefined>, weight = 6): Part<Body> {
+function body(
+  valid: fc.Arbitrary<string | Buffer>,
+  types: string[],
+  hostile: fc.Arbitrary<string | Buffer | undefined>,
+  weight = 6,
+): Part<Body> {
   const type = fc.constantFrom(...types);
   return part(
     fc.record({ payload: valid, contentType: type }),
@@ -591,7 +642,10 @@ function body(valid: fc.Arbitrary<string | Buffer>, types: string[], hostile: fc
 /** A body on a route that takes none: valid is none. */
 const strayBody: Part<Body> = part(
   fc.constant({}),
-  fc.record({ payload: fc.oneof(hostileBody, hostileJson.map(toJson)), contentType: fc.oneof(fc.constantFrom(...JSON_TYPES), oddContentType) }),
+  fc.record({
+    payload: fc.oneof(hostileBody, hostileJson.map(toJson)),
+    contentType: fc.oneof(fc.constantFrom(...JSON_TYPES), oddContentType),
+  }),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -683,10 +737,25 @@ const hostileAgent: fc.Arbitrary<unknown> = fc.oneof(
 const agentParameter = validAgent.map(toJson);
 const hostileAgentParameter: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: hostileAgent.map(toJson) },
-  { weight: 1, arbitrary: fc.constantFrom('{', 'null', '[]', '"x"', '{"mbox":"mailto:a@example.com"', `{"mbox":"mailto:a@example.com","x":${DEEP_ARRAY.slice(0, 2_000)}${']'.repeat(1_000)}}`) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '{',
+      'null',
+      '[]',
+      '"x"',
+      '{"mbox":"mailto:a@example.com"',
+      `{"mbox":"mailto:a@example.com","x":${DEEP_ARRAY.slice(0, 2_000)}${']'.repeat(1_000)}}`,
+    ),
+  },
 );
 
-const actorIdParameter = fc.constantFrom('mbox|mailto:learner@example.com', `mbox_sha1sum|${'a'.repeat(40)}`, 'openid|http://example.com/openid', 'account|http://example.com|learner');
+const actorIdParameter = fc.constantFrom(
+  'mbox|mailto:learner@example.com',
+  `mbox_sha1sum|${'a'.repeat(40)}`,
+  'openid|http://example.com/openid',
+  'account|http://example.com|learner',
+);
 const hostileActorId = fc.oneof(
   hostileText.map((text) => `mbox|mailto:${text}@example.com`),
   hostileText.map((text) => `account|http://example.com|${text}`),
@@ -749,10 +818,16 @@ const validActivity = fc.record(
 const hostileActivity: fc.Arbitrary<unknown> = fc.oneof(
   hostileIri.map((id) => ({ id })),
   mutated({
-    objectType: part(fc.constant('Activity'), fc.oneof(fc.constantFrom('activity', 'SubStatement', 'StatementRef', 'Group', ''), hostileText)),
+    objectType: part(
+      fc.constant('Activity'),
+      fc.oneof(fc.constantFrom('activity', 'SubStatement', 'StatementRef', 'Group', ''), hostileText),
+    ),
     id: part(activityId, hostileIri),
     name: part(languageMap, hostileLanguageMap),
-    interactionType: part(fc.constant('choice'), fc.oneof(fc.constantFrom('fill-in', 'likert', 'numeric', 'other', 'nonsense'), hostileText)),
+    interactionType: part(
+      fc.constant('choice'),
+      fc.oneof(fc.constantFrom('fill-in', 'likert', 'numeric', 'other', 'nonsense'), hostileText),
+    ),
     correctResponsesPattern: part(fc.constant(['a']), hostileJson),
     choices: part(fc.constant([{ id: 'a', description: { 'en-US': 'A' } }]), hostileJson),
     extensions: part(validExtensions, hostileExtensions),
@@ -761,7 +836,10 @@ const hostileActivity: fc.Arbitrary<unknown> = fc.oneof(
 
 const validResult = fc.record(
   {
-    score: fc.record({ scaled: fc.double({ min: -1, max: 1, noNaN: true }), raw: fc.constant(5), min: fc.constant(0), max: fc.constant(10) }, { requiredKeys: [] }),
+    score: fc.record(
+      { scaled: fc.double({ min: -1, max: 1, noNaN: true }), raw: fc.constant(5), min: fc.constant(0), max: fc.constant(10) },
+      { requiredKeys: [] },
+    ),
     success: fc.boolean(),
     completion: fc.boolean(),
     response: fc.string({ maxLength: 20 }),
@@ -784,7 +862,10 @@ const hostileResult = mutated({
   ),
   success: part(fc.boolean(), hostileJson),
   response: part(fc.string({ maxLength: 20 }), hostileText),
-  duration: part(fc.constant('PT1H'), fc.oneof(fc.constantFrom('P', 'PT', 'P1W2D', 'PT1e309S', 'PT-1S', `P${'9'.repeat(400)}Y`, 'P1.5Y'), hostileText)),
+  duration: part(
+    fc.constant('PT1H'),
+    fc.oneof(fc.constantFrom('P', 'PT', 'P1W2D', 'PT1e309S', 'PT-1S', `P${'9'.repeat(400)}Y`, 'P1.5Y'), hostileText),
+  ),
   extensions: part(validExtensions, hostileExtensions),
 });
 
@@ -792,7 +873,12 @@ const validContext = fc.record(
   {
     registration: fc.uuid(),
     instructor: validAgent,
-    contextActivities: fc.record({ parent: fc.array(activityId.map((id) => ({ id })), { maxLength: 2 }) }),
+    contextActivities: fc.record({
+      parent: fc.array(
+        activityId.map((id) => ({ id })),
+        { maxLength: 2 },
+      ),
+    }),
     language: fc.constantFrom('en-US', 'fr'),
     extensions: validExtensions,
   },
@@ -803,11 +889,23 @@ const hostileContext = mutated({
   registration: part(fc.uuid(), fc.oneof(fc.constantFrom('not-a-uuid', '{00000000-0000-0000-0000-000000000000}'), hostileText)),
   instructor: part(validAgent, hostileAgent),
   team: part(absent, hostileAgent),
-  contextActivities: part(fc.constant({ parent: [{ id: ACTIVITIES[0] }] }), fc.oneof(hostileActivity.map((activity) => ({ grouping: activity })), hostileJson)),
+  contextActivities: part(
+    fc.constant({ parent: [{ id: ACTIVITIES[0] }] }),
+    fc.oneof(
+      hostileActivity.map((activity) => ({ grouping: activity })),
+      hostileJson,
+    ),
+  ),
   revision: part(absent, fc.oneof(fc.constant('1'), hostileText)),
   platform: part(absent, fc.oneof(fc.constant('fuzz'), hostileText)),
   language: part(fc.constant('en-US'), fc.oneof(fc.constantFrom('x-\u0000', '', 'en-US-x-'), hostileText)),
-  statement: part(absent, fc.oneof(fc.uuid().map((id) => ({ objectType: 'StatementRef', id })), hostileJson)),
+  statement: part(
+    absent,
+    fc.oneof(
+      fc.uuid().map((id) => ({ objectType: 'StatementRef', id })),
+      hostileJson,
+    ),
+  ),
   extensions: part(validExtensions, hostileExtensions),
 });
 
@@ -816,7 +914,10 @@ export const validStatement = fc.record(
   {
     id: fc.uuid(),
     actor: validActor,
-    verb: fc.record({ id: fc.constantFrom(...VERBS.filter((verb) => !verb.endsWith('voided'))), display: languageMap }, { requiredKeys: ['id'] }),
+    verb: fc.record(
+      { id: fc.constantFrom(...VERBS.filter((verb) => !verb.endsWith('voided'))), display: languageMap },
+      { requiredKeys: ['id'] },
+    ),
     object: fc.oneof(
       { weight: 4, arbitrary: validActivity },
       { weight: 1, arbitrary: validAgent.map((agent) => ({ objectType: 'Agent', ...agent })) },
@@ -831,7 +932,10 @@ export const validStatement = fc.record(
 
 /** A statement with one or two of its parts hostile: the rest valid, so the validator and the store see the hostile one. */
 export const hostileStatement: fc.Arbitrary<Record<string, unknown>> = mutated({
-  id: part(fc.option(fc.uuid(), { nil: undefined }), fc.oneof(fc.constantFrom('not-a-uuid', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF', ''), hostileText, hostileJson)),
+  id: part(
+    fc.option(fc.uuid(), { nil: undefined }),
+    fc.oneof(fc.constantFrom('not-a-uuid', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF', ''), hostileText, hostileJson),
+  ),
   actor: part(validActor, hostileAgent, 2),
   verb: part(
     fc.constant({ id: VERBS[0], display: { 'en-US': 'completed' } }),
@@ -846,7 +950,10 @@ export const hostileStatement: fc.Arbitrary<Record<string, unknown>> = mutated({
     validActivity,
     fc.oneof(
       { weight: 3, arbitrary: hostileActivity },
-      { weight: 1, arbitrary: hostileAgent.map((agent) => (typeof agent === 'object' && agent !== null ? { objectType: 'Agent', ...agent } : agent)) },
+      {
+        weight: 1,
+        arbitrary: hostileAgent.map((agent) => (typeof agent === 'object' && agent !== null ? { objectType: 'Agent', ...agent } : agent)),
+      },
       { weight: 1, arbitrary: fc.oneof(fc.uuid(), hostileText).map((id) => ({ objectType: 'StatementRef', id })) },
       {
         weight: 1,
@@ -861,8 +968,16 @@ export const hostileStatement: fc.Arbitrary<Record<string, unknown>> = mutated({
     ),
     2,
   ),
-  result: part(fc.option(validResult, { nil: undefined }), fc.oneof({ weight: 4, arbitrary: hostileResult }, { weight: 1, arbitrary: hostileJson }), 2),
-  context: part(fc.option(validContext, { nil: undefined }), fc.oneof({ weight: 4, arbitrary: hostileContext }, { weight: 1, arbitrary: hostileJson }), 2),
+  result: part(
+    fc.option(validResult, { nil: undefined }),
+    fc.oneof({ weight: 4, arbitrary: hostileResult }, { weight: 1, arbitrary: hostileJson }),
+    2,
+  ),
+  context: part(
+    fc.option(validContext, { nil: undefined }),
+    fc.oneof({ weight: 4, arbitrary: hostileContext }, { weight: 1, arbitrary: hostileJson }),
+    2,
+  ),
   timestamp: part(fc.option(validDate, { nil: undefined }), fc.oneof(hostileDate, hostileText)),
   stored: part(absent, fc.oneof(validDate, hostileDate)),
   authority: part(absent, fc.oneof(validAgent, hostileAgent)),
@@ -870,8 +985,19 @@ export const hostileStatement: fc.Arbitrary<Record<string, unknown>> = mutated({
   attachments: part(
     absent,
     fc.oneof(
-      fc.constant([{ usageType: 'http://example.com/u', display: { 'en-US': 'a' }, contentType: 'text/plain', length: 1, sha2: 'a'.repeat(64), fileUrl: 'http://example.com/f' }]),
-      fc.constant([{ usageType: 'http://example.com/u', display: { 'en-US': 'a' }, contentType: 'text/plain', length: 1, sha2: 'a'.repeat(64) }]),
+      fc.constant([
+        {
+          usageType: 'http://example.com/u',
+          display: { 'en-US': 'a' },
+          contentType: 'text/plain',
+          length: 1,
+          sha2: 'a'.repeat(64),
+          fileUrl: 'http://example.com/f',
+        },
+      ]),
+      fc.constant([
+        { usageType: 'http://example.com/u', display: { 'en-US': 'a' }, contentType: 'text/plain', length: 1, sha2: 'a'.repeat(64) },
+      ]),
       hostileJson,
     ),
   ),
@@ -879,23 +1005,39 @@ export const hostileStatement: fc.Arbitrary<Record<string, unknown>> = mutated({
 });
 
 /** A 10,000-deep value in a statement's extensions, built as text: no arbitrary nests that deep. */
-const deepStatement = fc.constantFrom(DEEP_ARRAY, DEEP_OBJECT).map(
-  (deep) =>
-    `{"actor":{"mbox":"mailto:a@example.com"},"verb":{"id":"http://adlnet.gov/expapi/verbs/completed"},` +
-    `"object":{"id":"http://example.com/a"},"result":{"extensions":{"http://example.com/deep":${deep}}}}`,
-);
+const deepStatement = fc
+  .constantFrom(DEEP_ARRAY, DEEP_OBJECT)
+  .map(
+    (deep) =>
+      `{"actor":{"mbox":"mailto:a@example.com"},"verb":{"id":"http://adlnet.gov/expapi/verbs/completed"},` +
+      `"object":{"id":"http://example.com/a"},"result":{"extensions":{"http://example.com/deep":${deep}}}}`,
+  );
 
 function statementBody(batch: boolean): Part<Body> {
   // PUT names the id in the query: a valid body has none (or the same).
   const withoutId = validStatement.map(({ id: _id, ...statement }) => statement);
   const valid = batch
-    ? fc.oneof({ weight: 3, arbitrary: validStatement.map(toJson) }, { weight: 1, arbitrary: fc.array(validStatement, { minLength: 1, maxLength: 3 }).map(toJson) })
+    ? fc.oneof(
+        { weight: 3, arbitrary: validStatement.map(toJson) },
+        { weight: 1, arbitrary: fc.array(validStatement, { minLength: 1, maxLength: 3 }).map(toJson) },
+      )
     : withoutId.map(toJson);
   const hostile = fc.oneof(
     { weight: 6, arbitrary: hostileStatement.map(toJson) },
-    { weight: batch ? 2 : 0, arbitrary: fc.tuple(fc.array(validStatement, { maxLength: 2 }), hostileStatement).map(([good, bad]) => toJson([...good, bad])) },
+    {
+      weight: batch ? 2 : 0,
+      arbitrary: fc.tuple(fc.array(validStatement, { maxLength: 2 }), hostileStatement).map(([good, bad]) => toJson([...good, bad])),
+    },
     { weight: batch ? 1 : 0, arbitrary: fc.constantFrom('[]', '[null]', '[[]]', '[{}]') },
-    { weight: batch ? 1 : 0, arbitrary: fc.uuid().map((id) => toJson([{ id, actor: { mbox: MBOXES[0] }, verb: { id: VERBS[0] }, object: { id: ACTIVITIES[0] } }, { id, actor: { mbox: MBOXES[0] }, verb: { id: VERBS[0] }, object: { id: ACTIVITIES[1] } }])) },
+    {
+      weight: batch ? 1 : 0,
+      arbitrary: fc.uuid().map((id) =>
+        toJson([
+          { id, actor: { mbox: MBOXES[0] }, verb: { id: VERBS[0] }, object: { id: ACTIVITIES[0] } },
+          { id, actor: { mbox: MBOXES[0] }, verb: { id: VERBS[0] }, object: { id: ACTIVITIES[1] } },
+        ]),
+      ),
+    },
     { weight: 1, arbitrary: deepStatement },
   );
   return body(valid, JSON_TYPES, hostile);
@@ -924,7 +1066,10 @@ function statementsQuery(): Record<string, Part<string[]>> {
     attachments: param('attachments', fc.constant('false'), { hostile: fc.constantFrom('true', '1'), weight: 1 }),
     ascending: param('ascending', boolean, { hostile: hostileBoolean, weight: 1 }),
     cursor: param('cursor', fc.constantFrom(''), {
-      rare: true, hostile: fc.oneof(hostileText, fc.base64String({ maxLength: 60 }), hostileText.map(base64)), weight: 2 }),
+      rare: true,
+      hostile: fc.oneof(hostileText, fc.base64String({ maxLength: 60 }), hostileText.map(base64)),
+      weight: 2,
+    }),
   };
 }
 
@@ -941,9 +1086,14 @@ function documentQuery(resource: DocumentRoute, method: string): Record<string, 
   if (resource.byActivity) query.activityId = param('activityId', activityId, { required: true, hostile: hostileIri, weight: 3 });
   if (resource.byAgent) {
     query.agent = param('agent', agentParameter, { required: true, hostile: hostileAgentParameter, weight: 3 });
-    query.actorId = part(fc.constant([]), fc.oneof(actorIdParameter, hostileActorId).map((value) => [`actorId=${percentEncode(value)}`]), 2);
+    query.actorId = part(
+      fc.constant([]),
+      fc.oneof(actorIdParameter, hostileActorId).map((value) => [`actorId=${percentEncode(value)}`]),
+      2,
+    );
   }
-  if (resource.hasRegistration) query.registration = param('registration', fc.constantFrom('0e6a3fb6-6a5f-4d1c-8a3b-2b0f7f0f2a11'), { hostile: uuidish });
+  if (resource.hasRegistration)
+    query.registration = param('registration', fc.constantFrom('0e6a3fb6-6a5f-4d1c-8a3b-2b0f7f0f2a11'), { hostile: uuidish });
   const ids = fc.constantFrom('doc', 'bookmark', 'a/b', '\u00e9');
   // GET and DELETE of state also work without the id (list, delete all); PUT and POST need it.
   const needsId = method === 'PUT' || method === 'POST' || (method === 'DELETE' && !resource.hasRegistration);
@@ -966,24 +1116,48 @@ function documentBody(method: string): Part<Body> {
   const jsonObject = fc.oneof(
     hostileJson.map((value) => toJson(typeof value === 'object' && value !== null && !Array.isArray(value) ? value : { a: value })),
     hostileText.map((text) => toJson({ [text]: text })),
-    fc.constantFrom(`{"a":${DEEP_OBJECT}}`, `{"a":${DEEP_ARRAY}}`, DEEP_OBJECT, '{"\\u0000":1}', '{"a":"\\ud800"}', '{"a":"\\u0000"}', '{"a":1e309}', '{"__proto__":{"x":1}}'),
+    fc.constantFrom(
+      `{"a":${DEEP_OBJECT}}`,
+      `{"a":${DEEP_ARRAY}}`,
+      DEEP_OBJECT,
+      '{"\\u0000":1}',
+      '{"a":"\\ud800"}',
+      '{"a":"\\u0000"}',
+      '{"a":1e309}',
+      '{"__proto__":{"x":1}}',
+    ),
   );
   if (method === 'PUT' || method === 'POST') {
     return part(
       fc.oneof(
         { weight: 3, arbitrary: fc.record({ payload: documentJson.map(toJson), contentType: fc.constantFrom(...JSON_TYPES) }) },
-        { weight: 1, arbitrary: fc.record({ payload: fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)), contentType: fc.constantFrom('application/octet-stream', 'text/plain') }) },
+        {
+          weight: 1,
+          arbitrary: fc.record({
+            payload: fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
+            contentType: fc.constantFrom('application/octet-stream', 'text/plain'),
+          }),
+        },
       ),
       fc.oneof(
         { weight: 5, arbitrary: fc.record({ payload: jsonObject, contentType: fc.constantFrom(...JSON_TYPES) }) },
-        { weight: 2, arbitrary: fc.record({ payload: hostileBody, contentType: fc.oneof(fc.constantFrom(...JSON_TYPES), oddContentType) }) },
+        {
+          weight: 2,
+          arbitrary: fc.record({ payload: hostileBody, contentType: fc.oneof(fc.constantFrom(...JSON_TYPES), oddContentType) }),
+        },
         { weight: 1, arbitrary: fc.record({ payload: documentJson.map(toJson), contentType: oddContentType }) },
-        { weight: 1, arbitrary: fc.record({ contentType: fc.oneof(fc.constantFrom(...JSON_TYPES), oddContentType) }, { requiredKeys: [] }) },
+        {
+          weight: 1,
+          arbitrary: fc.record({ contentType: fc.oneof(fc.constantFrom(...JSON_TYPES), oddContentType) }, { requiredKeys: [] }),
+        },
       ),
       6,
     );
   }
-  return part(fc.constant({}), fc.record({ payload: fc.oneof(jsonObject, hostileBody), contentType: fc.oneof(fc.constantFrom(...JSON_TYPES), oddContentType) }));
+  return part(
+    fc.constant({}),
+    fc.record({ payload: fc.oneof(jsonObject, hostileBody), contentType: fc.oneof(fc.constantFrom(...JSON_TYPES), oddContentType) }),
+  );
 }
 
 function documentRoute(resource: DocumentRoute, method: string): RouteFuzzer {
@@ -1001,9 +1175,27 @@ function documentRoute(resource: DocumentRoute, method: string): RouteFuzzer {
     });
 }
 
-const STATE: DocumentRoute = { path: '/xapi/activities/state', idParameter: 'stateId', byActivity: true, byAgent: true, hasRegistration: true };
-const ACTIVITY_PROFILE: DocumentRoute = { path: '/xapi/activities/profile', idParameter: 'profileId', byActivity: true, byAgent: false, hasRegistration: false };
-const AGENT_PROFILE: DocumentRoute = { path: '/xapi/agents/profile', idParameter: 'profileId', byActivity: false, byAgent: true, hasRegistration: false };
+const STATE: DocumentRoute = {
+  path: '/xapi/activities/state',
+  idParameter: 'stateId',
+  byActivity: true,
+  byAgent: true,
+  hasRegistration: true,
+};
+const ACTIVITY_PROFILE: DocumentRoute = {
+  path: '/xapi/activities/profile',
+  idParameter: 'profileId',
+  byActivity: true,
+  byAgent: false,
+  hasRegistration: false,
+};
+const AGENT_PROFILE: DocumentRoute = {
+  path: '/xapi/agents/profile',
+  idParameter: 'profileId',
+  byActivity: false,
+  byAgent: true,
+  hasRegistration: false,
+};
 
 /** A route with nothing to address: only its query (unknown parameters), headers and a stray body vary. */
 function plainRoute(method: string, path: string, headers: (ctx: FuzzContext) => Record<string, Part<string | undefined>>): RouteFuzzer {
@@ -1019,7 +1211,13 @@ function clientAuthorization(ctx: FuzzContext): Part<string | undefined> {
       hostileText.map((text) => basic(ctx.oauth.clientId, text)),
       hostileText.map((text) => basic(text, ctx.oauth.clientSecret)),
       hostileText.map((text) => `Basic ${base64(`${ctx.oauth.clientId}:${text}`)}`),
-      fc.constantFrom(`Basic ${base64(`${ctx.oauth.clientId}:%`)}`, `Basic ${base64('%E0%A4%A:x')}`, 'Basic', 'Bearer x', ctx.tenant.authorization),
+      fc.constantFrom(
+        `Basic ${base64(`${ctx.oauth.clientId}:%`)}`,
+        `Basic ${base64('%E0%A4%A:x')}`,
+        'Basic',
+        'Bearer x',
+        ctx.tenant.authorization,
+      ),
       hostileHeader,
     ),
     2,
@@ -1035,20 +1233,37 @@ function oauthBody(fields: Record<string, Part<string | undefined>>): Part<Body>
   const asForm = (values: Record<string, unknown>) =>
     Object.entries(values)
       .filter(([, value]) => value !== undefined)
-      .map(([name, value]) => (Array.isArray(value) ? value.map((item) => `${name}=${percentEncode(String(item))}`).join('&') : `${name}=${percentEncode(String(value))}`))
+      .map(([name, value]) =>
+        Array.isArray(value)
+          ? value.map((item) => `${name}=${percentEncode(String(item))}`).join('&')
+          : `${name}=${percentEncode(String(value))}`,
+      )
       .join('&');
   const validValues = fc.record(Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, field.valid])));
   const textual = mutated(fields);
-  const jsonValues = mutated(Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, part(field.valid, fc.oneof(field.hostile, hostileJson))])));
-  const repeated = fc.tuple(validValues, fc.constantFrom(...Object.keys(fields))).map(([values, name]) => asForm({ ...values, [name]: [values[name] ?? 'x', 'y'] }));
+  const jsonValues = mutated(
+    Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, part(field.valid, fc.oneof(field.hostile, hostileJson))])),
+  );
+  const repeated = fc
+    .tuple(validValues, fc.constantFrom(...Object.keys(fields)))
+    .map(([values, name]) => asForm({ ...values, [name]: [values[name] ?? 'x', 'y'] }));
   return part(
-    fc.oneof(fc.record({ payload: validValues.map(asForm), contentType: fc.constantFrom(...FORM) }), fc.record({ payload: validValues.map(toJson), contentType: fc.constantFrom(...JSON_TYPES) })),
+    fc.oneof(
+      fc.record({ payload: validValues.map(asForm), contentType: fc.constantFrom(...FORM) }),
+      fc.record({ payload: validValues.map(toJson), contentType: fc.constantFrom(...JSON_TYPES) }),
+    ),
     fc.oneof(
       { weight: 4, arbitrary: fc.record({ payload: textual.map(asForm), contentType: fc.constantFrom(...FORM) }) },
       { weight: 3, arbitrary: fc.record({ payload: jsonValues.map(toJson), contentType: fc.constantFrom(...JSON_TYPES) }) },
       { weight: 1, arbitrary: fc.record({ payload: repeated, contentType: fc.constantFrom(...FORM) }) },
-      { weight: 1, arbitrary: fc.record({ payload: fc.oneof(validValues.map(asForm), validValues.map(toJson)), contentType: oddContentType }) },
-      { weight: 2, arbitrary: fc.record({ payload: hostileBody, contentType: fc.oneof(fc.constantFrom(...FORM, ...JSON_TYPES), oddContentType) }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({ payload: fc.oneof(validValues.map(asForm), validValues.map(toJson)), contentType: oddContentType }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({ payload: hostileBody, contentType: fc.oneof(fc.constantFrom(...FORM, ...JSON_TYPES), oddContentType) }),
+      },
     ),
     6,
   );
@@ -1058,7 +1273,12 @@ const field = (valid: fc.Arbitrary<string | undefined>, hostile: fc.Arbitrary<st
 
 function tokenRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   const grants = fc.oneof(
-    fc.constant({ grant_type: 'authorization_code', code: ctx.oauth.code, redirect_uri: ctx.oauth.redirectUri, code_verifier: ctx.oauth.codeVerifier }),
+    fc.constant({
+      grant_type: 'authorization_code',
+      code: ctx.oauth.code,
+      redirect_uri: ctx.oauth.redirectUri,
+      code_verifier: ctx.oauth.codeVerifier,
+    }),
     fc.constant({ grant_type: 'refresh_token', refresh_token: ctx.oauth.refreshToken }),
   );
   // Which grant is fixed per request; its fields and the client's are what varies.
@@ -1071,10 +1291,18 @@ function tokenRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
         ...Object.fromEntries(
           Object.entries(grant).map(([name, value]) => [
             name,
-            field(fc.constant(value), name === 'grant_type' ? fc.oneof(fc.constantFrom('client_credentials', 'password', '', 'AUTHORIZATION_CODE'), hostileText) : fc.oneof(hostileText, fc.constant('a'.repeat(5_000)))),
+            field(
+              fc.constant(value),
+              name === 'grant_type'
+                ? fc.oneof(fc.constantFrom('client_credentials', 'password', '', 'AUTHORIZATION_CODE'), hostileText)
+                : fc.oneof(hostileText, fc.constant('a'.repeat(5_000))),
+            ),
           ]),
         ),
-        client_id: field(fc.constant(ctx.oauth.clientId), fc.oneof(hostileText, fc.constant(`lbc_${'0'.repeat(32)}_${'0'.repeat(16)}`), fc.constant(undefined))),
+        client_id: field(
+          fc.constant(ctx.oauth.clientId),
+          fc.oneof(hostileText, fc.constant(`lbc_${'0'.repeat(32)}_${'0'.repeat(16)}`), fc.constant(undefined)),
+        ),
         client_secret: field(fc.constant(ctx.oauth.clientSecret), fc.oneof(hostileText, fc.constant(undefined))),
       }),
     }),
@@ -1089,7 +1317,10 @@ function revokeRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
     body: oauthBody({
       // Not the tokens themselves: revoking them would end the authorization the token route refreshes.
       token: field(fc.constantFrom(`${ctx.oauth.refreshToken}x`, `${ctx.oauth.accessToken}x`, 'unknown-token')),
-      token_type_hint: field(fc.constantFrom(undefined, 'access_token', 'refresh_token'), fc.oneof(fc.constantFrom('id_token', ''), hostileText)),
+      token_type_hint: field(
+        fc.constantFrom(undefined, 'access_token', 'refresh_token'),
+        fc.oneof(fc.constantFrom('id_token', ''), hostileText),
+      ),
       client_id: field(fc.constant(ctx.oauth.clientId), fc.oneof(hostileText, fc.constant(undefined))),
       client_secret: field(fc.constant(ctx.oauth.clientSecret), fc.oneof(hostileText, fc.constant(undefined))),
     }),
@@ -1102,14 +1333,30 @@ function authorizeGetRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
     path: '/auth/oauth/authorize',
     anyAddress: true,
     query: {
-      response_type: param('response_type', fc.constant('code'), { required: true, hostile: fc.constantFrom('token', 'code id_token', '') }),
-      client_id: param('client_id', fc.constant(ctx.oauth.clientId), { required: true, hostile: fc.constant(`lbc_${'0'.repeat(32)}_${'0'.repeat(16)}`) }),
+      response_type: param('response_type', fc.constant('code'), {
+        required: true,
+        hostile: fc.constantFrom('token', 'code id_token', ''),
+      }),
+      client_id: param('client_id', fc.constant(ctx.oauth.clientId), {
+        required: true,
+        hostile: fc.constant(`lbc_${'0'.repeat(32)}_${'0'.repeat(16)}`),
+      }),
       redirect_uri: param('redirect_uri', fc.constant(ctx.oauth.redirectUri), {
         required: true,
-        hostile: fc.constantFrom(`${ctx.oauth.redirectUri}?x=1`, `${ctx.oauth.redirectUri}#f`, 'http://evil.example/', 'javascript:alert(1)', '//evil.example', 'http://[::1', 'http://a b/'),
+        hostile: fc.constantFrom(
+          `${ctx.oauth.redirectUri}?x=1`,
+          `${ctx.oauth.redirectUri}#f`,
+          'http://evil.example/',
+          'javascript:alert(1)',
+          '//evil.example',
+          'http://[::1',
+          'http://a b/',
+        ),
       }),
       state: param('state', fc.string({ maxLength: 20 }), { hostile: fc.constant('s'.repeat(3_000)) }),
-      code_challenge: param('code_challenge', fc.constant('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'), { hostile: fc.string({ maxLength: 50 }) }),
+      code_challenge: param('code_challenge', fc.constant('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'), {
+        hostile: fc.string({ maxLength: 50 }),
+      }),
       code_challenge_method: param('code_challenge_method', fc.constant('S256'), { hostile: fc.constantFrom('plain', 's256', '') }),
       scope: param('scope', fc.constantFrom('openid'), { hostile: hostileText, weight: 1 }),
     },
@@ -1143,7 +1390,10 @@ function authorizePostRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
       csrf_token: field(fc.constant(form.csrfToken), fc.oneof(fc.base64String({ minLength: 4, maxLength: 44 }), hostileText)),
       email: field(fc.constant(ctx.oauth.adminEmail), fc.oneof(fc.emailAddress(), hostileText, fc.constant(undefined))),
       // Never the right password: a sign-in would end the pending request every other run needs.
-      password: field(fc.constantFrom(`${ctx.oauth.adminPassword}x`, 'wrong password'), fc.oneof(hostileText, fc.constant('p'.repeat(10_000)), fc.constant(undefined))),
+      password: field(
+        fc.constantFrom(`${ctx.oauth.adminPassword}x`, 'wrong password'),
+        fc.oneof(hostileText, fc.constant('p'.repeat(10_000)), fc.constant(undefined)),
+      ),
       action: field(fc.constant('authorize'), fc.constantFrom('other', '', undefined)),
     }),
   });
@@ -1167,16 +1417,47 @@ function demoCallbackRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
 /** The API reference's static files: paths under /docs/, with traversal and encoded oddities. */
 function docsWildcardRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   const segment = fc.oneof(
-    fc.constantFrom('..', '.', '%2e%2e', '%2E%2E%2F', '..%2f..%2fetc%2fpasswd', 'static', 'index.html', 'swagger-ui.css', 'favicon-32x32.png', '%00', '%', '%zz', '', 'x'.repeat(300)),
+    fc.constantFrom(
+      '..',
+      '.',
+      '%2e%2e',
+      '%2E%2E%2F',
+      '..%2f..%2fetc%2fpasswd',
+      'static',
+      'index.html',
+      'swagger-ui.css',
+      'favicon-32x32.png',
+      '%00',
+      '%',
+      '%zz',
+      '',
+      'x'.repeat(300),
+    ),
     hostileText.map(percentEncode),
   );
-  return route({ method: 'GET', path: fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => `/docs/${segments.join('/')}`), headers: publicHeaders(ctx) });
+  return route({
+    method: 'GET',
+    path: fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => `/docs/${segments.join('/')}`),
+    headers: publicHeaders(ctx),
+  });
 }
 
 /** The rendered guides: known names, unknown ones, traversal and encoded oddities, with or without If-None-Match. */
 function guideRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   const name = fc.oneof(
-    fc.constantFrom('oauth', 'operations', 'nothing', 'OAUTH', 'oauth.md', '..%2Fpackage.json', '%2e%2e', '%00', '%', '%zz', 'x'.repeat(300)),
+    fc.constantFrom(
+      'oauth',
+      'operations',
+      'nothing',
+      'OAUTH',
+      'oauth.md',
+      '..%2Fpackage.json',
+      '%2e%2e',
+      '%00',
+      '%',
+      '%zz',
+      'x'.repeat(300),
+    ),
     hostileText.map(percentEncode),
   );
   return route({
@@ -1191,14 +1472,30 @@ function preflightRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   return route({
     method: 'OPTIONS',
     path: fc.oneof(
-      fc.constantFrom('/xapi/statements', '/xapi/activities/state', '/api/me', '/auth/oauth/token', '/', '/xapi', '/nowhere', '/%00', '/%zz'),
+      fc.constantFrom(
+        '/xapi/statements',
+        '/xapi/activities/state',
+        '/api/me',
+        '/auth/oauth/token',
+        '/',
+        '/xapi',
+        '/nowhere',
+        '/%00',
+        '/%zz',
+      ),
       hostileText.map((text) => `/xapi/${percentEncode(text)}`),
     ),
     headers: {
       ...publicHeaders(ctx),
       origin: header(fc.constant('http://example.com'), fc.oneof(absent, fc.constant('null'), hostileHeader)),
-      'access-control-request-method': header(fc.constantFrom('PUT', 'GET'), fc.oneof(absent, fc.constantFrom('TRACE', 'get'), hostileHeader)),
-      'access-control-request-headers': header(fc.constantFrom(undefined, 'authorization, content-type, x-experience-api-version'), hostileHeader),
+      'access-control-request-method': header(
+        fc.constantFrom('PUT', 'GET'),
+        fc.oneof(absent, fc.constantFrom('TRACE', 'get'), hostileHeader),
+      ),
+      'access-control-request-headers': header(
+        fc.constantFrom(undefined, 'authorization, content-type, x-experience-api-version'),
+        hostileHeader,
+      ),
     },
   });
 }
@@ -1207,7 +1504,11 @@ function preflightRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
 // Imports, settings and actors
 
 const attributeName = fc.oneof(fc.constantFrom('email', 'employeeId', 'positionNumber', 'jobCode', 'city'), hostileText);
-const attributeMap = fc.dictionary(attributeName, fc.oneof({ weight: 3, arbitrary: fc.string({ maxLength: 12 }) }, { weight: 1, arbitrary: hostileText }), { maxKeys: 4 });
+const attributeMap = fc.dictionary(
+  attributeName,
+  fc.oneof({ weight: 3, arbitrary: fc.string({ maxLength: 12 }) }, { weight: 1, arbitrary: hostileText }),
+  { maxKeys: 4 },
+);
 const entryId = fc.oneof(fc.constantFrom('P1', 'P2', 'P3', 'J1', 'J2'), fc.string({ minLength: 1, maxLength: 8 }));
 /** A valid-looking array of `entry`, or the same mixed with hostile values, or hostile JSON. */
 const arrayBody = (entry: fc.Arbitrary<unknown>) =>
@@ -1221,9 +1522,17 @@ const organisationEntry = fc.record(
   { id: entryId, parentId: fc.oneof(entryId, fc.constant(null)), attributes: attributeMap },
   { requiredKeys: ['id'] },
 );
-const competency = fc.record({ Name: fc.string({ minLength: 1, maxLength: 12 }), Description: fc.string({ maxLength: 20 }) }, { requiredKeys: ['Name'] });
+const competency = fc.record(
+  { Name: fc.string({ minLength: 1, maxLength: 12 }), Description: fc.string({ maxLength: 20 }) },
+  { requiredKeys: ['Name'] },
+);
 const jobEntry = fc.record(
-  { id: entryId, name: fc.string({ minLength: 1, maxLength: 12 }), competencies: fc.array(competency, { maxLength: 3 }), attributes: attributeMap },
+  {
+    id: entryId,
+    name: fc.string({ minLength: 1, maxLength: 12 }),
+    competencies: fc.array(competency, { maxLength: 3 }),
+    attributes: attributeMap,
+  },
   { requiredKeys: ['id', 'name'] },
 );
 const importedUser = fc.record({
@@ -1238,7 +1547,12 @@ const usersBody = body(
   JSON_TYPES,
   fc.oneof(
     hostileJson.map(toJson),
-    fc.record({ users: fc.array(fc.oneof(importedUser, hostileJson), { minLength: 1, maxLength: 6 }), verify: hostileJson }, { requiredKeys: ['users'] }).map(toJson),
+    fc
+      .record(
+        { users: fc.array(fc.oneof(importedUser, hostileJson), { minLength: 1, maxLength: 6 }), verify: hostileJson },
+        { requiredKeys: ['users'] },
+      )
+      .map(toJson),
   ),
 );
 const settingsBody = body(
@@ -1254,21 +1568,34 @@ const settingsBody = body(
     )
     .map(toJson),
   JSON_TYPES,
-  fc.oneof(hostileJson.map(toJson), fc.dictionary(fc.constantFrom('uniqueAttributes', 'accountHomePage', 'organisationAttribute', 'jobAttribute', 'other'), hostileJson).map(toJson)),
+  fc.oneof(
+    hostileJson.map(toJson),
+    fc
+      .dictionary(fc.constantFrom('uniqueAttributes', 'accountHomePage', 'organisationAttribute', 'jobAttribute', 'other'), hostileJson)
+      .map(toJson),
+  ),
 );
 const pageQuery = () => ({
-  limit: param('limit', fc.integer({ min: 1, max: 1000 }).map(String), { hostile: fc.constantFrom('0', '-1', '1e2', 'Infinity', '99999999999999999999') }),
+  limit: param('limit', fc.integer({ min: 1, max: 1000 }).map(String), {
+    hostile: fc.constantFrom('0', '-1', '1e2', 'Infinity', '99999999999999999999'),
+  }),
   skip: param('skip', fc.integer({ min: 0, max: 50 }).map(String), { hostile: fc.constantFrom('-1', '0x10', '1.5') }),
 });
 
 /** `kind` of the actor lists (issue 25): people, authorities or all. */
-const actorKind = () => param('kind', fc.constantFrom('people', 'authorities', 'all'), { hostile: fc.constantFrom('', 'People', 'groups', 'all,people', 'x'.repeat(300)) });
+const actorKind = () =>
+  param('kind', fc.constantFrom('people', 'authorities', 'all'), {
+    hostile: fc.constantFrom('', 'People', 'groups', 'all,people', 'x'.repeat(300)),
+  });
 
 const IMPORT_FUZZERS: Record<string, RouteFuzzer> = {
-  'PUT /api/import/organisation': (ctx) => route({ method: 'PUT', path: '/api/import/organisation', headers: apiHeaders(ctx, false), body: arrayBody(organisationEntry) }),
-  'PUT /api/import/jobs': (ctx) => route({ method: 'PUT', path: '/api/import/jobs', headers: apiHeaders(ctx, false), body: arrayBody(jobEntry) }),
+  'PUT /api/import/organisation': (ctx) =>
+    route({ method: 'PUT', path: '/api/import/organisation', headers: apiHeaders(ctx, false), body: arrayBody(organisationEntry) }),
+  'PUT /api/import/jobs': (ctx) =>
+    route({ method: 'PUT', path: '/api/import/jobs', headers: apiHeaders(ctx, false), body: arrayBody(jobEntry) }),
   'POST /api/import/users': (ctx) => route({ method: 'POST', path: '/api/import/users', headers: apiHeaders(ctx, false), body: usersBody }),
-  'GET /api/import/history': (ctx) => route({ method: 'GET', path: '/api/import/history', query: pageQuery(), headers: apiHeaders(ctx, false) }),
+  'GET /api/import/history': (ctx) =>
+    route({ method: 'GET', path: '/api/import/history', query: pageQuery(), headers: apiHeaders(ctx, false) }),
   'GET /api/organisation': (ctx) =>
     route({
       method: 'GET',
@@ -1279,7 +1606,8 @@ const IMPORT_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /api/jobs': plainRoute('GET', '/api/jobs', (ctx) => apiHeaders(ctx, false)),
   'GET /api/settings': plainRoute('GET', '/api/settings', (ctx) => apiHeaders(ctx, false)),
   'PUT /api/settings': (ctx) => route({ method: 'PUT', path: '/api/settings', headers: apiHeaders(ctx, false), body: settingsBody }),
-  'GET /api/actors': (ctx) => route({ method: 'GET', path: '/api/actors', query: { ...pageQuery(), kind: actorKind() }, headers: apiHeaders(ctx, false) }),
+  'GET /api/actors': (ctx) =>
+    route({ method: 'GET', path: '/api/actors', query: { ...pageQuery(), kind: actorKind() }, headers: apiHeaders(ctx, false) }),
 };
 
 /** The audit log (issue 14). */
@@ -1302,30 +1630,50 @@ const AUDIT_FUZZERS: Record<string, RouteFuzzer> = {
 };
 
 /** The activities registry (issue 14). */
-const mostly = (valid: fc.Arbitrary<unknown>, hostile: fc.Arbitrary<unknown>) => fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: hostile });
+const mostly = (valid: fc.Arbitrary<unknown>, hostile: fc.Arbitrary<unknown>) =>
+  fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: hostile });
 const registryId = fc.oneof(fc.constantFrom(...ACTIVITIES), fc.constantFrom('http://example.com/reg/a', 'http://example.com/reg/b'));
 const registryEntry = fc.record(
   {
     id: mostly(registryId, hostileIri),
     definition: fc.record(
-      { name: mostly(languageMap, hostileLanguageMap), description: languageMap, type: mostly(activityId, hostileIri), extensions: mostly(validExtensions, hostileExtensions) },
+      {
+        name: mostly(languageMap, hostileLanguageMap),
+        description: languageMap,
+        type: mostly(activityId, hostileIri),
+        extensions: mostly(validExtensions, hostileExtensions),
+      },
       { requiredKeys: [] },
     ),
     attributes: attributeMap,
     tags: fc.array(fc.oneof(fc.constantFrom('mandatory', 'safety'), hostileText), { maxLength: 3 }),
     parentId: fc.oneof(registryId, fc.constant(null), hostileIri),
-    launchUrl: fc.oneof(fc.constantFrom('https://content.example.com/a/index.html', 'http://127.0.0.1:8080/x', 'ftp://x.example/y', 'javascript:alert(1)', '/relative'), hostileIri),
+    launchUrl: fc.oneof(
+      fc.constantFrom(
+        'https://content.example.com/a/index.html',
+        'http://127.0.0.1:8080/x',
+        'ftp://x.example/y',
+        'javascript:alert(1)',
+        '/relative',
+      ),
+      hostileIri,
+    ),
     competencies: fc.array(fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), hostileText), { maxLength: 3 }),
   },
   { requiredKeys: ['id', 'definition'] },
 );
 const ACTIVITY_FUZZERS: Record<string, RouteFuzzer> = {
-  'PUT /api/activities': (ctx) => route({ method: 'PUT', path: '/api/activities', headers: apiHeaders(ctx, false), body: arrayBody(registryEntry) }),
+  'PUT /api/activities': (ctx) =>
+    route({ method: 'PUT', path: '/api/activities', headers: apiHeaders(ctx, false), body: arrayBody(registryEntry) }),
   'GET /api/activities': (ctx) =>
     route({
       method: 'GET',
       path: '/api/activities',
-      query: { tag: param('tag', fc.constantFrom('mandatory', 'safety')), parentId: param('parentId', registryId, { hostile: hostileIri }), ...pageQuery() },
+      query: {
+        tag: param('tag', fc.constantFrom('mandatory', 'safety')),
+        parentId: param('parentId', registryId, { hostile: hostileIri }),
+        ...pageQuery(),
+      },
       headers: apiHeaders(ctx, false),
     }),
   'GET /api/activities/item': (ctx) =>
@@ -1338,10 +1686,22 @@ const ACTIVITY_FUZZERS: Record<string, RouteFuzzer> = {
 };
 
 /** Writing one agent (issue 14): PUT and POST /api/actors/agents, the same handler. */
-const upsertAttributesKey = fc.constantFrom('http://localhost/api/ext/agent/attributes', 'https://other.example.com:8443/api/ext/agent/attributes', 'http://example.com/ext/other');
+const upsertAttributesKey = fc.constantFrom(
+  'http://localhost/api/ext/agent/attributes',
+  'https://other.example.com:8443/api/ext/agent/attributes',
+  'http://example.com/ext/other',
+);
 const upsertAgent = fc
-  .tuple(validAgent, fc.option(fc.string({ maxLength: 12 }), { nil: undefined }), fc.option(fc.dictionary(upsertAttributesKey, attributeMap, { maxKeys: 2 }), { nil: undefined }))
-  .map(([agent, name, extensions]) => ({ ...agent, ...(name === undefined ? {} : { name }), ...(extensions === undefined ? {} : { extensions }) }));
+  .tuple(
+    validAgent,
+    fc.option(fc.string({ maxLength: 12 }), { nil: undefined }),
+    fc.option(fc.dictionary(upsertAttributesKey, attributeMap, { maxKeys: 2 }), { nil: undefined }),
+  )
+  .map(([agent, name, extensions]) => ({
+    ...agent,
+    ...(name === undefined ? {} : { name }),
+    ...(extensions === undefined ? {} : { extensions }),
+  }));
 const hostileUpsertAgent: fc.Arbitrary<unknown> = fc.oneof(
   hostileAgent,
   hostileJson.map((value) => ({ mbox: MBOXES[0], extensions: { 'http://localhost/api/ext/agent/attributes': value } })),
@@ -1367,18 +1727,42 @@ const ACTOR_UPSERT_FUZZERS: Record<string, RouteFuzzer> = {
 
 /** Actor search and the attribute catalogue (issue 14): valid criteria, and hostile ones. */
 const SEARCH_FIELDS = [
-  'objectType', 'name', 'mbox', 'mbox_sha1sum', 'openid', 'account.homePage', 'account.name', 'attributes.email', 'attributes.positionNumber',
-  'organisation.id', 'organisation.attributes.site', 'organisation.ancestors.id', 'organisation.ancestors.attributes.site',
-  'job.id', 'job.name', 'job.attributes.grade', 'job.competencies.Name',
+  'objectType',
+  'name',
+  'mbox',
+  'mbox_sha1sum',
+  'openid',
+  'account.homePage',
+  'account.name',
+  'attributes.email',
+  'attributes.positionNumber',
+  'organisation.id',
+  'organisation.attributes.site',
+  'organisation.ancestors.id',
+  'organisation.ancestors.attributes.site',
+  'job.id',
+  'job.name',
+  'job.attributes.grade',
+  'job.competencies.Name',
 ];
 const searchCondition: fc.Arbitrary<unknown> = fc.oneof(
-  fc.record({ field: fc.constantFrom(...SEARCH_FIELDS), op: fc.constantFrom('eq', 'ne', 'contains', 'startsWith'), value: fc.oneof(entryId, fc.string({ maxLength: 8 })) }),
+  fc.record({
+    field: fc.constantFrom(...SEARCH_FIELDS),
+    op: fc.constantFrom('eq', 'ne', 'contains', 'startsWith'),
+    value: fc.oneof(entryId, fc.string({ maxLength: 8 })),
+  }),
   fc.record({ field: fc.constantFrom(...SEARCH_FIELDS), op: fc.constant('in'), value: fc.array(entryId, { minLength: 1, maxLength: 4 }) }),
-  fc.record({ field: fc.constantFrom(...SEARCH_FIELDS), op: fc.constant('exists'), value: fc.boolean() }, { requiredKeys: ['field', 'op'] }),
+  fc.record(
+    { field: fc.constantFrom(...SEARCH_FIELDS), op: fc.constant('exists'), value: fc.boolean() },
+    { requiredKeys: ['field', 'op'] },
+  ),
   fc.record({
     field: fc.constantFrom(...SEARCH_FIELDS),
     op: fc.constantFrom('lt', 'lte', 'gt', 'gte'),
-    value: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom('2026-11-23', '2026-11-23T17:00:00Z', '0001-01-01', '9999-12-31T23:59:59.999999999-14:59')),
+    value: fc.oneof(
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constantFrom('2026-11-23', '2026-11-23T17:00:00Z', '0001-01-01', '9999-12-31T23:59:59.999999999-14:59'),
+    ),
   }),
 );
 const searchCriteria: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
@@ -1394,10 +1778,29 @@ const searchCriteria: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 const nested = (depth: number, leaf: unknown) => Array.from({ length: depth }).reduce<unknown>((inner) => ({ not: inner }), leaf);
 const hostileCriteria: fc.Arbitrary<unknown> = fc.oneof(
   hostileJson,
-  fc.record({ field: fc.oneof(hostileText, hostileText.map((text) => `attributes.${text}`)), op: fc.constantFrom('eq', 'exists', 'gt'), value: hostileJson }),
-  fc.record({ field: fc.constantFrom(...SEARCH_FIELDS), op: fc.oneof(hostileText, fc.constantFrom('like', 'regex', '$where', 'EQ')), value: hostileText }),
-  fc.record({ field: fc.constantFrom(...SEARCH_FIELDS), op: fc.constantFrom('eq', 'contains', 'startsWith', 'in'), value: fc.oneof(hostileText, fc.array(hostileText, { maxLength: 4 })) }),
-  fc.record({ field: fc.constantFrom('attributes.score', 'name', 'job.attributes.grade'), op: fc.constantFrom('lt', 'gte'), value: fc.oneof(hostileDate, hostileNumber, fc.constantFrom(1e308, -1e308, 5e-324)) }),
+  fc.record({
+    field: fc.oneof(
+      hostileText,
+      hostileText.map((text) => `attributes.${text}`),
+    ),
+    op: fc.constantFrom('eq', 'exists', 'gt'),
+    value: hostileJson,
+  }),
+  fc.record({
+    field: fc.constantFrom(...SEARCH_FIELDS),
+    op: fc.oneof(hostileText, fc.constantFrom('like', 'regex', '$where', 'EQ')),
+    value: hostileText,
+  }),
+  fc.record({
+    field: fc.constantFrom(...SEARCH_FIELDS),
+    op: fc.constantFrom('eq', 'contains', 'startsWith', 'in'),
+    value: fc.oneof(hostileText, fc.array(hostileText, { maxLength: 4 })),
+  }),
+  fc.record({
+    field: fc.constantFrom('attributes.score', 'name', 'job.attributes.grade'),
+    op: fc.constantFrom('lt', 'gte'),
+    value: fc.oneof(hostileDate, hostileNumber, fc.constantFrom(1e308, -1e308, 5e-324)),
+  }),
   fc.constantFrom<unknown>(
     { field: 'name', op: 'eq', value: "x' OR '1'='1" },
     { field: "attributes.x' OR true --", op: 'exists' },
@@ -1423,12 +1826,22 @@ const searchBody = body(
 );
 const ACTOR_SEARCH_FUZZERS: Record<string, RouteFuzzer> = {
   'POST /api/actors/search': (ctx) =>
-    route({ method: 'POST', path: '/api/actors/search', query: { ...pageQuery(), kind: actorKind() }, headers: apiHeaders(ctx, false), body: searchBody }),
+    route({
+      method: 'POST',
+      path: '/api/actors/search',
+      query: { ...pageQuery(), kind: actorKind() },
+      headers: apiHeaders(ctx, false),
+      body: searchBody,
+    }),
   'GET /api/actors/attributes': plainRoute('GET', '/api/actors/attributes', (ctx) => apiHeaders(ctx, false)),
 };
 
 /** Learner credentials and launch (issue 14): POST/DELETE /api/auth/basic, GET /api/activities/launch. */
-const credentialUsername = fc.oneof(fc.uuid(), fc.stringMatching(/^[A-Za-z0-9._-]{1,24}$/), fc.constantFrom('fuzz-learner', 'launch.x', 'a:b', 'x'.repeat(201)));
+const credentialUsername = fc.oneof(
+  fc.uuid(),
+  fc.stringMatching(/^[A-Za-z0-9._-]{1,24}$/),
+  fc.constantFrom('fuzz-learner', 'launch.x', 'a:b', 'x'.repeat(201)),
+);
 const credentialBody = body(
   fc
     .record({ username: credentialUsername, password: fc.string({ minLength: 8, maxLength: 40 }), actor: validAgent })
@@ -1436,13 +1849,33 @@ const credentialBody = body(
   JSON_TYPES,
   fc.oneof(
     hostileJson.map(toJson),
-    fc.record({ username: fc.oneof(hostileText, hostileJson), password: fc.oneof(hostileText, hostileJson), data: fc.oneof(hostileJson, hostileAgent.map((actor) => ({ actor }))) }, { requiredKeys: [] }).map(toJson),
-    fc.record({ username: credentialUsername, password: fc.string({ minLength: 1001, maxLength: 1100 }), data: fc.constant({ actor: { mbox: MBOXES[0] } }) }).map(toJson),
+    fc
+      .record(
+        {
+          username: fc.oneof(hostileText, hostileJson),
+          password: fc.oneof(hostileText, hostileJson),
+          data: fc.oneof(
+            hostileJson,
+            hostileAgent.map((actor) => ({ actor })),
+          ),
+        },
+        { requiredKeys: [] },
+      )
+      .map(toJson),
+    fc
+      .record({
+        username: credentialUsername,
+        password: fc.string({ minLength: 1001, maxLength: 1100 }),
+        data: fc.constant({ actor: { mbox: MBOXES[0] } }),
+      })
+      .map(toJson),
   ),
 );
 const launchAuth = fc.oneof(
   fc.tuple(credentialUsername, fc.string({ maxLength: 20 })).map(([username, password]) => `Basic ${base64(`${username}:${password}`)}`),
-  fc.tuple(fc.uuid(), fc.string({ maxLength: 20 })).map(([session, secret]) => `Basic ${base64(`launch.${'0'.repeat(32)}.${session}:${secret}`)}`),
+  fc
+    .tuple(fc.uuid(), fc.string({ maxLength: 20 }))
+    .map(([session, secret]) => `Basic ${base64(`launch.${'0'.repeat(32)}.${session}:${secret}`)}`),
 );
 const hostileLaunchAuth = fc.oneof(
   hostileText,
@@ -1461,7 +1894,9 @@ const CREDENTIAL_FUZZERS: Record<string, RouteFuzzer> = {
   'DELETE /api/auth/basic/:username': (ctx) =>
     route({
       method: 'DELETE',
-      path: fc.oneof({ weight: 4, arbitrary: credentialUsername }, { weight: 1, arbitrary: hostileText }).map((username) => `/api/auth/basic/${percentEncode(username)}`),
+      path: fc
+        .oneof({ weight: 4, arbitrary: credentialUsername }, { weight: 1, arbitrary: hostileText })
+        .map((username) => `/api/auth/basic/${percentEncode(username)}`),
       headers: { ...apiHeaders(ctx, false), 'svc-account-source': header(fc.constantFrom(undefined, 'hr-sync'), hostileHeader) },
     }),
   'GET /api/activities/launch': (ctx) =>
@@ -1469,7 +1904,11 @@ const CREDENTIAL_FUZZERS: Record<string, RouteFuzzer> = {
       method: 'GET',
       path: '/api/activities/launch',
       query: {
-        activityId: param('activityId', fc.constantFrom(...ACTIVITIES, 'http://example.com/reg/a'), { required: true, hostile: hostileIri, weight: 4 }),
+        activityId: param('activityId', fc.constantFrom(...ACTIVITIES, 'http://example.com/reg/a'), {
+          required: true,
+          hostile: hostileIri,
+          weight: 4,
+        }),
         auth: param('auth', launchAuth, { required: true, hostile: hostileLaunchAuth, weight: 4 }),
       },
       headers: publicHeaders(ctx),
@@ -1490,34 +1929,66 @@ function adminHeaders(ctx: FuzzContext): Record<string, Part<string | undefined>
   const auth = headers.authorization!;
   return {
     ...headers,
-    authorization: header(fc.oneof({ weight: 4, arbitrary: fc.constant(`Bearer ${ctx.oauth.accessToken}`) }, { weight: 1, arbitrary: auth.valid }), auth.hostile),
+    authorization: header(
+      fc.oneof({ weight: 4, arbitrary: fc.constant(`Bearer ${ctx.oauth.accessToken}`) }, { weight: 1, arbitrary: auth.valid }),
+      auth.hostile,
+    ),
     'svc-account-source': header(fc.constantFrom(undefined, 'console'), hostileHeader),
   };
 }
 
 const unknownOwnId = (ctx: FuzzContext, prefix: 'lb' | 'lbc') => randomHex16.map((random) => `${prefix}_${tenantHexOf(ctx)}_${random}`);
-const foreignId = (prefix: 'lb' | 'lbc') => fc.constantFrom(`${prefix}_${'0'.repeat(32)}_${'0'.repeat(16)}`, `${prefix}_${'f'.repeat(32)}_${'1'.repeat(16)}`);
+const foreignId = (prefix: 'lb' | 'lbc') =>
+  fc.constantFrom(`${prefix}_${'0'.repeat(32)}_${'0'.repeat(16)}`, `${prefix}_${'f'.repeat(32)}_${'1'.repeat(16)}`);
 
 function lifecyclePath(ctx: FuzzContext, prefix: 'lb' | 'lbc', path: (id: string) => string): fc.Arbitrary<string> {
   return fc
-    .oneof({ weight: 3, arbitrary: unknownOwnId(ctx, prefix) }, { weight: 1, arbitrary: foreignId(prefix) }, { weight: 2, arbitrary: hostileText })
+    .oneof(
+      { weight: 3, arbitrary: unknownOwnId(ctx, prefix) },
+      { weight: 1, arbitrary: foreignId(prefix) },
+      { weight: 2, arbitrary: hostileText },
+    )
     .map((id) => path(percentEncode(id)));
 }
 
-const redirectUri = fc.constantFrom('https://app.example.com/callback', 'http://127.0.0.1:9/callback', 'http://localhost:3000/cb', 'https://x.example/cb?a=1');
+const redirectUri = fc.constantFrom(
+  'https://app.example.com/callback',
+  'http://127.0.0.1:9/callback',
+  'http://localhost:3000/cb',
+  'https://x.example/cb?a=1',
+);
 const hostileRedirectUri = fc.oneof(
   hostileText,
-  fc.constantFrom('http://insecure.example/cb', 'relative/path', 'https://x.example/cb#frag', 'javascript:alert(1)', 'data:text/html,x', '//no-scheme', 'https://'),
+  fc.constantFrom(
+    'http://insecure.example/cb',
+    'relative/path',
+    'https://x.example/cb#frag',
+    'javascript:alert(1)',
+    'data:text/html,x',
+    '//no-scheme',
+    'https://',
+  ),
   hostileText.map((text) => `https://example.com/${text}`),
 );
 const clientBody = body(
   fc
-    .record({ redirectUris: fc.array(redirectUri, { minLength: 1, maxLength: 3 }), name: fc.constantFrom(undefined, 'Dashboard', '') }, { requiredKeys: ['redirectUris'] })
+    .record(
+      { redirectUris: fc.array(redirectUri, { minLength: 1, maxLength: 3 }), name: fc.constantFrom(undefined, 'Dashboard', '') },
+      { requiredKeys: ['redirectUris'] },
+    )
     .map(toJson),
   JSON_TYPES,
   fc.oneof(
     hostileJson.map(toJson),
-    fc.record({ redirectUris: fc.oneof(hostileJson, fc.array(fc.oneof(redirectUri, hostileRedirectUri), { maxLength: 25 })), name: fc.oneof(hostileText, hostileJson) }, { requiredKeys: [] }).map(toJson),
+    fc
+      .record(
+        {
+          redirectUris: fc.oneof(hostileJson, fc.array(fc.oneof(redirectUri, hostileRedirectUri), { maxLength: 25 })),
+          name: fc.oneof(hostileText, hostileJson),
+        },
+        { requiredKeys: [] },
+      )
+      .map(toJson),
   ),
 );
 
@@ -1549,22 +2020,47 @@ const COMPLETION_FUZZERS: Record<string, RouteFuzzer> = {
         }),
         expand: param('expand', fc.constant('hierarchy'), { hostile: fc.constantFrom('all', 'Hierarchy', '') }),
       },
-      headers: { ...apiHeaders(ctx, false), 'accept-version': header(fc.constantFrom(undefined, '2.0.0'), fc.oneof(fc.constantFrom('1.0.0', '2', '2.0.0 ', ''), hostileHeader)) },
+      headers: {
+        ...apiHeaders(ctx, false),
+        'accept-version': header(fc.constantFrom(undefined, '2.0.0'), fc.oneof(fc.constantFrom('1.0.0', '2', '2.0.0 ', ''), hostileHeader)),
+      },
     }),
 };
 
 /** Notifications (issue 16): GET with every filter of interface 4.6, POST of one or an array. */
 const notificationPattern = fc.constantFrom('^learner', 'example\\.com$', '(?i)LEARNER', '.', '[a-z]+@');
-const hostilePattern = fc.constantFrom('(a+)+$', '(a|aa)+b', '(', '(a)\\1', '(?=a)', '(?<!a)b', '\\', '[', 'a{1001}', 'x'.repeat(257), '\\p{Nope}');
+const hostilePattern = fc.constantFrom(
+  '(a+)+$',
+  '(a|aa)+b',
+  '(',
+  '(a)\\1',
+  '(?=a)',
+  '(?<!a)b',
+  '\\',
+  '[',
+  'a{1001}',
+  'x'.repeat(257),
+  '\\p{Nope}',
+);
 const validNotification = fc.record({
   actor: validAgent,
-  activity: fc.oneof(registryId.map((id) => ({ id })), registryId.map((id) => ({ id, objectType: 'Activity' }))),
+  activity: fc.oneof(
+    registryId.map((id) => ({ id })),
+    registryId.map((id) => ({ id, objectType: 'Activity' })),
+  ),
   channel: fc.constantFrom('email', 'sms', 'push'),
   object: fc.dictionary(fc.constantFrom('text', 'url', 'n'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
 });
 const hostileNotification: fc.Arbitrary<unknown> = mutated({
   actor: part(validAgent, hostileAgent),
-  activity: part(registryId.map((id) => ({ id })), fc.oneof(hostileIri.map((id) => ({ id })), hostileJson, fc.constant({ id: ACTIVITIES[0], definition: {} }))),
+  activity: part(
+    registryId.map((id) => ({ id })),
+    fc.oneof(
+      hostileIri.map((id) => ({ id })),
+      hostileJson,
+      fc.constant({ id: ACTIVITIES[0], definition: {} }),
+    ),
+  ),
   channel: part(fc.constant('email'), fc.oneof(hostileText, hostileJson)),
   object: part(fc.constant({}), hostileJson),
   timestamp: part(fc.constant(undefined), fc.oneof(hostileDate, hostileJson)),
@@ -1576,8 +2072,14 @@ const notificationsBody = body(
     hostileNotification.map(toJson),
     fc.array(fc.oneof(validNotification, hostileNotification), { minLength: 0, maxLength: 3 }).map(toJson),
     // Nested deeper than JSON.stringify can write: spliced in as text.
-    fc.constantFrom(DEEP_OBJECT, DEEP_ARRAY).map((deep) => `{"actor":{"mbox":"${MBOXES[0]}"},"activity":{"id":"${ACTIVITIES[0]}"},"channel":"email","object":{"a":${deep}}}`),
-    fc.constant(toJson(Array.from({ length: 1001 }, () => ({ actor: { mbox: MBOXES[0] }, activity: { id: ACTIVITIES[0] }, channel: 'email', object: {} })))),
+    fc
+      .constantFrom(DEEP_OBJECT, DEEP_ARRAY)
+      .map((deep) => `{"actor":{"mbox":"${MBOXES[0]}"},"activity":{"id":"${ACTIVITIES[0]}"},"channel":"email","object":{"a":${deep}}}`),
+    fc.constant(
+      toJson(
+        Array.from({ length: 1001 }, () => ({ actor: { mbox: MBOXES[0] }, activity: { id: ACTIVITIES[0] }, channel: 'email', object: {} })),
+      ),
+    ),
   ),
 );
 const NOTIFICATION_FUZZERS: Record<string, RouteFuzzer> = {
@@ -1589,7 +2091,9 @@ const NOTIFICATION_FUZZERS: Record<string, RouteFuzzer> = {
         actorId: param('actorId', actorIdParameter, { hostile: hostileActorId }),
         activityId: param('activityId', registryId, { hostile: hostileIri }),
         notActivityId: param('activityId!', registryId, { hostile: hostileIri }),
-        tags: param('activity:tags', fc.constantFrom('mandatory', 'mandatory,safety', ' safety '), { hostile: fc.constantFrom(',', '', ' , ,') }),
+        tags: param('activity:tags', fc.constantFrom('mandatory', 'mandatory,safety', ' safety '), {
+          hostile: fc.constantFrom(',', '', ' , ,'),
+        }),
         attribute: param('activity:attribute:owner', fc.constantFrom('HS', 'IT'), { hostile: hostileText }),
         oddAttribute: param('activity:attribute:', fc.constant('x'), { rare: true }),
         channel: param('channel', fc.constantFrom('email', 'sms')),
@@ -1599,7 +2103,8 @@ const NOTIFICATION_FUZZERS: Record<string, RouteFuzzer> = {
       },
       headers: apiHeaders(ctx, false),
     }),
-  'POST /api/notifications': (ctx) => route({ method: 'POST', path: '/api/notifications', headers: apiHeaders(ctx, false), body: notificationsBody }),
+  'POST /api/notifications': (ctx) =>
+    route({ method: 'POST', path: '/api/notifications', headers: apiHeaders(ctx, false), body: notificationsBody }),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -1628,7 +2133,8 @@ const OBSERVABILITY_FUZZERS: Record<string, RouteFuzzer> = {
  */
 export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /xapi/about': plainRoute('GET', '/xapi/about', (ctx) => apiHeaders(ctx, true)),
-  'GET /xapi/statements': (ctx) => route({ method: 'GET', path: '/xapi/statements', query: statementsQuery(), headers: apiHeaders(ctx, true) }),
+  'GET /xapi/statements': (ctx) =>
+    route({ method: 'GET', path: '/xapi/statements', query: statementsQuery(), headers: apiHeaders(ctx, true) }),
   'PUT /xapi/statements': (ctx) =>
     route({
       method: 'PUT',
@@ -1641,14 +2147,26 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
     route({
       method: 'POST',
       path: '/xapi/statements',
-      query: { method: part(fc.constant<string[]>([]), fc.constantFrom<string[]>(['method=PUT'], ['method=GET'], ['method=POST'], ['method=%00'])) },
+      query: {
+        method: part(fc.constant<string[]>([]), fc.constantFrom<string[]>(['method=PUT'], ['method=GET'], ['method=POST'], ['method=%00'])),
+      },
       headers: apiHeaders(ctx, true),
       body: statementBody(true),
     }),
   'GET /xapi/activities': (ctx) =>
-    route({ method: 'GET', path: '/xapi/activities', query: { activityId: param('activityId', activityId, { required: true, hostile: hostileIri, weight: 4 }) }, headers: apiHeaders(ctx, true) }),
+    route({
+      method: 'GET',
+      path: '/xapi/activities',
+      query: { activityId: param('activityId', activityId, { required: true, hostile: hostileIri, weight: 4 }) },
+      headers: apiHeaders(ctx, true),
+    }),
   'GET /xapi/agents': (ctx) =>
-    route({ method: 'GET', path: '/xapi/agents', query: { agent: param('agent', agentParameter, { required: true, hostile: hostileAgentParameter, weight: 4 }) }, headers: apiHeaders(ctx, true) }),
+    route({
+      method: 'GET',
+      path: '/xapi/agents',
+      query: { agent: param('agent', agentParameter, { required: true, hostile: hostileAgentParameter, weight: 4 }) },
+      headers: apiHeaders(ctx, true),
+    }),
   ...Object.fromEntries(
     [STATE, ACTIVITY_PROFILE, AGENT_PROFILE].flatMap((resource) =>
       ['GET', 'PUT', 'POST', 'DELETE'].map((method) => [`${method} ${resource.path}`, documentRoute(resource, method)]),
@@ -1699,7 +2217,13 @@ const ALTERNATE_FORM_TYPE = 'application/x-www-form-urlencoded';
 
 /** Form-encodes bytes: every byte but the unreserved ones as %XX (a Buffer's invalid UTF-8 stays invalid). */
 function percentEncodeBytes(bytes: Buffer): string {
-  return [...bytes].map((byte) => (/^[A-Za-z0-9\-._~]$/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...bytes]
+    .map((byte) =>
+      /^[A-Za-z0-9\-._~]$/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 }
 
 const alternateField = (name: string, value: string | Buffer) =>
@@ -1719,17 +2243,38 @@ export function alternateSyntaxRequest(ctx: FuzzContext): fc.Arbitrary<FuzzReque
     methodParameter: part(
       fc.constant<string[] | undefined>(undefined),
       fc.oneof(
-        fc.constantFrom<string[]>(['method=put'], ['method=PATCH'], ['method=HEAD'], ['method='], ['method'], ['method=GET', 'method=GET'], ['Method=GET'], ['method[]=GET']),
+        fc.constantFrom<string[]>(
+          ['method=put'],
+          ['method=PATCH'],
+          ['method=HEAD'],
+          ['method='],
+          ['method'],
+          ['method=GET', 'method=GET'],
+          ['Method=GET'],
+          ['method[]=GET'],
+        ),
         hostileText.map((text) => [`method=${percentEncode(text)}`]),
       ),
     ),
-    urlExtras: part(fc.constant<string[]>([]), fc.oneof(extraQuery.hostile, fc.uuid().map((id) => [`statementId=${id}`]))),
+    urlExtras: part(
+      fc.constant<string[]>([]),
+      fc.oneof(
+        extraQuery.hostile,
+        fc.uuid().map((id) => [`statementId=${id}`]),
+      ),
+    ),
     outerType: part(
       fc.constantFrom<string | undefined>(ALTERNATE_FORM_TYPE, `${ALTERNATE_FORM_TYPE}; charset=UTF-8`),
       fc.oneof(oddContentType, fc.constantFrom(...JSON_TYPES)),
     ),
-    outerVersion: header(fc.constantFrom(undefined, '1.0.3'), fc.oneof(fc.constantFrom('2.0.0', '2.0', '1.0.3, 2.0.0', '0.8'), hostileHeader)),
-    formVersion: part(fc.constantFrom<string | undefined>('1.0.3', '1.0'), fc.oneof(absent, fc.constantFrom('2.0.0', '0.8', ''), hostileText)),
+    outerVersion: header(
+      fc.constantFrom(undefined, '1.0.3'),
+      fc.oneof(fc.constantFrom('2.0.0', '2.0', '1.0.3, 2.0.0', '0.8'), hostileHeader),
+    ),
+    formVersion: part(
+      fc.constantFrom<string | undefined>('1.0.3', '1.0'),
+      fc.oneof(absent, fc.constantFrom('2.0.0', '0.8', ''), hostileText),
+    ),
     credentialInForm: part(fc.boolean(), fc.constant(true)),
     extraFields: part(
       fc.constant<string[]>([]),
@@ -1746,7 +2291,10 @@ export function alternateSyntaxRequest(ctx: FuzzContext): fc.Arbitrary<FuzzReque
           ['X-SVC-Tenant=%00'],
           ['Content-Length=99999999999'],
         ),
-        fc.array(fc.tuple(hostileText, hostileText).map(([name, value]) => alternateField(name, value)), { minLength: 1, maxLength: 3 }),
+        fc.array(
+          fc.tuple(hostileText, hostileText).map(([name, value]) => alternateField(name, value)),
+          { minLength: 1, maxLength: 3 },
+        ),
         fc.array(rawQueryFragment, { minLength: 1, maxLength: 3 }),
       ),
     ),
@@ -1811,21 +2359,53 @@ export const multipartStatementBody: fc.Arbitrary<MultipartStatementBody> = fc
       contentType: part(
         fc.constant(`multipart/mixed; boundary=${MULTIPART_BOUNDARY}`),
         fc.oneof(
-          fc.constantFrom('multipart/mixed', 'multipart/mixed; boundary=', 'multipart/mixed; boundary=""', 'multipart/mixed; boundary=other', `multipart/mixed; boundary="${MULTIPART_BOUNDARY}"`, `MULTIPART/MIXED; BOUNDARY=${MULTIPART_BOUNDARY}`),
+          fc.constantFrom(
+            'multipart/mixed',
+            'multipart/mixed; boundary=',
+            'multipart/mixed; boundary=""',
+            'multipart/mixed; boundary=other',
+            `multipart/mixed; boundary="${MULTIPART_BOUNDARY}"`,
+            `MULTIPART/MIXED; BOUNDARY=${MULTIPART_BOUNDARY}`,
+          ),
           hostileHeader.map((text) => `multipart/mixed; boundary=${text}`),
         ),
       ),
       preamble: part(fc.constant(''), fc.constantFrom('\r\n', 'preamble text\r\n', 'x'.repeat(10_000), `--${MULTIPART_BOUNDARY}-`)),
-      firstType: part(fc.constant<string | undefined>('application/json'), fc.oneof(absent, fc.constantFrom('text/plain', 'application/json; charset=latin1', 'application/octet-stream'), hostileHeader)),
-      json: part(fc.constant<string | undefined>(undefined), fc.oneof(hostileBody.map((body) => body.toString()), hostileStatement.map(toJson), hostileJson.map((value) => toJson({ actor: { mbox: 'mailto:a@example.com' }, verb: { id: VERBS[0] }, object: { id: ACTIVITIES[0] }, attachments: value })))),
+      firstType: part(
+        fc.constant<string | undefined>('application/json'),
+        fc.oneof(absent, fc.constantFrom('text/plain', 'application/json; charset=latin1', 'application/octet-stream'), hostileHeader),
+      ),
+      json: part(
+        fc.constant<string | undefined>(undefined),
+        fc.oneof(
+          hostileBody.map((body) => body.toString()),
+          hostileStatement.map(toJson),
+          hostileJson.map((value) =>
+            toJson({ actor: { mbox: 'mailto:a@example.com' }, verb: { id: VERBS[0] }, object: { id: ACTIVITIES[0] }, attachments: value }),
+          ),
+        ),
+      ),
       hashHeader: part(
         fc.constant<string | null>(null),
         fc.oneof(fc.constantFrom<string | null>('', 'zz', '0'.repeat(64), 'A'.repeat(64), '0'.repeat(56), '0'.repeat(129)), hostileHeader),
       ),
-      encoding: part(fc.constant<string | undefined>('binary'), fc.oneof(absent, fc.constantFrom('base64', 'BINARY', '8bit', 'quoted-printable'), hostileHeader)),
+      encoding: part(
+        fc.constant<string | undefined>('binary'),
+        fc.oneof(absent, fc.constantFrom('base64', 'BINARY', '8bit', 'quoted-printable'), hostileHeader),
+      ),
       odd: part(
         fc.constant<string | undefined>(undefined),
-        fc.constantFrom('drop-part', 'extra-part', 'duplicate-part', 'no-closing', 'epilogue', 'file-url', 'header-without-colon', 'huge-header', 'signature'),
+        fc.constantFrom(
+          'drop-part',
+          'extra-part',
+          'duplicate-part',
+          'no-closing',
+          'epilogue',
+          'file-url',
+          'header-without-colon',
+          'huge-header',
+          'signature',
+        ),
       ),
     }),
   )
@@ -1842,17 +2422,30 @@ export const multipartStatementBody: fc.Arbitrary<MultipartStatementBody> = fc
     }));
     const parts = [...datas];
     if (odd === 'signature') {
-      const jws = Buffer.from(`${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(toJson(statements[0])).toString('base64url')}.`);
-      metadata.push({ ...metadata[0], usageType: 'http://adlnet.gov/expapi/attachments/signature', length: jws.length, sha2: sha256Hex(jws) });
+      const jws = Buffer.from(
+        `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(toJson(statements[0])).toString('base64url')}.`,
+      );
+      metadata.push({
+        ...metadata[0],
+        usageType: 'http://adlnet.gov/expapi/attachments/signature',
+        length: jws.length,
+        sha2: sha256Hex(jws),
+      });
       parts.push(jws);
     }
-    const withAttachments = statements.map((statement, index) => (index === 0 && metadata.length > 0 ? { ...statement, attachments: metadata } : statement));
+    const withAttachments = statements.map((statement, index) =>
+      index === 0 && metadata.length > 0 ? { ...statement, attachments: metadata } : statement,
+    );
     if (odd === 'drop-part') parts.pop();
     if (odd === 'extra-part') parts.push(Buffer.from('not an attachment of any statement'));
     if (odd === 'duplicate-part' && parts.length > 0) parts.push(parts[0]!);
     const json = (mutation.json as string | undefined) ?? toJson(batch ? withAttachments : withAttachments[0]);
     const firstType = mutation.firstType as string | undefined;
-    const chunks: Buffer[] = [Buffer.from(`${mutation.preamble as string}--${boundary}\r\n${firstType === undefined ? '' : `Content-Type: ${firstType}\r\n`}\r\n${json}`)];
+    const chunks: Buffer[] = [
+      Buffer.from(
+        `${mutation.preamble as string}--${boundary}\r\n${firstType === undefined ? '' : `Content-Type: ${firstType}\r\n`}\r\n${json}`,
+      ),
+    ];
     for (const [index, data] of parts.entries()) {
       const hash = index === 0 && mutation.hashHeader !== null ? (mutation.hashHeader as string) : sha256Hex(data);
       const lines = ['Content-Type: application/octet-stream', `X-Experience-API-Hash: ${hash}`];

@@ -23,7 +23,8 @@ import { LAUNCH_ACTIVITY, LEARNER_MBOX, ROUTE_FUZZERS, type FuzzContext, type Fu
 const DEFAULT_SEED = 20_260_612;
 const DEFAULT_RUNS = 200;
 
-const SEED = process.env.FUZZ_SEED === 'random' ? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0 : Number(process.env.FUZZ_SEED ?? DEFAULT_SEED);
+const SEED =
+  process.env.FUZZ_SEED === 'random' ? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0 : Number(process.env.FUZZ_SEED ?? DEFAULT_SEED);
 const RUNS = Number(process.env.FUZZ_RUNS ?? DEFAULT_RUNS);
 const PATH = process.env.FUZZ_PATH || undefined;
 const ONLY = process.env.FUZZ_ROUTE || undefined;
@@ -31,7 +32,9 @@ const ONLY = process.env.FUZZ_ROUTE || undefined;
 const REQUEST_TIMEOUT_MS = 20_000;
 
 if (!Number.isInteger(SEED) || !Number.isInteger(RUNS) || RUNS < 1) {
-  throw new Error(`FUZZ_SEED must be an integer or "random" and FUZZ_RUNS a positive integer (got ${process.env.FUZZ_SEED}, ${process.env.FUZZ_RUNS})`);
+  throw new Error(
+    `FUZZ_SEED must be an integer or "random" and FUZZ_RUNS a positive integer (got ${process.env.FUZZ_SEED}, ${process.env.FUZZ_RUNS})`,
+  );
 }
 if (ONLY && !(ONLY in ROUTE_FUZZERS)) throw new Error(`FUZZ_ROUTE "${ONLY}" is none of: ${Object.keys(ROUTE_FUZZERS).join(', ')}`);
 
@@ -89,7 +92,8 @@ async function openSignInForm(app: FastifyInstance, clientId: string): Promise<F
   const query = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, state: 'fuzz' });
   const res = await app.inject({ method: 'GET', url: `/auth/oauth/authorize?${query}`, remoteAddress: '192.0.2.1' });
   assert.equal(res.statusCode, 200, res.body);
-  const hidden = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(res.body)?.[1] ?? assert.fail(`no ${name} on the sign-in page`);
+  const hidden = (name: string) =>
+    new RegExp(`name="${name}" value="([^"]*)"`).exec(res.body)?.[1] ?? assert.fail(`no ${name} on the sign-in page`);
   const cookie = res.cookies.find((item) => item.name.startsWith('__Host-lb-signin-')) ?? assert.fail('no sign-in cookie');
   return { requestId: hidden('request_id'), csrfToken: hidden('csrf_token'), cookieName: cookie.name, cookieValue: cookie.value };
 }
@@ -99,10 +103,20 @@ const basic = (username: string, password: string) => `Basic ${Buffer.from(`${us
 /** The learner of FuzzContext: an actor, its learner credential, and a launch of LAUNCH_ACTIVITY. */
 async function givenLearner(ctx: TestContext, tenant: GivenTenant): Promise<FuzzContext['learner']> {
   const agent = { mbox: LEARNER_MBOX };
-  const upserted = await ctx.app.inject({ method: 'PUT', url: '/api/actors/agents', headers: tenant.headers, payload: { ...agent, name: 'Fuzz learner' } });
+  const upserted = await ctx.app.inject({
+    method: 'PUT',
+    url: '/api/actors/agents',
+    headers: tenant.headers,
+    payload: { ...agent, name: 'Fuzz learner' },
+  });
   assert.ok(upserted.statusCode < 300, upserted.body);
   const password = 'the fuzz learner password';
-  const created = await ctx.app.inject({ method: 'POST', url: '/api/auth/basic', headers: tenant.headers, payload: { username: 'fuzz-learner', password, data: { actor: agent } } });
+  const created = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/auth/basic',
+    headers: tenant.headers,
+    payload: { username: 'fuzz-learner', password, data: { actor: agent } },
+  });
   assert.equal(created.statusCode, 201, created.body);
   const registered = await ctx.app.inject({
     method: 'PUT',
@@ -117,7 +131,10 @@ async function givenLearner(ctx: TestContext, tenant: GivenTenant): Promise<Fuzz
     headers: { host: `${tenant.name}.${ctx.config.baseDomain}:8080` },
   });
   assert.equal(launched.statusCode, 302, launched.body);
-  return { credential: basic('fuzz-learner', password), launchToken: new URL(launched.headers.location as string).searchParams.get('auth')! };
+  return {
+    credential: basic('fuzz-learner', password),
+    launchToken: new URL(launched.headers.location as string).searchParams.get('auth')!,
+  };
 }
 
 describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {
@@ -166,9 +183,12 @@ describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {
       t.diagnostic(`FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}`);
       const [, path] = key.split(' ', 2) as [string, string];
       const fuzzer = ROUTE_FUZZERS[key]!;
-      const requests = served.get(path)?.has('HEAD') && key.startsWith('GET ')
-        ? fc.tuple(fuzzer(fuzz), fc.integer({ min: 0, max: 4 })).map(([request, dice]) => (dice === 0 ? { ...request, method: 'HEAD' } : request))
-        : fuzzer(fuzz);
+      const requests =
+        served.get(path)?.has('HEAD') && key.startsWith('GET ')
+          ? fc
+              .tuple(fuzzer(fuzz), fc.integer({ min: 0, max: 4 }))
+              .map(([request, dice]) => (dice === 0 ? { ...request, method: 'HEAD' } : request))
+          : fuzzer(fuzz);
       // How the answers spread over status codes: shows how many requests got past authentication.
       const statuses = new Map<number, number>();
       await fc.assert(
@@ -187,7 +207,12 @@ describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {
         }),
         { seed: SEED, numRuns: RUNS, timeout: REQUEST_TIMEOUT_MS, includeErrorInReport: true, ...(PATH ? { path: PATH } : {}) },
       );
-      t.diagnostic(`statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ')}`);
+      t.diagnostic(
+        `statuses: ${[...statuses]
+          .sort(([a], [b]) => a - b)
+          .map(([status, count]) => `${status}×${count}`)
+          .join(' ')}`,
+      );
     });
   }
 });

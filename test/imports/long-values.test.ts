@@ -43,14 +43,21 @@ describeEachBackend('long values in imports', (ctx) => {
   };
 
   /** What the import should answer and store for `rows()`, however it was sent. */
-  async function assertImported(tenant: GivenTenant, sent: ReturnType<typeof rows>, res: { statusCode: number; body: string; json(): any }) {
+  async function assertImported(
+    tenant: GivenTenant,
+    sent: ReturnType<typeof rows>,
+    res: { statusCode: number; body: string; json(): any },
+  ) {
     assert.equal(res.statusCode, 200, res.body);
     const summary = res.json();
     assert.deepEqual(
       { rows: summary.rows, new: summary.new, existing: summary.existing, skipped: summary.skipped },
       { rows: 4, new: 3, existing: 0, skipped: 1 },
     );
-    assert.deepEqual(summary.errors.map((error: Json) => [error.row, error.type]), [[3, 'value_too_long']]);
+    assert.deepEqual(
+      summary.errors.map((error: Json) => [error.row, error.type]),
+      [[3, 'value_too_long']],
+    );
     assert.match(summary.errors[0].message, /unique attribute "email" must be at most 500 bytes of UTF-8 \(it has 501\)/);
 
     const { rows: actors } = await ctx.db.query<{ agent_key: string; name: string; attributes: Json }>(
@@ -70,14 +77,22 @@ describeEachBackend('long values in imports', (ctx) => {
     await assertImported(tenant, sent, await importUsers(ctx, tenant, JSON.stringify({ users: sent.users }), 'application/json'));
 
     // The value at the limit identifies its user: the next import updates it.
-    const again = await importUsers(ctx, tenant, JSON.stringify({ users: [{ name: 'Renamed', attributes: { email: sent.atLimit } }] }), 'application/json');
+    const again = await importUsers(
+      ctx,
+      tenant,
+      JSON.stringify({ users: [{ name: 'Renamed', attributes: { email: sent.atLimit } }] }),
+      'application/json',
+    );
     assert.deepEqual([again.json().new, again.json().existing], [0, 1]);
   });
 
   it('imports every CSV row but the one whose unique value is too long, and that row is its error', async () => {
     const tenant = await ctx.given.tenant();
     const sent = rows();
-    const csv = ['name,email,note', ...sent.users.map((user: Json) => [user.name, user.attributes.email, user.attributes.note ?? ''].map(csvField).join(','))].join('\n');
+    const csv = [
+      'name,email,note',
+      ...sent.users.map((user: Json) => [user.name, user.attributes.email, user.attributes.note ?? ''].map(csvField).join(',')),
+    ].join('\n');
     // CSV cannot tell an empty cell from an absent attribute: the rows without a note have none.
     await assertImported(tenant, sent, await importUsers(ctx, tenant, `${csv}\n`, 'text/csv; charset=utf-8'));
   });
@@ -93,7 +108,10 @@ describeEachBackend('long values in imports', (ctx) => {
       'SELECT id, parent_id FROM organisation_entries WHERE tenant_id = $1 ORDER BY position',
       [tenant.id],
     );
-    assert.deepEqual(stored.rows, [{ id: child, parent_id: parent }, { id: parent, parent_id: null }]);
+    assert.deepEqual(stored.rows, [
+      { id: child, parent_id: parent },
+      { id: parent, parent_id: null },
+    ]);
     assert.equal((await put('jobs', [{ id: child, name: pictographs(1000) }])).statusCode, 204);
 
     const tooLong = `${parent}x`;
@@ -107,7 +125,8 @@ describeEachBackend('long values in imports', (ctx) => {
 });
 
 describeEachBackend('long values in the import settings', (ctx) => {
-  const put = (tenant: GivenTenant, payload: unknown) => ctx.app.inject({ method: 'PUT', url: '/api/settings', headers: tenant.headers, payload: payload as object });
+  const put = (tenant: GivenTenant, payload: unknown) =>
+    ctx.app.inject({ method: 'PUT', url: '/api/settings', headers: tenant.headers, payload: payload as object });
 
   it('refuses an accountHomePage over an account homePage’s limit (400 naming it), and keeps one at the limit', async () => {
     const tenant = await ctx.given.tenant();
@@ -119,7 +138,12 @@ describeEachBackend('long values in the import settings', (ctx) => {
     const atLimit = `${prefix}${'p'.repeat(MAX_ACCOUNT_PART_BYTES - prefix.length)}`;
     const kept = await put(tenant, { accountHomePage: atLimit });
     assert.equal(kept.statusCode, 200, kept.body);
-    const imported = await importUsers(ctx, tenant, JSON.stringify({ users: [{ name: 'Ada', attributes: { email: 'ada@example.com' } }] }), 'application/json');
+    const imported = await importUsers(
+      ctx,
+      tenant,
+      JSON.stringify({ users: [{ name: 'Ada', attributes: { email: 'ada@example.com' } }] }),
+      'application/json',
+    );
     assert.equal(imported.statusCode, 200, imported.body);
     assert.equal(imported.json().new, 1, imported.body);
   });
@@ -130,7 +154,12 @@ describeEachBackend('long values in the import settings', (ctx) => {
     const imported = await importUsers(
       ctx,
       tenant,
-      JSON.stringify({ users: [{ name: 'Ada', attributes: { email: 'ada@example.com', bio } }, { name: 'Bo', attributes: { email: 'bo@example.com', bio: 'short' } }] }),
+      JSON.stringify({
+        users: [
+          { name: 'Ada', attributes: { email: 'ada@example.com', bio } },
+          { name: 'Bo', attributes: { email: 'bo@example.com', bio: 'short' } },
+        ],
+      }),
       'application/json',
     );
     assert.equal(imported.statusCode, 200, imported.body);

@@ -114,7 +114,13 @@ describeEachBackend('PUT /api/import/organisation, GET /api/organisation', (ctx)
     ]);
     assert.deepEqual(
       (await flat(tenant)).map((entry) => [entry.id, entry.parentId]),
-      [['CEO', null], ['CFO', 'CEO'], ['ACC-1', 'CFO'], ['CTO', 'CEO'], ['DEV-1', 'CTO']],
+      [
+        ['CEO', null],
+        ['CFO', 'CEO'],
+        ['ACC-1', 'CFO'],
+        ['CTO', 'CEO'],
+        ['DEV-1', 'CTO'],
+      ],
     );
 
     const subtree = await get(tenant, '/api/organisation?id=CFO');
@@ -141,27 +147,51 @@ describeEachBackend('PUT /api/import/organisation, GET /api/organisation', (ctx)
     const tenant = await ctx.given.tenant();
     assert.equal((await put(tenant, 'organisation', locations)).statusCode, 204);
     const tree = (await get(tenant, '/api/organisation')).json() as TreeNode[];
-    assert.deepEqual(tree.map((node) => [node.id, node.attributes.country, node.children.length]), [['Leeds', 'UK', 0], ['Lyon', 'France', 0]]);
+    assert.deepEqual(
+      tree.map((node) => [node.id, node.attributes.country, node.children.length]),
+      [
+        ['Leeds', 'UK', 0],
+        ['Lyon', 'France', 0],
+      ],
+    );
 
-    const reversed = [{ id: 'child', parentId: 'root' }, { id: 'root', parentId: null }];
+    const reversed = [
+      { id: 'child', parentId: 'root' },
+      { id: 'root', parentId: null },
+    ];
     assert.equal((await put(tenant, 'organisation', reversed)).statusCode, 204);
     const again = (await get(tenant, '/api/organisation')).json() as TreeNode[];
-    assert.deepEqual(again.map((node) => [node.id, node.children.map((child) => child.id)]), [['root', ['child']]]);
+    assert.deepEqual(
+      again.map((node) => [node.id, node.children.map((child) => child.id)]),
+      [['root', ['child']]],
+    );
   });
 
   it('replaces the whole set on each import; an empty array clears it; each import is in the history', async () => {
     const tenant = await ctx.given.tenant();
     assert.equal((await put(tenant, 'organisation', positions)).statusCode, 204);
     assert.equal((await put(tenant, 'organisation', locations)).statusCode, 204);
-    assert.deepEqual((await flat(tenant)).map((entry) => entry.id), ['Leeds', 'Lyon']);
+    assert.deepEqual(
+      (await flat(tenant)).map((entry) => entry.id),
+      ['Leeds', 'Lyon'],
+    );
     assert.equal((await put(tenant, 'organisation', [])).statusCode, 204);
     assert.deepEqual(await flat(tenant), []);
     assert.deepEqual((await get(tenant, '/api/organisation')).json(), []);
 
-    const history = (await get(tenant, '/api/import/history')).json() as { kind: string; verify: boolean; summary: unknown; principal: unknown }[];
+    const history = (await get(tenant, '/api/import/history')).json() as {
+      kind: string;
+      verify: boolean;
+      summary: unknown;
+      principal: unknown;
+    }[];
     assert.deepEqual(
       history.map((run) => [run.kind, run.verify, run.summary]),
-      [['organisation', false, { entries: 0 }], ['organisation', false, { entries: 2 }], ['organisation', false, { entries: 5 }]],
+      [
+        ['organisation', false, { entries: 0 }],
+        ['organisation', false, { entries: 2 }],
+        ['organisation', false, { entries: 5 }],
+      ],
     );
     assert.deepEqual(history[0].principal, { kind: 'api_key', id: tenant.key });
   });
@@ -220,7 +250,10 @@ describeEachBackend('PUT /api/import/organisation, GET /api/organisation', (ctx)
       payload: '<entries/>',
     });
     assert.equal(xml.statusCode, 415);
-    assert.deepEqual((await flat(tenant)).map((entry) => entry.id), ['Leeds', 'Lyon']);
+    assert.deepEqual(
+      (await flat(tenant)).map((entry) => entry.id),
+      ['Leeds', 'Lyon'],
+    );
   });
 
   it('answers 400 naming the entry, not 500, for U+0000 and lone surrogates anywhere in an entry', async () => {
@@ -234,7 +267,11 @@ describeEachBackend('PUT /api/import/organisation, GET /api/organisation', (ctx)
     ];
     for (const body of bodies) {
       const problems = refusal(await put(tenant, 'organisation', body), 'imports.invalid_organisation');
-      assert.deepEqual(problems.map((problem) => problem.index), [1], body);
+      assert.deepEqual(
+        problems.map((problem) => problem.index),
+        [1],
+        body,
+      );
     }
     assert.deepEqual(await flat(tenant), []);
   });
@@ -244,24 +281,39 @@ describeEachBackend('PUT /api/import/organisation, GET /api/organisation', (ctx)
     const other = await ctx.given.tenant();
     assert.equal((await put(mine, 'organisation', positions)).statusCode, 204);
     assert.equal((await put(other, 'organisation', locations)).statusCode, 204);
-    assert.deepEqual((await flat(mine)).map((entry) => entry.id), ['CEO', 'CFO', 'ACC-1', 'CTO', 'DEV-1']);
-    assert.deepEqual((await flat(other)).map((entry) => entry.id), ['Leeds', 'Lyon']);
+    assert.deepEqual(
+      (await flat(mine)).map((entry) => entry.id),
+      ['CEO', 'CFO', 'ACC-1', 'CTO', 'DEV-1'],
+    );
+    assert.deepEqual(
+      (await flat(other)).map((entry) => entry.id),
+      ['Leeds', 'Lyon'],
+    );
     assert.equal((await get(other, '/api/organisation?id=CEO')).statusCode, 404);
 
     const crossed = await put(mine, 'organisation', [], { ...other.headers, 'x-svc-tenant': mine.name });
     assert.equal(crossed.statusCode, 401);
-    const crossedRead = await ctx.app.inject({ method: 'GET', url: '/api/organisation', headers: { ...other.headers, 'x-svc-tenant': mine.name } });
+    const crossedRead = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/organisation',
+      headers: { ...other.headers, 'x-svc-tenant': mine.name },
+    });
     assert.equal(crossedRead.statusCode, 401);
     const anonymous = await put(mine, 'organisation', [], { 'x-svc-tenant': mine.name });
     assert.equal(anonymous.statusCode, 401);
-    assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/organisation', headers: { 'x-svc-tenant': mine.name } })).statusCode, 401);
+    assert.equal(
+      (await ctx.app.inject({ method: 'GET', url: '/api/organisation', headers: { 'x-svc-tenant': mine.name } })).statusCode,
+      401,
+    );
     assert.equal((await flat(mine)).length, 5);
   });
 
   it('stores and reads back a chain of 10,000 positions (no recursion on the way)', async () => {
     const tenant = await ctx.given.tenant();
     const chain = Array.from({ length: 10_000 }, (_, index) =>
-      index === 0 ? { id: 'p0', attributes: { level: '0' } } : { id: `p${index}`, parentId: `p${index - 1}`, attributes: { level: String(index) } },
+      index === 0
+        ? { id: 'p0', attributes: { level: '0' } }
+        : { id: `p${index}`, parentId: `p${index - 1}`, attributes: { level: String(index) } },
     );
     assert.equal((await put(tenant, 'organisation', chain)).statusCode, 204);
     const tree = await get(tenant, '/api/organisation');
@@ -276,17 +328,24 @@ describeEachBackend('PUT /api/import/organisation, GET /api/organisation', (ctx)
     assert.equal(depth, 10_000);
     assert.equal(node.id, 'p9999');
     const subtree = (await get(tenant, '/api/organisation?id=p9990&format=flat')).json() as { id: string }[];
-    assert.deepEqual(subtree.map((entry) => entry.id), ['p9990', 'p9991', 'p9992', 'p9993', 'p9994', 'p9995', 'p9996', 'p9997', 'p9998', 'p9999']);
+    assert.deepEqual(
+      subtree.map((entry) => entry.id),
+      ['p9990', 'p9991', 'p9992', 'p9993', 'p9994', 'p9995', 'p9996', 'p9997', 'p9998', 'p9999'],
+    );
 
     const links = await findOrganisationLinks(ctx.db, tenant.id, ['p9999', 'p2', 'absent']);
     assert.equal(links.get('p9999')?.ancestors.length, 9_999);
-    assert.deepEqual(links.get('p2')?.ancestors.map((entry) => entry.id), ['p1', 'p0']);
+    assert.deepEqual(
+      links.get('p2')?.ancestors.map((entry) => entry.id),
+      ['p1', 'p0'],
+    );
     assert.equal(links.has('absent'), false);
   });
 
   it('two imports at once store one of the two sets, never a mix', async () => {
     const tenant = await ctx.given.tenant();
-    const set = (prefix: string) => Array.from({ length: 300 }, (_, index) => (index === 0 ? { id: `${prefix}0` } : { id: `${prefix}${index}`, parentId: `${prefix}0` }));
+    const set = (prefix: string) =>
+      Array.from({ length: 300 }, (_, index) => (index === 0 ? { id: `${prefix}0` } : { id: `${prefix}${index}`, parentId: `${prefix}0` }));
     for (let round = 0; round < 3; round++) {
       const [first, second] = await Promise.all([put(tenant, 'organisation', set('a')), put(tenant, 'organisation', set('b'))]);
       assert.equal(first.statusCode, 204);
@@ -340,11 +399,21 @@ describeEachBackend('PUT /api/import/jobs, GET /api/jobs', (ctx) => {
     const tenant = await ctx.given.tenant();
     assert.equal((await put(tenant, 'jobs', jobs)).statusCode, 204);
     assert.equal((await put(tenant, 'jobs', [{ id: 'J-NEW', name: 'New' }])).statusCode, 204);
-    assert.deepEqual((await storedJobs(tenant)).map((job) => job.id), ['J-NEW']);
+    assert.deepEqual(
+      (await storedJobs(tenant)).map((job) => job.id),
+      ['J-NEW'],
+    );
     assert.equal((await put(tenant, 'jobs', [])).statusCode, 204);
     assert.deepEqual(await storedJobs(tenant), []);
     const history = (await get(tenant, '/api/import/history')).json() as { kind: string; summary: unknown }[];
-    assert.deepEqual(history.map((run) => [run.kind, run.summary]), [['jobs', { entries: 0 }], ['jobs', { entries: 1 }], ['jobs', { entries: 2 }]]);
+    assert.deepEqual(
+      history.map((run) => [run.kind, run.summary]),
+      [
+        ['jobs', { entries: 0 }],
+        ['jobs', { entries: 1 }],
+        ['jobs', { entries: 2 }],
+      ],
+    );
   });
 
   it('refuses duplicates and malformed jobs naming each, with nothing stored', async () => {
@@ -381,8 +450,14 @@ describeEachBackend('PUT /api/import/jobs, GET /api/jobs', (ctx) => {
     const other = await ctx.given.tenant();
     assert.equal((await put(mine, 'jobs', jobs)).statusCode, 204);
     assert.equal((await put(other, 'jobs', [{ id: 'J-ACC', name: 'Other' }])).statusCode, 204);
-    assert.deepEqual((await storedJobs(mine)).map((job) => job.name), ['Accountant', 'Developer']);
-    assert.deepEqual((await storedJobs(other)).map((job) => job.name), ['Other']);
+    assert.deepEqual(
+      (await storedJobs(mine)).map((job) => job.name),
+      ['Accountant', 'Developer'],
+    );
+    assert.deepEqual(
+      (await storedJobs(other)).map((job) => job.name),
+      ['Other'],
+    );
     assert.equal((await put(mine, 'jobs', [], { ...other.headers, 'x-svc-tenant': mine.name })).statusCode, 401);
     assert.equal((await put(mine, 'jobs', [], { 'x-svc-tenant': mine.name })).statusCode, 401);
     assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/jobs', headers: { 'x-svc-tenant': mine.name } })).statusCode, 401);
@@ -394,7 +469,10 @@ describeEachBackend('PUT /api/import/jobs, GET /api/jobs', (ctx) => {
     const set = (prefix: string) => Array.from({ length: 200 }, (_, index) => ({ id: `${prefix}${index}`, name: `Job ${index}` }));
     for (let round = 0; round < 3; round++) {
       const results = await Promise.all([put(tenant, 'jobs', set('a')), put(tenant, 'jobs', set('b'))]);
-      assert.deepEqual(results.map((res) => res.statusCode), [204, 204]);
+      assert.deepEqual(
+        results.map((res) => res.statusCode),
+        [204, 204],
+      );
       const ids = (await storedJobs(tenant)).map((job) => job.id);
       assert.equal(ids.length, 200);
       assert.equal(new Set(ids.map((id) => id[0])).size, 1, `round ${round}: a mix of both imports`);
@@ -406,7 +484,13 @@ describeEachBackend('organisation and jobs imports fed hostile bodies', (ctx) =>
   const { put, flat, storedJobs } = harness(ctx);
   const idish = fc.oneof(fc.constantFrom('A', 'B', 'C', ''), hostileText, hostileJson);
   const entry = fc.record(
-    { id: idish, parentId: idish, name: fc.oneof(fc.constant('Job'), hostileText, hostileJson), attributes: hostileJson, competencies: hostileJson },
+    {
+      id: idish,
+      parentId: idish,
+      name: fc.oneof(fc.constant('Job'), hostileText, hostileJson),
+      attributes: hostileJson,
+      competencies: hostileJson,
+    },
     { requiredKeys: [] },
   );
   const bodies = fc.oneof(

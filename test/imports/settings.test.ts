@@ -4,7 +4,8 @@ import { describeEachBackend } from '../support/build-test-app.js';
 
 describeEachBackend('GET and PUT /api/settings', (ctx) => {
   const get = (headers: Record<string, string>) => ctx.app.inject({ method: 'GET', url: '/api/settings', headers });
-  const put = (headers: Record<string, string>, payload: unknown) => ctx.app.inject({ method: 'PUT', url: '/api/settings', headers, payload: payload as object });
+  const put = (headers: Record<string, string>, payload: unknown) =>
+    ctx.app.inject({ method: 'PUT', url: '/api/settings', headers, payload: payload as object });
   const importUsers = (headers: Record<string, string>, users: unknown[]) =>
     ctx.app.inject({ method: 'POST', url: '/api/import/users', headers, payload: { users } });
 
@@ -22,7 +23,12 @@ describeEachBackend('GET and PUT /api/settings', (ctx) => {
 
   it('replaces the stored settings: keys left out take their defaults again', async () => {
     const tenant = await ctx.given.tenant();
-    const full = { uniqueAttributes: ['employeeId', 'email'], accountHomePage: 'https://people.example.com', organisationAttribute: 'position', jobAttribute: 'jobCode' };
+    const full = {
+      uniqueAttributes: ['employeeId', 'email'],
+      accountHomePage: 'https://people.example.com',
+      organisationAttribute: 'position',
+      jobAttribute: 'jobCode',
+    };
     const res = await put(tenant.headers, full);
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), full);
@@ -85,7 +91,9 @@ describeEachBackend('GET and PUT /api/settings', (ctx) => {
     assert.equal(res.json().details.conflicts[0].attribute, 'site');
     assert.equal(res.json().details.conflicts[0].value, 'Oslo');
     assert.deepEqual((await get(tenant.headers)).json().uniqueAttributes, ['email']);
-    const { rows } = await ctx.db.query<{ attribute: string }>(`SELECT DISTINCT attribute FROM actor_identifiers WHERE tenant_id = $1`, [tenant.id]);
+    const { rows } = await ctx.db.query<{ attribute: string }>(`SELECT DISTINCT attribute FROM actor_identifiers WHERE tenant_id = $1`, [
+      tenant.id,
+    ]);
     assert.deepEqual(rows, [{ attribute: 'email' }]);
   });
 

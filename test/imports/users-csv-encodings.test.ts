@@ -7,7 +7,12 @@ type Message = { type: string; message: string; value: string; row: number };
 type Summary = { rows: number; new: number; existing: number; skipped: number; errors: Message[]; warnings: Message[] };
 
 const sendCsv = (ctx: TestContext, tenant: GivenTenant, body: Buffer | string, contentType = 'text/csv', query = '') =>
-  ctx.app.inject({ method: 'POST', url: `/api/import/users${query}`, headers: { ...tenant.headers, 'content-type': contentType }, payload: body });
+  ctx.app.inject({
+    method: 'POST',
+    url: `/api/import/users${query}`,
+    headers: { ...tenant.headers, 'content-type': contentType },
+    payload: body,
+  });
 
 /** The tenant's imported users, `name → attributes`, and how many user imports it recorded. */
 async function stored(ctx: TestContext, tenant: GivenTenant) {
@@ -19,7 +24,8 @@ async function stored(ctx: TestContext, tenant: GivenTenant) {
   return { users: Object.fromEntries(actors.rows.map((row) => [row.name, row.attributes])), runs: runs.rows.length };
 }
 
-const bytes = (...parts: Array<string | number[]>) => Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part))));
+const bytes = (...parts: Array<string | number[]>) =>
+  Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part))));
 
 describeEachBackend('POST /api/import/users as CSV: line ends and charsets', (ctx) => {
   it('reads records ending in CR alone, LF alone, CRLF, and all three in one file', async () => {
@@ -43,7 +49,15 @@ describeEachBackend('POST /api/import/users as CSV: line ends and charsets', (ct
 
   it('makes a row with bytes that are not UTF-8 that row’s error, naming it, and imports the others', async () => {
     const tenant = await ctx.given.tenant();
-    const body = bytes('name,email,city\nAda,ada@example.org,Z', [0xc3, 0xbc], 'rich\nBea,bea@example.org,Z', [0xfc], 'rich\nCid,cid@example.org,', [0xe2, 0x82], '!\n');
+    const body = bytes(
+      'name,email,city\nAda,ada@example.org,Z',
+      [0xc3, 0xbc],
+      'rich\nBea,bea@example.org,Z',
+      [0xfc],
+      'rich\nCid,cid@example.org,',
+      [0xe2, 0x82],
+      '!\n',
+    );
     const verified = await sendCsv(ctx, tenant, body, 'text/csv', '?verify=true');
     assert.equal(verified.statusCode, 200, verified.body);
     const res = await sendCsv(ctx, tenant, body);
@@ -70,14 +84,22 @@ describeEachBackend('POST /api/import/users as CSV: line ends and charsets', (ct
     const body = bytes([0xef, 0xbb, 0xbf], 'name,email,mark\nAda,ada@example.org,\uFFFD\uFEFFx\nBea,bea@example.org,', [0xff], '\n');
     const res = await sendCsv(ctx, tenant, body);
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual((res.json() as Summary).errors.map((error) => [error.row, error.type]), [[2, 'invalid_encoding']]);
+    assert.deepEqual(
+      (res.json() as Summary).errors.map((error) => [error.row, error.type]),
+      [[2, 'invalid_encoding']],
+    );
     assert.deepEqual((await stored(ctx, tenant)).users, { Ada: { email: 'ada@example.org', mark: '\uFFFD\uFEFFx' } });
   });
 
   it('reads the charset the Content-Type names: iso-8859-1, latin1, windows-1252, utf-8, quoted or not', async () => {
     // 0xFC is ü in all three single-byte charsets; 0x80 is € in windows-1252, which WHATWG (and every browser) reads iso-8859-1 as.
     const latin = bytes('name,email,city\nJ', [0xfc], 'rgen,jurgen@example.org,Z', [0xfc], 'rich ', [0x80], '\n');
-    for (const contentType of ['text/csv; charset=iso-8859-1', 'text/csv;charset="latin1"', 'text/csv; charset=Windows-1252', 'text/csv; charset=cp1252']) {
+    for (const contentType of [
+      'text/csv; charset=iso-8859-1',
+      'text/csv;charset="latin1"',
+      'text/csv; charset=Windows-1252',
+      'text/csv; charset=cp1252',
+    ]) {
       const tenant = await ctx.given.tenant();
       const res = await sendCsv(ctx, tenant, latin, contentType);
       assert.equal(res.statusCode, 200, `${contentType}: ${res.body}`);
@@ -95,17 +117,28 @@ describeEachBackend('POST /api/import/users as CSV: line ends and charsets', (ct
     const res = await sendCsv(ctx, tenant, bytes('name,email\nJ', [0xfc], 'rgen,jurgen@example.org\nAda,ada@example.org\n'));
     assert.equal(res.statusCode, 200, res.body);
     const summary = res.json() as Summary;
-    assert.deepEqual(summary.errors.map((error) => [error.row, error.type, error.value]), [[1, 'invalid_encoding', 'J\\xFCrgen']]);
+    assert.deepEqual(
+      summary.errors.map((error) => [error.row, error.type, error.value]),
+      [[1, 'invalid_encoding', 'J\\xFCrgen']],
+    );
     assert.match(summary.errors[0].message, /"name" cell/);
     assert.deepEqual(Object.keys((await stored(ctx, tenant)).users), ['Ada']);
   });
 
   it('reads a charset with bytes it does not define per row too (iso-8859-7 has no 0xAE)', async () => {
     const tenant = await ctx.given.tenant();
-    const res = await sendCsv(ctx, tenant, bytes('name,email\n', [0xc1, 0xeb, 0xfd, 0xea, 0xe7], ',a@example.org\nX', [0xae], ',x@example.org\n'), 'text/csv; charset=iso-8859-7');
+    const res = await sendCsv(
+      ctx,
+      tenant,
+      bytes('name,email\n', [0xc1, 0xeb, 0xfd, 0xea, 0xe7], ',a@example.org\nX', [0xae], ',x@example.org\n'),
+      'text/csv; charset=iso-8859-7',
+    );
     assert.equal(res.statusCode, 200, res.body);
     const summary = res.json() as Summary;
-    assert.deepEqual(summary.errors.map((error) => [error.row, error.type, error.value]), [[2, 'invalid_encoding', 'X\\xAE']]);
+    assert.deepEqual(
+      summary.errors.map((error) => [error.row, error.type, error.value]),
+      [[2, 'invalid_encoding', 'X\\xAE']],
+    );
     assert.match(summary.errors[0].message, /^Row 2 is not valid iso-8859-7/);
     assert.deepEqual(Object.keys((await stored(ctx, tenant)).users), ['Αλύκη']);
   });

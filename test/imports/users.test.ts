@@ -6,7 +6,12 @@ import type { GivenTenant } from '../support/given.js';
 type Headers = Record<string, string>;
 
 const importUsers = (ctx: TestContext, headers: Headers, body: unknown) =>
-  ctx.app.inject({ method: 'POST', url: '/api/import/users', headers: { ...headers, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  ctx.app.inject({
+    method: 'POST',
+    url: '/api/import/users',
+    headers: { ...headers, 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
 
 const putSettings = (ctx: TestContext, tenant: GivenTenant, settings: object) =>
   ctx.app.inject({ method: 'PUT', url: '/api/settings', headers: tenant.headers, payload: settings });
@@ -28,7 +33,8 @@ async function stored(ctx: TestContext, tenantId: string) {
   return { actors: actors.rows, identifiers: identifiers.rows, runs: runs.rows };
 }
 
-const messages = (list: Array<{ type: string; row: number; value: string }>) => list.map((message) => [message.row, message.type, message.value]);
+const messages = (list: Array<{ type: string; row: number; value: string }>) =>
+  list.map((message) => [message.row, message.type, message.value]);
 
 describeEachBackend('POST /api/import/users', (ctx) => {
   const home = (tenant: GivenTenant) => `http://${tenant.name}.${ctx.config.baseDomain}`;
@@ -58,15 +64,22 @@ describeEachBackend('POST /api/import/users', (ctx) => {
         ifi: { account: { homePage: home(tenant), name: 'alan@example.com' } },
       },
     ]);
-    assert.deepEqual(identifiers.map((row) => row.value), ['ada@example.com', 'alan@example.com']);
+    assert.deepEqual(
+      identifiers.map((row) => row.value),
+      ['ada@example.com', 'alan@example.com'],
+    );
     assert.deepEqual(runs, [{ verify: false, summary: { rows: 2, new: 2, existing: 0, skipped: 0, errorCount: 0, warningCount: 0 } }]);
   });
 
   it('updates the user a unique attribute matches: name and attributes replaced, a changed unique value re-pointed', async () => {
     const tenant = await ctx.given.tenant();
     await putSettings(ctx, tenant, { uniqueAttributes: ['employeeId', 'email'], accountHomePage: 'https://people.example.com' });
-    await importUsers(ctx, tenant.headers, { users: [{ name: 'Ada', attributes: { employeeId: 'E1', email: 'ada@old', city: 'London' } }] });
-    const res = await importUsers(ctx, tenant.headers, { users: [{ name: 'Ada King', attributes: { employeeId: 'E1', email: 'ada@new' } }] });
+    await importUsers(ctx, tenant.headers, {
+      users: [{ name: 'Ada', attributes: { employeeId: 'E1', email: 'ada@old', city: 'London' } }],
+    });
+    const res = await importUsers(ctx, tenant.headers, {
+      users: [{ name: 'Ada King', attributes: { employeeId: 'E1', email: 'ada@new' } }],
+    });
     assert.deepEqual(res.json(), { rows: 1, new: 0, existing: 1, skipped: 0, errorCount: 0, warningCount: 0, errors: [], warnings: [] });
     // The old value is free again: it names a new person now.
     const freed = await importUsers(ctx, tenant.headers, { users: [{ name: 'Newcomer', attributes: { email: 'ada@old' } }] });
@@ -121,7 +134,12 @@ describeEachBackend('POST /api/import/users', (ctx) => {
         '{"name":"Not one","attributes":{"employeeId":"E1"}}',
       ].join(',') +
       ']}';
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/import/users', headers: { ...tenant.headers, 'content-type': 'application/json' }, payload: body });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/import/users',
+      headers: { ...tenant.headers, 'content-type': 'application/json' },
+      payload: body,
+    });
     assert.equal(res.statusCode, 200);
     const summary = res.json();
     assert.deepEqual(messages(summary.errors), [
@@ -157,9 +175,11 @@ describeEachBackend('POST /api/import/users', (ctx) => {
       ],
     });
     assert.deepEqual(messages(res.json().errors), [[2, 'duplicate_user', 'ada@x']]);
-    assert.deepEqual((await stored(ctx, tenant.id)).actors.map((actor) => actor.name), ['Ada 1']);
+    assert.deepEqual(
+      (await stored(ctx, tenant.id)).actors.map((actor) => actor.name),
+      ['Ada 1'],
+    );
   });
-
 
   it('resolves rows beyond one lookup batch (5,000) against the store as it was: a late row meeting an early row’s user is duplicate_user', async () => {
     const tenant = await ctx.given.tenant();
@@ -167,7 +187,11 @@ describeEachBackend('POST /api/import/users', (ctx) => {
     await importUsers(ctx, tenant.headers, { users: [{ name: 'Ada', attributes: { employeeId: 'E1', email: 'ada@x' } }] });
     const filler = Array.from({ length: 5_100 }, (_, n) => ({ name: `Filler ${n}`, attributes: { employeeId: `F${n}` } }));
     // Row 1 changes Ada's email; row 5,102 still names her by the old one: one person, two rows.
-    const users = [{ name: 'Ada 1', attributes: { employeeId: 'E1', email: 'ada@new' } }, ...filler, { name: 'Ada 2', attributes: { email: 'ada@x' } }];
+    const users = [
+      { name: 'Ada 1', attributes: { employeeId: 'E1', email: 'ada@new' } },
+      ...filler,
+      { name: 'Ada 2', attributes: { email: 'ada@x' } },
+    ];
     const res = await importUsers(ctx, tenant.headers, { users });
     assert.equal(res.statusCode, 200);
     const summary = res.json();
@@ -175,7 +199,10 @@ describeEachBackend('POST /api/import/users', (ctx) => {
     assert.deepEqual(messages(summary.errors), [[5_102, 'duplicate_user', 'ada@x']]);
     const { identifiers } = await stored(ctx, tenant.id);
     const ada = identifiers.filter((identifier) => identifier.attribute === 'email');
-    assert.deepEqual(ada.map((identifier) => identifier.value), ['ada@new']);
+    assert.deepEqual(
+      ada.map((identifier) => identifier.value),
+      ['ada@new'],
+    );
   });
   it('warns of empty values, unknown fields and links to no organisation entry or job, and imports the row', async () => {
     const tenant = await ctx.given.tenant();
@@ -257,7 +284,12 @@ describeEachBackend('POST /api/import/users', (ctx) => {
       ['{"users": [{"name":"A","attributes":{"email":"a@x"}}], "verify": "true"}', 'imports.invalid_body'],
     ];
     for (const [payload, code] of cases) {
-      const res = await ctx.app.inject({ method: 'POST', url: '/api/import/users', headers: { ...tenant.headers, 'content-type': 'application/json' }, payload });
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/import/users',
+        headers: { ...tenant.headers, 'content-type': 'application/json' },
+        payload,
+      });
       assert.equal(res.statusCode, 400, payload);
       assert.equal(res.json().code, code, payload);
     }
@@ -273,8 +305,14 @@ describeEachBackend('POST /api/import/users', (ctx) => {
     await importUsers(ctx, other.headers, { users: [{ name: 'Theirs', attributes: { email: 'same@x' } }] });
     const res = await importUsers(ctx, mine.headers, { users: [{ name: 'Mine', attributes: { email: 'same@x' } }] });
     assert.deepEqual([res.json().new, res.json().existing], [1, 0]);
-    assert.deepEqual((await stored(ctx, mine.id)).actors.map((actor) => actor.name), ['Mine']);
-    assert.deepEqual((await stored(ctx, other.id)).actors.map((actor) => actor.name), ['Theirs']);
+    assert.deepEqual(
+      (await stored(ctx, mine.id)).actors.map((actor) => actor.name),
+      ['Mine'],
+    );
+    assert.deepEqual(
+      (await stored(ctx, other.id)).actors.map((actor) => actor.name),
+      ['Theirs'],
+    );
     const crossed = await importUsers(ctx, { ...mine.headers, 'x-svc-tenant': other.name }, { users: [] });
     assert.equal(crossed.statusCode, 401);
   });
@@ -289,7 +327,8 @@ describeEachBackend('POST /api/import/users', (ctx) => {
         { name: '', attributes: { email: 'nameless@example.com' } },
       ],
     });
-    const csvText = '\uFEFFname,email,city\r\n"Lovelace, Ada",ada@example.com,Zürich\r\n"Alan ""Prof"" Turing",alan@example.com,\r\n,nameless@example.com,\r\n';
+    const csvText =
+      '\uFEFFname,email,city\r\n"Lovelace, Ada",ada@example.com,Zürich\r\n"Alan ""Prof"" Turing",alan@example.com,\r\n,nameless@example.com,\r\n';
     const send = (query: string, payload: string, type = 'text/csv; charset=utf-8') =>
       ctx.app.inject({ method: 'POST', url: `/api/import/users${query}`, headers: { ...fromCsv.headers, 'content-type': type }, payload });
     const verified = await send('?verify=true', csvText);
@@ -324,12 +363,24 @@ describeEachBackend('POST /api/import/users', (ctx) => {
 
   it('creates each person once when four imports of the same 200 users run at once', async () => {
     const tenant = await ctx.given.tenant();
-    const users = Array.from({ length: 200 }, (_, index) => ({ name: `User ${index}`, attributes: { email: `user${index}@x`, n: String(index) } }));
+    const users = Array.from({ length: 200 }, (_, index) => ({
+      name: `User ${index}`,
+      attributes: { email: `user${index}@x`, n: String(index) },
+    }));
     const results = await Promise.all(Array.from({ length: 4 }, () => importUsers(ctx, tenant.headers, { users })));
-    assert.deepEqual(results.map((res) => res.statusCode), [200, 200, 200, 200]);
+    assert.deepEqual(
+      results.map((res) => res.statusCode),
+      [200, 200, 200, 200],
+    );
     const summaries = results.map((res) => res.json());
-    assert.equal(summaries.reduce((sum, summary) => sum + summary.new, 0), 200);
-    assert.equal(summaries.reduce((sum, summary) => sum + summary.existing, 0), 600);
+    assert.equal(
+      summaries.reduce((sum, summary) => sum + summary.new, 0),
+      200,
+    );
+    assert.equal(
+      summaries.reduce((sum, summary) => sum + summary.existing, 0),
+      600,
+    );
     const { actors, identifiers } = await stored(ctx, tenant.id);
     assert.equal(actors.length, 200);
     assert.equal(identifiers.length, 200);

@@ -17,7 +17,12 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
   const B = 'http://example.com/courses/b';
   const C = 'http://example.com/courses/c';
   const registry = [
-    { id: A, definition: { name: { 'en-US': 'Course A' }, type: 'http://adlnet.gov/expapi/activities/course' }, tags: ['mandatory', 'safety'], attributes: { owner: 'HS', level: '1' } },
+    {
+      id: A,
+      definition: { name: { 'en-US': 'Course A' }, type: 'http://adlnet.gov/expapi/activities/course' },
+      tags: ['mandatory', 'safety'],
+      attributes: { owner: 'HS', level: '1' },
+    },
     { id: B, definition: { name: { 'en-US': 'Course B' } }, tags: ['mandatory'], attributes: { owner: 'HS', level: '2' } },
     { id: C, definition: { name: { 'en-US': 'Course C' } }, attributes: { owner: 'IT' } },
   ];
@@ -30,7 +35,8 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
     assert.ok(res.statusCode === 200 || res.statusCode === 201, res.body);
   };
 
-  const post = (tenant: GivenTenant, body: unknown, headers: Record<string, string> = tenant.headers) => inject('POST', '/api/notifications', headers, body);
+  const post = (tenant: GivenTenant, body: unknown, headers: Record<string, string> = tenant.headers) =>
+    inject('POST', '/api/notifications', headers, body);
 
   const get = (tenant: GivenTenant, query: Record<string, string> = {}, headers: Record<string, string> = tenant.headers) =>
     inject('GET', `/api/notifications?${new URLSearchParams(query).toString()}`, headers);
@@ -43,9 +49,17 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
   };
 
   const stored = async (tenant: GivenTenant) =>
-    Number((await ctx.db.query<{ count: string }>('SELECT count(*) AS count FROM notifications WHERE tenant_id = $1', [tenant.id])).rows[0].count);
+    Number(
+      (await ctx.db.query<{ count: string }>('SELECT count(*) AS count FROM notifications WHERE tenant_id = $1', [tenant.id])).rows[0]
+        .count,
+    );
 
-  const note = (actor: Json, activityId: string, channel: string, n: string) => ({ actor, activity: { id: activityId }, channel, object: { n } });
+  const note = (actor: Json, activityId: string, channel: string, n: string) => ({
+    actor,
+    activity: { id: activityId },
+    channel,
+    object: { n },
+  });
 
   /**
    * n1 … n5, oldest first, each its own POST a few milliseconds apart (distinct timestamps):
@@ -86,7 +100,10 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
     const all = await get(tenant);
     assert.equal(all.statusCode, 200, all.body);
     assert.deepEqual(all.json().at(-1), first);
-    assert.deepEqual((all.json() as Json[]).map((n) => n.object.n), ['n5', 'n4', 'n3', 'n2', 'n1']);
+    assert.deepEqual(
+      (all.json() as Json[]).map((n) => n.object.n),
+      ['n5', 'n4', 'n3', 'n2', 'n1'],
+    );
   });
 
   it('each filter alone changes the answer', async () => {
@@ -134,7 +151,10 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
     const changed = { ...registry[2], definition: { name: { 'en-US': 'Course C, renamed' } }, tags: ['mandatory'] };
     assert.equal((await inject('PUT', '/api/activities', tenant.headers, [changed])).statusCode, 200);
     const res = await get(tenant, { 'activity:tags': 'mandatory' });
-    assert.deepEqual((res.json() as Json[]).map((n) => n.object.n), ['n5', 'n4', 'n3', 'n2', 'n1']);
+    assert.deepEqual(
+      (res.json() as Json[]).map((n) => n.object.n),
+      ['n5', 'n4', 'n3', 'n2', 'n1'],
+    );
     assert.deepEqual(res.json()[0].activity.definition, registry[2].definition);
   });
 
@@ -145,7 +165,11 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
     const batch = Array.from({ length: 1000 }, (_, i) => note({ mbox: ada.mbox }, A, 'email', `b${i}`));
     const many = await post(tenant, batch);
     assert.equal(many.statusCode, 201, many.body);
-    assert.deepEqual((many.json() as Json[]).map((n) => n.object.n), batch.map((n) => n.object.n), 'answered in the array’s order');
+    assert.deepEqual(
+      (many.json() as Json[]).map((n) => n.object.n),
+      batch.map((n) => n.object.n),
+      'answered in the array’s order',
+    );
     assert.equal((await post(tenant, note({ mbox: ada.mbox }, B, 'email', 'last'))).statusCode, 201);
     assert.equal((await labels(tenant)).length, 100);
     const max = await labels(tenant, { limit: '1000' });
@@ -198,8 +222,7 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
       ['activity:attribute:x=1&activity:attribute:x=2', 'request.invalid'],
     ];
     for (const [query, code] of cases) {
-      const res =
-        typeof query === 'string' ? await inject('GET', `/api/notifications?${query}`, tenant.headers) : await get(tenant, query);
+      const res = typeof query === 'string' ? await inject('GET', `/api/notifications?${query}`, tenant.headers) : await get(tenant, query);
       assert.equal(res.statusCode, 400, `${JSON.stringify(query)}: ${res.body}`);
       assert.equal(res.json().code, code, JSON.stringify(query));
     }
@@ -247,7 +270,12 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
       assert.equal(problems[0].index, Array.isArray(body) ? 0 : 1);
     }
     for (const text of ['not json', '"a string"', '42']) {
-      const res = await ctx.app.inject({ method: 'POST', url: '/api/notifications', headers: { ...tenant.headers, 'content-type': 'application/json' }, payload: text });
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/notifications',
+        headers: { ...tenant.headers, 'content-type': 'application/json' },
+        payload: text,
+      });
       assert.equal(res.statusCode, 400, res.body);
     }
     assert.equal(await stored(tenant), 0, 'nothing stored from any refused request');
@@ -262,7 +290,10 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
     const other = await ctx.given.tenant();
     assert.equal((await get(tenant, {}, { 'x-svc-tenant': tenant.name })).statusCode, 401);
     assert.equal((await get(tenant, {}, { ...other.headers, 'x-svc-tenant': tenant.name })).statusCode, 401);
-    assert.equal((await post(tenant, note({ mbox: ada.mbox }, A, 'email', 'x'), { ...other.headers, 'x-svc-tenant': tenant.name })).statusCode, 401);
+    assert.equal(
+      (await post(tenant, note({ mbox: ada.mbox }, A, 'email', 'x'), { ...other.headers, 'x-svc-tenant': tenant.name })).statusCode,
+      401,
+    );
     assert.deepEqual(await labels(other), []);
     assert.deepEqual(await labels(other, { actorId: ADA }), []);
     // The other tenant has no such actor nor activity: its POST is refused.
@@ -273,7 +304,11 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
   it('an actor credential reads only its own actor’s notifications and may not make any (403)', async () => {
     const { tenant } = await fixture();
     const username = `u-${randomBytes(8).toString('hex')}`;
-    const created = await inject('POST', '/api/auth/basic', tenant.headers, { username, password: PASSWORD, data: { actor: { mbox: ada.mbox } } });
+    const created = await inject('POST', '/api/auth/basic', tenant.headers, {
+      username,
+      password: PASSWORD,
+      data: { actor: { mbox: ada.mbox } },
+    });
     assert.equal(created.statusCode, 201, created.body);
     const learner = { authorization: basic(username, PASSWORD), 'x-svc-tenant': tenant.name };
     assert.deepEqual(await labels(tenant, {}, learner), ['n5', 'n3', 'n1']);
@@ -298,10 +333,16 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
     const fixture = await givenLaunch(ctx, content.origin);
     const { tenant, agent, activityId } = fixture;
     await putActor(tenant, ada);
-    assert.equal((await post(tenant, [note(agent, activityId, 'email', 'mine'), note({ mbox: ada.mbox }, activityId, 'email', 'ada')])).statusCode, 201);
+    assert.equal(
+      (await post(tenant, [note(agent, activityId, 'email', 'mine'), note({ mbox: ada.mbox }, activityId, 'email', 'ada')])).statusCode,
+      201,
+    );
     const res = await ctx.app.inject({ method: 'GET', url: fixture.launchPath, headers: { host: `${tenant.name}.localhost:8080` } });
     assert.equal(res.statusCode, 302, res.body);
-    const token = { authorization: new URL(res.headers.location as string).searchParams.get('auth') as string, 'x-svc-tenant': tenant.name };
+    const token = {
+      authorization: new URL(res.headers.location as string).searchParams.get('auth') as string,
+      'x-svc-tenant': tenant.name,
+    };
     assert.deepEqual(await labels(tenant, {}, token), ['mine']);
     assert.equal((await get(tenant, { actorId: ADA }, token)).statusCode, 403);
     assert.equal((await post(tenant, note(agent, activityId, 'email', 'x'), token)).statusCode, 403);
@@ -313,7 +354,8 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
     const path = res.json().paths['/api/notifications'];
     assert.ok(path.get && path.post, Object.keys(path ?? {}).join());
     const names = (path.get.parameters as { name: string }[]).map((parameter) => parameter.name);
-    for (const name of ['actorId', 'activityId', 'activityId!', 'activity:tags', 'channel', 'query', 'since', 'limit', 'skip']) assert.ok(names.includes(name), name);
+    for (const name of ['actorId', 'activityId', 'activityId!', 'activity:tags', 'channel', 'query', 'since', 'limit', 'skip'])
+      assert.ok(names.includes(name), name);
     assert.ok(path.post.requestBody, 'the body');
     assert.ok(path.post.responses['201'] && path.get.responses['200']);
   });

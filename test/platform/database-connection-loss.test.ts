@@ -217,7 +217,10 @@ describe('a dropped PostgreSQL connection', { skip: !POSTGRES_AVAILABLE && 'need
       if (batch.acked) assert.equal(found, BATCH_SIZE, `acknowledged batch ${batch.ids.join(',')}`);
       else assert.ok(found === 0 || found === BATCH_SIZE, `half-stored batch ${batch.ids.join(',')}: ${found} of ${BATCH_SIZE}`);
     });
-    assert.ok(batches.some((batch) => batch.acked), 'some batches were acknowledged');
+    assert.ok(
+      batches.some((batch) => batch.acked),
+      'some batches were acknowledged',
+    );
 
     // A new document's insert shares its statement with other requests': acknowledged means stored.
     assert.ok(ackedPuts.length > 0, 'some PUTs of new documents were acknowledged');

@@ -27,7 +27,13 @@ describeEachBackend('the guides under /docs/guides/', (ctx) => {
   });
 
   it('answers an unknown guide, and any path that is not one, with a JSON 404 (a browser too: only unknown routes have a page, test/platform/pages.test.ts)', async () => {
-    for (const url of ['/docs/guides/nothing', '/docs/guides/..%2Fpackage.json', '/docs/guides/..%2F..%2Fpackage.json', '/docs/guides/oauth.md', '/docs/guides/OAUTH']) {
+    for (const url of [
+      '/docs/guides/nothing',
+      '/docs/guides/..%2Fpackage.json',
+      '/docs/guides/..%2F..%2Fpackage.json',
+      '/docs/guides/oauth.md',
+      '/docs/guides/OAUTH',
+    ]) {
       const res = await ctx.app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 404, url);
       assert.match(res.json().code, /^(docs|route)\.not_found$/, url);

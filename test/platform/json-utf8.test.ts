@@ -19,7 +19,11 @@ describeEachBackend('JSON bodies that are not UTF-8', (ctx) => {
     const id = randomUUID();
     const res = await postStatement(
       tenant,
-      withBytes(`{"id":"${id}","actor":{"mbox":"mailto:a@example.com","name":"`, NOT_UTF8, '"},"verb":{"id":"http://adlnet.gov/expapi/verbs/experienced"},"object":{"id":"http://example.com/a"}}'),
+      withBytes(
+        `{"id":"${id}","actor":{"mbox":"mailto:a@example.com","name":"`,
+        NOT_UTF8,
+        '"},"verb":{"id":"http://adlnet.gov/expapi/verbs/experienced"},"object":{"id":"http://example.com/a"}}',
+      ),
     );
     assert.equal(res.statusCode, 400, res.body);
     assert.equal(res.json().code, 'request.invalid_json');
@@ -35,7 +39,9 @@ describeEachBackend('JSON bodies that are not UTF-8', (ctx) => {
       tenant,
       Buffer.concat([
         Buffer.from([0xef, 0xbb, 0xbf]),
-        Buffer.from(`{"id":"${id}","actor":{"mbox":"mailto:a@example.com","name":"Zürich 😀"},"verb":{"id":"http://adlnet.gov/expapi/verbs/experienced"},"object":{"id":"http://example.com/a"}}`),
+        Buffer.from(
+          `{"id":"${id}","actor":{"mbox":"mailto:a@example.com","name":"Zürich 😀"},"verb":{"id":"http://adlnet.gov/expapi/verbs/experienced"},"object":{"id":"http://example.com/a"}}`,
+        ),
       ]),
     );
     assert.equal(res.statusCode, 200, res.body);
@@ -63,7 +69,12 @@ describeEachBackend('JSON bodies that are not UTF-8', (ctx) => {
     const headers = { ...tenant.xapi, 'content-type': 'application/json' };
     assert.equal((await ctx.app.inject({ method: 'PUT', url, headers, payload: '{"city":"Bern"}' })).statusCode, 204);
     for (const method of ['POST', 'PUT'] as const) {
-      const res = await ctx.app.inject({ method, url, headers: { ...headers, 'if-match': '*' }, payload: withBytes('{"city":"', NOT_UTF8, '"}') });
+      const res = await ctx.app.inject({
+        method,
+        url,
+        headers: { ...headers, 'if-match': '*' },
+        payload: withBytes('{"city":"', NOT_UTF8, '"}'),
+      });
       assert.equal(res.statusCode, 400, `${method}: ${res.body}`);
     }
     const read = await ctx.app.inject({ method: 'GET', url, headers: tenant.xapi });

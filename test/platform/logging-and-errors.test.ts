@@ -74,7 +74,10 @@ describeEachBackend('logs and errors', (ctx) => {
       assert.equal(res.json().code, 'database.unavailable');
       assert.ok(!res.body.includes('ECONNRESET'), 'the cause stays in the log');
       const failed = stream.lines.filter((line) => String(line.msg).startsWith('request failed'));
-      assert.deepEqual(failed.map((line) => line.level), [40]);
+      assert.deepEqual(
+        failed.map((line) => line.level),
+        [40],
+      );
       assert.equal(failed[0].code, 'database.unavailable');
     } finally {
       await app.close();

@@ -72,7 +72,8 @@ function histogramSeries(text: string, name: string, labels: Record<string, stri
   return series;
 }
 
-const hidden = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? assert.fail(`no ${name} field`);
+const hidden = (html: string, name: string) =>
+  new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? assert.fail(`no ${name} field`);
 
 /** Opens the sign-in page and posts `password` for the fixture's admin. */
 async function signIn(app: FastifyInstance, oauth: OAuthFixture, password: string) {
@@ -130,7 +131,10 @@ describeEachBackend(
       assert.equal((await ctx.app.inject({ method: 'GET', url: path })).statusCode, 404);
       const text = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
       assert.ok(!text.includes(path));
-      assert.equal(value(parsePrometheus(text), 'learnbase_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' }), before + 1);
+      assert.equal(
+        value(parsePrometheus(text), 'learnbase_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' }),
+        before + 1,
+      );
     });
 
     it('reports the database connections, and counts failed statements by SQLSTATE', async () => {
@@ -183,9 +187,14 @@ describeEachBackend(
       const before = await scrape(ctx.app);
       const hits = value(before, 'learnbase_cache_lookups_total', { cache: 'api_key', result: 'hit' });
       const misses = value(before, 'learnbase_cache_lookups_total', { cache: 'api_key', result: 'miss' });
-      for (let i = 0; i < 3; i += 1) assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/me', headers: tenant.headers })).statusCode, 200);
+      for (let i = 0; i < 3; i += 1)
+        assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/me', headers: tenant.headers })).statusCode, 200);
       const after = await scrape(ctx.app);
-      assert.equal(value(after, 'learnbase_cache_lookups_total', { cache: 'api_key', result: 'miss' }), misses + 1, 'the first use reads the key');
+      assert.equal(
+        value(after, 'learnbase_cache_lookups_total', { cache: 'api_key', result: 'miss' }),
+        misses + 1,
+        'the first use reads the key',
+      );
       assert.equal(value(after, 'learnbase_cache_lookups_total', { cache: 'api_key', result: 'hit' }), hits + 2, 'the next two reuse it');
       assert.ok(value(after, 'learnbase_cache_lookups_total', { cache: 'tenant_by_name', result: 'hit' }) >= 1);
     });
@@ -214,7 +223,12 @@ describeEachBackend(
 
     it("includes Node's own figures, labelled with the worker", async () => {
       const families = await scrape(ctx.app);
-      for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+      for (const name of [
+        'process_cpu_user_seconds_total',
+        'process_resident_memory_bytes',
+        'nodejs_eventloop_lag_seconds',
+        'nodejs_heap_size_used_bytes',
+      ]) {
         assert.equal(family(families, name).metrics[0]?.labels?.worker, '0', name);
       }
       const names = families.map((item) => item.name);
@@ -230,7 +244,13 @@ describeEachBackend(
     });
 
     it('refuses a client on another host without the token, or with a wrong one (403)', async () => {
-      for (const headers of [{}, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Bearer ${TOKEN.slice(0, -1)}` }, { authorization: `Basic ${TOKEN}` }, { authorization: 'Bearer' }]) {
+      for (const headers of [
+        {},
+        { authorization: `Bearer ${TOKEN}x` },
+        { authorization: `Bearer ${TOKEN.slice(0, -1)}` },
+        { authorization: `Basic ${TOKEN}` },
+        { authorization: 'Bearer' },
+      ]) {
         const res = await ctx.app.inject({ method: 'GET', url: '/metrics', remoteAddress: ELSEWHERE, headers });
         assert.equal(res.statusCode, 403, JSON.stringify(headers));
         assert.equal(res.json().code, 'metrics.forbidden');
@@ -263,13 +283,22 @@ describeEachBackend(
   'GET /metrics behind a trusted proxy',
   (ctx) => {
     it('judges the connection, not the X-Forwarded-For a client wrote', async () => {
-      const res = await ctx.app.inject({ method: 'GET', url: '/metrics', remoteAddress: ELSEWHERE, headers: { 'x-forwarded-for': '127.0.0.1' } });
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        remoteAddress: ELSEWHERE,
+        headers: { 'x-forwarded-for': '127.0.0.1' },
+      });
       assert.equal(res.statusCode, 403);
       assert.equal(res.json().code, 'metrics.forbidden');
     });
 
     it('without a configured token, serves loopback clients only', async () => {
-      assert.equal((await ctx.app.inject({ method: 'GET', url: '/metrics', remoteAddress: ELSEWHERE, headers: { authorization: 'Bearer anything' } })).statusCode, 403);
+      assert.equal(
+        (await ctx.app.inject({ method: 'GET', url: '/metrics', remoteAddress: ELSEWHERE, headers: { authorization: 'Bearer anything' } }))
+          .statusCode,
+        403,
+      );
       await scrape(ctx.app);
     });
   },
@@ -292,7 +321,9 @@ describeEachBackend('GET /health, /health/live and /health/ready', (ctx) => {
   });
 
   it('is not ready while a migration is missing, and ready again once it is applied', async () => {
-    const { rows } = await ctx.db.query<{ name: string; applied_at: Date }>('SELECT name, applied_at FROM schema_migrations ORDER BY name DESC LIMIT 1');
+    const { rows } = await ctx.db.query<{ name: string; applied_at: Date }>(
+      'SELECT name, applied_at FROM schema_migrations ORDER BY name DESC LIMIT 1',
+    );
     const last = rows[0] ?? assert.fail('no migration recorded');
     await ctx.db.query('DELETE FROM schema_migrations WHERE name = $1', [last.name]);
     try {
@@ -341,7 +372,7 @@ describeEachBackend('GET /health, /health/live and /health/ready', (ctx) => {
       const res = await app.inject({ method: 'GET', url: '/health/ready' });
       assert.equal(res.statusCode, 503, res.body);
       assert.equal(res.json().code, 'health.database_unavailable');
-      assert.equal(res.json().details, undefined, 'the driver\'s message stays in the log');
+      assert.equal(res.json().details, undefined, "the driver's message stays in the log");
       assert.equal((await app.inject({ method: 'GET', url: '/health/live' })).statusCode, 200);
     } finally {
       await app?.close().catch(() => {});

@@ -49,14 +49,18 @@ async function fetchDocument(baseUrl: string): Promise<Document> {
 }
 
 /** redocly's CLI with the repository's redocly.yaml, on the document saved in `folder`. */
-async function lint(document: Document, folder: string): Promise<{ totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] }> {
+async function lint(
+  document: Document,
+  folder: string,
+): Promise<{ totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] }> {
   const file = join(folder, 'openapi.json');
   await writeFile(file, JSON.stringify(document));
   const cli = join(ROOT, 'node_modules', '.bin', 'redocly');
   const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
-  const run = await promisify(execFile)(cli, ['lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format', 'json'], { cwd: ROOT, env }).catch(
-    (failed: { stdout?: string }) => failed,
-  );
+  const run = await promisify(execFile)(cli, ['lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format', 'json'], {
+    cwd: ROOT,
+    env,
+  }).catch((failed: { stdout?: string }) => failed);
   return JSON.parse(String(run.stdout));
 }
 
@@ -140,13 +144,20 @@ describeEachBackend('the API description at /openapi.json', (ctx) => {
   it('names every operation once, with a summary, a tag and its error responses', async () => {
     const baseUrl = await ctx.url();
     const document = await fetchDocument(baseUrl);
-    assert.deepEqual(document.servers?.map((server) => server.url), [baseUrl]);
+    assert.deepEqual(
+      document.servers?.map((server) => server.url),
+      [baseUrl],
+    );
     const operations = operationsOf(document);
     assert.ok(operations.length > 40, `${operations.length} operations`);
     for (const { method, path, operation } of operations) {
       const name = `${method.toUpperCase()} ${path}`;
       const expected = operationIdOf(method, path);
-      assert.equal(operation.operationId, expected, `${name}: operationId ${operation.operationId}, by the scheme ${expected} (docs/api-description.md)`);
+      assert.equal(
+        operation.operationId,
+        expected,
+        `${name}: operationId ${operation.operationId}, by the scheme ${expected} (docs/api-description.md)`,
+      );
       assert.ok(operation.summary, `${name} has a summary`);
       assert.equal(operation.tags?.length, 1, `${name} has a tag`);
       assert.ok(
@@ -160,7 +171,10 @@ describeEachBackend('the API description at /openapi.json', (ctx) => {
 
   it('describes the errors every /api and /xapi route can answer with the API error schema', async () => {
     const document = await fetchDocument(await ctx.url());
-    const settings = document.paths['/api/settings'].get.responses as Record<string, { content: Record<string, { schema: { required: string[] } }> }>;
+    const settings = document.paths['/api/settings'].get.responses as Record<
+      string,
+      { content: Record<string, { schema: { required: string[] } }> }
+    >;
     for (const status of ['400', '401', '403', '404', '429']) {
       assert.deepEqual(settings[status].content['application/json'].schema.required, ['code', 'message'], status);
     }
@@ -183,7 +197,11 @@ describeEachBackend('the API description at /openapi.json', (ctx) => {
     const tenant = await ctx.given.tenant();
     const api = client.connect(baseUrl, tenant.xapi);
 
-    assert.deepEqual(await client.replaceSettings(api, ['employeeId', 'email']), { status: 200, stored: ['employeeId', 'email'], code: undefined });
+    assert.deepEqual(await client.replaceSettings(api, ['employeeId', 'email']), {
+      status: 200,
+      stored: ['employeeId', 'email'],
+      code: undefined,
+    });
     assert.deepEqual(await client.readSettings(api), { status: 200, uniqueAttributes: ['employeeId', 'email'], code: undefined });
     const invalid = await client.replaceSettings(api, []);
     assert.equal(invalid.status, 400);

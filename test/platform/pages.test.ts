@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 
 /** What Chromium sends when a person opens an address. */
-const CHROMIUM = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7';
+const CHROMIUM =
+  'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7';
 const FIREFOX = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 const HOST = 'lrs.test:9000';
 const PUBLIC_URL = 'https://lrs.example.com/learning';
@@ -140,7 +141,8 @@ describeEachBackend("the guides at the address they were reached at (no interfac
       const blocks = res.body.match(/<pre>[\s\S]*?<\/pre>/g) ?? [];
       for (const block of blocks) assert.doesNotMatch(block, /<a /, `${name}: no link in a code block`);
       const outsideCode = blocks.reduce((body, block) => body.replace(block, ''), res.body);
-      const linked = outsideCode.match(/<a href="\/docs\/guides\/[a-z0-9-]+(#[^"]*)?">(<code>)?docs\/[a-z0-9-]+\.md(<\/code>)?[^<]*<\/a>/g) ?? [];
+      const linked =
+        outsideCode.match(/<a href="\/docs\/guides\/[a-z0-9-]+(#[^"]*)?">(<code>)?docs\/[a-z0-9-]+\.md(<\/code>)?[^<]*<\/a>/g) ?? [];
       mentions += linked.length;
       sections += linked.filter((link) => link.includes('#')).length;
       const left = outsideCode.replace(/<a [^>]*>[\s\S]*?<\/a>/g, '');

@@ -34,9 +34,19 @@ const revokeRequest = (app: FastifyInstance, remoteAddress: string) =>
   app.inject({ method: 'POST', url: '/auth/oauth/revoke', remoteAddress, payload: { token: 'x', token_type_hint: 'id_token' } });
 
 /** GET /api/me as `tenant`, with its key and `secret` (the right one unless given). */
-function me(app: FastifyInstance, tenant: GivenTenant, remoteAddress: string, options: { secret?: string; headers?: Record<string, string> } = {}) {
+function me(
+  app: FastifyInstance,
+  tenant: GivenTenant,
+  remoteAddress: string,
+  options: { secret?: string; headers?: Record<string, string> } = {},
+) {
   const authorization = `Basic ${Buffer.from(`${tenant.key}:${options.secret ?? tenant.secret}`).toString('base64')}`;
-  return app.inject({ method: 'GET', url: '/api/me', remoteAddress, headers: { authorization, 'x-svc-tenant': tenant.name, ...options.headers } });
+  return app.inject({
+    method: 'GET',
+    url: '/api/me',
+    remoteAddress,
+    headers: { authorization, 'x-svc-tenant': tenant.name, ...options.headers },
+  });
 }
 
 const wrong = (app: FastifyInstance, tenant: GivenTenant, remoteAddress: string) => me(app, tenant, remoteAddress, { secret: 'wrong' });
@@ -107,7 +117,10 @@ describeEachBackend(
       assertRefused(await me(ctx.app, tenant, address), 'failed_authentication');
       assertRefused(await wrong(ctx.app, tenant, address), 'failed_authentication');
       // On the LRS as on the API, and on the token endpoint in RFC 6749's shape.
-      assertRefused(await ctx.app.inject({ method: 'GET', url: '/xapi/statements', remoteAddress: address, headers: tenant.xapi }), 'failed_authentication');
+      assertRefused(
+        await ctx.app.inject({ method: 'GET', url: '/xapi/statements', remoteAddress: address, headers: tenant.xapi }),
+        'failed_authentication',
+      );
       const token = await tokenRequest(ctx.app, address);
       assertOAuthRefused(token);
       assert.match(token.json().error_description, /Too many failed authentications/);
@@ -135,7 +148,12 @@ describeEachBackend(
       const tenant = await ctx.given.tenant();
       const address = newAddress();
       for (let i = 0; i < 5; i++) {
-        const res = await ctx.app.inject({ method: 'GET', url: '/api/me', remoteAddress: address, headers: { 'x-svc-tenant': tenant.name } });
+        const res = await ctx.app.inject({
+          method: 'GET',
+          url: '/api/me',
+          remoteAddress: address,
+          headers: { 'x-svc-tenant': tenant.name },
+        });
         assert.equal(res.statusCode, 401);
       }
       assert.equal((await me(ctx.app, tenant, address)).statusCode, 200);
@@ -152,7 +170,8 @@ describeEachBackend(
       const tenant = await ctx.given.tenant();
       const [first, second] = [newAddress(), newAddress()];
       const forwarded = (address: string) => ({ headers: { 'x-forwarded-for': address } });
-      for (let i = 0; i < 3; i++) assert.equal((await me(ctx.app, tenant, '10.0.0.1', { secret: 'wrong', ...forwarded(first) })).statusCode, 401);
+      for (let i = 0; i < 3; i++)
+        assert.equal((await me(ctx.app, tenant, '10.0.0.1', { secret: 'wrong', ...forwarded(first) })).statusCode, 401);
       assertRefused(await me(ctx.app, tenant, '10.0.0.1', forwarded(first)), 'failed_authentication');
       assert.equal((await me(ctx.app, tenant, '10.0.0.1', forwarded(second))).statusCode, 200, 'the second client of the proxy is served');
       // One /64 is one client: another address in it is refused too.
@@ -196,7 +215,10 @@ interface Process {
  * Two apps as two processes would run them: each with its own connections and notifications,
  * counting in the shared store; the tenant and its key are in both databases.
  */
-function describeTwoProcesses(title: string, options: { skip: string | false; open: () => Promise<{ processes: Process[]; close: () => Promise<void> }> }) {
+function describeTwoProcesses(
+  title: string,
+  options: { skip: string | false; open: () => Promise<{ processes: Process[]; close: () => Promise<void> }> },
+) {
   describe(title, { skip: options.skip }, () => {
     let processes: Process[] = [];
     let close = async () => {};
@@ -312,7 +334,9 @@ describe('A store that fails', () => {
     assert.match(metrics.body, /learnbase_rate_limit_store_errors_total\{store="redis",worker="0"\} [1-9]/);
   });
 
-  it('serves requests uncounted when the postgres store cannot write', { skip: POSTGRES_AVAILABLE ? false : 'PostgreSQL is not reachable' }, async () => {
+  it('serves requests uncounted when the postgres store cannot write', {
+    skip: POSTGRES_AVAILABLE ? false : 'PostgreSQL is not reachable',
+  }, async () => {
     const created = await createPostgresDatabase();
     const db = new PostgresDatabase(created.url, { max: 5 });
     after(async () => {
@@ -324,7 +348,9 @@ describe('A store that fails', () => {
     after(() => app.close());
     const address = newAddress();
     assert.equal((await tokenRequest(app, address)).statusCode, 400);
-    const { rows } = await db.query<{ count: number }>('SELECT count FROM rate_limit_counters WHERE key = $1', [`token:${normalizeIP(address)}`]);
+    const { rows } = await db.query<{ count: number }>('SELECT count FROM rate_limit_counters WHERE key = $1', [
+      `token:${normalizeIP(address)}`,
+    ]);
     assert.equal(rows[0]?.count, 1);
     await db.query('DROP TABLE rate_limit_counters');
     for (let i = 0; i < 6; i++) assert.equal((await tokenRequest(app, address)).statusCode, 400);
@@ -352,7 +378,13 @@ describe('Rate-limit settings', () => {
       REDIS_URL: 'redis://:secret@cache:6379/2',
     });
     assert.deepEqual(
-      [config.rateLimitAuthorizePerMinute, config.rateLimitTokenPerMinute, config.rateLimitFailedAuthPerMinute, config.rateLimitStore, config.redisUrl],
+      [
+        config.rateLimitAuthorizePerMinute,
+        config.rateLimitTokenPerMinute,
+        config.rateLimitFailedAuthPerMinute,
+        config.rateLimitStore,
+        config.redisUrl,
+      ],
       [10, 0, 30, 'redis', 'redis://:secret@cache:6379/2'],
     );
   });
@@ -371,7 +403,10 @@ describe('Rate-limit settings', () => {
 
   it('refuses the redis store without REDIS_URL, and the postgres store on the embedded database', () => {
     assert.throws(() => load({ LEARNBASE_RATE_LIMIT_STORE: 'redis' }), /redis needs REDIS_URL/);
-    assert.throws(() => load({ LEARNBASE_RATE_LIMIT_STORE: 'postgres' }), /postgres needs PostgreSQL .*the embedded database serves one process/);
+    assert.throws(
+      () => load({ LEARNBASE_RATE_LIMIT_STORE: 'postgres' }),
+      /postgres needs PostgreSQL .*the embedded database serves one process/,
+    );
     assert.equal(load({ LEARNBASE_RATE_LIMIT_STORE: 'postgres', DATABASE_URL: 'postgres://db/x' }).rateLimitStore, 'postgres');
   });
 
@@ -385,10 +420,14 @@ describe('Rate-limit settings', () => {
 /** One request on a connection of its own, so node:cluster hands it to the next worker; answers the status. */
 function send(base: string, method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${base}${path}`, { method, agent: false, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = httpRequest(
+      `${base}${path}`,
+      { method, agent: false, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -423,7 +462,11 @@ describe('serve --workers 2: rate limits in total', { skip: POSTGRES_AVAILABLE ?
     const after4 = [];
     for (let i = 0; i < 4; i++) after4.push(await send(base, 'GET', '/api/me', basic(secret)));
     assert.deepEqual(after4, [429, 429, 429, 429], 'both workers refuse the right secret');
-    assert.equal(await send(base, 'GET', '/api/me', { ...basic(secret), 'x-forwarded-for': '198.51.100.22' }), 200, 'another client is served');
+    assert.equal(
+      await send(base, 'GET', '/api/me', { ...basic(secret), 'x-forwarded-for': '198.51.100.22' }),
+      200,
+      'another client is served',
+    );
 
     const exited = new Promise<number | null>((resolve) => server.on('close', resolve));
     server.kill('SIGTERM');

@@ -90,7 +90,10 @@ describeEachBackend(
     it('answers 408 and closes a connection whose headers arrive one line every 100 ms', async () => {
       const client = await new RawConnection(await portOf(ctx.url())).connected();
       client.write('GET /health HTTP/1.1\r\nHost: localhost\r\n');
-      client.trickle(Array.from({ length: 200 }, (_, i) => `X-Slow-${i}: 1\r\n`), 100);
+      client.trickle(
+        Array.from({ length: 200 }, (_, i) => `X-Slow-${i}: 1\r\n`),
+        100,
+      );
       const closedAfter = await client.closed;
       assert.ok(closedAfter !== undefined, `still open after ${CUT_OFF_BOUND_MS} ms`);
       assert.deepEqual(statusLines(client.received), ['HTTP/1.1 408']);
@@ -103,7 +106,9 @@ describeEachBackend(
       const client = await new RawConnection(await portOf(ctx.url())).connected();
       client.write(
         `PUT /xapi/activities/state?${query} HTTP/1.1\r\nHost: localhost\r\n` +
-          Object.entries(tenant.xapi).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
+          Object.entries(tenant.xapi)
+            .map(([name, value]) => `${name}: ${value}\r\n`)
+            .join('') +
           `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
       );
       client.trickle([...body], 100);
@@ -122,7 +127,9 @@ describeEachBackend(
       const client = await new RawConnection(await portOf(ctx.url())).connected();
       client.write(
         `PUT /xapi/activities/state?${query} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n` +
-          Object.entries(tenant.xapi).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
+          Object.entries(tenant.xapi)
+            .map(([name, value]) => `${name}: ${value}\r\n`)
+            .join('') +
           `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
       );
       client.trickle([body.slice(0, 4), body.slice(4, 8), body.slice(8)], 50);
@@ -187,7 +194,10 @@ describe('the connection cap (learnbase serve) [pglite]', () => {
     held[1].write('GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n');
     assert.equal(statusLines(await held[0].until(/(\{"status":"ok"\}[\s\S]*){2}/)).length, 2);
     assert.equal(statusLines(await held[1].until(/(\{"status":"ok"\}[\s\S]*){2}/)).length, 2);
-    assert.ok(held.every((client) => client.isOpen), 'the connections under the cap stay open');
+    assert.ok(
+      held.every((client) => client.isOpen),
+      'the connections under the cap stay open',
+    );
 
     // Once one is closed, a new connection is served again (the server counts the close shortly after).
     held[2].socket.end();

@@ -26,7 +26,8 @@ function testFiles(): string[] {
  */
 function concurrency(): number {
   const value = Number(process.env.LEARNBASE_TEST_CONCURRENCY ?? 2);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`LEARNBASE_TEST_CONCURRENCY must be a positive integer (got ${process.env.LEARNBASE_TEST_CONCURRENCY})`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`LEARNBASE_TEST_CONCURRENCY must be a positive integer (got ${process.env.LEARNBASE_TEST_CONCURRENCY})`);
   return value;
 }
 

@@ -81,7 +81,10 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
 
     it('stores a batch sent as method=POST and answers the ids', async () => {
       const tenant = await ctx.given.tenant();
-      const res = await send('/xapi/statements', 'POST', { ...credentialFields(tenant), content: JSON.stringify([statement(), statement()]) });
+      const res = await send('/xapi/statements', 'POST', {
+        ...credentialFields(tenant),
+        content: JSON.stringify([statement(), statement()]),
+      });
       assert.equal(res.statusCode, 200, res.body);
       const ids = res.json() as string[];
       assert.equal(ids.length, 2);
@@ -100,7 +103,11 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
       assert.equal(page.json().statements.length, 1);
       assert.match(page.json().more, /^\/xapi\/statements\?/);
 
-      const byAgent = await send('/xapi/statements', 'GET', { ...credentialFields(tenant), agent: JSON.stringify(sent.actor), format: 'ids' });
+      const byAgent = await send('/xapi/statements', 'GET', {
+        ...credentialFields(tenant),
+        agent: JSON.stringify(sent.actor),
+        format: 'ids',
+      });
       assert.equal(byAgent.statusCode, 200, byAgent.body);
       assert.deepEqual(
         byAgent.json().statements.map((item: { id: string }) => item.id),
@@ -144,7 +151,12 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
     it('puts, reads, guards with If-Match and deletes a state document through the form', async () => {
       const tenant = await ctx.given.tenant();
       const scope = { activityId: `${ACTIVITY}/${randomUUID()}`, agent, stateId: 'bookmark' };
-      const put = await send('/xapi/activities/state', 'PUT', { ...credentialFields(tenant), ...scope, 'Content-Type': 'application/json', content: '{"page":3}' });
+      const put = await send('/xapi/activities/state', 'PUT', {
+        ...credentialFields(tenant),
+        ...scope,
+        'Content-Type': 'application/json',
+        content: '{"page":3}',
+      });
       assert.equal(put.statusCode, 204, put.body);
 
       const got = await send('/xapi/activities/state', 'GET', { ...credentialFields(tenant), ...scope });
@@ -156,16 +168,34 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
       const viaGet = await direct(ctx, tenant, 'GET', `/xapi/activities/state?${new URLSearchParams(scope)}`);
       assert.equal(viaGet.headers.etag, etag);
 
-      const stale = await send('/xapi/activities/state', 'PUT', { ...credentialFields(tenant), ...scope, 'If-Match': '"stale"', content: '{"page":4}' });
+      const stale = await send('/xapi/activities/state', 'PUT', {
+        ...credentialFields(tenant),
+        ...scope,
+        'If-Match': '"stale"',
+        content: '{"page":4}',
+      });
       assert.equal(stale.statusCode, 412);
-      const fresh = await send('/xapi/activities/state', 'PUT', { ...credentialFields(tenant), ...scope, 'If-Match': etag, content: '{"page":4}' });
+      const fresh = await send('/xapi/activities/state', 'PUT', {
+        ...credentialFields(tenant),
+        ...scope,
+        'If-Match': etag,
+        content: '{"page":4}',
+      });
       assert.equal(fresh.statusCode, 204, fresh.body);
-      const absentOnly = await send('/xapi/activities/state', 'PUT', { ...credentialFields(tenant), ...scope, 'If-None-Match': '*', content: '{"page":5}' });
+      const absentOnly = await send('/xapi/activities/state', 'PUT', {
+        ...credentialFields(tenant),
+        ...scope,
+        'If-None-Match': '*',
+        content: '{"page":5}',
+      });
       assert.equal(absentOnly.statusCode, 412);
 
       const merged = await send('/xapi/activities/state', 'POST', { ...credentialFields(tenant), ...scope, content: '{"score":9}' });
       assert.equal(merged.statusCode, 204, merged.body);
-      assert.deepEqual((await direct(ctx, tenant, 'GET', `/xapi/activities/state?${new URLSearchParams(scope)}`)).json(), { page: 4, score: 9 });
+      assert.deepEqual((await direct(ctx, tenant, 'GET', `/xapi/activities/state?${new URLSearchParams(scope)}`)).json(), {
+        page: 4,
+        score: 9,
+      });
 
       const deleted = await send('/xapi/activities/state', 'DELETE', { ...credentialFields(tenant), ...scope });
       assert.equal(deleted.statusCode, 204, deleted.body);
@@ -211,7 +241,12 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
 
     it('prefers the form over the headers', async () => {
       const tenant = await ctx.given.tenant();
-      const res = await send('/xapi/statements', 'GET', { ...credentialFields(tenant), limit: '1' }, { authorization: 'Basic Z2FyYmFnZTpnYXJiYWdl' });
+      const res = await send(
+        '/xapi/statements',
+        'GET',
+        { ...credentialFields(tenant), limit: '1' },
+        { authorization: 'Basic Z2FyYmFnZTpnYXJiYWdl' },
+      );
       assert.equal(res.statusCode, 200, res.body);
     });
 
@@ -225,19 +260,33 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
       const owner = await ctx.given.tenant();
       const other = await ctx.given.tenant();
       const id = randomUUID();
-      const put = await send('/xapi/statements', 'PUT', { ...credentialFields(owner), statementId: id, content: JSON.stringify(statement()) });
+      const put = await send('/xapi/statements', 'PUT', {
+        ...credentialFields(owner),
+        statementId: id,
+        content: JSON.stringify(statement()),
+      });
       assert.equal(put.statusCode, 204);
       const crossed = await send('/xapi/statements', 'GET', { ...credentialFields(other), 'X-SVC-Tenant': owner.name, statementId: id });
       assert.equal(crossed.statusCode, 401);
       const own = await send('/xapi/statements', 'GET', { ...credentialFields(other), statementId: id });
       assert.equal(own.statusCode, 404);
-      const write = await send('/xapi/statements', 'PUT', { ...credentialFields(other), 'X-SVC-Tenant': owner.name, statementId: randomUUID(), content: JSON.stringify(statement()) });
+      const write = await send('/xapi/statements', 'PUT', {
+        ...credentialFields(other),
+        'X-SVC-Tenant': owner.name,
+        statementId: randomUUID(),
+        content: JSON.stringify(statement()),
+      });
       assert.equal(write.statusCode, 401);
     });
 
     it('answers with the headers of the inner answer and the outer request id', async () => {
       const tenant = await ctx.given.tenant();
-      const res = await send('/xapi/statements', 'GET', { ...credentialFields(tenant), limit: '1' }, { 'x-request-id': 'alt-request-1', origin: 'https://content.example.org' });
+      const res = await send(
+        '/xapi/statements',
+        'GET',
+        { ...credentialFields(tenant), limit: '1' },
+        { 'x-request-id': 'alt-request-1', origin: 'https://content.example.org' },
+      );
       assert.equal(res.statusCode, 200);
       assert.equal(res.headers['x-request-id'], 'alt-request-1');
       assert.equal(res.headers['access-control-allow-origin'], '*');
@@ -254,7 +303,10 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
         body: new URLSearchParams({ ...credentialFields(tenant), statementId: id, content: JSON.stringify(statement()) }),
       });
       assert.equal(put.status, 204, await put.text());
-      const got = await fetch(`${base}/xapi/statements?method=GET`, { method: 'POST', body: new URLSearchParams({ ...credentialFields(tenant), statementId: id }) });
+      const got = await fetch(`${base}/xapi/statements?method=GET`, {
+        method: 'POST',
+        body: new URLSearchParams({ ...credentialFields(tenant), statementId: id }),
+      });
       assert.equal(got.status, 200);
       assert.equal(((await got.json()) as { id: string }).id, id);
     });
@@ -292,7 +344,12 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
 
     it('refuses method=… on a non-POST request under 2.0.0 too', async () => {
       const tenant = await ctx.given.tenant();
-      const res = await ctx.app.inject({ method: 'PUT', url: '/xapi/statements?method=POST', headers: { ...tenant.xapi, 'content-type': 'application/json' }, payload: '{}' });
+      const res = await ctx.app.inject({
+        method: 'PUT',
+        url: '/xapi/statements?method=POST',
+        headers: { ...tenant.xapi, 'content-type': 'application/json' },
+        payload: '{}',
+      });
       assert.equal(res.statusCode, 400);
       assert.equal(res.json().code, 'xapi.alternate_syntax_removed');
     });
@@ -328,7 +385,12 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
       });
       await refused(res, /only query parameter/);
       assert.equal((await direct(ctx, tenant, 'GET', `/xapi/statements?statementId=${id}`)).statusCode, 404);
-      const twice = await ctx.app.inject({ method: 'POST', url: '/xapi/statements?method=GET&method=GET', headers: { 'content-type': FORM }, payload: form(credentialFields(tenant)) });
+      const twice = await ctx.app.inject({
+        method: 'POST',
+        url: '/xapi/statements?method=GET&method=GET',
+        headers: { 'content-type': FORM },
+        payload: form(credentialFields(tenant)),
+      });
       await refused(twice, /only query parameter/);
     });
 
@@ -359,13 +421,20 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
         payload: JSON.stringify(statement()),
       });
       await refused(json, /x-www-form-urlencoded/);
-      const none = await ctx.app.inject({ method: 'POST', url: '/xapi/statements?method=PUT', headers: { ...tenant.xapi, 'x-experience-api-version': '1.0.3' } });
+      const none = await ctx.app.inject({
+        method: 'POST',
+        url: '/xapi/statements?method=PUT',
+        headers: { ...tenant.xapi, 'x-experience-api-version': '1.0.3' },
+      });
       await refused(none, /x-www-form-urlencoded/);
     });
 
     it('refuses a PUT or POST without content, and a GET or DELETE with it', async () => {
       const tenant = await ctx.given.tenant();
-      await refused(await send('/xapi/statements', 'PUT', { ...credentialFields(tenant), statementId: randomUUID() }), /"content", and there is none/);
+      await refused(
+        await send('/xapi/statements', 'PUT', { ...credentialFields(tenant), statementId: randomUUID() }),
+        /"content", and there is none/,
+      );
       await refused(await send('/xapi/statements', 'POST', credentialFields(tenant)), /"content", and there is none/);
       await refused(await send('/xapi/statements', 'GET', { ...credentialFields(tenant), content: '{}' }), /has no body/);
       // A JSON body labelled as a form reads as one nameless field: no content.
@@ -393,7 +462,10 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
       const notUtf8 = Buffer.concat([Buffer.from(`${credential}&limit=`), Buffer.from([0xff, 0xfe])]);
       await refused(await raw(notUtf8 as unknown as string), /not UTF-8/);
       const twice = `${form({ ...credentialFields(tenant), statementId: randomUUID() })}&content=%7B%7D&content=%7B%7D`;
-      await refused(await ctx.app.inject({ method: 'POST', url: '/xapi/statements?method=PUT', headers: { 'content-type': FORM }, payload: twice }), /"content" is repeated/);
+      await refused(
+        await ctx.app.inject({ method: 'POST', url: '/xapi/statements?method=PUT', headers: { 'content-type': FORM }, payload: twice }),
+        /"content" is repeated/,
+      );
     });
 
     it('refuses a NUL in a query field as the direct request does', async () => {
@@ -405,11 +477,19 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
 
     it('answers 413 to a form larger than the route accepts, storing nothing', async () => {
       const tenant = await ctx.given.tenant();
-      const scope = { activityId: `${ACTIVITY}/${randomUUID()}`, agent: JSON.stringify({ mbox: 'mailto:big@example.com' }), stateId: 'big' };
+      const scope = {
+        activityId: `${ACTIVITY}/${randomUUID()}`,
+        agent: JSON.stringify({ mbox: 'mailto:big@example.com' }),
+        stateId: 'big',
+      };
       const big = JSON.stringify({ blob: 'x'.repeat(ctx.config.documentLimitBytes) });
       const inner = await send('/xapi/activities/state', 'PUT', { ...credentialFields(tenant), ...scope, content: big });
       assert.equal(inner.statusCode, 413);
-      const huge = await send('/xapi/activities/state', 'PUT', { ...credentialFields(tenant), ...scope, content: '\u00e9'.repeat(ctx.config.documentLimitBytes * 2) });
+      const huge = await send('/xapi/activities/state', 'PUT', {
+        ...credentialFields(tenant),
+        ...scope,
+        content: '\u00e9'.repeat(ctx.config.documentLimitBytes * 2),
+      });
       assert.equal(huge.statusCode, 413);
       assert.equal(huge.json().code, 'request.too_large');
       assert.equal((await direct(ctx, tenant, 'GET', `/xapi/activities/state?${new URLSearchParams(scope)}`)).statusCode, 404);
@@ -465,13 +545,26 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
       const statuses = new Map<number, number>();
       await fc.assert(
         fc.asyncProperty(alternateSyntaxRequest(fuzz), async (request) => {
-          const res = await ctx.app.inject({ method: request.method as 'POST', url: request.url, headers: request.headers, payload: request.payload });
+          const res = await ctx.app.inject({
+            method: request.method as 'POST',
+            url: request.url,
+            headers: request.headers,
+            payload: request.payload,
+          });
           statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-          assert.ok(res.statusCode < 500, `${res.statusCode} for ${request.method} ${request.url}\n${JSON.stringify(request.headers)}\n${String(request.payload).slice(0, 2_000)}\n${res.body}`);
+          assert.ok(
+            res.statusCode < 500,
+            `${res.statusCode} for ${request.method} ${request.url}\n${JSON.stringify(request.headers)}\n${String(request.payload).slice(0, 2_000)}\n${res.body}`,
+          );
         }),
         { seed: Number(process.env.FUZZ_SEED ?? 20_261_123), numRuns: Number(process.env.FUZZ_RUNS ?? 300), timeout: 20_000 },
       );
-      t.diagnostic(`statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ')}`);
+      t.diagnostic(
+        `statuses: ${[...statuses]
+          .sort(([a], [b]) => a - b)
+          .map(([status, count]) => `${status}×${count}`)
+          .join(' ')}`,
+      );
       const answered = [...statuses].filter(([status]) => status < 300).reduce((sum, [, count]) => sum + count, 0);
       assert.ok(answered > 0, `no request got past the checks: ${JSON.stringify([...statuses])}`);
     });
@@ -490,7 +583,12 @@ describeEachBackend(
 
     it('serves it with the version in the header', async () => {
       const tenant = await ctx.given.tenant();
-      const res = await alternate(ctx)('/xapi/statements', 'GET', { limit: '1' }, { authorization: tenant.authorization, 'x-experience-api-version': '1.0' });
+      const res = await alternate(ctx)(
+        '/xapi/statements',
+        'GET',
+        { limit: '1' },
+        { authorization: tenant.authorization, 'x-experience-api-version': '1.0' },
+      );
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.headers['x-experience-api-version'], '1.0.3');
     });

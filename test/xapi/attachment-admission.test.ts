@@ -26,7 +26,13 @@ function statementWith(data: Buffer, actor: Record<string, unknown> = { mbox: `m
     verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' },
     object: { id: 'http://example.com/activities/video' },
     attachments: [
-      { usageType: 'http://example.com/usage/video', display: { 'en-US': 'video' }, contentType: 'video/mp4', length: data.length, sha2: sha256(data) },
+      {
+        usageType: 'http://example.com/usage/video',
+        display: { 'en-US': 'video' },
+        contentType: 'video/mp4',
+        length: data.length,
+        sha2: sha256(data),
+      },
     ],
   };
 }
@@ -34,7 +40,9 @@ function statementWith(data: Buffer, actor: Record<string, unknown> = { mbox: `m
 function multipart(statement: unknown, data: Buffer): Buffer {
   return Buffer.concat([
     Buffer.from(`--${BOUNDARY}\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(statement)}\r\n`),
-    Buffer.from(`--${BOUNDARY}\r\nContent-Type: video/mp4\r\nContent-Transfer-Encoding: binary\r\nX-Experience-API-Hash: ${sha256(data)}\r\n\r\n`),
+    Buffer.from(
+      `--${BOUNDARY}\r\nContent-Type: video/mp4\r\nContent-Transfer-Encoding: binary\r\nX-Experience-API-Hash: ${sha256(data)}\r\n\r\n`,
+    ),
     data,
     Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
   ]);
@@ -52,11 +60,21 @@ function post(ctx: TestContext, headers: Record<string, string>, payload: Buffer
 /** A learner credential of `tenant` for a new imported person, and that person's agent. */
 async function givenLearner(ctx: TestContext, tenant: GivenTenant) {
   const email = `${randomUUID()}@example.com`;
-  const imported = await ctx.app.inject({ method: 'POST', url: '/api/import/users', headers: tenant.headers, payload: { users: [{ name: 'Ada', attributes: { email } }] } });
+  const imported = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/import/users',
+    headers: tenant.headers,
+    payload: { users: [{ name: 'Ada', attributes: { email } }] },
+  });
   assert.equal(imported.statusCode, 200, imported.body);
   const agent = { account: { homePage: `http://${tenant.name}.localhost`, name: email } };
   const username = `u-${randomBytes(6).toString('hex')}`;
-  const created = await ctx.app.inject({ method: 'POST', url: '/api/auth/basic', headers: tenant.headers, payload: { username, password: PASSWORD, data: { actor: agent } } });
+  const created = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/auth/basic',
+    headers: tenant.headers,
+    payload: { username, password: PASSWORD, data: { actor: agent } },
+  });
   assert.equal(created.statusCode, 201, created.body);
   return { agent, headers: { authorization: basic(username, PASSWORD), 'x-svc-tenant': tenant.name, 'x-experience-api-version': '2.0.0' } };
 }
@@ -101,14 +119,22 @@ describeEachBackend(
         method: 'POST',
         url: '/xapi/statements',
         headers: tenant.xapi,
-        payload: { actor: { mbox: 'mailto:json@example.com' }, verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' }, object: { id: 'http://example.com/a' } },
+        payload: {
+          actor: { mbox: 'mailto:json@example.com' },
+          verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' },
+          object: { id: 'http://example.com/a' },
+        },
       });
       assert.equal(json.statusCode, 200, json.body);
 
       held.finish();
       const stored = await first;
       assert.equal(stored.statusCode, 200, stored.body);
-      const read = await ctx.app.inject({ method: 'GET', url: `/xapi/statements?statementId=${statement.id}&attachments=true`, headers: tenant.xapi });
+      const read = await ctx.app.inject({
+        method: 'GET',
+        url: `/xapi/statements?statementId=${statement.id}&attachments=true`,
+        headers: tenant.xapi,
+      });
       assert.equal(read.statusCode, 200);
       assert.deepEqual((await partsOf(read.rawPayload, String(read.headers['content-type']))).get(sha256(data)), data);
     });
@@ -150,15 +176,26 @@ describeEachBackend(
       // The same data again (another statement) is kept once.
       assert.equal((await post(ctx, tenant.xapi, multipart(statementWith(data), data))).statusCode, 200);
 
-      const read = await ctx.app.inject({ method: 'GET', url: `/xapi/statements?statementId=${statement.id}&attachments=true`, headers: tenant.xapi });
+      const read = await ctx.app.inject({
+        method: 'GET',
+        url: `/xapi/statements?statementId=${statement.id}&attachments=true`,
+        headers: tenant.xapi,
+      });
       assert.equal(read.statusCode, 200);
       assert.deepEqual((await partsOf(read.rawPayload, String(read.headers['content-type']))).get(sha256(data)), data);
       // Another tenant's statement naming the hash gets nothing of it.
       const other = await ctx.given.tenant();
       const elsewhere = statementWith(data);
       (elsewhere.attachments[0] as Record<string, unknown>).fileUrl = 'http://example.com/video.mp4';
-      assert.equal((await ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: other.xapi, payload: elsewhere })).statusCode, 200);
-      const foreign = await ctx.app.inject({ method: 'GET', url: `/xapi/statements?statementId=${elsewhere.id}&attachments=true`, headers: other.xapi });
+      assert.equal(
+        (await ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: other.xapi, payload: elsewhere })).statusCode,
+        200,
+      );
+      const foreign = await ctx.app.inject({
+        method: 'GET',
+        url: `/xapi/statements?statementId=${elsewhere.id}&attachments=true`,
+        headers: other.xapi,
+      });
       assert.equal((await partsOf(foreign.rawPayload, String(foreign.headers['content-type']))).size, 0);
     });
   },

@@ -94,7 +94,12 @@ describeEachBackend(
         const tenant = await ctx.given.tenant();
         const headers = withVersion(tenant);
         const url = `${resource.path}?${query(resource.required)}`;
-        const stored = await ctx.app.inject({ method: 'PUT', url, headers: { ...headers, 'content-type': 'application/json' }, payload: JSON.stringify({ page: 1 }) });
+        const stored = await ctx.app.inject({
+          method: 'PUT',
+          url,
+          headers: { ...headers, 'content-type': 'application/json' },
+          payload: JSON.stringify({ page: 1 }),
+        });
         assert.equal(stored.statusCode, 204, stored.body);
         assert.equal(stored.headers['x-experience-api-version'], '2.0.0');
         const read = await ctx.app.inject({ method: 'GET', url, headers });
@@ -115,7 +120,11 @@ describeEachBackend(
         method: 'POST',
         url: '/xapi/statements',
         headers,
-        payload: { actor: { mbox: 'mailto:learner@example.com' }, verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' }, object: { id: 'https://example.com/a' } },
+        payload: {
+          actor: { mbox: 'mailto:learner@example.com' },
+          verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' },
+          object: { id: 'https://example.com/a' },
+        },
       });
       assert.equal(sent.statusCode, 200, sent.body);
       const [id] = sent.json() as string[];

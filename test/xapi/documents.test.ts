@@ -18,8 +18,18 @@ interface Resource {
 }
 
 const RESOURCES: Resource[] = [
-  { name: 'state', path: '/xapi/activities/state', idParameter: 'stateId', scope: () => ({ activityId: `${ACTIVITY}/${randomUUID()}`, agent: AGENT }) },
-  { name: 'activity profile', path: '/xapi/activities/profile', idParameter: 'profileId', scope: () => ({ activityId: `${ACTIVITY}/${randomUUID()}` }) },
+  {
+    name: 'state',
+    path: '/xapi/activities/state',
+    idParameter: 'stateId',
+    scope: () => ({ activityId: `${ACTIVITY}/${randomUUID()}`, agent: AGENT }),
+  },
+  {
+    name: 'activity profile',
+    path: '/xapi/activities/profile',
+    idParameter: 'profileId',
+    scope: () => ({ activityId: `${ACTIVITY}/${randomUUID()}` }),
+  },
   {
     name: 'agent profile',
     path: '/xapi/agents/profile',
@@ -32,7 +42,13 @@ const url = (path: string, params: Params) => `${path}?${new URLSearchParams(par
 
 function client(ctx: TestContext, tenant: GivenTenant, version = '2.0.0') {
   const headers = { ...tenant.xapi, 'x-experience-api-version': version };
-  const send = (method: 'GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE', path: string, params: Params, body?: unknown, extra: Record<string, string> = {}) => {
+  const send = (
+    method: 'GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE',
+    path: string,
+    params: Params,
+    body?: unknown,
+    extra: Record<string, string> = {},
+  ) => {
     const json = body !== undefined && !Buffer.isBuffer(body) && typeof body !== 'string';
     return ctx.app.inject({
       method,
@@ -74,7 +90,9 @@ describeEachBackend('the xAPI document resources', (ctx) => {
       const got = await send('GET', resource.path, params);
       assert.equal(got.headers['content-type'], 'application/octet-stream');
       assert.deepEqual(got.rawPayload, bytes);
-      const text = await send('PUT', resource.path, { ...params, [id]: 'note' }, 'plain words', { 'content-type': 'text/plain; charset=utf-8' });
+      const text = await send('PUT', resource.path, { ...params, [id]: 'note' }, 'plain words', {
+        'content-type': 'text/plain; charset=utf-8',
+      });
       assert.equal(text.statusCode, 204);
       const note = await send('GET', resource.path, { ...params, [id]: 'note' });
       assert.equal(note.body, 'plain words');
@@ -153,7 +171,11 @@ describeEachBackend('the xAPI document resources', (ctx) => {
     it(`${resource.name}: honours If-Match and If-None-Match on every write`, async () => {
       const send = client(ctx, await ctx.given.tenant());
       const params = { ...resource.scope(), [id]: 'guarded' };
-      assert.equal((await send('PUT', resource.path, params, { v: 1 }, { 'if-match': '"nothing"' })).statusCode, 412, 'If-Match on an absent document');
+      assert.equal(
+        (await send('PUT', resource.path, params, { v: 1 }, { 'if-match': '"nothing"' })).statusCode,
+        412,
+        'If-Match on an absent document',
+      );
       assert.equal((await send('PUT', resource.path, params, { v: 1 }, { 'if-none-match': '*' })).statusCode, 204);
       assert.equal((await send('PUT', resource.path, params, { v: 2 }, { 'if-none-match': '*' })).statusCode, 412);
       const etag = String((await send('GET', resource.path, params)).headers.etag);
@@ -220,7 +242,9 @@ describeEachBackend('the xAPI document resources', (ctx) => {
     it(`${resource.name}: stores each of 60 concurrent PUTs of new documents (written together), each with its own bytes`, async () => {
       const send = client(ctx, await ctx.given.tenant());
       const scope = resource.scope();
-      const results = await Promise.all(Array.from({ length: 60 }, (_, n) => send('PUT', resource.path, { ...scope, [id]: `doc-${n}` }, { n })));
+      const results = await Promise.all(
+        Array.from({ length: 60 }, (_, n) => send('PUT', resource.path, { ...scope, [id]: `doc-${n}` }, { n })),
+      );
       assert.deepEqual(
         results.map((res) => res.statusCode),
         results.map(() => 204),
@@ -268,7 +292,8 @@ describeEachBackend('the xAPI document resources', (ctx) => {
       const send = client(ctx, await ctx.given.tenant());
       const res = await send('PUT', resource.path, { extra: 'kept' }, { page: 1 });
       assert.equal(res.statusCode, 400);
-      const required = resource.name === 'state' ? ['activityId', 'agent', id] : resource.name === 'activity profile' ? ['activityId', id] : ['agent', id];
+      const required =
+        resource.name === 'state' ? ['activityId', 'agent', id] : resource.name === 'activity profile' ? ['activityId', id] : ['agent', id];
       assert.deepEqual(res.json(), {
         code: 400,
         name: 'Bad Request',
@@ -300,7 +325,11 @@ describeEachBackend('the xAPI document resources', (ctx) => {
         headers: { ...a.xapi, 'x-svc-tenant': b.name },
       });
       assert.equal(crossed.statusCode, 401);
-      const anonymous = await ctx.app.inject({ method: 'GET', url: url(resource.path, params), headers: { 'x-experience-api-version': '2.0.0' } });
+      const anonymous = await ctx.app.inject({
+        method: 'GET',
+        url: url(resource.path, params),
+        headers: { 'x-experience-api-version': '2.0.0' },
+      });
       assert.equal(anonymous.statusCode, 401);
     });
 
@@ -354,11 +383,11 @@ describeEachBackend('the xAPI document resources', (ctx) => {
     for (const [index, tenant] of [first, second].entries()) {
       const send = client(ctx, tenant);
       const ids = ((await send('GET', '/xapi/activities/state', scope)).json() as string[]).sort();
-      assert.deepEqual(
-        ids,
-        Array.from({ length: 15 }, (_, k) => `s${2 * k + index}`).sort(),
-      );
-      assert.deepEqual((await send('GET', '/xapi/activities/state', { ...scope, stateId: `s${index}` })).json(), { n: index, tenant: index });
+      assert.deepEqual(ids, Array.from({ length: 15 }, (_, k) => `s${2 * k + index}`).sort());
+      assert.deepEqual((await send('GET', '/xapi/activities/state', { ...scope, stateId: `s${index}` })).json(), {
+        n: index,
+        tenant: index,
+      });
     }
   });
 
@@ -390,7 +419,11 @@ describeEachBackend('the xAPI document resources', (ctx) => {
     const activityId = `${ACTIVITY}/${randomUUID()}`;
     const account = { homePage: 'https://lms.example.com', name: 'learner-7' };
     await send('PUT', '/xapi/activities/state', { activityId, agent: JSON.stringify({ account }), stateId: 's' }, { via: 'agent' });
-    const viaActorId = await send('GET', '/xapi/activities/state', { activityId, actorId: 'account|https://lms.example.com|learner-7', stateId: 's' });
+    const viaActorId = await send('GET', '/xapi/activities/state', {
+      activityId,
+      actorId: 'account|https://lms.example.com|learner-7',
+      stateId: 's',
+    });
     assert.equal(viaActorId.statusCode, 200);
     assert.deepEqual(viaActorId.json(), { via: 'agent' });
     const mbox = await send('GET', '/xapi/activities/state', { activityId, actorId: 'mbox|mailto:learner@example.com' });
@@ -402,7 +435,13 @@ describeEachBackend('the xAPI document resources', (ctx) => {
   it('state: refuses malformed agents with 400 naming the parameter', async () => {
     const send = client(ctx, await ctx.given.tenant());
     const activityId = `${ACTIVITY}/${randomUUID()}`;
-    for (const agent of ['not json', '[]', '{"name":"no ifi"}', '{"mbox":"learner@example.com"}', '{"mbox":"mailto:a@b.c","openid":"https://x.y"}']) {
+    for (const agent of [
+      'not json',
+      '[]',
+      '{"name":"no ifi"}',
+      '{"mbox":"learner@example.com"}',
+      '{"mbox":"mailto:a@b.c","openid":"https://x.y"}',
+    ]) {
       const res = await send('PUT', '/xapi/activities/state', { activityId, agent, stateId: 's' }, { v: 1 });
       assert.equal(res.statusCode, 400, agent);
       assert.match(res.json().message, /'agent'/, agent);

@@ -60,7 +60,10 @@ describeEachBackend('hostile input', (ctx) => {
     const cases: Array<[string, string]> = [
       ['stateId', stateUrl({ stateId: 'a%00b' })],
       ['activityId', `/xapi/activities/state?${query({ activityId: `${enc(ACTIVITY)}%00`, agent: enc(AGENT), stateId: 'ok' })}`],
-      ['agent', `/xapi/activities/state?${query({ activityId: enc(ACTIVITY), agent: enc('{"mbox":"mailto:a@example.com\u0000"}'), stateId: 'ok' })}`],
+      [
+        'agent',
+        `/xapi/activities/state?${query({ activityId: enc(ACTIVITY), agent: enc('{"mbox":"mailto:a@example.com\u0000"}'), stateId: 'ok' })}`,
+      ],
       ['actorId', `/xapi/activities/state?${query({ activityId: enc(ACTIVITY), actorId: 'mbox|mailto:a%00@example.com', stateId: 'ok' })}`],
       ['registration', stateUrl({ registration: '%00', stateId: 'ok' })],
       ['profileId', `/xapi/activities/profile?${query({ activityId: enc(ACTIVITY), profileId: '%00' })}`],
@@ -83,13 +86,29 @@ describeEachBackend('hostile input', (ctx) => {
 
   it('refuses U+0000 and lone surrogates spelt as JSON escapes inside the agent parameters', async () => {
     const send = client(ctx, await ctx.given.tenant());
-    for (const agent of ['{"mbox":"mailto:a\\u0000@example.com"}', '{"mbox":"mailto:a\\ud800@example.com"}', '{"account":{"homePage":"http://example.com","name":"\\udfff"}}']) {
-      assertRefused(await send('PUT', `/xapi/activities/state?${query({ activityId: enc(ACTIVITY), agent: enc(agent), stateId: 's' })}`, '{}'), 'xapi.invalid_agent', "'agent'");
-      assertRefused(await send('PUT', `/xapi/agents/profile?${query({ agent: enc(agent), profileId: 'p' })}`, '{}'), 'xapi.invalid_agent', "'agent'");
+    for (const agent of [
+      '{"mbox":"mailto:a\\u0000@example.com"}',
+      '{"mbox":"mailto:a\\ud800@example.com"}',
+      '{"account":{"homePage":"http://example.com","name":"\\udfff"}}',
+    ]) {
+      assertRefused(
+        await send('PUT', `/xapi/activities/state?${query({ activityId: enc(ACTIVITY), agent: enc(agent), stateId: 's' })}`, '{}'),
+        'xapi.invalid_agent',
+        "'agent'",
+      );
+      assertRefused(
+        await send('PUT', `/xapi/agents/profile?${query({ agent: enc(agent), profileId: 'p' })}`, '{}'),
+        'xapi.invalid_agent',
+        "'agent'",
+      );
       assertRefused(await send('GET', `/xapi/agents?${query({ agent: enc(agent) })}`), 'xapi.invalid_agent', "'agent'");
       assertRefused(await send('GET', `/xapi/statements?${query({ agent: enc(agent) })}`), 'xapi.invalid_agent', "'agent'");
     }
-    assertRefused(await send('GET', `/xapi/agents?${query({ agent: enc(`{"mbox":"mailto:a@example.com","x":${deepArray(DEEP)}}`) })}`), 'xapi.invalid_agent', "'agent'.x[0]");
+    assertRefused(
+      await send('GET', `/xapi/agents?${query({ agent: enc(`{"mbox":"mailto:a@example.com","x":${deepArray(DEEP)}}`) })}`),
+      'xapi.invalid_agent',
+      "'agent'.x[0]",
+    );
     const person = await send('GET', `/xapi/agents?${query({ agent: enc(AGENT) })}`);
     assert.equal(person.statusCode, 200);
     assert.deepEqual(person.json().mbox, ['mailto:learner@example.com']);
@@ -98,12 +117,20 @@ describeEachBackend('hostile input', (ctx) => {
   it('refuses U+0000 in the statement, activity and agent query parameters', async () => {
     const send = client(ctx, await ctx.given.tenant());
     assertRefused(await send('GET', `/xapi/statements?activity=${enc(ACTIVITY)}%00`), 'request.invalid', 'querystring/activity');
-    assertRefused(await send('GET', `/xapi/statements?agent=${enc('{"mbox":"mailto:a@example.com')}%00%22%7D`), 'request.invalid', 'querystring/agent');
+    assertRefused(
+      await send('GET', `/xapi/statements?agent=${enc('{"mbox":"mailto:a@example.com')}%00%22%7D`),
+      'request.invalid',
+      'querystring/agent',
+    );
     assertRefused(await send('GET', '/xapi/statements?registration=%00'), 'request.invalid', 'querystring/registration');
     assertRefused(await send('GET', '/xapi/statements?verb=http://example.com/v%00'), 'request.invalid', 'querystring/verb');
     assertRefused(await send('GET', `/xapi/activities?activityId=${enc(ACTIVITY)}%00`), 'request.invalid', 'querystring/activityId');
     assertRefused(await send('GET', `/xapi/activities?activityId=%00`), 'request.invalid', 'querystring/activityId');
-    assertRefused(await send('GET', `/xapi/agents?agent=${enc('{"mbox":"mailto:a')}%00${enc('@example.com"}')}`), 'request.invalid', 'querystring/agent');
+    assertRefused(
+      await send('GET', `/xapi/agents?agent=${enc('{"mbox":"mailto:a')}%00${enc('@example.com"}')}`),
+      'request.invalid',
+      'querystring/agent',
+    );
     // The neighbours answer.
     assert.equal((await send('GET', `/xapi/statements?activity=${enc(ACTIVITY)}`)).statusCode, 200);
     assert.equal((await send('GET', `/xapi/activities?activityId=${enc(ACTIVITY)}`)).statusCode, 200);
@@ -133,7 +160,10 @@ describeEachBackend('hostile input', (ctx) => {
         ['statement.result.response', { result: { response: text } }],
         [`statement.result.extensions["${ext}"]`, { result: { extensions: { [ext]: text } } }],
         [`statement.context.extensions["${ext}"].deeper[1]`, { context: { extensions: { [ext]: { deeper: ['ok', text] } } } }],
-        [`statement.object.definition.extensions[${JSON.stringify(`${ext}/${text}`)}]`, { object: { id: ACTIVITY, definition: { extensions: { [`${ext}/${text}`]: 1 } } } }],
+        [
+          `statement.object.definition.extensions[${JSON.stringify(`${ext}/${text}`)}]`,
+          { object: { id: ACTIVITY, definition: { extensions: { [`${ext}/${text}`]: 1 } } } },
+        ],
         ['statement.verb.display["en-US"]', { verb: { id: 'http://adlnet.gov/expapi/verbs/answered', display: { 'en-US': text } } }],
         ['statement.object.definition.name.fr', { object: { id: ACTIVITY, definition: { name: { fr: text } } } }],
       ];
@@ -151,7 +181,11 @@ describeEachBackend('hostile input', (ctx) => {
       // In a batch: the whole batch is refused, naming the statement, and the good one is absent too.
       const good = statement();
       const bad = statement({ result: { response: text } });
-      assertRefused(await send('POST', '/xapi/statements', JSON.stringify([good, bad])), 'statement.invalid', 'statements[1].result.response');
+      assertRefused(
+        await send('POST', '/xapi/statements', JSON.stringify([good, bad])),
+        'statement.invalid',
+        'statements[1].result.response',
+      );
       assert.equal((await send('GET', `/xapi/statements?statementId=${good.id}`)).statusCode, 404);
       // No activity definition or agent name was recorded from the refused statements.
       const activity = await send('GET', `/xapi/activities?activityId=${enc(ACTIVITY)}`);
@@ -174,7 +208,11 @@ describeEachBackend('hostile input', (ctx) => {
       const res = await send('POST', '/xapi/statements', body(nested));
       assertRefused(res, 'statement.invalid', `statement.result.extensions["${ext}"]`);
       assert.match(res.json().message, /is nested deeper than 64 levels/);
-      assertRefused(await send('PUT', `/xapi/statements?statementId=${id}`, body(nested)), 'statement.invalid', 'statement.result.extensions');
+      assertRefused(
+        await send('PUT', `/xapi/statements?statementId=${id}`, body(nested)),
+        'statement.invalid',
+        'statement.result.extensions',
+      );
       assertRefused(await send('POST', '/xapi/statements', `[${body(nested)}]`), 'statement.invalid', 'statements[0].result.extensions');
     }
     assert.equal((await send('GET', `/xapi/statements?statementId=${id}`)).statusCode, 404);
@@ -253,7 +291,12 @@ describeEachBackend('hostile input', (ctx) => {
       `grant_type=authorization_code&code=${code}&redirect_uri=${enc(REDIRECT_URI)}` +
       `&client_id=${oauth.client.clientId}&client_secret=${oauth.client.clientSecret}&code_verifier=${'v'.repeat(43)}`;
     const token = (payload: string) =>
-      ctx.app.inject({ method: 'POST', url: '/auth/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
+      ctx.app.inject({
+        method: 'POST',
+        url: '/auth/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload,
+      });
     const res = await token(form('a%00b'));
     assert.equal(res.statusCode, 400, res.body);
     assert.equal(res.json().error, 'invalid_request');

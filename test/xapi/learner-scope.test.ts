@@ -52,7 +52,12 @@ async function givenWorld(ctx: TestContext): Promise<World> {
     emails.map(async (email): Promise<Learner> => {
       const agent = { objectType: 'Agent', account: { homePage: home, name: email } };
       const username = `u-${randomBytes(6).toString('hex')}`;
-      const created = await ctx.app.inject({ method: 'POST', url: '/api/auth/basic', headers: tenant.headers, payload: { username, password: PASSWORD, data: { actor: agent } } });
+      const created = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/auth/basic',
+        headers: tenant.headers,
+        payload: { username, password: PASSWORD, data: { actor: agent } },
+      });
       assert.equal(created.statusCode, 201, created.body);
       const headers = { authorization: basic(username, PASSWORD), 'x-svc-tenant': tenant.name, 'x-experience-api-version': '2.0.0' };
       return { email, agent, username, headers };
@@ -74,7 +79,12 @@ async function givenWorld(ctx: TestContext): Promise<World> {
 }
 
 /** Launches `activityId` with the learner's credential: the launch token's headers and registration. */
-async function launchToken(ctx: TestContext, world: World, learner: Learner, activityId = world.course): Promise<{ headers: Headers; registration: string }> {
+async function launchToken(
+  ctx: TestContext,
+  world: World,
+  learner: Learner,
+  activityId = world.course,
+): Promise<{ headers: Headers; registration: string }> {
   const res = await ctx.app.inject({
     method: 'GET',
     url: `/api/activities/launch?${new URLSearchParams({ activityId, auth: basic(learner.username, PASSWORD) })}`,
@@ -119,7 +129,11 @@ async function storedActor(ctx: TestContext, world: World, learner: Learner): Pr
 }
 
 async function statementById(ctx: TestContext, world: World, id: string, voided = false): Promise<number> {
-  const res = await ctx.app.inject({ method: 'GET', url: `/xapi/statements?${voided ? 'voidedStatementId' : 'statementId'}=${id}`, headers: world.tenant.xapi });
+  const res = await ctx.app.inject({
+    method: 'GET',
+    url: `/xapi/statements?${voided ? 'voidedStatementId' : 'statementId'}=${id}`,
+    headers: world.tenant.xapi,
+  });
   return res.statusCode;
 }
 
@@ -127,7 +141,12 @@ async function statementById(ctx: TestContext, world: World, id: string, voided 
 async function assertStillAnAgent(ctx: TestContext, world: World): Promise<void> {
   const victor = await storedActor(ctx, world, world.victor);
   assert.notEqual(victor.objectType, 'Group', JSON.stringify(victor));
-  const upserted = await ctx.app.inject({ method: 'PUT', url: '/api/actors/agents', headers: world.tenant.headers, payload: { ...world.victor.agent, name: 'Victor' } });
+  const upserted = await ctx.app.inject({
+    method: 'PUT',
+    url: '/api/actors/agents',
+    headers: world.tenant.headers,
+    payload: { ...world.victor.agent, name: 'Victor' },
+  });
   assert.equal(upserted.statusCode, 200, upserted.body);
   const credential = await ctx.app.inject({
     method: 'POST',
@@ -142,7 +161,9 @@ function multipart(statements: unknown, parts: Buffer[]): Buffer {
   const chunks: Buffer[] = [Buffer.from(`--${BOUNDARY}\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(statements)}`)];
   for (const data of parts) {
     chunks.push(
-      Buffer.from(`\r\n--${BOUNDARY}\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: binary\r\nX-Experience-API-Hash: ${sha256(data)}\r\n\r\n`),
+      Buffer.from(
+        `\r\n--${BOUNDARY}\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: binary\r\nX-Experience-API-Hash: ${sha256(data)}\r\n\r\n`,
+      ),
       data,
     );
   }
@@ -162,7 +183,10 @@ const attachment = (data: Buffer, overrides: Json = {}): Json => ({
 describeEachBackend('A learner credential stores statements for its own learner only (issue 24, items 1 and 3)', (ctx) => {
   it('refuses an identified Group carrying another person’s identifier with itself as a member (403), and that person stays an Agent', async () => {
     const world = await givenWorld(ctx);
-    const forged = statement({ objectType: 'Group', name: 'Victor', account: world.victor.agent.account, member: [world.mallory.agent] }, world.course);
+    const forged = statement(
+      { objectType: 'Group', name: 'Victor', account: world.victor.agent.account, member: [world.mallory.agent] },
+      world.course,
+    );
     const res = await post(ctx, world.mallory.headers, forged);
     assert.equal(res.statusCode, 403, res.body);
     assert.equal(res.json().code, 'statements.forbidden');
@@ -191,23 +215,38 @@ describeEachBackend('A learner credential stores statements for its own learner 
   it('stores a statement naming someone else elsewhere (a team, an Agent object) without changing that person', async () => {
     const world = await givenWorld(ctx);
     const team = { objectType: 'Group', name: 'Forged team', account: world.victor.agent.account, member: [world.mallory.agent] };
-    const sent = statement(world.mallory.agent, world.course, { context: { team, instructor: { ...world.victor.agent, name: 'Renamed' } } });
+    const sent = statement(world.mallory.agent, world.course, {
+      context: { team, instructor: { ...world.victor.agent, name: 'Renamed' } },
+    });
     const res = await post(ctx, world.mallory.headers, sent);
     assert.equal(res.statusCode, 200, res.body);
-    const agentObject = statement(world.mallory.agent, world.course, { verb: EXPERIENCED, object: { objectType: 'Group', account: world.victor.agent.account, member: [] }, result: undefined });
+    const agentObject = statement(world.mallory.agent, world.course, {
+      verb: EXPERIENCED,
+      object: { objectType: 'Group', account: world.victor.agent.account, member: [] },
+      result: undefined,
+    });
     assert.equal((await post(ctx, world.mallory.headers, agentObject)).statusCode, 200);
     await assertStillAnAgent(ctx, world);
     const victor = await storedActor(ctx, world, world.victor);
     assert.ok(!JSON.stringify(victor).includes('Renamed'), 'no name given by the learner');
     assert.deepEqual(await records(ctx, world, world.victor), []);
     const own = await records(ctx, world, world.mallory);
-    assert.deepEqual(own.map((record) => [record.activityId, record.status]), [[world.course, 'passed']]);
+    assert.deepEqual(
+      own.map((record) => [record.activityId, record.status]),
+      [[world.course, 'passed']],
+    );
   });
 
   it('still stores its own statements as before, with the API key writing for anyone', async () => {
     const world = await givenWorld(ctx);
-    assert.equal((await post(ctx, world.mallory.headers, statement({ ...world.mallory.agent, name: 'Mallory' }, world.course))).statusCode, 200);
-    const byKey = statement({ objectType: 'Group', account: { homePage: 'https://teams.example.com', name: 'red' }, member: [world.victor.agent] }, world.course);
+    assert.equal(
+      (await post(ctx, world.mallory.headers, statement({ ...world.mallory.agent, name: 'Mallory' }, world.course))).statusCode,
+      200,
+    );
+    const byKey = statement(
+      { objectType: 'Group', account: { homePage: 'https://teams.example.com', name: 'red' }, member: [world.victor.agent] },
+      world.course,
+    );
     assert.equal((await post(ctx, world.tenant.xapi, byKey)).statusCode, 200);
     assert.equal((await records(ctx, world, world.victor)).length, 1, 'a tenant-wide principal gives group members their records');
   });
@@ -268,7 +307,11 @@ describeEachBackend('Voiding by a learner credential or a launch token (issue 24
     }
     assert.equal(await statementById(ctx, world, elsewhere.id), 200);
     assert.equal(await statementById(ctx, world, victims.id), 200);
-    const inScope = statement(world.mallory.agent, world.course, { verb: EXPERIENCED, result: undefined, context: { registration: token.registration } });
+    const inScope = statement(world.mallory.agent, world.course, {
+      verb: EXPERIENCED,
+      result: undefined,
+      context: { registration: token.registration },
+    });
     assert.equal((await post(ctx, token.headers, inScope)).statusCode, 200);
     assert.equal((await post(ctx, token.headers, voiding(world.mallory.agent, inScope.id, { context }))).statusCode, 200);
     assert.equal(await statementById(ctx, world, inScope.id, true), 200);
@@ -293,7 +336,9 @@ describeEachBackend('Attachment data by hash (issue 24, item 4)', (ctx) => {
     const sent = await postMultipart(world.victor.headers, victims, [secret]);
     assert.equal(sent.statusCode, 200, sent.body);
 
-    const probe = statement(world.mallory.agent, world.course, { attachments: [attachment(secret, { fileUrl: 'https://files.example.com/anything' })] });
+    const probe = statement(world.mallory.agent, world.course, {
+      attachments: [attachment(secret, { fileUrl: 'https://files.example.com/anything' })],
+    });
     const stored = await post(ctx, world.mallory.headers, probe);
     assert.equal(stored.statusCode, 200, 'a fileUrl attachment without data is valid xAPI');
     for (const headers of [world.mallory.headers, world.tenant.xapi]) {
@@ -311,9 +356,14 @@ describeEachBackend('Attachment data by hash (issue 24, item 4)', (ctx) => {
     const own = statement(world.mallory.agent, world.course, { attachments: [attachment(data)] });
     assert.equal((await postMultipart(world.mallory.headers, own, [data])).statusCode, 200);
     assert.ok((await withAttachments(world.mallory.headers, own.id)).rawPayload.includes(data));
-    const reuse = statement(world.victor.agent, world.course, { attachments: [attachment(data, { fileUrl: 'https://files.example.com/x' })] });
+    const reuse = statement(world.victor.agent, world.course, {
+      attachments: [attachment(data, { fileUrl: 'https://files.example.com/x' })],
+    });
     assert.equal((await post(ctx, world.tenant.xapi, reuse)).statusCode, 200);
-    assert.ok((await withAttachments(world.tenant.xapi, reuse.id)).rawPayload.includes(data), 'tenant-wide principals may reuse stored data');
+    assert.ok(
+      (await withAttachments(world.tenant.xapi, reuse.id)).rawPayload.includes(data),
+      'tenant-wide principals may reuse stored data',
+    );
   });
 });
 
@@ -321,7 +371,9 @@ describeEachBackend('A launch token’s activity scope (issue 24, item 5)', (ctx
   it('refuses a statement about another registered course with the launched one as a context activity, and makes no record', async () => {
     const world = await givenWorld(ctx);
     const token = await launchToken(ctx, world, world.mallory);
-    const forged = statement(world.mallory.agent, world.otherCourse, { context: { registration: token.registration, contextActivities: { parent: [{ id: world.course }] } } });
+    const forged = statement(world.mallory.agent, world.otherCourse, {
+      context: { registration: token.registration, contextActivities: { parent: [{ id: world.course }] } },
+    });
     const res = await post(ctx, token.headers, forged);
     assert.equal(res.statusCode, 403, res.body);
     assert.equal(res.json().details.path, 'statement.object.id');
@@ -350,7 +402,12 @@ describeEachBackend(
       const world = await givenWorld(ctx);
       const token = await launchToken(ctx, world, world.mallory);
       const launched = Date.now();
-      const about = () => ctx.app.inject({ method: 'GET', url: `/xapi/activities/state?${new URLSearchParams({ activityId: world.course, agent: JSON.stringify(world.mallory.agent), stateId: 's', registration: token.registration })}`, headers: token.headers });
+      const about = () =>
+        ctx.app.inject({
+          method: 'GET',
+          url: `/xapi/activities/state?${new URLSearchParams({ activityId: world.course, agent: JSON.stringify(world.mallory.agent), stateId: 's', registration: token.registration })}`,
+          headers: token.headers,
+        });
       assert.equal((await about()).statusCode, 404, 'valid while the credential is');
       // The credential was made before the launch: it has expired 4 s after it.
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, launched + 4_200 - Date.now())));

@@ -43,7 +43,8 @@ function statement(overrides: Json = {}): Json {
 
 function client(ctx: TestContext, tenant: GivenTenant) {
   return {
-    post: (payload: unknown) => ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: tenant.xapi, payload: payload as never }),
+    post: (payload: unknown) =>
+      ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: tenant.xapi, payload: payload as never }),
     get: (path: string, query: Record<string, string>) =>
       ctx.app.inject({ method: 'GET', url: `${path}?${new URLSearchParams(query)}`, headers: tenant.xapi }),
     document: (method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: string, query: Record<string, string>, payload?: string) =>
@@ -72,8 +73,16 @@ describeEachBackend('long identifiers in xAPI', (ctx) => {
     const fields: Array<[string, (value: string) => Json, () => string]> = [
       ['statement.actor.mbox', (mbox) => ({ actor: { mbox } }), longest.mbox],
       ['statement.actor.openid', (openid) => ({ actor: { openid } }), longest.openid],
-      ['statement.actor.account.name', (name) => ({ actor: { account: { homePage: 'http://hr.example.com', name } } }), () => longest.account().name],
-      ['statement.actor.account.homePage', (homePage) => ({ actor: { account: { homePage, name: 'e1' } } }), () => longest.account().homePage],
+      [
+        'statement.actor.account.name',
+        (name) => ({ actor: { account: { homePage: 'http://hr.example.com', name } } }),
+        () => longest.account().name,
+      ],
+      [
+        'statement.actor.account.homePage',
+        (homePage) => ({ actor: { account: { homePage, name: 'e1' } } }),
+        () => longest.account().homePage,
+      ],
       [
         'statement.actor.member[1].mbox',
         (mbox) => ({ actor: { objectType: 'Group', member: [{ mbox: 'mailto:a@example.com' }, { mbox }] } }),
@@ -81,11 +90,7 @@ describeEachBackend('long identifiers in xAPI', (ctx) => {
       ],
       ['statement.verb.id', (id) => ({ verb: { id } }), () => longest.iri('http://example.com/verbs/')],
       ['statement.object.id', (id) => ({ object: { id } }), longest.iri],
-      [
-        'statement.context.contextActivities.parent[0].id',
-        (id) => ({ context: { contextActivities: { parent: [{ id }] } } }),
-        longest.iri,
-      ],
+      ['statement.context.contextActivities.parent[0].id', (id) => ({ context: { contextActivities: { parent: [{ id }] } } }), longest.iri],
       ['statement.object.mbox', (mbox) => ({ object: { objectType: 'Agent', mbox } }), longest.mbox],
     ];
 
@@ -108,7 +113,8 @@ describeEachBackend('long identifiers in xAPI', (ctx) => {
         assertNames(await post(alone), `statement.${property}`);
         const neighbour = statement();
         assertNames(await post([neighbour, statement(place(over(value)))]), `statements[1].${property}`);
-        for (const id of [alone.id, neighbour.id]) assert.equal((await get('/xapi/statements', { statementId: id as string })).statusCode, 404);
+        for (const id of [alone.id, neighbour.id])
+          assert.equal((await get('/xapi/statements', { statementId: id as string })).statusCode, 404);
       });
     }
 
@@ -135,11 +141,23 @@ describeEachBackend('long identifiers in xAPI', (ctx) => {
       // Found by each long key.
       const first = sent[0] as { object: { id: string }; context: { contextActivities: { parent: Array<{ id: string }> } } };
       const byAgent = await get('/xapi/statements', { agent: JSON.stringify(actor), activity: first.object.id });
-      assert.deepEqual(byAgent.json().statements.map((item: Json) => item.id), [sent[0].id]);
-      const byParent = await get('/xapi/statements', { activity: first.context.contextActivities.parent[0].id, related_activities: 'true' });
-      assert.deepEqual(byParent.json().statements.map((item: Json) => item.id), [sent[0].id]);
+      assert.deepEqual(
+        byAgent.json().statements.map((item: Json) => item.id),
+        [sent[0].id],
+      );
+      const byParent = await get('/xapi/statements', {
+        activity: first.context.contextActivities.parent[0].id,
+        related_activities: 'true',
+      });
+      assert.deepEqual(
+        byParent.json().statements.map((item: Json) => item.id),
+        [sent[0].id],
+      );
       const byVerb = await get('/xapi/statements', { verb: (sent[1].verb as Json).id as string });
-      assert.deepEqual(byVerb.json().statements.map((item: Json) => item.id), [sent[1].id]);
+      assert.deepEqual(
+        byVerb.json().statements.map((item: Json) => item.id),
+        [sent[1].id],
+      );
 
       const completions = await ctx.app.inject({
         method: 'GET',
@@ -147,7 +165,10 @@ describeEachBackend('long identifiers in xAPI', (ctx) => {
         headers: tenant.headers,
       });
       assert.equal(completions.statusCode, 200, completions.body);
-      assert.deepEqual(completions.json().map((record: Json) => [record.activityId, record.status]), [[first.object.id, 'completed']]);
+      assert.deepEqual(
+        completions.json().map((record: Json) => [record.activityId, record.status]),
+        [[first.object.id, 'completed']],
+      );
       const agents = await get('/xapi/agents', { agent: JSON.stringify(actor) });
       assert.equal(agents.statusCode, 200);
     });
@@ -185,7 +206,11 @@ describeEachBackend('long identifiers in xAPI', (ctx) => {
       assertNames(await get('/xapi/statements', { agent }), 'agent.mbox', 'xapi.invalid_agent');
       assertNames(await get('/xapi/agents', { agent }), 'agent.mbox', 'xapi.invalid_agent');
       const actorId = `account|http://hr.example.com|${randomText(5000)}`;
-      assertNames(await get('/xapi/activities/state', { activityId: 'http://example.com/a', actorId }), 'actorId.account.name', 'xapi.invalid_agent');
+      assertNames(
+        await get('/xapi/activities/state', { activityId: 'http://example.com/a', actorId }),
+        'actorId.account.name',
+        'xapi.invalid_agent',
+      );
     });
   });
 
@@ -212,7 +237,10 @@ describeEachBackend('long identifiers in xAPI', (ctx) => {
       const { document } = client(ctx, tenant);
       const activityProfile = { activityId: longest.iri(), profileId: longest.documentId() };
       const agentProfile = { agent: JSON.stringify({ account: longest.account() }), profileId: longest.documentId() };
-      for (const [path, query] of [['/xapi/activities/profile', activityProfile], ['/xapi/agents/profile', agentProfile]] as const) {
+      for (const [path, query] of [
+        ['/xapi/activities/profile', activityProfile],
+        ['/xapi/agents/profile', agentProfile],
+      ] as const) {
         assert.equal((await document('PUT', path, query, '{"p":1}')).statusCode, 204);
         assert.deepEqual((await document('GET', path, query)).json(), { p: 1 });
       }
@@ -225,7 +253,11 @@ describeEachBackend('long identifiers in xAPI', (ctx) => {
       const cases: Array<[string, string, Record<string, string>]> = [
         ['stateId', '/xapi/activities/state', { ...state, stateId: over(longest.documentId()) }],
         ['activityId', '/xapi/activities/state', { ...state, activityId: over(longest.iri()) }],
-        ['agent.account.name', '/xapi/activities/state', { ...state, agent: JSON.stringify({ account: { ...longest.account(), name: over(longest.account().name) } }) }],
+        [
+          'agent.account.name',
+          '/xapi/activities/state',
+          { ...state, agent: JSON.stringify({ account: { ...longest.account(), name: over(longest.account().name) } }) },
+        ],
         ['profileId', '/xapi/activities/profile', { activityId: 'http://example.com/a', profileId: over(longest.documentId()) }],
         ['activityId', '/xapi/activities/profile', { activityId: over(longest.iri()), profileId: 'p' }],
         ['profileId', '/xapi/agents/profile', { agent: state.agent, profileId: over(longest.documentId()) }],

@@ -20,7 +20,10 @@ function assertNotPolluted(): void {
   assert.equal(fresh.x, undefined);
   assert.equal(fresh.polluted, undefined);
   assert.equal(Object.getPrototypeOf(fresh), Object.prototype);
-  assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).filter((name) => name === 'x' || name === 'polluted'), []);
+  assert.deepEqual(
+    Object.getOwnPropertyNames(Object.prototype).filter((name) => name === 'x' || name === 'polluted'),
+    [],
+  );
 }
 
 const statementText = (id: string, protoValue = PROTO_VALUE, actor = '{"mbox":"mailto:learner@example.com"}') =>
@@ -32,7 +35,12 @@ const statementText = (id: string, protoValue = PROTO_VALUE, actor = '{"mbox":"m
 
 function xapi(ctx: TestContext, tenant: GivenTenant) {
   return (method: 'GET' | 'PUT' | 'POST', url: string, payload?: string) =>
-    ctx.app.inject({ method, url, headers: { ...tenant.xapi, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) }, payload });
+    ctx.app.inject({
+      method,
+      url,
+      headers: { ...tenant.xapi, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) },
+      payload,
+    });
 }
 
 describeEachBackend('JSON with "__proto__" and "constructor" keys', (ctx) => {
@@ -74,7 +82,11 @@ describeEachBackend('JSON with "__proto__" and "constructor" keys', (ctx) => {
 
   it('names a "__proto__" property where xAPI defines none as the unknown property it is (400)', async () => {
     const send = xapi(ctx, await ctx.given.tenant());
-    const res = await send('POST', '/xapi/statements', statementText(randomUUID(), PROTO_VALUE, '{"mbox":"mailto:learner@example.com","__proto__":{"name":"x"}}'));
+    const res = await send(
+      'POST',
+      '/xapi/statements',
+      statementText(randomUUID(), PROTO_VALUE, '{"mbox":"mailto:learner@example.com","__proto__":{"name":"x"}}'),
+    );
     assert.equal(res.statusCode, 400, res.body);
     assert.equal(res.json().details.property, 'statement.actor.__proto__');
   });
@@ -146,11 +158,14 @@ describeEachBackend('JSON with "__proto__" and "constructor" keys', (ctx) => {
     const actors = JSON.parse(list.body) as Array<Record<string, any>>;
     const ada = actors.find((actor) => actor.name === 'Ada');
     assert.ok(ada, list.body);
-    assert.deepEqual(new Map(Object.entries(ada.extensions[attributesKey])), new Map([
-      ['email', 'ada@example.org'],
-      ['__proto__', '{"x":1}'],
-      ['constructor', 'Object'],
-    ]));
+    assert.deepEqual(
+      new Map(Object.entries(ada.extensions[attributesKey])),
+      new Map([
+        ['email', 'ada@example.org'],
+        ['__proto__', '{"x":1}'],
+        ['constructor', 'Object'],
+      ]),
+    );
     assert.ok(list.body.includes(`"__proto__":"{\\"x\\":1}"`), list.body);
 
     // Sent back as GET /api/actors shows it, with one attribute changed.

@@ -66,7 +66,10 @@ describeEachBackend('real xAPI clients from npm, unmodified, with attachments', 
     const list = await xapi.getStatements({ agent: statement.actor as never, attachments: true });
     assert.equal(list.status, 200);
     const [result, ...listed] = list.data as unknown as [{ statements: Json[] }, ...unknown[]];
-    assert.deepEqual(result.statements.map((found) => found.id), [statement.id]);
+    assert.deepEqual(
+      result.statements.map((found) => found.id),
+      [statement.id],
+    );
     assert.deepEqual(listed.map(String), [data.toString()]);
   });
 
@@ -86,29 +89,45 @@ describeEachBackend('real xAPI clients from npm, unmodified, with attachments', 
       verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' },
       target: { id: `http://example.com/activities/${n}` },
       attachments: [
-        { usageType: 'http://example.com/attachment-usage/transcript', display: { 'en-US': 'Transcript' }, contentType: 'text/plain', content },
+        {
+          usageType: 'http://example.com/attachment-usage/transcript',
+          display: { 'en-US': 'Transcript' },
+          contentType: 'text/plain',
+          content,
+        },
       ],
     });
 
     const saved = await new Promise<{ error: unknown; xhr: { status: number; responseText: string } }>((resolve) =>
-      lrs.saveStatement(statement, { callback: (error: unknown, xhr: { status: number; responseText: string }) => resolve({ error, xhr }) }),
+      lrs.saveStatement(statement, {
+        callback: (error: unknown, xhr: { status: number; responseText: string }) => resolve({ error, xhr }),
+      }),
     );
     assert.equal(saved.error, null, saved.xhr?.responseText);
     assert.equal(saved.xhr.status, 204);
 
-    const queried = await new Promise<{ error: unknown; result: { statements: Array<{ id: string; attachments: Array<{ sha2: string }> }> } }>(
-      (resolve) =>
-        lrs.queryStatements({
-          params: { agent: new TinCan.Agent({ mbox: `mailto:tincan-${n}@example.com` }) },
-          callback: (error: unknown, result: { statements: Array<{ id: string; attachments: Array<{ sha2: string }> }> }) =>
-            resolve({ error, result }),
-        }),
+    const queried = await new Promise<{
+      error: unknown;
+      result: { statements: Array<{ id: string; attachments: Array<{ sha2: string }> }> };
+    }>((resolve) =>
+      lrs.queryStatements({
+        params: { agent: new TinCan.Agent({ mbox: `mailto:tincan-${n}@example.com` }) },
+        callback: (error: unknown, result: { statements: Array<{ id: string; attachments: Array<{ sha2: string }> }> }) =>
+          resolve({ error, result }),
+      }),
     );
     assert.equal(queried.error, null);
-    assert.deepEqual(queried.result.statements.map((found) => found.id), [statement.id]);
+    assert.deepEqual(
+      queried.result.statements.map((found) => found.id),
+      [statement.id],
+    );
     assert.equal(queried.result.statements[0].attachments[0].sha2, sha256(Buffer.from(content)));
 
-    const res = await ctx.app.inject({ method: 'GET', url: `/xapi/statements?statementId=${statement.id}&attachments=true`, headers: tenant.xapi });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/xapi/statements?statementId=${statement.id}&attachments=true`,
+      headers: tenant.xapi,
+    });
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^multipart\/mixed; boundary=/);
     assert.ok(res.rawPayload.includes(Buffer.from(content)), 'the attachment data is served back');

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
-import { insertStatements, markVoided, VOIDING_LOCK_BUCKETS, type NewStatement } from '../../src/modules/xapi/statements/statements.repository.js';
+import {
+  insertStatements,
+  markVoided,
+  VOIDING_LOCK_BUCKETS,
+  type NewStatement,
+} from '../../src/modules/xapi/statements/statements.repository.js';
 import { indexStatement } from '../../src/modules/xapi/statements/statement-model.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 
@@ -13,7 +18,8 @@ const statement = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-const voiding = (target: string) => statement({ verb: { id: 'http://adlnet.gov/expapi/verbs/voided' }, object: { objectType: 'StatementRef', id: target } });
+const voiding = (target: string) =>
+  statement({ verb: { id: 'http://adlnet.gov/expapi/verbs/voided' }, object: { objectType: 'StatementRef', id: target } });
 
 describeEachBackend(
   'POST /xapi/statements batch limits',
@@ -47,11 +53,19 @@ describeEachBackend('Voiding locks of a large batch', (ctx) => {
   it(`voids within and across batches larger than the ${VOIDING_LOCK_BUCKETS} lock buckets`, async () => {
     const tenant = await ctx.given.tenant();
     const earlier = Array.from({ length: 100 }, () => statement());
-    assert.equal((await ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: tenant.xapi, payload: earlier })).statusCode, 200);
+    assert.equal(
+      (await ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: tenant.xapi, payload: earlier })).statusCode,
+      200,
+    );
     const fresh = Array.from({ length: 200 }, () => statement());
     // Voids ten earlier statements and ten of its own, and sends a voiding statement before its target.
     const late = statement();
-    const batch = [...fresh, ...earlier.slice(0, 10).map((item) => voiding(item.id)), ...fresh.slice(0, 10).map((item) => voiding(item.id)), voiding(late.id)];
+    const batch = [
+      ...fresh,
+      ...earlier.slice(0, 10).map((item) => voiding(item.id)),
+      ...fresh.slice(0, 10).map((item) => voiding(item.id)),
+      voiding(late.id),
+    ];
     const res = await ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: tenant.xapi, payload: batch });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal((await ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: tenant.xapi, payload: late })).statusCode, 200);

@@ -90,9 +90,16 @@ describeEachBackend('statement lists through StatementRefs (xapi_statement_keys)
     const newestFirst = [...more.map((item) => item.id).reverse(), voiding.id];
     assert.deepEqual(await ids(tenant, { agent }), newestFirst);
     assert.deepEqual(await ids(tenant, { agent, ascending: 'true' }), [...newestFirst].reverse());
-    const first = await ctx.app.inject({ method: 'GET', url: `/xapi/statements?${new URLSearchParams({ agent, limit: '3' })}`, headers: tenant.xapi });
+    const first = await ctx.app.inject({
+      method: 'GET',
+      url: `/xapi/statements?${new URLSearchParams({ agent, limit: '3' })}`,
+      headers: tenant.xapi,
+    });
     const next = await ctx.app.inject({ method: 'GET', url: first.json().more, headers: tenant.xapi });
-    assert.deepEqual([...first.json().statements, ...next.json().statements].map((found: Json) => found.id), newestFirst);
+    assert.deepEqual(
+      [...first.json().statements, ...next.json().statements].map((found: Json) => found.id),
+      newestFirst,
+    );
     assert.equal(next.json().more, '');
     // Two filters together: both must hold.
     assert.deepEqual(await ids(tenant, { agent, verb: (more[1].verb as Json).id as string }), [more[1].id]);
@@ -106,7 +113,8 @@ describe('migration 0015 fills xapi_statement_keys from what was stored before i
       const { db, dispose } = await backend.open();
       const before = mkdtempSync(join(tmpdir(), 'learnbase-migrations-'));
       try {
-        for (const name of readdirSync(MIGRATIONS_DIR).filter((file) => file < '0015')) copyFileSync(join(MIGRATIONS_DIR, name), join(before, name));
+        for (const name of readdirSync(MIGRATIONS_DIR).filter((file) => file < '0015'))
+          copyFileSync(join(MIGRATIONS_DIR, name), join(before, name));
         await migrate(db, before);
         const tenant = randomUUID();
         await db.query(`INSERT INTO tenants (id, name) VALUES ($1, 'migrated')`, [tenant]);
@@ -120,7 +128,13 @@ describe('migration 0015 fills xapi_statement_keys from what was stored before i
           [
             tenant,
             target,
-            JSON.stringify({ actor: { objectType: 'Group', account: { homePage: 'http://example.com', name: 'team' }, member: [{ mbox: 'mailto:a@example.com' }] } }),
+            JSON.stringify({
+              actor: {
+                objectType: 'Group',
+                account: { homePage: 'http://example.com', name: 'team' },
+                member: [{ mbox: 'mailto:a@example.com' }],
+              },
+            }),
             registration,
             ref,
             JSON.stringify({ actor: { mbox: 'mailto:b@example.com' } }),
@@ -156,21 +170,20 @@ describe('migration 0015 fills xapi_statement_keys from what was stored before i
           ['v', 'http://example.com/verbs/did', 1],
         ];
         assert.deepEqual(of(target), targetKeys);
-        assert.deepEqual(
-          of(ref),
-          [
-            ['a', 'http://example.com/a', 1],
-            ['a', 'http://example.com/parent', 2],
-            ['g', 'account|http://example.com|team', 1],
-            ['g', 'mbox|mailto:a@example.com', 1],
-            ['g', 'mbox|mailto:auth@example.com', 2],
-            ['g', 'mbox|mailto:b@example.com', 0],
-            ['r', registration, 1],
-            ['v', VOIDED, 1],
-            ['v', 'http://example.com/verbs/did', 1],
-          ],
+        assert.deepEqual(of(ref), [
+          ['a', 'http://example.com/a', 1],
+          ['a', 'http://example.com/parent', 2],
+          ['g', 'account|http://example.com|team', 1],
+          ['g', 'mbox|mailto:a@example.com', 1],
+          ['g', 'mbox|mailto:auth@example.com', 2],
+          ['g', 'mbox|mailto:b@example.com', 0],
+          ['r', registration, 1],
+          ['v', VOIDED, 1],
+          ['v', 'http://example.com/verbs/did', 1],
+        ]);
+        const { rows: tables } = await db.query(
+          `SELECT 1 FROM information_schema.tables WHERE table_name IN ('xapi_statement_agents', 'xapi_statement_activities')`,
         );
-        const { rows: tables } = await db.query(`SELECT 1 FROM information_schema.tables WHERE table_name IN ('xapi_statement_agents', 'xapi_statement_activities')`);
         assert.equal(tables.length, 0);
       } finally {
         rmSync(before, { recursive: true, force: true });

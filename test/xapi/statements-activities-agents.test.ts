@@ -37,8 +37,17 @@ describeEachBackend('xAPI activities and agents resources', (ctx) => {
     it('merges the languages of two statements and lets a later definition refine an earlier one', async () => {
       const tenant = await ctx.given.tenant();
       const id = `http://example.com/meetings/${randomUUID()}`;
-      await store(tenant, statement({ mbox: 'mailto:a@example.com' }, { id, definition: { name: { 'en-US': 'example meeting' }, moreInfo: 'http://example.com/1' } }));
-      await store(tenant, statement({ mbox: 'mailto:a@example.com' }, { id, definition: { name: { 'fr-FR': 'réunion' }, moreInfo: 'http://example.com/2' } }));
+      await store(
+        tenant,
+        statement(
+          { mbox: 'mailto:a@example.com' },
+          { id, definition: { name: { 'en-US': 'example meeting' }, moreInfo: 'http://example.com/1' } },
+        ),
+      );
+      await store(
+        tenant,
+        statement({ mbox: 'mailto:a@example.com' }, { id, definition: { name: { 'fr-FR': 'réunion' }, moreInfo: 'http://example.com/2' } }),
+      );
       const { definition } = (await get(tenant, '/xapi/activities', { activityId: id })).json();
       assert.deepEqual(definition.name, { 'en-US': 'example meeting', 'fr-FR': 'réunion' });
       assert.equal(definition.moreInfo, 'http://example.com/2');
@@ -48,10 +57,15 @@ describeEachBackend('xAPI activities and agents resources', (ctx) => {
       const tenant = await ctx.given.tenant();
       const parent = `http://example.com/courses/${randomUUID()}`;
       await store(tenant, [
-        { ...statement({ mbox: 'mailto:a@example.com' }, { id: 'http://example.com/lesson' }), context: { contextActivities: { parent: { id: parent, definition: { name: { en: 'Course' } } } } } },
+        {
+          ...statement({ mbox: 'mailto:a@example.com' }, { id: 'http://example.com/lesson' }),
+          context: { contextActivities: { parent: { id: parent, definition: { name: { en: 'Course' } } } } },
+        },
         statement({ mbox: 'mailto:a@example.com' }, { id: parent, definition: { name: { de: 'Kurs' } } }),
       ]);
-      assert.deepEqual((await get(tenant, '/xapi/activities', { activityId: parent })).json().definition, { name: { en: 'Course', de: 'Kurs' } });
+      assert.deepEqual((await get(tenant, '/xapi/activities', { activityId: parent })).json().definition, {
+        name: { en: 'Course', de: 'Kurs' },
+      });
     });
 
     it('answers an activity no statement defined with its id alone', async () => {
@@ -92,7 +106,10 @@ describeEachBackend('xAPI activities and agents resources', (ctx) => {
     it('answers a Person with just the identifier for an agent it never saw, in every IFI form', async () => {
       const tenant = await ctx.given.tenant();
       const account = { homePage: 'http://example.com', name: randomUUID() };
-      assert.deepEqual((await get(tenant, '/xapi/agents', { agent: JSON.stringify({ account }) })).json(), { objectType: 'Person', account: [account] });
+      assert.deepEqual((await get(tenant, '/xapi/agents', { agent: JSON.stringify({ account }) })).json(), {
+        objectType: 'Person',
+        account: [account],
+      });
       const sha = 'a'.repeat(40);
       assert.deepEqual((await get(tenant, '/xapi/agents', { agent: JSON.stringify({ mbox_sha1sum: sha }) })).json(), {
         objectType: 'Person',

@@ -26,7 +26,12 @@ const voiding = (target: string, overrides: Json = {}) =>
 
 describeEachBackend('xAPI statements resource', (ctx) => {
   const post = (tenant: GivenTenant, payload: unknown, headers: Json = {}) =>
-    ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: { ...tenant.xapi, ...headers } as never, payload: payload as never });
+    ctx.app.inject({
+      method: 'POST',
+      url: '/xapi/statements',
+      headers: { ...tenant.xapi, ...headers } as never,
+      payload: payload as never,
+    });
   const put = (tenant: GivenTenant, statementId: string, payload: unknown) =>
     ctx.app.inject({ method: 'PUT', url: `/xapi/statements?statementId=${statementId}`, headers: tenant.xapi, payload: payload as never });
   const get = (tenant: GivenTenant, query: Record<string, string>, headers: Json = {}) =>
@@ -202,7 +207,11 @@ describeEachBackend('xAPI statements resource', (ctx) => {
       ['an actor of another objectType', { actor: { objectType: 'Person', mbox: 'mailto:a@example.com' } }, /statement\.actor\.objectType/],
       ['a verb id without a scheme', { verb: { id: 'completed' } }, /statement\.verb\.id must be an IRI/],
       ['a verb display with a bad language tag', { verb: { id: COMPLETED, display: { a12345678: 'x' } } }, /statement\.verb\.display/],
-      ['a verb display that is not text', { verb: { id: COMPLETED, display: { 'en-US': 3 } } }, /statement\.verb\.display\.en-US must be a string/],
+      [
+        'a verb display that is not text',
+        { verb: { id: COMPLETED, display: { 'en-US': 3 } } },
+        /statement\.verb\.display\.en-US must be a string/,
+      ],
       ['an activity without an id', { object: { objectType: 'Activity' } }, /statement\.object\.id is required/],
       ['an unknown objectType', { object: { objectType: 'Thing', id: 'http://example.com/x' } }, /statement\.object\.objectType/],
       [
@@ -228,14 +237,27 @@ describeEachBackend('xAPI statements resource', (ctx) => {
             objectType: 'SubStatement',
             actor: { mbox: 'mailto:a@example.com' },
             verb: { id: COMPLETED },
-            object: { objectType: 'SubStatement', actor: { mbox: 'mailto:a@example.com' }, verb: { id: COMPLETED }, object: { id: 'http://example.com/a' } },
+            object: {
+              objectType: 'SubStatement',
+              actor: { mbox: 'mailto:a@example.com' },
+              verb: { id: COMPLETED },
+              object: { id: 'http://example.com/a' },
+            },
           },
         },
         /statement\.object\.object\.objectType/,
       ],
       [
         'a SubStatement with an id',
-        { object: { objectType: 'SubStatement', id: randomUUID(), actor: { mbox: 'mailto:a@example.com' }, verb: { id: COMPLETED }, object: { id: 'http://example.com/a' } } },
+        {
+          object: {
+            objectType: 'SubStatement',
+            id: randomUUID(),
+            actor: { mbox: 'mailto:a@example.com' },
+            verb: { id: COMPLETED },
+            object: { id: 'http://example.com/a' },
+          },
+        },
         /statement\.object\.id is not a property/,
       ],
       ['a scaled score above 1', { result: { score: { scaled: 1.5 } } }, /statement\.result\.score\.scaled/],
@@ -249,7 +271,11 @@ describeEachBackend('xAPI statements resource', (ctx) => {
         /statement\.context\.revision may only be used when the object is an Activity/,
       ],
       ['a team that is not a Group', { context: { team: { mbox: 'mailto:t@example.com' } } }, /statement\.context\.team\.objectType/],
-      ['a context statement that is not a StatementRef', { context: { statement: { id: randomUUID() } } }, /statement\.context\.statement\.objectType/],
+      [
+        'a context statement that is not a StatementRef',
+        { context: { statement: { id: randomUUID() } } },
+        /statement\.context\.statement\.objectType/,
+      ],
       ['a timestamp that is not ISO 8601', { timestamp: '01/02/2020' }, /statement\.timestamp must be an ISO 8601 timestamp/],
       ['a timestamp with the -00:00 offset', { timestamp: '2008-09-15T15:53:00.601-00:00' }, /statement\.timestamp/],
       ['a timestamp on 30 February', { timestamp: '2021-02-30T00:00:00Z' }, /statement\.timestamp/],
@@ -262,7 +288,11 @@ describeEachBackend('xAPI statements resource', (ctx) => {
       ],
       [
         'an attachment without a fileUrl',
-        { attachments: [{ usageType: 'http://example.com/u', display: { en: 'a' }, contentType: 'text/plain', length: 1, sha2: 'a'.repeat(64) }] },
+        {
+          attachments: [
+            { usageType: 'http://example.com/u', display: { en: 'a' }, contentType: 'text/plain', length: 1, sha2: 'a'.repeat(64) },
+          ],
+        },
         /statement\.attachments\[0\]\.fileUrl is required/,
       ],
     ];
@@ -440,7 +470,13 @@ describeEachBackend('xAPI statements resource', (ctx) => {
     it('answers 400 to statementId with another filter, but accepts format and attachments', async () => {
       const tenant = await ctx.given.tenant();
       const [id] = await store(tenant, statement());
-      for (const extra of <Array<Record<string, string>>>[{ verb: COMPLETED }, { limit: '1' }, { ascending: 'true' }, { voidedStatementId: id }, { since: '2020-01-01T00:00:00Z' }]) {
+      for (const extra of <Array<Record<string, string>>>[
+        { verb: COMPLETED },
+        { limit: '1' },
+        { ascending: 'true' },
+        { voidedStatementId: id },
+        { since: '2020-01-01T00:00:00Z' },
+      ]) {
         const res = await get(tenant, { statementId: id, ...extra });
         assert.equal(res.statusCode, 400, JSON.stringify(extra));
       }
@@ -527,7 +563,7 @@ describeEachBackend('xAPI statements resource', (ctx) => {
   });
 
   describe('GET /xapi/statements (StatementResult)', () => {
-    it('answers the tenant\'s statements newest stored first, with an empty more', async () => {
+    it("answers the tenant's statements newest stored first, with an empty more", async () => {
       const tenant = await ctx.given.tenant();
       const [first] = await store(tenant, statement());
       const [second] = await store(tenant, statement());
@@ -593,7 +629,10 @@ describeEachBackend('xAPI statements resource', (ctx) => {
       const agent = { mbox: `mailto:filter-${randomUUID()}@example.com` };
       const [asActor] = await store(tenant, statement({ actor: { ...agent, name: 'Someone' } }));
       const [asObject] = await store(tenant, statement({ object: { objectType: 'Agent', ...agent } }));
-      const [asMember] = await store(tenant, statement({ actor: { objectType: 'Group', member: [agent, { mbox: 'mailto:x@example.com' }] } }));
+      const [asMember] = await store(
+        tenant,
+        statement({ actor: { objectType: 'Group', member: [agent, { mbox: 'mailto:x@example.com' }] } }),
+      );
       const [asInstructor] = await store(tenant, statement({ context: { instructor: agent } }));
       await store(tenant, statement());
       const direct = ids((await get(tenant, { agent: JSON.stringify(agent) })).json());
@@ -616,7 +655,10 @@ describeEachBackend('xAPI statements resource', (ctx) => {
       const registration = randomUUID();
       const verb = { id: `http://example.com/verbs/${randomUUID()}` };
       const [asObject] = await store(tenant, statement({ object: { id: activity } }));
-      const [asParent] = await store(tenant, statement({ verb, context: { registration, contextActivities: { parent: [{ id: activity }] } } }));
+      const [asParent] = await store(
+        tenant,
+        statement({ verb, context: { registration, contextActivities: { parent: [{ id: activity }] } } }),
+      );
       assert.deepEqual(ids((await get(tenant, { activity })).json()), [asObject]);
       assert.deepEqual(ids((await get(tenant, { activity, related_activities: 'true' })).json()), [asParent, asObject]);
       assert.deepEqual(ids((await get(tenant, { verb: verb.id })).json()), [asParent]);
@@ -683,7 +725,10 @@ describeEachBackend('xAPI statements resource', (ctx) => {
 
     it('answers format=ids with identifiers only', async () => {
       const tenant = await ctx.given.tenant();
-      const [id] = await store(tenant, statement({ actor: { objectType: 'Group', name: 'Team', member: [{ name: 'M', mbox: 'mailto:m@example.com' }] } }));
+      const [id] = await store(
+        tenant,
+        statement({ actor: { objectType: 'Group', name: 'Team', member: [{ name: 'M', mbox: 'mailto:m@example.com' }] } }),
+      );
       const [listed] = (await get(tenant, { format: 'ids' })).json().statements;
       assert.equal(listed.id, id);
       assert.deepEqual(listed.actor, { objectType: 'Group', member: [{ mbox: 'mailto:m@example.com' }] });
@@ -723,7 +768,7 @@ describeEachBackend('xAPI statements resource', (ctx) => {
       assert.notDeepEqual((await get(a, { statementId: id })).json().actor, (await get(b, { statementId: id })).json().actor);
     });
 
-    it('refuses tenant B\'s key used against tenant A with 401', async () => {
+    it("refuses tenant B's key used against tenant A with 401", async () => {
       const a = await ctx.given.tenant();
       const b = await ctx.given.tenant();
       const [id] = await store(a, statement());

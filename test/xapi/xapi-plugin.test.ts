@@ -106,9 +106,17 @@ describeEachBackend(
       const missing = await ctx.app.inject({ method: 'GET', url: STATE_LIST, headers: tenant.headers });
       assert.equal(missing.statusCode, 400);
       assert.equal(missing.headers['x-experience-api-version'], '1.0.3');
-      const unsupported = await ctx.app.inject({ method: 'GET', url: STATE_LIST, headers: { ...tenant.headers, 'x-experience-api-version': '0.95' } });
+      const unsupported = await ctx.app.inject({
+        method: 'GET',
+        url: STATE_LIST,
+        headers: { ...tenant.headers, 'x-experience-api-version': '0.95' },
+      });
       assert.equal(unsupported.headers['x-experience-api-version'], '1.0.3');
-      const sent = await ctx.app.inject({ method: 'GET', url: STATE_LIST, headers: { ...tenant.headers, 'x-experience-api-version': '2.0.0' } });
+      const sent = await ctx.app.inject({
+        method: 'GET',
+        url: STATE_LIST,
+        headers: { ...tenant.headers, 'x-experience-api-version': '2.0.0' },
+      });
       assert.equal(sent.statusCode, 200, sent.body);
       assert.equal(sent.headers['x-experience-api-version'], '2.0.0');
     });

@@ -60,7 +60,8 @@ const CYCLE_SHOWN = 10;
 
 const shown = (text: string): string => JSON.stringify(text.length > SHOWN_LIMIT ? `${text.slice(0, SHOWN_LIMIT)}…` : text);
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Why `value` cannot be an activity id (or parentId), or undefined when it can. */
 export function iriIdProblem(value: unknown): string | undefined {
@@ -92,7 +93,10 @@ export function definitionProblems(value: unknown): [string, string][] {
   const problems: [string, string][] = [];
   for (const key of Object.keys(value)) {
     if (!(DEFINITION_FIELDS as readonly string[]).includes(key)) {
-      problems.push([`definition.${key}`, `is not a field of a registry definition; it has only ${DEFINITION_FIELDS.map((name) => `\`${name}\``).join(', ')}`]);
+      problems.push([
+        `definition.${key}`,
+        `is not a field of a registry definition; it has only ${DEFINITION_FIELDS.map((name) => `\`${name}\``).join(', ')}`,
+      ]);
     }
   }
   for (const key of ['name', 'description'] as const) {
@@ -108,7 +112,8 @@ export function definitionProblems(value: unknown): [string, string][] {
     }
   }
   for (const key of ['type', 'moreInfo'] as const) {
-    if (value[key] !== undefined && !isIri(value[key])) problems.push([`definition.${key}`, 'must be an IRI with a scheme, such as "http://example.com/x"']);
+    if (value[key] !== undefined && !isIri(value[key]))
+      problems.push([`definition.${key}`, 'must be an IRI with a scheme, such as "http://example.com/x"']);
   }
   if (value.extensions !== undefined) {
     if (!isPlainObject(value.extensions)) problems.push(['definition.extensions', 'must be an object whose keys are IRIs']);
@@ -165,7 +170,8 @@ export function checkRegistryEntries(body: readonly unknown[]): RegistryCheck {
     }
     const idWhy = iriIdProblem(entry.id);
     const id = idWhy === undefined ? (entry.id as string) : undefined;
-    const add = (field: string, message: string) => problems.push(id === undefined ? { index, field, message } : { index, id, field, message });
+    const add = (field: string, message: string) =>
+      problems.push(id === undefined ? { index, field, message } : { index, id, field, message });
     // First: text jsonb cannot hold and nesting too deep for the code after this, anywhere in the entry.
     const json = findJsonProblem(entry, '');
     if (json) {
@@ -259,7 +265,12 @@ export function hierarchyProblems(links: readonly HierarchyLink[], stored: Reado
       for (const id of cycle) {
         const member = requested.get(id);
         if (member) {
-          problems.push({ index: member.index, id, field: 'parentId', message: `is on a cycle of parents (${cycle.length} activities: ${path})` });
+          problems.push({
+            index: member.index,
+            id,
+            field: 'parentId',
+            message: `is on a cycle of parents (${cycle.length} activities: ${path})`,
+          });
         }
       }
     }

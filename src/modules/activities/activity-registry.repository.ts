@@ -108,7 +108,10 @@ export async function upsertActivities(sql: SqlClient, tenantId: string, entries
 }
 
 export async function findActivity(sql: SqlClient, tenantId: string, id: string): Promise<RegisteredActivity | undefined> {
-  const { rows } = await sql.query<ActivityRow>(`SELECT ${COLUMNS} FROM activity_registry WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  const { rows } = await sql.query<ActivityRow>(`SELECT ${COLUMNS} FROM activity_registry WHERE tenant_id = $1 AND id = $2`, [
+    tenantId,
+    id,
+  ]);
   return rows.length === 0 ? undefined : toActivity(rows[0]);
 }
 

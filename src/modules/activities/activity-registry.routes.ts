@@ -3,14 +3,13 @@ import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, describedOnly, pageOf } from '../../platform/http/common-schemas.js';
 import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
+import { RegistryEntry, RegistryItemQuery, RegistryListQuery, RegistryPutBody, RegistryPutResponse } from './activity-registry.schemas.js';
 import {
-  RegistryEntry,
-  RegistryItemQuery,
-  RegistryListQuery,
-  RegistryPutBody,
-  RegistryPutResponse,
-} from './activity-registry.schemas.js';
-import { listRegisteredActivities, readRegisteredActivity, registerActivities, type RegisteredActivity } from './activity-registry.service.js';
+  listRegisteredActivities,
+  readRegisteredActivity,
+  registerActivities,
+  type RegisteredActivity,
+} from './activity-registry.service.js';
 
 export interface ActivityRegistryRoutesOptions {
   sql: SqlClient;

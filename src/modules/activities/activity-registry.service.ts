@@ -51,7 +51,11 @@ export async function registerActivities(sql: SqlClient, tenantId: string, body:
  * The registry entry of `activityId`, or undefined. The launch (GET /api/activities/launch) and
  * the Activities Resource read entries through this.
  */
-export async function findRegisteredActivity(sql: SqlClient, tenantId: string, activityId: string): Promise<RegisteredActivity | undefined> {
+export async function findRegisteredActivity(
+  sql: SqlClient,
+  tenantId: string,
+  activityId: string,
+): Promise<RegisteredActivity | undefined> {
   return findActivity(sql, tenantId, activityId);
 }
 
@@ -73,7 +77,11 @@ export function listRegisteredActivities(
 }
 
 /** The registry entries of `ids` the tenant has, by id (notifications copy their definitions). */
-export async function findRegisteredActivities(sql: SqlClient, tenantId: string, ids: readonly string[]): Promise<Map<string, RegisteredActivity>> {
+export async function findRegisteredActivities(
+  sql: SqlClient,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<Map<string, RegisteredActivity>> {
   return new Map((await findActivitiesByIds(sql, tenantId, ids)).map((activity) => [activity.id, activity]));
 }
 

@@ -11,7 +11,12 @@ describe('checkRegistryEntries', () => {
     const checked = checkRegistryEntries([
       {
         id: A,
-        definition: { name: { 'en-US': 'A' }, description: { fr: 'a' }, type: 'http://adlnet.gov/expapi/activities/course', extensions: { 'http://x.example/e': { n: 1 } } },
+        definition: {
+          name: { 'en-US': 'A' },
+          description: { fr: 'a' },
+          type: 'http://adlnet.gov/expapi/activities/course',
+          extensions: { 'http://x.example/e': { n: 1 } },
+        },
         attributes: { owner: 'HR' },
         tags: ['t1'],
         parentId: B,
@@ -22,7 +27,10 @@ describe('checkRegistryEntries', () => {
     ]);
     assert.deepEqual(checked.problems, []);
     assert.deepEqual(checked.entries[1], { id: B, definition: {}, attributes: {}, tags: [], competencies: [] });
-    assert.deepEqual(checked.links, [{ index: 0, id: A, parentId: B }, { index: 1, id: B }]);
+    assert.deepEqual(checked.links, [
+      { index: 0, id: A, parentId: B },
+      { index: 1, id: B },
+    ]);
   });
 
   it('names every bad entry and field', () => {
@@ -42,8 +50,25 @@ describe('checkRegistryEntries', () => {
     assert.ok(checked.problems.some((problem) => problem.index === 6 && /1000 bytes/.test(problem.message)));
     assert.equal(checked.problems.find((problem) => problem.index === 1)?.id, undefined);
     assert.equal(checked.problems.find((problem) => problem.index === 2)?.id, A);
-    const expected = ['0 ', '1 id', '1 definition.name', '2 colour', '2 definition.interactionType', '2 definition.type', '2 definition.extensions',
-      '3 id', '3 tags[0]', '3 tags[2]', '3 competencies[0]', '3 launchUrl', '3 attributes.n', '4 parentId', '5 definition.name["en-US"]', '6 id', '6 definition.name'];
+    const expected = [
+      '0 ',
+      '1 id',
+      '1 definition.name',
+      '2 colour',
+      '2 definition.interactionType',
+      '2 definition.type',
+      '2 definition.extensions',
+      '3 id',
+      '3 tags[0]',
+      '3 tags[2]',
+      '3 competencies[0]',
+      '3 launchUrl',
+      '3 attributes.n',
+      '4 parentId',
+      '5 definition.name["en-US"]',
+      '6 id',
+      '6 definition.name',
+    ];
     assert.deepEqual([...fields].sort(), [...expected].sort());
   });
 });
@@ -62,7 +87,10 @@ describe('launchUrlProblem', () => {
 describe('hierarchyProblems', () => {
   it('refuses a parent that is neither requested nor stored', () => {
     const problems = hierarchyProblems([{ index: 0, id: A, parentId: B }], new Map());
-    assert.deepEqual(problems.map((problem) => [problem.index, problem.field]), [[0, 'parentId']]);
+    assert.deepEqual(
+      problems.map((problem) => [problem.index, problem.field]),
+      [[0, 'parentId']],
+    );
     assert.match(problems[0].message, /names neither/);
   });
 
@@ -81,11 +109,18 @@ describe('hierarchyProblems', () => {
 
   it('finds a cycle through stored parents, and lets a request entry replace its stored link', () => {
     // Stored: C → B → A (A a root). The request makes A a child of C: A → C → B → A.
-    const stored = new Map<string, string | null>([[C, B], [B, A], [A, null]]);
+    const stored = new Map<string, string | null>([
+      [C, B],
+      [B, A],
+      [A, null],
+    ]);
     const links = [{ index: 0, id: A, parentId: C }];
     assert.deepEqual(storedParentsToRead(links), [C]);
     const problems = hierarchyProblems(links, stored);
-    assert.deepEqual(problems.map((problem) => [problem.index, problem.field]), [[0, 'parentId']]);
+    assert.deepEqual(
+      problems.map((problem) => [problem.index, problem.field]),
+      [[0, 'parentId']],
+    );
     // The same request moving B to the root breaks the cycle.
     assert.deepEqual(hierarchyProblems([...links, { index: 1, id: B }], stored), []);
   });

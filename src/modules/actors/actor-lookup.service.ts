@@ -10,10 +10,12 @@ export interface ActorIdentity {
 
 /** The actor stored under a canonical agent key (agent.ts), or undefined when the tenant has none. */
 export async function findActorByKey(sql: SqlClient, tenantId: string, agentKey: string): Promise<ActorIdentity | undefined> {
-  const { rows } = await sql.query<{ agent_key: string; object_type: 'Agent' | 'Group'; ifi: Record<string, unknown>; name: string | null }>(
-    'SELECT agent_key, object_type, ifi, name FROM actors WHERE tenant_id = $1 AND agent_key = $2',
-    [tenantId, agentKey],
-  );
+  const { rows } = await sql.query<{
+    agent_key: string;
+    object_type: 'Agent' | 'Group';
+    ifi: Record<string, unknown>;
+    name: string | null;
+  }>('SELECT agent_key, object_type, ifi, name FROM actors WHERE tenant_id = $1 AND agent_key = $2', [tenantId, agentKey]);
   const row = rows[0];
   if (!row) return undefined;
   return {
@@ -24,16 +26,29 @@ export async function findActorByKey(sql: SqlClient, tenantId: string, agentKey:
 }
 
 /** The actors stored under `agentKeys` (the ones the tenant has; unknown keys are left out), by key. */
-export async function findActorsByKeys(sql: SqlClient, tenantId: string, agentKeys: readonly string[]): Promise<Map<string, ActorIdentity>> {
+export async function findActorsByKeys(
+  sql: SqlClient,
+  tenantId: string,
+  agentKeys: readonly string[],
+): Promise<Map<string, ActorIdentity>> {
   if (agentKeys.length === 0) return new Map();
-  const { rows } = await sql.query<{ agent_key: string; object_type: 'Agent' | 'Group'; ifi: Record<string, unknown>; name: string | null }>(
-    'SELECT agent_key, object_type, ifi, name FROM actors WHERE tenant_id = $1 AND agent_key = ANY($2::text[])',
-    [tenantId, [...new Set(agentKeys)]],
-  );
+  const { rows } = await sql.query<{
+    agent_key: string;
+    object_type: 'Agent' | 'Group';
+    ifi: Record<string, unknown>;
+    name: string | null;
+  }>('SELECT agent_key, object_type, ifi, name FROM actors WHERE tenant_id = $1 AND agent_key = ANY($2::text[])', [
+    tenantId,
+    [...new Set(agentKeys)],
+  ]);
   return new Map(
     rows.map((row) => [
       row.agent_key,
-      { agentKey: row.agent_key, objectType: row.object_type, agent: { objectType: row.object_type, ...(row.name ? { name: row.name } : {}), ...row.ifi } },
+      {
+        agentKey: row.agent_key,
+        objectType: row.object_type,
+        agent: { objectType: row.object_type, ...(row.name ? { name: row.name } : {}), ...row.ifi },
+      },
     ]),
   );
 }

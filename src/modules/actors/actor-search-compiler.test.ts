@@ -1,13 +1,24 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compileCriteria, escapeLike, Parameters, readCriteria, readsAsDate, readsAsNumber, type Criteria } from './actor-search-compiler.js';
+import {
+  compileCriteria,
+  escapeLike,
+  Parameters,
+  readCriteria,
+  readsAsDate,
+  readsAsNumber,
+  type Criteria,
+} from './actor-search-compiler.js';
 
 const read = (criteria: unknown): Criteria => {
   const reading = readCriteria(criteria);
   assert.ok(reading.ok, JSON.stringify(reading));
   return reading.criteria;
 };
-const compile = (criteria: unknown, links: { organisationAttribute: string | null; jobAttribute: string | null } = { organisationAttribute: 'position', jobAttribute: 'job' }) => {
+const compile = (
+  criteria: unknown,
+  links: { organisationAttribute: string | null; jobAttribute: string | null } = { organisationAttribute: 'position', jobAttribute: 'job' },
+) => {
   const parameters = new Parameters(['tenant']);
   const sql = compileCriteria(read(criteria), { tenantParameter: '$1', ...links }, parameters);
   return { sql, values: parameters.values };
@@ -17,7 +28,9 @@ describe('readCriteria', () => {
   it('reads conditions, combinators and {} and fills exists’ value', () => {
     assert.deepEqual(read({}), { all: true });
     assert.deepEqual(read({ field: 'name', op: 'exists' }), { field: 'name', op: 'exists', value: true });
-    assert.deepEqual(read({ not: { field: 'attributes.a', op: 'gt', value: 3 } }), { not: { field: 'attributes.a', op: 'gt', value: { kind: 'number', value: 3 } } });
+    assert.deepEqual(read({ not: { field: 'attributes.a', op: 'gt', value: 3 } }), {
+      not: { field: 'attributes.a', op: 'gt', value: { kind: 'number', value: 3 } },
+    });
     assert.deepEqual(read({ and: [{ field: 'attributes.d', op: 'lt', value: '2026-01-01' }] }), {
       and: [{ field: 'attributes.d', op: 'lt', value: { kind: 'date', value: '2026-01-01' } }],
     });
@@ -68,7 +81,15 @@ describe('values', () => {
   });
   it('reads real days and date-times with offsets', () => {
     for (const text of ['2024-02-29', '2026-11-23T17:00Z', '2026-11-23T17:00:00.123456789+14:59']) assert.ok(readsAsDate(text), text);
-    for (const text of ['2023-02-29', '2026-04-31', '0000-01-01', '2026-11-23T17:00:00', '2026-11-23T24:00:00Z', '2026-11-23T23:59:60Z', '2026-11-23T10:00+15:00']) {
+    for (const text of [
+      '2023-02-29',
+      '2026-04-31',
+      '0000-01-01',
+      '2026-11-23T17:00:00',
+      '2026-11-23T24:00:00Z',
+      '2026-11-23T23:59:60Z',
+      '2026-11-23T10:00+15:00',
+    ]) {
       assert.ok(!readsAsDate(text), text);
     }
   });

@@ -37,7 +37,12 @@ export const FIXED_FIELDS = [
   'job.name',
   'job.competencies.Name',
 ] as const;
-export const ATTRIBUTE_FIELD_PREFIXES = ['attributes.', 'organisation.attributes.', 'organisation.ancestors.attributes.', 'job.attributes.'] as const;
+export const ATTRIBUTE_FIELD_PREFIXES = [
+  'attributes.',
+  'organisation.attributes.',
+  'organisation.ancestors.attributes.',
+  'job.attributes.',
+] as const;
 
 /** What a condition compares: a value a comparison reads as a number or as an instant. */
 export type Comparable = { kind: 'number'; value: number } | { kind: 'date'; value: string };
@@ -107,7 +112,8 @@ const sqlAsInstant = (expression: string) =>
 
 const pointer = (path: string, key: string | number) => `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const describe = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`);
+const describe = (value: unknown) =>
+  value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 
 class CriteriaProblem extends Error {
   constructor(
@@ -137,19 +143,22 @@ function readComparable(value: unknown, path: string): Comparable {
 
 function readCondition(node: Record<string, unknown>, path: string): Condition {
   for (const key of Object.keys(node)) {
-    if (key !== 'field' && key !== 'op' && key !== 'value') throw new CriteriaProblem(pointer(path, key), 'is not a property of a condition (field, op, value)');
+    if (key !== 'field' && key !== 'op' && key !== 'value')
+      throw new CriteriaProblem(pointer(path, key), 'is not a property of a condition (field, op, value)');
   }
   const { field, op, value } = node;
   if (typeof field !== 'string') throw new CriteriaProblem(pointer(path, 'field'), `must be a string, not ${describe(field)}`);
   checkText(field, pointer(path, 'field'));
-  if (!isKnownField(field)) throw new CriteriaProblem(pointer(path, 'field'), `names no field: ${JSON.stringify(field)} (docs/actors.md lists them)`);
+  if (!isKnownField(field))
+    throw new CriteriaProblem(pointer(path, 'field'), `names no field: ${JSON.stringify(field)} (docs/actors.md lists them)`);
   if (typeof op !== 'string' || !(OPERATORS as readonly string[]).includes(op)) {
     throw new CriteriaProblem(pointer(path, 'op'), `must be one of ${OPERATORS.join(', ')}`);
   }
   const valuePath = pointer(path, 'value');
   switch (op as Operator) {
     case 'exists':
-      if (value !== undefined && typeof value !== 'boolean') throw new CriteriaProblem(valuePath, `must be true, false or absent for exists, not ${describe(value)}`);
+      if (value !== undefined && typeof value !== 'boolean')
+        throw new CriteriaProblem(valuePath, `must be true, false or absent for exists, not ${describe(value)}`);
       return { field, op: 'exists', value: value ?? true };
     case 'in': {
       if (!Array.isArray(value) || value.length === 0 || value.length > MAX_IN_VALUES) {
@@ -181,7 +190,8 @@ export function readCriteria(criteria: unknown, path = '/criteria'): CriteriaRea
   let nodes = 0;
   const read = (node: unknown, nodePath: string, depth: number): Criteria => {
     if (depth > MAX_CRITERIA_DEPTH) throw new CriteriaProblem(nodePath, `is nested deeper than ${MAX_CRITERIA_DEPTH} levels`);
-    if (++nodes > MAX_CRITERIA_NODES) throw new CriteriaProblem(nodePath, `is one node more than the ${MAX_CRITERIA_NODES} criteria may hold`);
+    if (++nodes > MAX_CRITERIA_NODES)
+      throw new CriteriaProblem(nodePath, `is one node more than the ${MAX_CRITERIA_NODES} criteria may hold`);
     if (!isObject(node)) throw new CriteriaProblem(nodePath, `must be an object (a condition, and, or, not), not ${describe(node)}`);
     const keys = Object.keys(node);
     if (keys.length === 0) return { all: true };
@@ -369,7 +379,8 @@ function jobPredicate(condition: Condition, context: CompileContext, parameters:
 
 function conditionSql(condition: Condition, context: CompileContext, parameters: Parameters): string {
   // exists false is the negation of exists true, whatever the field.
-  if (condition.op === 'exists' && !condition.value) return `(${conditionSql({ ...condition, value: true }, context, parameters)}) IS NOT TRUE`;
+  if (condition.op === 'exists' && !condition.value)
+    return `(${conditionSql({ ...condition, value: true }, context, parameters)}) IS NOT TRUE`;
   const { field } = condition;
   if (field === 'name') return namePredicate(condition, parameters);
   if (Object.hasOwn(IFI_COLUMNS, field)) return valuePredicate(IFI_COLUMNS[field], condition, parameters);

@@ -36,7 +36,10 @@ const Condition = Type.Object(
           Type.Boolean(),
           Type.Array(Type.String({ maxLength: MAX_TEXT_LENGTH }), { minItems: 1, maxItems: MAX_IN_VALUES }),
         ],
-        { description: 'A string (eq, ne, contains, startsWith), an array of strings (in), a boolean or nothing (exists), a number or a date (lt, lte, gt, gte).' },
+        {
+          description:
+            'A string (eq, ne, contains, startsWith), an array of strings (in), a boolean or nothing (exists), a number or a date (lt, lte, gt, gte).',
+        },
       ),
     ),
   },
@@ -48,9 +51,18 @@ export const Criteria = Type.Cyclic(
     ActorCriteria: Type.Union(
       [
         Condition,
-        Type.Object({ and: Type.Array(Type.Ref('ActorCriteria'), { minItems: 1 }) }, { additionalProperties: false, description: 'Every one matches.' }),
-        Type.Object({ or: Type.Array(Type.Ref('ActorCriteria'), { minItems: 1 }) }, { additionalProperties: false, description: 'At least one matches.' }),
-        Type.Object({ not: Type.Ref('ActorCriteria') }, { additionalProperties: false, description: 'Does not match (an absent value does not match either way round).' }),
+        Type.Object(
+          { and: Type.Array(Type.Ref('ActorCriteria'), { minItems: 1 }) },
+          { additionalProperties: false, description: 'Every one matches.' },
+        ),
+        Type.Object(
+          { or: Type.Array(Type.Ref('ActorCriteria'), { minItems: 1 }) },
+          { additionalProperties: false, description: 'At least one matches.' },
+        ),
+        Type.Object(
+          { not: Type.Ref('ActorCriteria') },
+          { additionalProperties: false, description: 'Does not match (an absent value does not match either way round).' },
+        ),
         Type.Object({}, { additionalProperties: false, description: 'Matches every actor.' }),
       ],
       {
@@ -80,14 +92,19 @@ export const SearchBody = Type.Object(
 );
 
 /** `kind` of GET /api/actors and POST /api/actors/search: people unless the caller asks for the authorities. */
-export const ActorKindParameter = Type.Union(ACTOR_KINDS.map((kind) => Type.Literal(kind)), {
-  default: 'people',
-  description:
-    'people (default): imported, upserted, provisioned or named by a statement; authorities: the credentials statements name as their authority (API keys, admins, learner credentials, launch sessions), listed for audit; all: both.',
-});
+export const ActorKindParameter = Type.Union(
+  ACTOR_KINDS.map((kind) => Type.Literal(kind)),
+  {
+    default: 'people',
+    description:
+      'people (default): imported, upserted, provisioned or named by a statement; authorities: the credentials statements name as their authority (API keys, admins, learner credentials, launch sessions), listed for audit; all: both.',
+  },
+);
 
 export const SearchQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'At most this many actors (1-1000, default 100).' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'At most this many actors (1-1000, default 100).' }),
+  ),
   skip: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Matching actors to pass over.' })),
   kind: Type.Optional(ActorKindParameter),
 });

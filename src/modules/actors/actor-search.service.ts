@@ -28,20 +28,29 @@ export function readPage(query: Record<string, unknown>): { limit: number; skip:
     if (sent === undefined) return fallback;
     const value = typeof sent === 'string' ? Number(sent) : Number.NaN;
     if (!Number.isInteger(value) || value < min || value > max) {
-      throw ActorSearchErrors.invalidPage(name, max === Number.MAX_SAFE_INTEGER ? `must be an integer >= ${min}` : `must be an integer from ${min} to ${max}`);
+      throw ActorSearchErrors.invalidPage(
+        name,
+        max === Number.MAX_SAFE_INTEGER ? `must be an integer >= ${min}` : `must be an integer from ${min} to ${max}`,
+      );
     }
     return value;
   };
   const kind = query.kind ?? 'people';
-  if (!(ACTOR_KINDS as readonly unknown[]).includes(kind)) throw ActorSearchErrors.invalidPage('kind', `must be one of ${ACTOR_KINDS.join(', ')}`);
+  if (!(ACTOR_KINDS as readonly unknown[]).includes(kind))
+    throw ActorSearchErrors.invalidPage('kind', `must be one of ${ACTOR_KINDS.join(', ')}`);
   return { limit: read('limit', 100, 1, 1000), skip: read('skip', 0, 0, Number.MAX_SAFE_INTEGER), kind: kind as ActorKind };
 }
 
 /** The body `{criteria}`, read and checked: the first bad node answers 400 with its JSON pointer. */
 function readBody(body: unknown) {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ActorSearchErrors.invalidCriteria('', 'must be an object {"criteria": …}');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw ActorSearchErrors.invalidCriteria('', 'must be an object {"criteria": …}');
   const extra = Object.keys(body).find((key) => key !== 'criteria');
-  if (extra !== undefined) throw ActorSearchErrors.invalidCriteria(`/${extra.replace(/~/g, '~0').replace(/\//g, '~1')}`, 'is not a property of the search body (criteria)');
+  if (extra !== undefined)
+    throw ActorSearchErrors.invalidCriteria(
+      `/${extra.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      'is not a property of the search body (criteria)',
+    );
   if (!('criteria' in body)) throw ActorSearchErrors.invalidCriteria('/criteria', 'is required ({} matches every actor)');
   const reading = readCriteria(body.criteria);
   if (!reading.ok) throw ActorSearchErrors.invalidCriteria(reading.path, reading.message);

@@ -45,8 +45,9 @@ export async function showActors(
   // Own properties only: an attribute setting named "toString" must not read Object.prototype's.
   const valueOf = (actor: StoredActor, attribute: string | null) =>
     attribute && actor.attributes && Object.hasOwn(actor.attributes, attribute) ? actor.attributes[attribute] : undefined;
-  const linkedBy = (attribute: string | null) =>
-    [...new Set(actors.map((actor) => valueOf(actor, attribute)).filter((value): value is string => !!value))];
+  const linkedBy = (attribute: string | null) => [
+    ...new Set(actors.map((actor) => valueOf(actor, attribute)).filter((value): value is string => !!value)),
+  ];
   const organisationIds = linkedBy(settings.organisationAttribute);
   const jobIds = linkedBy(settings.jobAttribute);
   const organisations = organisationIds.length > 0 ? await findOrganisationLinks(sql, tenant.id, organisationIds) : new Map();

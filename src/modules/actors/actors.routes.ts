@@ -67,7 +67,9 @@ const AgentBody = Type.Object(
 );
 
 const UpsertHeaders = Type.Object({
-  'svc-account-source': Type.Optional(Type.String({ description: 'Free text stored with the write in the audit log (at most 200 characters).', examples: ['hr-sync'] })),
+  'svc-account-source': Type.Optional(
+    Type.String({ description: 'Free text stored with the write in the audit log (at most 200 characters).', examples: ['hr-sync'] }),
+  ),
 });
 
 /** `GET /api/actors` and `PUT|POST /api/actors/agents`: the tenant's actors, and writing one agent. */

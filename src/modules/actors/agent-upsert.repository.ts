@@ -51,7 +51,12 @@ export async function upsertAgentActor(sql: SqlClient, tenantId: string, actor: 
  * freed, the ones not yet held are added. The primary key (tenant, attribute, value) is the last
  * guard: a value held by another actor fails the transaction rather than make two people one.
  */
-export async function replaceActorIdentifiers(sql: SqlClient, tenantId: string, agentKey: string, identifiers: readonly Identifier[]): Promise<void> {
+export async function replaceActorIdentifiers(
+  sql: SqlClient,
+  tenantId: string,
+  agentKey: string,
+  identifiers: readonly Identifier[],
+): Promise<void> {
   const attributes = identifiers.map((identifier) => identifier.attribute);
   const values = identifiers.map((identifier) => identifier.value);
   await sql.query(

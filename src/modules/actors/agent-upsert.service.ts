@@ -39,7 +39,12 @@ export async function upsertAgent(
     const holders = await findIdentifierHolders(tx, tenant.id, identifiers);
     const resolution = resolveAgentWrite(write, identifiers, { byKey: byKey && { objectType: byKey.objectType ?? 'Agent' }, holders });
 
-    const { created } = await upsertAgentActor(tx, tenant.id, { key: resolution.key, ifi: write.ifi, name: write.name, attributes: write.attributes });
+    const { created } = await upsertAgentActor(tx, tenant.id, {
+      key: resolution.key,
+      ifi: write.ifi,
+      name: write.name,
+      attributes: write.attributes,
+    });
     if (write.attributes !== undefined) await replaceActorIdentifiers(tx, tenant.id, resolution.key, identifiers);
 
     const stored = await findActorByKey(tx, tenant.id, resolution.key);

@@ -27,13 +27,18 @@ describe('parseAgentWrite', () => {
     });
     assert.equal(parseAgentWrite({ mbox_sha1sum: 'A'.repeat(40) }).key, `mbox_sha1sum|${'a'.repeat(40)}`);
     assert.equal(parseAgentWrite({ openid: 'http://id.example.com/ada' }).key, 'openid|http://id.example.com/ada');
-    assert.deepEqual(parseAgentWrite({ account: { homePage: 'http://hr.example.com', name: 'E1' } }).ifi, { account: { homePage: 'http://hr.example.com', name: 'E1' } });
+    assert.deepEqual(parseAgentWrite({ account: { homePage: 'http://hr.example.com', name: 'E1' } }).ifi, {
+      account: { homePage: 'http://hr.example.com', name: 'E1' },
+    });
   });
 
   it('takes the attributes under the attributes key of any host, ignores other extensions', () => {
     const write = parseAgentWrite({
       mbox: 'mailto:ada@x.org',
-      extensions: { 'https://old.example.net:8443/api/ext/agent/attributes': { email: 'ada@x.org', __proto__x: 'y' }, 'http://example.com/other': [1] },
+      extensions: {
+        'https://old.example.net:8443/api/ext/agent/attributes': { email: 'ada@x.org', __proto__x: 'y' },
+        'http://example.com/other': [1],
+      },
     });
     assert.deepEqual(write.attributes, { email: 'ada@x.org', __proto__x: 'y' });
     assert.equal(parseAgentWrite({ mbox: 'mailto:ada@x.org', extensions: { 'http://example.com/other': 1 } }).attributes, undefined);
@@ -58,7 +63,10 @@ describe('parseAgentWrite', () => {
       [{ mbox: 'mailto:a@x.org', extensions: { [ATTRIBUTES]: 'x' } }, /must be an object of attribute names to string values/],
       [{ mbox: 'mailto:a@x.org', extensions: { [ATTRIBUTES]: { age: 42 } } }, /The value of attribute "age" must be a string/],
       [{ mbox: 'mailto:a@x.org', extensions: { [ATTRIBUTES]: { '': 'x' } } }, /empty name/],
-      [{ mbox: 'mailto:a@x.org', extensions: { [ATTRIBUTES]: {}, 'http://b.example/api/ext/agent/attributes': {} } }, /attributes key twice/],
+      [
+        { mbox: 'mailto:a@x.org', extensions: { [ATTRIBUTES]: {}, 'http://b.example/api/ext/agent/attributes': {} } },
+        /attributes key twice/,
+      ],
       [{ mbox: 'mailto:a@x.org', name: 'A\u0000' }, /'agent'\.name must not contain U\+0000/],
       [{ mbox: 'mailto:a@x.org', extensions: { [ATTRIBUTES]: { city: '\ud800' } } }, /lone surrogate/],
     ];
@@ -73,15 +81,27 @@ describe('parseAgentWrite', () => {
 
 describe('isAttributesKey', () => {
   it('accepts the attributes path on any http(s) host, nothing else', () => {
-    for (const key of [ATTRIBUTES, 'https://a.b:8080/api/ext/agent/attributes', 'http://localhost/api/ext/agent/attributes']) assert.equal(isAttributesKey(key), true, key);
-    for (const key of ['http://x/api/ext/agent/job', 'ftp://x/api/ext/agent/attributes', 'http://x/api/ext/agent/attributes?a=1', 'attributes', 'http://x/api/ext/agent/attributes/']) {
+    for (const key of [ATTRIBUTES, 'https://a.b:8080/api/ext/agent/attributes', 'http://localhost/api/ext/agent/attributes'])
+      assert.equal(isAttributesKey(key), true, key);
+    for (const key of [
+      'http://x/api/ext/agent/job',
+      'ftp://x/api/ext/agent/attributes',
+      'http://x/api/ext/agent/attributes?a=1',
+      'attributes',
+      'http://x/api/ext/agent/attributes/',
+    ]) {
       assert.equal(isAttributesKey(key), false, key);
     }
   });
 });
 
 describe('resolveAgentWrite', () => {
-  const write: AgentWrite = { key: 'mbox|mailto:new@x.org', ifiProperty: 'mbox', ifi: { mbox: 'mailto:new@x.org' }, attributes: { email: 'e@x', employeeId: 'E1' } };
+  const write: AgentWrite = {
+    key: 'mbox|mailto:new@x.org',
+    ifiProperty: 'mbox',
+    ifi: { mbox: 'mailto:new@x.org' },
+    attributes: { email: 'e@x', employeeId: 'E1' },
+  };
   const identifiers = identifiersOf(write.attributes, ['email', 'employeeId']);
 
   it('takes the unique values in the settings’ order, empty ones left out', () => {
@@ -90,15 +110,28 @@ describe('resolveAgentWrite', () => {
   });
 
   it('matches by the identifier first, then by a unique attribute, else creates', () => {
-    assert.deepEqual(resolveAgentWrite(write, identifiers, { byKey: { objectType: 'Agent' }, holders: [] }), { action: 'update', key: write.key, matchedBy: 'mbox' });
-    assert.deepEqual(resolveAgentWrite(write, identifiers, { holders: [{ attribute: 'employeeId', value: 'E1', agentKey: 'account|h|E1' }] }), {
+    assert.deepEqual(resolveAgentWrite(write, identifiers, { byKey: { objectType: 'Agent' }, holders: [] }), {
       action: 'update',
-      key: 'account|h|E1',
-      matchedBy: 'attributes.employeeId',
+      key: write.key,
+      matchedBy: 'mbox',
     });
+    assert.deepEqual(
+      resolveAgentWrite(write, identifiers, { holders: [{ attribute: 'employeeId', value: 'E1', agentKey: 'account|h|E1' }] }),
+      {
+        action: 'update',
+        key: 'account|h|E1',
+        matchedBy: 'attributes.employeeId',
+      },
+    );
     assert.deepEqual(resolveAgentWrite(write, identifiers, { holders: [] }), { action: 'create', key: write.key });
     // The identifier and a value naming the same actor are one match.
-    assert.equal(resolveAgentWrite(write, identifiers, { byKey: { objectType: 'Agent' }, holders: [{ attribute: 'email', value: 'e@x', agentKey: write.key }] }).action, 'update');
+    assert.equal(
+      resolveAgentWrite(write, identifiers, {
+        byKey: { objectType: 'Agent' },
+        holders: [{ attribute: 'email', value: 'e@x', agentKey: write.key }],
+      }).action,
+      'update',
+    );
   });
 
   it('refuses two actors matched (409 naming both) and a group’s identifier', () => {
@@ -113,9 +146,19 @@ describe('resolveAgentWrite', () => {
     assert.equal(twoValues.code, 'actors.ambiguous_match');
     assert.equal(twoValues.status, 409);
     assert.match(twoValues.message, /The attribute "email" matches one actor and the attribute "employeeId" another/);
-    const keyAndValue = refusal(() => resolveAgentWrite(write, identifiers, { byKey: { objectType: 'Agent' }, holders: [{ attribute: 'email', value: 'e@x', agentKey: 'account|h|a' }] }));
+    const keyAndValue = refusal(() =>
+      resolveAgentWrite(write, identifiers, {
+        byKey: { objectType: 'Agent' },
+        holders: [{ attribute: 'email', value: 'e@x', agentKey: 'account|h|a' }],
+      }),
+    );
     assert.match(keyAndValue.message, /The identifier \(mbox\) matches one actor and the attribute "email" another/);
-    assert.deepEqual(keyAndValue.details, { matches: [{ matchedBy: 'mbox', actorId: write.key }, { matchedBy: 'attributes.email', actorId: 'account|h|a' }] });
+    assert.deepEqual(keyAndValue.details, {
+      matches: [
+        { matchedBy: 'mbox', actorId: write.key },
+        { matchedBy: 'attributes.email', actorId: 'account|h|a' },
+      ],
+    });
     assert.equal(refusal(() => resolveAgentWrite(write, [], { byKey: { objectType: 'Group' }, holders: [] })).code, 'actors.not_an_agent');
   });
 });

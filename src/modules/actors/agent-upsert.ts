@@ -33,9 +33,11 @@ const IFIS = ['mbox', 'mbox_sha1sum', 'openid', 'account'] as const;
 /** A name shown in a message is cut here, so a huge property name cannot make a huge answer. */
 const SHOWN_LIMIT = 100;
 
-const invalid = (message: string, property?: string) => badRequest('actors.invalid_agent', message, property === undefined ? undefined : { property });
+const invalid = (message: string, property?: string) =>
+  badRequest('actors.invalid_agent', message, property === undefined ? undefined : { property });
 const shown = (text: string) => JSON.stringify(text.length > SHOWN_LIMIT ? `${text.slice(0, SHOWN_LIMIT)}…` : text);
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The body of `PUT /api/actors/agents`: an xAPI Agent (not a Group) with exactly one IFI of the
@@ -59,7 +61,10 @@ export function parseAgentWrite(body: unknown): AgentWrite {
   }
   for (const property of Object.keys(body)) {
     if (!KNOWN_PROPERTIES.has(property)) {
-      throw invalid(`'agent' has the property ${shown(property)}, which an agent does not have (objectType, name, an identifier, extensions).`, property);
+      throw invalid(
+        `'agent' has the property ${shown(property)}, which an agent does not have (objectType, name, an identifier, extensions).`,
+        property,
+      );
     }
   }
 
@@ -158,15 +163,24 @@ export function resolveAgentWrite(write: AgentWrite, identifiers: readonly Ident
   const matches: Array<{ key: string; by: string; what: string }> = [];
   if (stored.byKey) {
     if (stored.byKey.objectType === 'Group') {
-      throw conflict('actors.not_an_agent', `The ${write.ifiProperty} sent identifies a group a statement named; this path writes agents.`, {
-        actorId: write.key,
-      });
+      throw conflict(
+        'actors.not_an_agent',
+        `The ${write.ifiProperty} sent identifies a group a statement named; this path writes agents.`,
+        {
+          actorId: write.key,
+        },
+      );
     }
     matches.push({ key: write.key, by: write.ifiProperty, what: `the identifier (${write.ifiProperty})` });
   }
   for (const identifier of identifiers) {
     const holder = stored.holders.find((held) => held.attribute === identifier.attribute && held.value === identifier.value);
-    if (holder) matches.push({ key: holder.agentKey, by: `attributes.${identifier.attribute}`, what: `the attribute ${shown(identifier.attribute)}` });
+    if (holder)
+      matches.push({
+        key: holder.agentKey,
+        by: `attributes.${identifier.attribute}`,
+        what: `the attribute ${shown(identifier.attribute)}`,
+      });
   }
   const distinct = matches.filter((match, index) => matches.findIndex((other) => other.key === match.key) === index);
   if (distinct.length > 1) {

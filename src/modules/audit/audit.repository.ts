@@ -32,7 +32,12 @@ export async function insertAuditEntry(sql: SqlClient, tenantId: string, entry: 
 }
 
 /** Newest first (`seq`, the order of writing, breaks ties), every filter optional; the indexes on (tenant, at), (tenant, actor, at) and (tenant, source, at) serve them. */
-export async function findAuditEntries(sql: SqlClient, tenantId: string, filter: AuditFilter, page: { limit: number; skip: number }): Promise<AuditEntry[]> {
+export async function findAuditEntries(
+  sql: SqlClient,
+  tenantId: string,
+  filter: AuditFilter,
+  page: { limit: number; skip: number },
+): Promise<AuditEntry[]> {
   const conditions = ['tenant_id = $1'];
   const values: unknown[] = [tenantId];
   const where = (condition: (parameter: string) => string, value: unknown) => {

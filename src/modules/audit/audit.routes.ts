@@ -11,9 +11,18 @@ import { listAuditEntries, type AuditFilter } from './audit.service.js';
 const AuditQuery = Type.Object(
   {
     agent: Type.Optional(Type.String({ description: 'Only entries about this actor: an xAPI agent as JSON (or use actorId).' })),
-    actorId: Type.Optional(Type.String({ description: 'Only entries about this actor, as `<ifi_property>|<ifi_value>` (account: `account|<homePage>|<name>`).' })),
+    actorId: Type.Optional(
+      Type.String({
+        description: 'Only entries about this actor, as `<ifi_property>|<ifi_value>` (account: `account|<homePage>|<name>`).',
+      }),
+    ),
     source: Type.Optional(Type.String({ description: 'Only entries whose `svc-account-source` header was exactly this.' })),
-    action: Type.Optional(Type.String({ description: '`actor.created`, `actor.updated`, `credential.created`, `credential.revoked`, `launch`, `api_key.created`, `api_key.revoked`, `oauth_client.created`, `oauth_client.deleted` or `oauth_client.secret_rotated`.' })),
+    action: Type.Optional(
+      Type.String({
+        description:
+          '`actor.created`, `actor.updated`, `credential.created`, `credential.revoked`, `launch`, `api_key.created`, `api_key.revoked`, `oauth_client.created`, `oauth_client.deleted` or `oauth_client.secret_rotated`.',
+      }),
+    ),
     since: Type.Optional(Type.String({ description: 'Only entries after this instant (ISO 8601 with a zone).' })),
     until: Type.Optional(Type.String({ description: 'Only entries at or before this instant (ISO 8601 with a zone).' })),
     ...PageQuery('entries').properties,
@@ -28,7 +37,10 @@ const AuditEntryBody = Type.Object({
   actorId: Type.Optional(Type.String({ description: 'The actor the entry is about, as `<ifi_property>|<ifi_value>`.' })),
   actor: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The same actor as an xAPI agent (its identifier).' })),
   source: Type.Optional(Type.String({ description: 'The `svc-account-source` header of the request.' })),
-  principal: Type.Object({ kind: Type.String(), id: Type.String({ description: 'The admin id, the API key or the actor credential’s username.' }) }),
+  principal: Type.Object({
+    kind: Type.String(),
+    id: Type.String({ description: 'The admin id, the API key or the actor credential’s username.' }),
+  }),
   details: Type.Object({}, { additionalProperties: true }),
 });
 
@@ -60,7 +72,11 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = async 
       }
       const filter: AuditFilter = {
         actorId:
-          query.agent !== undefined ? parseAgentParameter(query.agent).key : query.actorId !== undefined ? parseActorId(query.actorId).key : undefined,
+          query.agent !== undefined
+            ? parseAgentParameter(query.agent).key
+            : query.actorId !== undefined
+              ? parseActorId(query.actorId).key
+              : undefined,
         source: query.source,
         action: query.action,
         since: instant(query.since, 'since'),

@@ -65,11 +65,14 @@ export const SOURCE_LIMIT = 200;
  */
 export function sourceOfHeader(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;
-  if (Array.isArray(header)) throw badRequest('audit.invalid_source', 'Send the svc-account-source header once.', { header: 'svc-account-source' });
+  if (Array.isArray(header))
+    throw badRequest('audit.invalid_source', 'Send the svc-account-source header once.', { header: 'svc-account-source' });
   const source = header.trim();
   if (source === '') return undefined;
   if (source.length > SOURCE_LIMIT) {
-    throw badRequest('audit.invalid_source', `The svc-account-source header must be at most ${SOURCE_LIMIT} characters.`, { header: 'svc-account-source' });
+    throw badRequest('audit.invalid_source', `The svc-account-source header must be at most ${SOURCE_LIMIT} characters.`, {
+      header: 'svc-account-source',
+    });
   }
   const problem = textProblem(source);
   if (problem) throw badRequest('audit.invalid_source', `The svc-account-source header ${problem.why}.`, { header: 'svc-account-source' });
@@ -91,6 +94,11 @@ export async function recordAudit(sql: SqlClient, entry: NewAuditEntry): Promise
   });
 }
 
-export function listAuditEntries(sql: SqlClient, tenantId: string, filter: AuditFilter, page: { limit: number; skip: number }): Promise<AuditEntry[]> {
+export function listAuditEntries(
+  sql: SqlClient,
+  tenantId: string,
+  filter: AuditFilter,
+  page: { limit: number; skip: number },
+): Promise<AuditEntry[]> {
   return findAuditEntries(sql, tenantId, filter, page);
 }

@@ -196,7 +196,9 @@ function unauthorized(message: string, challenge = BASIC_CHALLENGE): AppError {
 
 /** Too many failed learner sign-ins lately (CredentialService): 429, and when to try again. */
 function tooManyAttempts(retryAfterSeconds: number): AppError {
-  return new AppError('auth.too_many_attempts', 429, credentialRefusal('throttled'), { headers: { 'Retry-After': String(retryAfterSeconds) } });
+  return new AppError('auth.too_many_attempts', 429, credentialRefusal('throttled'), {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });
 }
 
 /** RFC 6750 §3.1: a Bearer token that is unknown, expired, revoked or of another tenant. */
@@ -215,10 +217,7 @@ export function namedTenant(request: FastifyRequest, baseDomain: string): string
   const fromHeader = typeof header === 'string' && header.trim() !== '' ? header.trim().toLowerCase() : undefined;
   const fromHost = tenantNameOfHost(request.headers.host, baseDomain);
   if (fromHeader && fromHost && fromHeader !== fromHost) {
-    throw badRequest(
-      'tenant.mismatch',
-      `The Host names tenant "${fromHost}" but X-SVC-Tenant names "${fromHeader}"; name one tenant.`,
-    );
+    throw badRequest('tenant.mismatch', `The Host names tenant "${fromHost}" but X-SVC-Tenant names "${fromHeader}"; name one tenant.`);
   }
   return fromHeader ?? fromHost;
 }

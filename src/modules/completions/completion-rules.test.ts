@@ -33,29 +33,51 @@ describe('statementCompletion', () => {
     assert.equal(fact(statement('http://example.com/verbs/finished', { result: { completion: true } })).status, 'completed');
     assert.equal(fact(statement('http://example.com/verbs/answered', { result: { success: false } })).status, 'failed');
     assert.equal(fact(statement('completed', { result: { success: true } })).status, 'passed');
-    const progressed = fact(statement('progressed', { result: { extensions: { 'https://w3id.org/xapi/cmi5/result/extensions/progress': 40 }, score: { scaled: 0.4 } } }));
+    const progressed = fact(
+      statement('progressed', {
+        result: { extensions: { 'https://w3id.org/xapi/cmi5/result/extensions/progress': 40 }, score: { scaled: 0.4 } },
+      }),
+    );
     assert.equal(progressed.progress, 40);
     assert.deepEqual(progressed.score, { scaled: 0.4 });
-    assert.equal(fact(statement('http://example.com/verbs/x', { result: { extensions: { 'http://id.tincanapi.com/extension/progress': 10 } } })).progress, 10);
-    assert.equal(fact(statement('progressed', { result: { extensions: { 'https://w3id.org/xapi/cmi5/result/extensions/progress': 140 } } })).progress, undefined);
+    assert.equal(
+      fact(statement('http://example.com/verbs/x', { result: { extensions: { 'http://id.tincanapi.com/extension/progress': 10 } } }))
+        .progress,
+      10,
+    );
+    assert.equal(
+      fact(statement('progressed', { result: { extensions: { 'https://w3id.org/xapi/cmi5/result/extensions/progress': 140 } } })).progress,
+      undefined,
+    );
   });
 
   it('says nothing for other verbs, non-Activity objects, and gives one key per agent of a group', () => {
     assert.equal(statementCompletion(statement('http://example.com/verbs/experienced')), undefined);
     assert.equal(statementCompletion(statement('completed', { object: { objectType: 'Agent', mbox: 'mailto:x@y.z' } })), undefined);
     const group = statementCompletion(
-      statement('completed', { actor: { objectType: 'Group', mbox: 'mailto:team@x.y', member: [{ mbox: 'mailto:a@x.y' }, { mbox: 'mailto:b@x.y' }] }, context: { registration: 'ABCDEF00-0000-4000-8000-000000000000' } }),
+      statement('completed', {
+        actor: { objectType: 'Group', mbox: 'mailto:team@x.y', member: [{ mbox: 'mailto:a@x.y' }, { mbox: 'mailto:b@x.y' }] },
+        context: { registration: 'ABCDEF00-0000-4000-8000-000000000000' },
+      }),
     );
-    assert.deepEqual(group?.keys.map((key) => [key.agentKey, key.registration]), [
-      ['mbox|mailto:team@x.y', 'abcdef00-0000-4000-8000-000000000000'],
-      ['mbox|mailto:a@x.y', 'abcdef00-0000-4000-8000-000000000000'],
-      ['mbox|mailto:b@x.y', 'abcdef00-0000-4000-8000-000000000000'],
-    ]);
+    assert.deepEqual(
+      group?.keys.map((key) => [key.agentKey, key.registration]),
+      [
+        ['mbox|mailto:team@x.y', 'abcdef00-0000-4000-8000-000000000000'],
+        ['mbox|mailto:a@x.y', 'abcdef00-0000-4000-8000-000000000000'],
+        ['mbox|mailto:b@x.y', 'abcdef00-0000-4000-8000-000000000000'],
+      ],
+    );
   });
 });
 
 describe('foldFacts', () => {
-  const key = { agentKey: 'mbox|mailto:ada@example.com', activityId: 'http://example.com/course', registration: '', actor: { mbox: 'mailto:ada@example.com' } };
+  const key = {
+    agentKey: 'mbox|mailto:ada@example.com',
+    activityId: 'http://example.com/course',
+    registration: '',
+    actor: { mbox: 'mailto:ada@example.com' },
+  };
 
   it('never downgrades: passed > failed > completed > in-progress, in any order', () => {
     assert.equal(betterStatus('passed', 'failed'), 'passed');
@@ -64,8 +86,20 @@ describe('foldFacts', () => {
       fact(statement('launched', {}, '2026-01-01T10:00:00Z')),
       fact(statement('passed', { result: { score: { raw: 80 } } }, '2026-01-01T11:00:00Z')),
       fact(statement('failed', { result: { score: { raw: 20 } } }, '2026-01-01T10:30:00+01:00')),
-      fact(statement('progressed', { result: { extensions: { 'https://w3id.org/xapi/cmi5/result/extensions/progress': 60 } } }, '2026-01-01T10:10:00Z')),
-      fact(statement('progressed', { result: { extensions: { 'https://w3id.org/xapi/cmi5/result/extensions/progress': 30 } } }, '2026-01-01T10:20:00Z')),
+      fact(
+        statement(
+          'progressed',
+          { result: { extensions: { 'https://w3id.org/xapi/cmi5/result/extensions/progress': 60 } } },
+          '2026-01-01T10:10:00Z',
+        ),
+      ),
+      fact(
+        statement(
+          'progressed',
+          { result: { extensions: { 'https://w3id.org/xapi/cmi5/result/extensions/progress': 30 } } },
+          '2026-01-01T10:20:00Z',
+        ),
+      ),
     ];
     for (const order of [facts, [...facts].reverse()]) {
       const record = foldFacts(key, order)!;
@@ -82,9 +116,10 @@ describe('foldFacts', () => {
 
 describe('parentLinks', () => {
   it('reads contextActivities.parent, one or many', () => {
-    assert.deepEqual(parentLinks(statement('completed', { context: { contextActivities: { parent: [{ id: 'http://example.com/p' }] } } })), [
-      { activityId: 'http://example.com/course', parentId: 'http://example.com/p' },
-    ]);
+    assert.deepEqual(
+      parentLinks(statement('completed', { context: { contextActivities: { parent: [{ id: 'http://example.com/p' }] } } })),
+      [{ activityId: 'http://example.com/course', parentId: 'http://example.com/p' }],
+    );
     assert.deepEqual(parentLinks(statement('completed', { context: { contextActivities: { parent: { id: 'http://example.com/q' } } } })), [
       { activityId: 'http://example.com/course', parentId: 'http://example.com/q' },
     ]);

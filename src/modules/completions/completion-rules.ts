@@ -121,7 +121,8 @@ function agentsOf(actor: Json): Array<{ key: string; agent: Json }> {
  */
 export function statementCompletion(statement: Json): StatementCompletion | undefined {
   const object = statement.object;
-  if (!isObject(object) || (object.objectType !== undefined && object.objectType !== 'Activity') || typeof object.id !== 'string') return undefined;
+  if (!isObject(object) || (object.objectType !== undefined && object.objectType !== 'Activity') || typeof object.id !== 'string')
+    return undefined;
   const verbId = isObject(statement.verb) && typeof statement.verb.id === 'string' ? statement.verb.id : '';
   const result = isObject(statement.result) ? statement.result : {};
   const progress = progressOf(result);
@@ -132,7 +133,9 @@ export function statementCompletion(statement: Json): StatementCompletion | unde
   const context = isObject(statement.context) ? statement.context : {};
   const registration = typeof context.registration === 'string' ? context.registration.toLowerCase() : '';
   const activityId = object.id;
-  const keys = isObject(statement.actor) ? agentsOf(statement.actor).map(({ key, agent }) => ({ agentKey: key, activityId, registration, actor: agent })) : [];
+  const keys = isObject(statement.actor)
+    ? agentsOf(statement.actor).map(({ key, agent }) => ({ agentKey: key, activityId, registration, actor: agent }))
+    : [];
   const fact: CompletionFact = { statementId: statement.id.toLowerCase(), at: at.toISOString(), status };
   if (progress !== undefined) fact.progress = progress;
   if (isObject(result.score)) fact.score = result.score;
@@ -142,16 +145,23 @@ export function statementCompletion(statement: Json): StatementCompletion | unde
 /** The (activity, parent) links of a statement's `context.contextActivities.parent`, its object an Activity. */
 export function parentLinks(statement: Json): Array<{ activityId: string; parentId: string }> {
   const object = statement.object;
-  if (!isObject(object) || (object.objectType !== undefined && object.objectType !== 'Activity') || typeof object.id !== 'string') return [];
+  if (!isObject(object) || (object.objectType !== undefined && object.objectType !== 'Activity') || typeof object.id !== 'string')
+    return [];
   const context = isObject(statement.context) ? statement.context : {};
   const parents = isObject(context.contextActivities) ? context.contextActivities.parent : undefined;
   const list = Array.isArray(parents) ? parents : parents === undefined ? [] : [parents];
   const activityId = object.id;
-  return list.flatMap((parent) => (isObject(parent) && typeof parent.id === 'string' && parent.id !== activityId ? [{ activityId, parentId: parent.id }] : []));
+  return list.flatMap((parent) =>
+    isObject(parent) && typeof parent.id === 'string' && parent.id !== activityId ? [{ activityId, parentId: parent.id }] : [],
+  );
 }
 
 /** A record with one more statement folded in; `record` undefined starts a new one. */
-export function applyFact(record: CompletionRecord | undefined, key: CompletionKey & { actor: Json }, fact: CompletionFact): CompletionRecord {
+export function applyFact(
+  record: CompletionRecord | undefined,
+  key: CompletionKey & { actor: Json },
+  fact: CompletionFact,
+): CompletionRecord {
   const status = fact.status ?? 'in-progress';
   if (record === undefined) {
     const fresh: CompletionRecord = { ...key, status, firstAt: fact.at, lastAt: fact.at, statementIds: [fact.statementId] };
@@ -168,7 +178,8 @@ export function applyFact(record: CompletionRecord | undefined, key: CompletionK
     statementIds: [...record.statementIds, fact.statementId],
   };
   if (fact.progress !== undefined && (record.progress === undefined || fact.progress > record.progress)) next.progress = fact.progress;
-  if (fact.score !== undefined && (record.scoreAt === undefined || fact.at >= record.scoreAt)) Object.assign(next, { score: fact.score, scoreAt: fact.at });
+  if (fact.score !== undefined && (record.scoreAt === undefined || fact.at >= record.scoreAt))
+    Object.assign(next, { score: fact.score, scoreAt: fact.at });
   return next;
 }
 

@@ -126,7 +126,12 @@ export async function upsertRecords(tx: SqlClient, tenantId: string, records: re
     `DELETE FROM completion_record_statements AS l
       USING unnest($2::text[], $3::text[], $4::text[]) AS k(agent_key, activity_id, registration)
       WHERE l.tenant_id = $1 AND l.agent_key = k.agent_key AND l.activity_id = k.activity_id AND l.registration = k.registration`,
-    [tenantId, records.map((record) => record.agentKey), records.map((record) => record.activityId), records.map((record) => record.registration)],
+    [
+      tenantId,
+      records.map((record) => record.agentKey),
+      records.map((record) => record.activityId),
+      records.map((record) => record.registration),
+    ],
   );
   await appendStatementIds(tx, tenantId, records);
 }
@@ -182,7 +187,11 @@ export async function findStatementBodies(
   return rows;
 }
 
-export async function recordParentLinks(tx: SqlClient, tenantId: string, links: ReadonlyArray<{ activityId: string; parentId: string }>): Promise<void> {
+export async function recordParentLinks(
+  tx: SqlClient,
+  tenantId: string,
+  links: ReadonlyArray<{ activityId: string; parentId: string }>,
+): Promise<void> {
   if (links.length === 0) return;
   await tx.query(
     `INSERT INTO completion_activity_parents (tenant_id, parent_id, activity_id)
@@ -193,7 +202,11 @@ export async function recordParentLinks(tx: SqlClient, tenantId: string, links: 
 }
 
 /** The children of each of `parentIds`: registry entries naming it as parent_id, and statements' parent links. */
-export async function findChildActivities(sql: SqlClient, tenantId: string, parentIds: readonly string[]): Promise<Array<{ parentId: string; activityId: string }>> {
+export async function findChildActivities(
+  sql: SqlClient,
+  tenantId: string,
+  parentIds: readonly string[],
+): Promise<Array<{ parentId: string; activityId: string }>> {
   if (parentIds.length === 0) return [];
   const { rows } = await sql.query<{ parent_id: string; activity_id: string }>(
     `SELECT parent_id, id AS activity_id FROM activity_registry WHERE tenant_id = $1 AND parent_id = ANY($2::text[])

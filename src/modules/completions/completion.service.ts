@@ -51,7 +51,11 @@ export async function recordCompletions(
   /** The statements (lower-case ids) the write just marked voided: markVoided's answer. */
   voided: ReadonlySet<string>,
 ): Promise<void> {
-  await recordParentLinks(tx, tenantId, inserted.flatMap((item) => (item.index.voiding ? [] : parentLinks(item.statement))));
+  await recordParentLinks(
+    tx,
+    tenantId,
+    inserted.flatMap((item) => (item.index.voiding ? [] : parentLinks(item.statement))),
+  );
 
   const made = inserted.flatMap((item) => {
     const completion = item.index.voiding ? undefined : statementCompletion(item.statement);
@@ -60,7 +64,9 @@ export async function recordCompletions(
   // A statement whose voiding statement came first is stored voided already: it counts for nothing.
   const live = made.filter((completion) => !voided.has(completion.fact.statementId));
 
-  const targetIds = inserted.flatMap((item) => (item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId.toLowerCase()] : []));
+  const targetIds = inserted.flatMap((item) =>
+    item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId.toLowerCase()] : [],
+  );
   const targets = (await findStatementBodies(tx, tenantId, targetIds)).flatMap((row) => {
     const completion = row.voided ? statementCompletion(row.statement) : undefined;
     return completion ? [completion] : [];
@@ -81,7 +87,9 @@ export async function recordCompletions(
     return;
   }
 
-  const records = new Map<string, CompletionRecord | undefined>((await findRecords(tx, tenantId, [...keys.values()])).map((record) => [keyText(record), record]));
+  const records = new Map<string, CompletionRecord | undefined>(
+    (await findRecords(tx, tenantId, [...keys.values()])).map((record) => [keyText(record), record]),
+  );
   const touched = new Set<string>();
 
   // Voided statements out: refold each record they were in from the statements left.
@@ -203,7 +211,11 @@ export async function listCompletions(sql: SqlClient, principal: Principal, quer
   const tenantId = principal.tenant.id;
 
   if (query.expand !== 'hierarchy' || query.activityId === undefined) {
-    const records = await listRecords(sql, tenantId, { agentKey, activityIds: query.activityId === undefined ? undefined : [query.activityId], statuses });
+    const records = await listRecords(sql, tenantId, {
+      agentKey,
+      activityIds: query.activityId === undefined ? undefined : [query.activityId],
+      statuses,
+    });
     return records.map(view);
   }
 

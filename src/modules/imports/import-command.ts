@@ -26,9 +26,7 @@ export interface ImportFileOptions {
   progress: ProgressStream;
 }
 
-export type ImportFileOutcome =
-  | { kind: 'users'; summary: UserImportSummary }
-  | { kind: 'organisation' | 'jobs'; entries: number };
+export type ImportFileOutcome = { kind: 'users'; summary: UserImportSummary } | { kind: 'organisation' | 'jobs'; entries: number };
 
 /** A file the import refused as a whole (unreadable, not JSON or CSV, refused by the rules): exit code 2. */
 export class RefusedFile extends Error {
@@ -59,7 +57,8 @@ export async function importFile(sql: SqlClient, options: ImportFileOptions): Pr
       report.done(`${summary.rows} rows in ${seconds(started)} s`);
       return { kind: 'users', summary };
     }
-    if (options.verify) throw new RefusedFile('--verify checks user imports only: organisation and jobs imports are checked whole and refused whole.');
+    if (options.verify)
+      throw new RefusedFile('--verify checks user imports only: organisation and jobs imports are checked whole and refused whole.');
     const body = parseJson(options.file, bytes);
     report.stage(`importing ${Array.isArray(body) ? body.length : 0} ${options.kind === 'jobs' ? 'jobs' : 'organisation entries'}`);
     const entries = options.kind === 'jobs' ? await importJobs(sql, principal, body) : await importOrganisation(sql, principal, body);

@@ -16,7 +16,17 @@ export async function insertImportRun(sql: SqlClient, tenantId: string, run: Imp
   await sql.query(
     `INSERT INTO import_runs (tenant_id, id, kind, verify, principal_kind, principal_id, started_at, finished_at, summary)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [tenantId, run.id, run.kind, run.verify, run.principal.kind, run.principal.id, run.startedAt, run.finishedAt, JSON.stringify(run.summary)],
+    [
+      tenantId,
+      run.id,
+      run.kind,
+      run.verify,
+      run.principal.kind,
+      run.principal.id,
+      run.startedAt,
+      run.finishedAt,
+      JSON.stringify(run.summary),
+    ],
   );
 }
 

@@ -13,7 +13,12 @@ describe('checkJobsImport', () => {
   it('accepts jobs with and without competencies and attributes; Description defaults to ""', () => {
     assert.deepEqual(
       checkJobsImport([
-        { id: 'J1', name: 'Sales', competencies: [{ Name: 'Negotiation', Description: 'Closing deals' }, { Name: 'CRM' }], attributes: { grade: '4' } },
+        {
+          id: 'J1',
+          name: 'Sales',
+          competencies: [{ Name: 'Negotiation', Description: 'Closing deals' }, { Name: 'CRM' }],
+          attributes: { grade: '4' },
+        },
         { id: 'J2', name: 'Clerk' },
       ]),
       {
@@ -52,7 +57,11 @@ describe('checkJobsImport', () => {
       { id: 'J8', name: 'x\u0000' },
     ]);
     assert.deepEqual([...new Set(problems.map((problem) => problem.index))], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    const at = (index: number) => problems.filter((problem) => problem.index === index).map((problem) => problem.problem).join(' | ');
+    const at = (index: number) =>
+      problems
+        .filter((problem) => problem.index === index)
+        .map((problem) => problem.problem)
+        .join(' | ');
     assert.match(at(5), /`competencies\[0\]\.Name` is missing/);
     assert.match(at(5), /"name".*capitalised: `Name`/);
     assert.match(at(5), /"description".*capitalised: `Description`/);

@@ -42,7 +42,12 @@ const toJob = (row: JobRow): Job => ({ id: row.id, name: row.name, competencies:
 export async function replaceOrganisationEntries(sql: SqlClient, tenantId: string, entries: readonly OrgEntry[]): Promise<void> {
   await sql.query(`DELETE FROM organisation_entries WHERE tenant_id = $1`, [tenantId]);
   if (entries.length === 0) return;
-  const rows = entries.map((entry, position) => ({ id: entry.id, parent_id: entry.parentId ?? null, attributes: entry.attributes, position }));
+  const rows = entries.map((entry, position) => ({
+    id: entry.id,
+    parent_id: entry.parentId ?? null,
+    attributes: entry.attributes,
+    position,
+  }));
   await sql.query(
     `INSERT INTO organisation_entries (tenant_id, id, parent_id, attributes, position)
      SELECT $1, r.id, r.parent_id, r.attributes, r.position
@@ -55,7 +60,13 @@ export async function replaceOrganisationEntries(sql: SqlClient, tenantId: strin
 export async function replaceJobs(sql: SqlClient, tenantId: string, jobs: readonly Job[]): Promise<void> {
   await sql.query(`DELETE FROM jobs WHERE tenant_id = $1`, [tenantId]);
   if (jobs.length === 0) return;
-  const rows = jobs.map((job, position) => ({ id: job.id, name: job.name, competencies: job.competencies, attributes: job.attributes, position }));
+  const rows = jobs.map((job, position) => ({
+    id: job.id,
+    name: job.name,
+    competencies: job.competencies,
+    attributes: job.attributes,
+    position,
+  }));
   await sql.query(
     `INSERT INTO jobs (tenant_id, id, name, competencies, attributes, position)
      SELECT $1, r.id, r.name, r.competencies, r.attributes, r.position
@@ -125,10 +136,9 @@ export async function findOrganisationEntriesWithAncestors(sql: SqlClient, tenan
 
 /** Every job of the tenant, in import order. */
 export async function findAllJobs(sql: SqlClient, tenantId: string): Promise<Job[]> {
-  const { rows } = await sql.query<JobRow>(
-    `SELECT id, name, competencies, attributes FROM jobs WHERE tenant_id = $1 ORDER BY position`,
-    [tenantId],
-  );
+  const { rows } = await sql.query<JobRow>(`SELECT id, name, competencies, attributes FROM jobs WHERE tenant_id = $1 ORDER BY position`, [
+    tenantId,
+  ]);
   return rows.map(toJob);
 }
 
@@ -143,15 +153,18 @@ export async function findJobsById(sql: SqlClient, tenantId: string, ids: readon
 
 export async function findExistingOrganisationIds(sql: SqlClient, tenantId: string, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const { rows } = await sql.query<{ id: string }>(
-    `SELECT id FROM organisation_entries WHERE tenant_id = $1 AND id = ANY($2::text[])`,
-    [tenantId, [...ids]],
-  );
+  const { rows } = await sql.query<{ id: string }>(`SELECT id FROM organisation_entries WHERE tenant_id = $1 AND id = ANY($2::text[])`, [
+    tenantId,
+    [...ids],
+  ]);
   return rows.map((row) => row.id);
 }
 
 export async function findExistingJobIds(sql: SqlClient, tenantId: string, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const { rows } = await sql.query<{ id: string }>(`SELECT id FROM jobs WHERE tenant_id = $1 AND id = ANY($2::text[])`, [tenantId, [...ids]]);
+  const { rows } = await sql.query<{ id: string }>(`SELECT id FROM jobs WHERE tenant_id = $1 AND id = ANY($2::text[])`, [
+    tenantId,
+    [...ids],
+  ]);
   return rows.map((row) => row.id);
 }

@@ -25,8 +25,16 @@ export const OrganisationImportBody = Type.Array(OrgEntryInput, {
 
 const Competency = Type.Object(
   {
-    Name: Type.String({ minLength: 1, maxLength: 1000, description: 'Name of the competency (capitalised exactly so).', examples: ['Negotiation'] }),
-    Description: Type.String({ maxLength: 10_000, description: 'Description of the competency; on import it may be left out (stored as "").' }),
+    Name: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description: 'Name of the competency (capitalised exactly so).',
+      examples: ['Negotiation'],
+    }),
+    Description: Type.String({
+      maxLength: 10_000,
+      description: 'Description of the competency; on import it may be left out (stored as "").',
+    }),
   },
   { additionalProperties: false },
 );
@@ -83,7 +91,9 @@ export const OrganisationResponse = Type.Union([
   Type.Array(
     Type.Object({
       ...FlatEntry,
-      children: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'The entry’s children, in this same shape, in import order.' }),
+      children: Type.Array(Type.Object({}, { additionalProperties: true }), {
+        description: 'The entry’s children, in this same shape, in import order.',
+      }),
     }),
     { description: 'format=tree: the roots (or the one entry asked for with `id`), each with its children nested.' },
   ),

@@ -91,7 +91,9 @@ describe('checkOrganisationImport', () => {
   });
 
   it('checks a 10,000-deep chain and a 10,000-entry cycle without recursion', () => {
-    const chain = Array.from({ length: 10_000 }, (_, index) => (index === 0 ? { id: 'p0' } : { id: `p${index}`, parentId: `p${index - 1}` }));
+    const chain = Array.from({ length: 10_000 }, (_, index) =>
+      index === 0 ? { id: 'p0' } : { id: `p${index}`, parentId: `p${index - 1}` },
+    );
     assert.equal(checkOrganisationImport(chain).ok, true);
     const cycle = Array.from({ length: 10_000 }, (_, index) => ({ id: `p${index}`, parentId: `p${(index + 1) % 10_000}` }));
     const problems = problemsOf(cycle);

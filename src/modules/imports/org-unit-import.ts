@@ -105,7 +105,8 @@ export function checkOrganisationImport(body: unknown): ImportCheck<OrgEntry[]> 
     if (entry.parentId !== undefined && entry.parentId !== null) {
       const parentWhy = idProblem(entry.parentId);
       if (parentWhy) add(`\`parentId\` ${parentWhy}`);
-      else if (!firstIndex.has(entry.parentId as string)) add(`\`parentId\` ${shown(entry.parentId as string)} names no entry of this import`);
+      else if (!firstIndex.has(entry.parentId as string))
+        add(`\`parentId\` ${shown(entry.parentId as string)} names no entry of this import`);
       else if (entry.parentId === id) add('`parentId` names the entry itself: an entry cannot be its own parent');
     }
     for (const problem of attributesProblems(entry.attributes)) add(problem);
@@ -156,8 +157,13 @@ export function cycleProblems(entries: readonly unknown[], firstIndex: ReadonlyM
       if (cycle.length > 1) {
         const idOf = (index: number) => (entries[index] as { id: string }).id;
         // A long cycle is named by its first few ids, so 10,000 entries on one cycle cannot make a huge body.
-        const path = cycle.length <= CYCLE_SHOWN ? [...cycle, cycle[0]].map((index) => shown(idOf(index))).join(' → ')
-          : `${cycle.slice(0, CYCLE_SHOWN).map((index) => shown(idOf(index))).join(' → ')} → …`;
+        const path =
+          cycle.length <= CYCLE_SHOWN
+            ? [...cycle, cycle[0]].map((index) => shown(idOf(index))).join(' → ')
+            : `${cycle
+                .slice(0, CYCLE_SHOWN)
+                .map((index) => shown(idOf(index)))
+                .join(' → ')} → …`;
         for (const index of cycle) {
           problems.push({ index, id: idOf(index), problem: `is on a cycle of parents (${cycle.length} entries: ${path})` });
         }

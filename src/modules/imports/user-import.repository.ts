@@ -100,11 +100,20 @@ async function dropReleasedIdentifiers(
       USING unnest($2::text[]) AS u(agent_key)
       WHERE i.tenant_id = $1 AND i.agent_key = u.agent_key
         AND NOT EXISTS (SELECT FROM unnest($3::text[], $4::text[]) AS k(attribute, value) WHERE k.attribute = i.attribute AND k.value = i.value)`,
-    [tenantId, users.map((user) => user.agentKey), kept.map((identifier) => identifier.attribute), kept.map((identifier) => identifier.value)],
+    [
+      tenantId,
+      users.map((user) => user.agentKey),
+      kept.map((identifier) => identifier.attribute),
+      kept.map((identifier) => identifier.value),
+    ],
   );
 }
 
-async function insertIdentifierBatch(sql: SqlClient, tenantId: string, added: ReadonlyArray<Identifier & { agentKey: string }>): Promise<void> {
+async function insertIdentifierBatch(
+  sql: SqlClient,
+  tenantId: string,
+  added: ReadonlyArray<Identifier & { agentKey: string }>,
+): Promise<void> {
   await sql.query(
     `INSERT INTO actor_identifiers (tenant_id, attribute, value, agent_key)
      SELECT $1, r.attribute, r.value, r.agent_key FROM unnest($2::text[], $3::text[], $4::text[]) AS r(attribute, value, agent_key)`,

@@ -61,7 +61,11 @@ async function findStoredIdentities(
   accountKey: (accountName: string) => string,
 ): Promise<StoredIdentities> {
   const identifiers = new Map<string, string>();
-  for (const holder of await findIdentifierHolders(tx, tenantId, candidates.flatMap((candidate) => candidate.identifiers))) {
+  for (const holder of await findIdentifierHolders(
+    tx,
+    tenantId,
+    candidates.flatMap((candidate) => candidate.identifiers),
+  )) {
     identifiers.set(storedIdentifierKey(holder), holder.agentKey);
   }
   const actors = await findActorKeys(tx, tenantId, [...new Set(candidates.map((candidate) => accountKey(candidate.identifiers[0].value)))]);
@@ -123,21 +127,32 @@ export async function importUsers(
     const resolved = await resolveAll(tx, tenant.id, checked.candidates, accountKey);
 
     const linked = (attribute: string | null) =>
-      attribute ? [...new Set(resolved.users.map((user) => attributeOf(user.attributes, attribute)).filter((value): value is string => !!value))] : [];
+      attribute
+        ? [...new Set(resolved.users.map((user) => attributeOf(user.attributes, attribute)).filter((value): value is string => !!value))]
+        : [];
     const organisationIds = linked(settings.organisationAttribute);
     const jobIds = linked(settings.jobAttribute);
     const links = linkWarnings(resolved.users, settings, {
       organisations: organisationIds.length > 0 ? await existingOrganisationIds(tx, tenant.id, organisationIds) : new Set(),
       jobs: jobIds.length > 0 ? await existingJobIds(tx, tenant.id, jobIds) : new Set(),
     });
-    const summary = summarise(request.users.length, resolved.users, [...checked.errors, ...resolved.errors], [...checked.warnings, ...links]);
+    const summary = summarise(
+      request.users.length,
+      resolved.users,
+      [...checked.errors, ...resolved.errors],
+      [...checked.warnings, ...links],
+    );
 
     if (!request.verify) {
       // In key order: the indexes are filled in order, and rows are always locked in one order.
       const written = [...resolved.users].sort((a, b) => (a.agentKey < b.agentKey ? -1 : a.agentKey > b.agentKey ? 1 : 0));
       const updated = written.filter((user) => user.action !== 'new');
       const created = written.filter((user) => user.action === 'new');
-      await updateActors(tx, tenant.id, updated.map((user) => ({ key: user.agentKey, name: user.name, attributes: user.attributes })));
+      await updateActors(
+        tx,
+        tenant.id,
+        updated.map((user) => ({ key: user.agentKey, name: user.name, attributes: user.attributes })),
+      );
       await insertActors(
         tx,
         tenant.id,
@@ -163,6 +178,7 @@ export async function importUsers(
     return summary;
   });
   // The planner should see the new rows before the next search or import does.
-  if (!request.verify && answered.new + answered.existing >= ANALYZE_AFTER_ROWS) await refreshStatistics(sql, ['actors', 'actor_identifiers']);
+  if (!request.verify && answered.new + answered.existing >= ANALYZE_AFTER_ROWS)
+    await refreshStatistics(sql, ['actors', 'actor_identifiers']);
   return answered;
 }

@@ -1,13 +1,30 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkRow, checkRows, linkWarnings, resolveCandidates, shown, storedIdentifierKey, summarise, type UserImportSettings } from './user-import.js';
+import {
+  checkRow,
+  checkRows,
+  linkWarnings,
+  resolveCandidates,
+  shown,
+  storedIdentifierKey,
+  summarise,
+  type UserImportSettings,
+} from './user-import.js';
 
-const settings: UserImportSettings = { uniqueAttributes: ['employeeId', 'email'], organisationAttribute: 'position', jobAttribute: 'jobCode' };
+const settings: UserImportSettings = {
+  uniqueAttributes: ['employeeId', 'email'],
+  organisationAttribute: 'position',
+  jobAttribute: 'jobCode',
+};
 const types = (messages: { type: string }[]) => messages.map((message) => message.type);
 
 describe('checkRow', () => {
   it('accepts a user with a unique attribute and lists its identifiers in the settings’ order', () => {
-    const { candidate, errors, warnings } = checkRow({ name: 'Ada', attributes: { email: 'a@x', employeeId: '7', city: 'Oslo' } }, 3, settings);
+    const { candidate, errors, warnings } = checkRow(
+      { name: 'Ada', attributes: { email: 'a@x', employeeId: '7', city: 'Oslo' } },
+      3,
+      settings,
+    );
     assert.deepEqual(errors, []);
     assert.deepEqual(warnings, []);
     assert.deepEqual(candidate?.identifiers, [
@@ -24,7 +41,9 @@ describe('checkRow', () => {
     assert.deepEqual(types(checkRow({ name: 'A', attributes: ['x'] }, 1, settings).errors), ['invalid_attributes']);
     assert.deepEqual(types(checkRow({ name: 'A' }, 1, settings).errors), ['invalid_attributes']);
     const number = checkRow({ name: 'A', attributes: { email: 'a', age: 5 } }, 2, settings).errors;
-    assert.deepEqual(number, [{ type: 'invalid_attribute_value', message: 'The value of attribute "age" must be a string.', value: '5', row: 2 }]);
+    assert.deepEqual(number, [
+      { type: 'invalid_attribute_value', message: 'The value of attribute "age" must be a string.', value: '5', row: 2 },
+    ]);
   });
 
   it('reads only the row’s own attributes: a unique attribute named like an Object member is absent unless sent', () => {
@@ -46,7 +65,10 @@ describe('checkRow', () => {
     assert.deepEqual(types(none.errors), ['missing_unique_attribute']);
     const warned = checkRow({ name: 'A', attributes: { email: 'a', city: '' }, role: 'x' }, 1, settings);
     assert.deepEqual(types(warned.warnings), ['unknown_field', 'empty_attribute_value']);
-    assert.deepEqual(warned.warnings.map((warning) => warning.value), ['role', 'city']);
+    assert.deepEqual(
+      warned.warnings.map((warning) => warning.value),
+      ['role', 'city'],
+    );
     assert.ok(warned.candidate);
   });
 
@@ -69,11 +91,17 @@ describe('checkRows', () => {
       ],
       settings,
     );
-    assert.deepEqual(checked.candidates.map((candidate) => candidate.row), [1, 4]);
-    assert.deepEqual(checked.errors.map((error) => [error.type, error.row, error.value]), [
-      ['duplicate_unique_value', 2, 'a'],
-      ['duplicate_unique_value', 3, 'a'],
-    ]);
+    assert.deepEqual(
+      checked.candidates.map((candidate) => candidate.row),
+      [1, 4],
+    );
+    assert.deepEqual(
+      checked.errors.map((error) => [error.type, error.row, error.value]),
+      [
+        ['duplicate_unique_value', 2, 'a'],
+        ['duplicate_unique_value', 3, 'a'],
+      ],
+    );
   });
 });
 
@@ -99,13 +127,19 @@ describe('resolveCandidates', () => {
       accountKey,
     );
     assert.deepEqual(errors, []);
-    assert.deepEqual(users.map((user) => [user.row, user.action, user.agentKey]), [
-      [1, 'existing', 'K1'],
-      [2, 'new', accountKey('n')],
-      [3, 'adopt', accountKey('s')],
-    ]);
+    assert.deepEqual(
+      users.map((user) => [user.row, user.action, user.agentKey]),
+      [
+        [1, 'existing', 'K1'],
+        [2, 'new', accountKey('n')],
+        [3, 'adopt', accountKey('s')],
+      ],
+    );
     // Row 1 holds "email a" already; its new employeeId is the one value to write.
-    assert.deepEqual(users.map((user) => user.unheld), [[{ attribute: 'employeeId', value: '9' }], [{ attribute: 'email', value: 'n' }], [{ attribute: 'email', value: 's' }]]);
+    assert.deepEqual(
+      users.map((user) => user.unheld),
+      [[{ attribute: 'employeeId', value: '9' }], [{ attribute: 'email', value: 'n' }], [{ attribute: 'email', value: 's' }]],
+    );
   });
 
   it('answers the same in batches sharing one usedKeys as all rows at once', () => {
@@ -127,7 +161,10 @@ describe('resolveCandidates', () => {
     const second = resolveCandidates(rows.slice(2), stored, accountKey, usedKeys);
     assert.deepEqual([...first.users, ...second.users], whole.users);
     assert.deepEqual([...first.errors, ...second.errors], whole.errors);
-    assert.deepEqual(whole.errors.map((error) => [error.type, error.row]), [['duplicate_user', 3]]);
+    assert.deepEqual(
+      whole.errors.map((error) => [error.type, error.row]),
+      [['duplicate_user', 3]],
+    );
   });
 
   it('refuses a row matching two users, two rows matching one user, and an account name another user holds', () => {
@@ -151,13 +188,19 @@ describe('resolveCandidates', () => {
       { ...stored, identifiers: new Map([...stored.identifiers, [storedIdentifierKey({ attribute: 'email', value: 'x' }), 'K3']]) },
       accountKey,
     );
-    assert.deepEqual(users.map((user) => user.row), [2, 5]);
-    assert.deepEqual(errors.map((error) => [error.type, error.row]), [
-      ['ambiguous_match', 1],
-      ['duplicate_user', 3],
-      ['account_taken', 4],
-      ['account_taken', 6],
-    ]);
+    assert.deepEqual(
+      users.map((user) => user.row),
+      [2, 5],
+    );
+    assert.deepEqual(
+      errors.map((error) => [error.type, error.row]),
+      [
+        ['ambiguous_match', 1],
+        ['duplicate_user', 3],
+        ['account_taken', 4],
+        ['account_taken', 6],
+      ],
+    );
   });
 });
 
@@ -171,11 +214,16 @@ describe('linkWarnings and summarise', () => {
       settings,
     );
     const warnings = linkWarnings(candidates, settings, { organisations: new Set(['P1']), jobs: new Set() });
-    assert.deepEqual(warnings.map((warning) => [warning.type, warning.row, warning.value]), [
-      ['unknown_job', 1, 'J9'],
-      ['unknown_organisation', 2, 'P2'],
-    ]);
-    const users = candidates.slice(0, 1).map((candidate) => ({ ...candidate, agentKey: 'k', action: 'new' as const, unheld: candidate.identifiers }));
+    assert.deepEqual(
+      warnings.map((warning) => [warning.type, warning.row, warning.value]),
+      [
+        ['unknown_job', 1, 'J9'],
+        ['unknown_organisation', 2, 'P2'],
+      ],
+    );
+    const users = candidates
+      .slice(0, 1)
+      .map((candidate) => ({ ...candidate, agentKey: 'k', action: 'new' as const, unheld: candidate.identifiers }));
     const summary = summarise(3, users, [{ type: 'missing_name', message: '', value: '', row: 3 }], warnings);
     assert.deepEqual(
       { ...summary, errors: summary.errors.length, warnings: summary.warnings.length },

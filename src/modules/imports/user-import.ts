@@ -103,7 +103,8 @@ export function shown(value: unknown): string {
   if (typeof value === 'string') text = textProblem(value) ? JSON.stringify(value).slice(1, -1) : value;
   else if (value === undefined) text = '';
   // JSON.stringify recurses: a value nested deeper than the JSON guard allows is named, not shown.
-  else if (findJsonProblem(value, 'value', { strings: false })) text = Array.isArray(value) ? '[a deeply nested array]' : '[a deeply nested object]';
+  else if (findJsonProblem(value, 'value', { strings: false }))
+    text = Array.isArray(value) ? '[a deeply nested array]' : '[a deeply nested object]';
   else text = JSON.stringify(value) ?? String(value);
   return text.length > SHOWN_LIMIT ? `${text.slice(0, SHOWN_LIMIT)}…` : text;
 }
@@ -122,7 +123,8 @@ export function checkRow(
   const errors: UserImportMessage[] = [];
   const warnings: UserImportMessage[] = [];
   const error = (type: UserImportMessageType, message: string, value: unknown) => errors.push({ type, message, value: shown(value), row });
-  const warning = (type: UserImportMessageType, message: string, value: unknown) => warnings.push({ type, message, value: shown(value), row });
+  const warning = (type: UserImportMessageType, message: string, value: unknown) =>
+    warnings.push({ type, message, value: shown(value), row });
 
   if (input instanceof UnreadableRow) {
     error('invalid_encoding', input.message, input.value);
@@ -159,7 +161,11 @@ export function checkRow(
     for (const [attribute, value] of Object.entries(sent)) {
       const nameProblem = textProblem(attribute);
       if (nameProblem || attribute === '') {
-        error('invalid_attributes', nameProblem ? `An attribute name ${nameProblem.why}.` : 'An attribute name must not be empty.', attribute);
+        error(
+          'invalid_attributes',
+          nameProblem ? `An attribute name ${nameProblem.why}.` : 'An attribute name must not be empty.',
+          attribute,
+        );
         continue;
       }
       if (typeof value !== 'string') {

@@ -7,7 +7,8 @@ const csv = (text: string) => parseUsersCsv(Buffer.from(text, 'utf8'));
 const refused = (text: string, message: RegExp) =>
   assert.throws(
     () => csv(text),
-    (error: unknown) => error instanceof AppError && error.status === 400 && error.code === 'imports.invalid_csv' && message.test(error.message),
+    (error: unknown) =>
+      error instanceof AppError && error.status === 400 && error.code === 'imports.invalid_csv' && message.test(error.message),
   );
 
 describe('parseUsersCsv', () => {

@@ -44,7 +44,8 @@ function encodingOf(charset: string | undefined): string {
   } catch {
     throw CsvErrors.unsupportedCharset(charset, 'which is not a charset the import knows');
   }
-  if (NOT_BYTE_SAFE.has(encoding)) throw CsvErrors.unsupportedCharset(charset, 'whose characters may hold the bytes of commas and line ends');
+  if (NOT_BYTE_SAFE.has(encoding))
+    throw CsvErrors.unsupportedCharset(charset, 'whose characters may hold the bytes of commas and line ends');
   return encoding;
 }
 
@@ -69,7 +70,10 @@ const WINDOWS_1252_C1 =
 function decoderFor(encoding: string): Decode {
   if (encoding === 'windows-1252') {
     const c1 = (char: string) => WINDOWS_1252_C1[char.charCodeAt(0) - 0x80];
-    return (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1').replace(/[\x80-\x9F]/g, c1);
+    return (bytes) =>
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+        .toString('latin1')
+        .replace(/[\x80-\x9F]/g, c1);
   }
   const decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
   return (bytes) => decoder.decode(bytes);

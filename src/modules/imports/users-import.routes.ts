@@ -58,7 +58,10 @@ function verifyOfQuery(query: unknown): boolean | undefined {
 }
 
 /** `POST /api/import/users` (interface 4.1): a JSON body, or the same users as CSV (users-csv.ts). */
-export const usersImportRoutes: FastifyPluginAsyncTypebox<UsersImportRoutesOptions> = async (app, { sql, importLimitBytes, baseDomain }) => {
+export const usersImportRoutes: FastifyPluginAsyncTypebox<UsersImportRoutesOptions> = async (
+  app,
+  { sql, importLimitBytes, baseDomain },
+) => {
   // Encapsulated in this plugin: `text/csv` means users only here.
   app.addContentTypeParser('text/csv', { parseAs: 'buffer', bodyLimit: importLimitBytes }, (request, body, done) => {
     try {
@@ -79,9 +82,20 @@ export const usersImportRoutes: FastifyPluginAsyncTypebox<UsersImportRoutesOptio
         tags: ['imports'],
         operationId: 'POST:import.users',
         summary: 'Imports users (JSON, or CSV with Content-Type: text/csv), or checks them with verify: true',
-        querystring: Type.Object({ verify: Type.Optional(Type.Boolean({ description: 'The same as the body\'s `verify`: for a CSV body.' })) }),
+        querystring: Type.Object({
+          verify: Type.Optional(Type.Boolean({ description: "The same as the body's `verify`: for a CSV body." })),
+        }),
         body: ImportBody,
-        response: { 200: ImportSummary, 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 409: ApiError, 413: ApiError, 415: ApiError },
+        response: {
+          200: ImportSummary,
+          400: ApiError,
+          401: ApiError,
+          403: ApiError,
+          404: ApiError,
+          409: ApiError,
+          413: ApiError,
+          415: ApiError,
+        },
       },
     },
     async (request) => {

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkNotifications, compilePattern, MAX_NOTIFICATIONS_PER_REQUEST, MAX_PATTERN_LENGTH, parseSince, parseTags } from './notification-rules.js';
+import {
+  checkNotifications,
+  compilePattern,
+  MAX_NOTIFICATIONS_PER_REQUEST,
+  MAX_PATTERN_LENGTH,
+  parseSince,
+  parseTags,
+} from './notification-rules.js';
 
 const code = (run: () => unknown) => {
   try {
@@ -29,23 +36,37 @@ describe('compilePattern', () => {
 
   it('refuses what does not parse, what RE2 cannot run, and what is too long', () => {
     for (const pattern of ['(', '[a', '(a)\\1', '(?=a)', '(?!a)', '(?<=a)b', '(?<!a)b', 'a{1001}', 'x'.repeat(MAX_PATTERN_LENGTH + 1)]) {
-      assert.equal(code(() => compilePattern(pattern)), 'notifications.invalid_query', pattern);
+      assert.equal(
+        code(() => compilePattern(pattern)),
+        'notifications.invalid_query',
+        pattern,
+      );
     }
-    assert.equal(code(() => compilePattern('x'.repeat(MAX_PATTERN_LENGTH))), undefined);
+    assert.equal(
+      code(() => compilePattern('x'.repeat(MAX_PATTERN_LENGTH))),
+      undefined,
+    );
   });
 });
 
 describe('parseTags and parseSince', () => {
   it('splits tags on commas, trims, drops blanks and repeats', () => {
     assert.deepEqual(parseTags(' a ,b,,a'), ['a', 'b']);
-    assert.equal(code(() => parseTags(' , ')), 'notifications.invalid_query');
+    assert.equal(
+      code(() => parseTags(' , ')),
+      'notifications.invalid_query',
+    );
   });
 
   it('takes an ISO 8601 date-time with a zone only', () => {
     assert.equal(parseSince('2026-01-31T12:00:00.123Z').toISOString(), '2026-01-31T12:00:00.123Z');
     assert.equal(parseSince('2026-01-31T13:00:00+01:00').toISOString(), '2026-01-31T12:00:00.000Z');
     for (const text of ['2026-01-31T12:00:00', '2026-02-30T00:00:00Z', 'yesterday', '', '1700000000']) {
-      assert.equal(code(() => parseSince(text)), 'notifications.invalid_query', text);
+      assert.equal(
+        code(() => parseSince(text)),
+        'notifications.invalid_query',
+        text,
+      );
     }
   });
 });
@@ -54,7 +75,9 @@ describe('checkNotifications', () => {
   const good = { actor: { mbox: 'mailto:ada@example.com' }, activity: { id: 'http://example.com/a' }, channel: 'email', object: {} };
 
   it('takes one notification or an array, and names each problem by index', () => {
-    assert.deepEqual(checkNotifications(good).drafts, [{ index: 0, agentKey: 'mbox|mailto:ada@example.com', activityId: 'http://example.com/a', channel: 'email', object: {} }]);
+    assert.deepEqual(checkNotifications(good).drafts, [
+      { index: 0, agentKey: 'mbox|mailto:ada@example.com', activityId: 'http://example.com/a', channel: 'email', object: {} },
+    ]);
     const { drafts, problems } = checkNotifications([good, { ...good, channel: '' }, { ...good, actor: {}, object: null }]);
     assert.equal(drafts.length, 1);
     assert.deepEqual(
@@ -68,7 +91,13 @@ describe('checkNotifications', () => {
   });
 
   it('refuses more than the maximum at once', () => {
-    assert.equal(code(() => checkNotifications(Array.from({ length: MAX_NOTIFICATIONS_PER_REQUEST + 1 }, () => good))), 'notifications.too_many');
-    assert.equal(checkNotifications(Array.from({ length: MAX_NOTIFICATIONS_PER_REQUEST }, () => good)).drafts.length, MAX_NOTIFICATIONS_PER_REQUEST);
+    assert.equal(
+      code(() => checkNotifications(Array.from({ length: MAX_NOTIFICATIONS_PER_REQUEST + 1 }, () => good))),
+      'notifications.too_many',
+    );
+    assert.equal(
+      checkNotifications(Array.from({ length: MAX_NOTIFICATIONS_PER_REQUEST }, () => good)).drafts.length,
+      MAX_NOTIFICATIONS_PER_REQUEST,
+    );
   });
 });

@@ -30,7 +30,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 export function checkNotifications(body: unknown): { drafts: NotificationDraft[]; problems: NotificationProblem[] } {
   const items = Array.isArray(body) ? body : [body];
   if (items.length > MAX_NOTIFICATIONS_PER_REQUEST) throw NotificationErrors.tooMany(items.length, MAX_NOTIFICATIONS_PER_REQUEST);
-  if (items.length === 0) return { drafts: [], problems: [{ index: 0, field: '', message: 'the array is empty: send at least one notification' }] };
+  if (items.length === 0)
+    return { drafts: [], problems: [{ index: 0, field: '', message: 'the array is empty: send at least one notification' }] };
   const drafts: NotificationDraft[] = [];
   const problems: NotificationProblem[] = [];
   items.forEach((item, index) => {
@@ -38,7 +39,8 @@ export function checkNotifications(body: unknown): { drafts: NotificationDraft[]
     if (!isObject(item)) return problem('', 'must be a JSON object with actor, activity, channel and object');
     const before = problems.length;
     for (const key of Object.keys(item)) {
-      if (!FIELDS.has(key)) problem(key, key === 'id' || key === 'timestamp' ? 'is set by the server' : 'is not a property of a notification');
+      if (!FIELDS.has(key))
+        problem(key, key === 'id' || key === 'timestamp' ? 'is set by the server' : 'is not a property of a notification');
     }
     let agentKey = '';
     try {
@@ -70,7 +72,13 @@ export function checkNotifications(body: unknown): { drafts: NotificationDraft[]
       if (found) problem('object', `${found.path} ${found.why}`);
     }
     if (problems.length > before) return;
-    drafts.push({ index, agentKey, activityId: (activity as { id: string }).id, channel: channel as string, object: object as Record<string, unknown> });
+    drafts.push({
+      index,
+      agentKey,
+      activityId: (activity as { id: string }).id,
+      channel: channel as string,
+      object: object as Record<string, unknown>,
+    });
   });
   return { drafts, problems };
 }
@@ -81,14 +89,16 @@ export function parseTags(text: string): string[] {
     .split(',')
     .map((tag) => tag.trim())
     .filter((tag) => tag !== '');
-  if (tags.length === 0) throw NotificationErrors.invalidQuery('activity:tags', "'activity:tags' must name at least one tag (comma-separated).");
+  if (tags.length === 0)
+    throw NotificationErrors.invalidQuery('activity:tags', "'activity:tags' must name at least one tag (comma-separated).");
   return [...new Set(tags)];
 }
 
 /** `since`: an ISO 8601 date-time with a zone. */
 export function parseSince(text: string): Date {
   const since = parseTimestamp(text, { requireZone: true });
-  if (!since) throw NotificationErrors.invalidQuery('since', "'since' must be an ISO 8601 date-time with a zone, such as 2026-01-31T12:00:00.000Z.");
+  if (!since)
+    throw NotificationErrors.invalidQuery('since', "'since' must be an ISO 8601 date-time with a zone, such as 2026-01-31T12:00:00.000Z.");
   return since;
 }
 

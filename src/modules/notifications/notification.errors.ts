@@ -18,7 +18,9 @@ export const NotificationErrors = {
       { problems },
     ),
   tooMany: (count: number, max: number) =>
-    badRequest('notifications.too_many', `One request makes at most ${max} notifications; this one has ${count}. Nothing was stored.`, { max }),
+    badRequest('notifications.too_many', `One request makes at most ${max} notifications; this one has ${count}. Nothing was stored.`, {
+      max,
+    }),
   invalidQuery: (parameter: string, message: string) => badRequest('notifications.invalid_query', message, { parameter }),
   forbidden: () => new AppError('notifications.forbidden', 403, 'This credential may only read the notifications of its own actor.'),
 };

@@ -56,7 +56,11 @@ const toNotification = (row: NotificationRow): StoredNotification => ({
  * all (the transaction's, to the millisecond), `seq` rising in array order. Answers them in that
  * order.
  */
-export async function insertNotifications(sql: SqlClient, tenantId: string, notifications: readonly NewNotification[]): Promise<StoredNotification[]> {
+export async function insertNotifications(
+  sql: SqlClient,
+  tenantId: string,
+  notifications: readonly NewNotification[],
+): Promise<StoredNotification[]> {
   const rows = notifications.map((notification, ord) => ({
     ord,
     actor_key: notification.actorKey,

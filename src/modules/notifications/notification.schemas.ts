@@ -12,12 +12,20 @@ export const ATTRIBUTE_PARAMETER = /^activity:attribute:(.+)$/s;
 export const NotificationQuery = Type.Object(
   {
     actorId: Type.Optional(
-      Type.String({ description: 'Only the notifications of this actor, `<ifi_property>|<ifi_value>` (account: `account|<homePage>|<name>`).', examples: ['mbox|mailto:ada@example.com'] }),
+      Type.String({
+        description: 'Only the notifications of this actor, `<ifi_property>|<ifi_value>` (account: `account|<homePage>|<name>`).',
+        examples: ['mbox|mailto:ada@example.com'],
+      }),
     ),
-    activityId: Type.Optional(Type.String({ description: 'Only the notifications about this activity.', examples: ['http://example.com/courses/fire-safety'] })),
+    activityId: Type.Optional(
+      Type.String({ description: 'Only the notifications about this activity.', examples: ['http://example.com/courses/fire-safety'] }),
+    ),
     'activityId!': Type.Optional(Type.String({ description: 'The notifications about every activity but this one.' })),
     'activity:tags': Type.Optional(
-      Type.String({ description: 'Comma-separated registry tags: only notifications about activities having all of them (now, in the registry).', examples: ['mandatory,safety'] }),
+      Type.String({
+        description: 'Comma-separated registry tags: only notifications about activities having all of them (now, in the registry).',
+        examples: ['mandatory,safety'],
+      }),
     ),
     channel: Type.Optional(Type.String({ description: 'Only the notifications of this channel.', examples: ['email'] })),
     query: Type.Optional(
@@ -28,14 +36,20 @@ export const NotificationQuery = Type.Object(
         examples: ['^Ada', '(?i)@example\\.com$'],
       }),
     ),
-    since: Type.Optional(Type.String({ description: 'Only notifications with a later timestamp (ISO 8601 with a zone); an equal one is left out.', examples: ['2026-01-31T12:00:00.000Z'] })),
+    since: Type.Optional(
+      Type.String({
+        description: 'Only notifications with a later timestamp (ISO 8601 with a zone); an equal one is left out.',
+        examples: ['2026-01-31T12:00:00.000Z'],
+      }),
+    ),
     ...PageQuery('notifications').properties,
   },
   {
     additionalProperties: false,
     patternProperties: {
       [ATTRIBUTE_PARAMETER.source.replace('(.+)', '.+')]: Type.String({
-        description: '`activity:attribute:{attributeName}`: only notifications about activities whose registry attribute has exactly this value (any number of them).',
+        description:
+          '`activity:attribute:{attributeName}`: only notifications about activities whose registry attribute has exactly this value (any number of them).',
       }),
     },
   },
@@ -78,6 +92,9 @@ export const NotificationInput = Type.Object(
   { additionalProperties: false },
 );
 
-export const NotificationBody = Type.Union([NotificationInput, Type.Array(NotificationInput, { minItems: 1, maxItems: MAX_NOTIFICATIONS_PER_REQUEST })], {
-  description: `One notification, or an array of 1 to ${MAX_NOTIFICATIONS_PER_REQUEST}: all are stored, or none.`,
-});
+export const NotificationBody = Type.Union(
+  [NotificationInput, Type.Array(NotificationInput, { minItems: 1, maxItems: MAX_NOTIFICATIONS_PER_REQUEST })],
+  {
+    description: `One notification, or an array of 1 to ${MAX_NOTIFICATIONS_PER_REQUEST}: all are stored, or none.`,
+  },
+);

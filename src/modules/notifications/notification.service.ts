@@ -17,12 +17,22 @@ import { ATTRIBUTE_PARAMETER } from './notification.schemas.js';
  */
 export async function makeNotifications(sql: SqlClient, tenantId: string, body: unknown): Promise<StoredNotification[]> {
   const { drafts, problems } = checkNotifications(body);
-  const actors = await findActorsByKeys(sql, tenantId, drafts.map((draft) => draft.agentKey));
-  const activities = await findRegisteredActivities(sql, tenantId, drafts.map((draft) => draft.activityId));
+  const actors = await findActorsByKeys(
+    sql,
+    tenantId,
+    drafts.map((draft) => draft.agentKey),
+  );
+  const activities = await findRegisteredActivities(
+    sql,
+    tenantId,
+    drafts.map((draft) => draft.activityId),
+  );
   const missing: NotificationProblem[] = [];
   for (const draft of drafts) {
-    if (!actors.has(draft.agentKey)) missing.push({ index: draft.index, field: 'actor', message: `no actor ${draft.agentKey} in the actor store` });
-    if (!activities.has(draft.activityId)) missing.push({ index: draft.index, field: 'activity', message: `no activity ${draft.activityId} in the registry` });
+    if (!actors.has(draft.agentKey))
+      missing.push({ index: draft.index, field: 'actor', message: `no actor ${draft.agentKey} in the actor store` });
+    if (!activities.has(draft.activityId))
+      missing.push({ index: draft.index, field: 'activity', message: `no activity ${draft.activityId} in the registry` });
   }
   const all = [...problems, ...missing].sort((a, b) => a.index - b.index);
   if (all.length > 0) throw NotificationErrors.invalid(all);

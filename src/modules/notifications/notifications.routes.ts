@@ -42,7 +42,16 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; cac
         operationId: 'POST:notifications',
         summary: 'Makes one notification or an array of them (all or none); answers what was stored',
         body: NotificationBody,
-        response: { 201: Type.Union([Notification, Type.Array(Notification)], { description: 'What was stored: one notification for one, an array for an array.' }), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 415: ApiError },
+        response: {
+          201: Type.Union([Notification, Type.Array(Notification)], {
+            description: 'What was stored: one notification for one, an array for an array.',
+          }),
+          400: ApiError,
+          401: ApiError,
+          403: ApiError,
+          404: ApiError,
+          415: ApiError,
+        },
       },
     },
     async (request, reply) => {

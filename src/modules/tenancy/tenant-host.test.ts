@@ -15,7 +15,15 @@ describe('tenantNameOfHost', () => {
   });
 
   it('names no tenant for a bare host or another domain', () => {
-    for (const host of ['127.0.0.1:8080', 'localhost:8080', 'localhost.:8080', '[::1]:8080', 'example.com', 'bravo.example.com', undefined]) {
+    for (const host of [
+      '127.0.0.1:8080',
+      'localhost:8080',
+      'localhost.:8080',
+      '[::1]:8080',
+      'example.com',
+      'bravo.example.com',
+      undefined,
+    ]) {
       assert.equal(tenantNameOfHost(host, 'localhost'), undefined, String(host));
     }
   });

@@ -9,10 +9,7 @@ import { badRequest } from '../../platform/http/app-error.js';
  * credential's tenant, so a typo never silently lands in another tenant.
  */
 export function tenantNameOfHost(host: string | undefined, baseDomain: string): string | undefined {
-  const name = (host ?? '')
-    .toLowerCase()
-    .replace(/:\d*$/, '')
-    .replace(/\.$/, '');
+  const name = (host ?? '').toLowerCase().replace(/:\d*$/, '').replace(/\.$/, '');
   const suffix = `.${baseDomain}`;
   if (!name.endsWith(suffix)) return undefined;
   const label = name.slice(0, -suffix.length);

@@ -3,7 +3,9 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 
 /** The stored settings object of a tenant, as PUT left it (absent keys mean defaults). */
 export async function findStoredSettings(sql: SqlClient, tenantId: string): Promise<Record<string, unknown> | undefined> {
-  const { rows } = await sql.query<{ settings: Record<string, unknown> }>(`SELECT settings FROM tenant_settings WHERE tenant_id = $1`, [tenantId]);
+  const { rows } = await sql.query<{ settings: Record<string, unknown> }>(`SELECT settings FROM tenant_settings WHERE tenant_id = $1`, [
+    tenantId,
+  ]);
   return rows[0]?.settings;
 }
 
@@ -35,7 +37,11 @@ export interface IdentifierConflict {
  * what would break the one-person-per-value rule if these became the unique attributes.
  * Empty values identify nobody and are left out, as the import leaves them out.
  */
-export async function findIdentifierConflicts(sql: SqlClient, tenantId: string, attributes: readonly string[]): Promise<IdentifierConflict[]> {
+export async function findIdentifierConflicts(
+  sql: SqlClient,
+  tenantId: string,
+  attributes: readonly string[],
+): Promise<IdentifierConflict[]> {
   const { rows } = await sql.query<{ attribute: string; value: string; agent_keys: string[] }>(
     `SELECT u.attribute, a.attributes ->> u.attribute AS value, array_agg(a.agent_key ORDER BY a.agent_key) AS agent_keys
        FROM actors a CROSS JOIN unnest($2::text[]) AS u(attribute)

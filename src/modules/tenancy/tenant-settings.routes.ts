@@ -19,13 +19,17 @@ export interface TenantSettingsRoutesOptions {
  * null, `"email"` as `["email"]`), which would store a setting the client never sent. The errors
  * keep Ajv's shape, so the error handler names the field as for any schema failure.
  */
-const exactValidator = ({ schema }: { schema: FastifySchema }) => (data: unknown) =>
-  Value.Check(schema as TSchema, data) ? true : {
-        // An unknown key fails TypeBox's `additionalProperties: false` as a "false schema" at its own path.
-        error: [...Value.Errors(schema as TSchema, data)].map((error) =>
-          error.keyword === 'boolean' ? { ...error, message: 'is not a setting' } : error,
-        ),
-      };
+const exactValidator =
+  ({ schema }: { schema: FastifySchema }) =>
+  (data: unknown) =>
+    Value.Check(schema as TSchema, data)
+      ? true
+      : {
+          // An unknown key fails TypeBox's `additionalProperties: false` as a "false schema" at its own path.
+          error: [...Value.Errors(schema as TSchema, data)].map((error) =>
+            error.keyword === 'boolean' ? { ...error, message: 'is not a setting' } : error,
+          ),
+        };
 
 /** `GET` and `PUT /api/settings`: the tenant's import and identity settings (tenant-wide principals). */
 export const tenantSettingsRoutes: FastifyPluginAsyncTypebox<TenantSettingsRoutesOptions> = async (app, { sql, baseDomain }) => {

@@ -28,7 +28,9 @@ export const TenantSettingsBody = Type.Object(
     organisationAttribute: Type.Optional(
       Type.Union([AttributeName, Type.Null()], { description: 'The user attribute holding an organisation entry id (default null).' }),
     ),
-    jobAttribute: Type.Optional(Type.Union([AttributeName, Type.Null()], { description: 'The user attribute holding a job id (default null).' })),
+    jobAttribute: Type.Optional(
+      Type.Union([AttributeName, Type.Null()], { description: 'The user attribute holding a job id (default null).' }),
+    ),
   },
   { additionalProperties: false },
 );

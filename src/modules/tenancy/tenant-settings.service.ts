@@ -31,7 +31,11 @@ export { lockTenantIdentities };
 /** The tenant's own address, `http://{tenant}.{base-domain}`: the default account homePage. */
 export const tenantAddress = (tenant: Pick<Tenant, 'name'>, baseDomain: string) => `http://${tenant.name}.${baseDomain}`;
 
-export function effectiveSettings(stored: Record<string, unknown> | undefined, tenant: Pick<Tenant, 'name'>, baseDomain: string): TenantSettings {
+export function effectiveSettings(
+  stored: Record<string, unknown> | undefined,
+  tenant: Pick<Tenant, 'name'>,
+  baseDomain: string,
+): TenantSettings {
   const given = (stored ?? {}) as TenantSettingsBody;
   return {
     uniqueAttributes: given.uniqueAttributes ?? ['email'],

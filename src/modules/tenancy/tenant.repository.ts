@@ -15,10 +15,7 @@ interface TenantRow {
 const toTenant = (row: TenantRow): Tenant => ({ id: row.id, name: row.name, createdAt: new Date(row.created_at) });
 
 export async function insertTenant(sql: SqlClient, id: string, name: string): Promise<Tenant> {
-  const { rows } = await sql.query<TenantRow>(
-    'INSERT INTO tenants (id, name) VALUES ($1, $2) RETURNING id, name, created_at',
-    [id, name],
-  );
+  const { rows } = await sql.query<TenantRow>('INSERT INTO tenants (id, name) VALUES ($1, $2) RETURNING id, name, created_at', [id, name]);
   return toTenant(rows[0]);
 }
 

@@ -110,7 +110,8 @@ export const alternateRequestSyntax = fp<AlternateRequestSyntaxOptions>(
       if (version === '2.0.0') refuse(removed(), '2.0.0');
 
       const needsContent = method === 'PUT' || method === 'POST';
-      if (needsContent && form.content === undefined) refuse(invalid(`a ${method} carries its body in the form field "content", and there is none`));
+      if (needsContent && form.content === undefined)
+        refuse(invalid(`a ${method} carries its body in the form field "content", and there is none`));
       if (!needsContent && form.content !== undefined) refuse(invalid(`a ${method} has no body: leave out the form field "content"`));
       const payload = form.content === undefined ? undefined : Buffer.from(form.content, 'utf8');
       if (payload !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';

@@ -1,7 +1,6 @@
 // ISO 8601 combined date and time; the offset may be absent (read as UTC), but never the
 // "unknown local offset" -00, -0000 or -00:00 of RFC 3339 §4.3 (xAPI 2.0 Part 2 §4.5).
-const TIMESTAMP =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 export interface TimestampOptions {
   /** Refuse a timestamp without a zone (query parameters, where "local time" means nothing to a server). */

@@ -93,7 +93,11 @@ export const xapiPlugin = fp<{ defaultVersion?: '1.0.3' | '2.0.0'; versionHeader
 );
 
 /** What is wrong with the version header as sent, if anything. */
-function versionProblem(sent: string | string[] | undefined, version: string | undefined, versionHeader: XapiVersionHeader): AppError | undefined {
+function versionProblem(
+  sent: string | string[] | undefined,
+  version: string | undefined,
+  versionHeader: XapiVersionHeader,
+): AppError | undefined {
   if (sent === undefined) {
     return versionHeader === 'optional'
       ? undefined

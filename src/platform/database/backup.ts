@@ -1,4 +1,16 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
@@ -155,7 +167,10 @@ async function loadAndMigrate(staging: string, tar: Buffer, source: string): Pro
   try {
     const { rows } = await db.query<{ found: string | null }>("SELECT to_regclass('public.schema_migrations')::text AS found");
     if (rows[0].found === null) {
-      throw new BackupError('backup.not_learnbase', `${source} holds a PGlite database, but not a learnbase one (no schema_migrations table).`);
+      throw new BackupError(
+        'backup.not_learnbase',
+        `${source} holds a PGlite database, but not a learnbase one (no schema_migrations table).`,
+      );
     }
     const known = new Set(readdirSync(MIGRATIONS_DIR));
     const recorded = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
@@ -183,8 +198,7 @@ function readDump(source: string): Buffer {
     if (code === 'EISDIR') throw new BackupError('backup.not_a_dump', `${source} is a folder, not a backup file.`);
     throw error;
   }
-  const notADump = (why: string) =>
-    new BackupError('backup.not_a_dump', `${source} is not a PGlite backup (${why}); nothing was changed.`);
+  const notADump = (why: string) => new BackupError('backup.not_a_dump', `${source} is not a PGlite backup (${why}); nothing was changed.`);
   // RFC 1952 §2.3.1: every gzip member starts with ID1 = 0x1f, ID2 = 0x8b.
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     try {

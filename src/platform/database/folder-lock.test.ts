@@ -113,7 +113,9 @@ describe('acquireFolderLock', () => {
     assert.equal(kernelLockName('/srv/a', 'darwin'), undefined);
   });
 
-  it('lets exactly one of several processes colliding on a folder whose owner was killed take it', { skip: process.platform !== 'linux' }, async () => {
+  it('lets exactly one of several processes colliding on a folder whose owner was killed take it', {
+    skip: process.platform !== 'linux',
+  }, async () => {
     const folder = newFolder();
     writeFileSync(join(folder, LOCK_FILE), String(await deadPid()));
     for (let round = 1; round <= 6; round++) {

@@ -44,7 +44,9 @@ export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
 
 /** Which of `files` this database has not applied (all of them before the first migration); for readiness. */
 export async function pendingMigrations(sql: SqlClient, files: readonly string[]): Promise<string[]> {
-  const { rows: [table] } = await sql.query<{ present: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`);
+  const {
+    rows: [table],
+  } = await sql.query<{ present: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`);
   if (!table?.present) return [...files];
   const { rows } = await sql.query<{ name: string }>('SELECT name FROM schema_migrations');
   const applied = new Set(rows.map((row) => row.name));

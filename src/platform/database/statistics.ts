@@ -17,7 +17,11 @@ export const ANALYZE_AFTER_ROWS = 1_000;
  * the write's failure, so it is left to `onError` and the write still answers its success.
  * `tables` are the caller's own constant names, never input.
  */
-export async function refreshStatistics(sql: SqlClient, tables: readonly string[], onError: (error: unknown) => void = () => {}): Promise<void> {
+export async function refreshStatistics(
+  sql: SqlClient,
+  tables: readonly string[],
+  onError: (error: unknown) => void = () => {},
+): Promise<void> {
   try {
     await sql.query(`VACUUM (ANALYZE) ${tables.join(', ')}`);
   } catch (error) {

@@ -87,7 +87,11 @@ describe('WriteBatcher', () => {
     assert.equal((results[1] as PromiseRejectedResult).reason, bad);
     assert.deepEqual([...stored.keys()].sort(), ['a', 'c']);
     const after = await statementsCounted();
-    assert.deepEqual({ count: after.count - before.count, sum: after.sum - before.sum }, { count: 4, sum: 6 }, 'the batch of 3, then 3 alone');
+    assert.deepEqual(
+      { count: after.count - before.count, sum: after.sum - before.sum },
+      { count: 4, sum: 6 },
+      'the batch of 3, then 3 alone',
+    );
   });
 
   it('fails every item of a batch the database could not take (unavailable), without writing them again', async () => {

@@ -113,11 +113,15 @@ export function registerAdmission(app: FastifyInstance, options: AdmissionOption
     if (name === undefined) return;
     const admission = options.admissions[name];
     const hook = admit(admission, options);
-    route.onRequest = route.onRequest === undefined ? [hook] : [...(Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]), hook];
+    route.onRequest =
+      route.onRequest === undefined ? [hook] : [...(Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]), hook];
     const responses = route.schema?.response as Record<number, unknown> | undefined;
     if (responses) {
       responses[429] ??= { ...ApiError, description: 'The tenant has its share of such requests in progress (Retry-After, in seconds).' };
-      responses[503] ??= { ...ApiError, description: 'The server has all the such requests it takes in progress (Retry-After, in seconds).' };
+      responses[503] ??= {
+        ...ApiError,
+        description: 'The server has all the such requests it takes in progress (Retry-After, in seconds).',
+      };
     }
   });
 }
@@ -143,7 +147,13 @@ function admit(admission: Admission, options: AdmissionOptions): onRequestAsyncH
  * (chunked); for attachments, only multipart/mixed (a JSON statement request carries no data).
  */
 function counts(name: AdmissionName, request: FastifyRequest): boolean {
-  if (name === 'attachments' && !String(request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/')) return false;
+  if (
+    name === 'attachments' &&
+    !String(request.headers['content-type'] ?? '')
+      .toLowerCase()
+      .startsWith('multipart/')
+  )
+    return false;
   const declared = request.headers['content-length'];
   return declared === undefined || !(Number(declared) <= UNCOUNTED_BODY_BYTES);
 }

@@ -32,8 +32,6 @@ export class AppError extends Error {
 
 export const badRequest = (code: string, message: string, details?: Record<string, unknown>) =>
   new AppError(code, 400, message, { details });
-export const notFound = (code: string, message: string, details?: Record<string, unknown>) =>
-  new AppError(code, 404, message, { details });
-export const conflict = (code: string, message: string, details?: Record<string, unknown>) =>
-  new AppError(code, 409, message, { details });
+export const notFound = (code: string, message: string, details?: Record<string, unknown>) => new AppError(code, 404, message, { details });
+export const conflict = (code: string, message: string, details?: Record<string, unknown>) => new AppError(code, 409, message, { details });
 export const preconditionFailed = (code: string, message: string) => new AppError(code, 412, message);

@@ -36,7 +36,9 @@ export function operationIdOf(method: string, path: string): string {
  */
 export const PageQuery = (what: string) =>
   Type.Object({
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: `At most this many ${what} (1-1000, default 100).` })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: `At most this many ${what} (1-1000, default 100).` }),
+    ),
     skip: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: `${what[0].toUpperCase()}${what.slice(1)} to pass over.` })),
   });
 

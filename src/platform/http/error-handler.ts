@@ -64,7 +64,11 @@ function toAppError(error: unknown): AppError {
       return new AppError('request.unsupported_media_type', 415, fastifyError.message);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new AppError('request.invalid_json', 400, `The request body is not valid JSON${isNotUtf8Error(error) ? ': its bytes are not UTF-8 (RFC 8259 §8.1)' : ''}.`);
+      return new AppError(
+        'request.invalid_json',
+        400,
+        `The request body is not valid JSON${isNotUtf8Error(error) ? ': its bytes are not UTF-8 (RFC 8259 §8.1)' : ''}.`,
+      );
   }
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -139,8 +139,13 @@ export function registerGuides(app: FastifyInstance): void {
   const index = () => {
     const items = [...names]
       .sort()
-      .map((name) => `<li><a href="${GUIDES_PATH}${name}">${escapeHtml(titleOf(readFileSync(`${DOCS}${name}.md`, 'utf8')) ?? name)}</a></li>`);
-    return asPage('learnbase guides', `<h1>learnbase guides</h1>\n<ul>\n${items.join('\n')}\n</ul>\n<p><a href="/docs">The API reference</a></p>`);
+      .map(
+        (name) => `<li><a href="${GUIDES_PATH}${name}">${escapeHtml(titleOf(readFileSync(`${DOCS}${name}.md`, 'utf8')) ?? name)}</a></li>`,
+      );
+    return asPage(
+      'learnbase guides',
+      `<h1>learnbase guides</h1>\n<ul>\n${items.join('\n')}\n</ul>\n<p><a href="/docs">The API reference</a></p>`,
+    );
   };
 
   const hidden = { config: { public: true }, schema: { hide: true } };

@@ -60,7 +60,11 @@ function registerUtf8JsonParser(app: FastifyInstance): void {
 function checkRawQuery(url: string): void {
   const start = url.indexOf('?');
   if (start < 0 || !/%00/i.test(url.slice(start))) return;
-  const pair = url.slice(start + 1).split('&').find((part) => /%00/i.test(part)) ?? '';
+  const pair =
+    url
+      .slice(start + 1)
+      .split('&')
+      .find((part) => /%00/i.test(part)) ?? '';
   const name = pair.split('=')[0];
   throw refusal('querystring', /%00/i.test(name) ? JSON.stringify(name) : name, 'must not contain U+0000 (NUL)');
 }

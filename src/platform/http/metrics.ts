@@ -110,21 +110,17 @@ export function registerMetrics(app: FastifyInstance, sql: SqlClient, options: M
     });
 
   const tokenDigest = options.token === undefined ? undefined : digest(options.token);
-  app.get(
-    '/metrics',
-    { config: { public: true }, schema: { hide: true } },
-    async (request, reply) => {
-      if (!isLocal(request) && !(tokenDigest && bearerMatches(request, tokenDigest))) {
-        throw new AppError(
-          'metrics.forbidden',
-          403,
-          'Metrics are served to clients on this host, or with the bearer token set in LEARNBASE_METRICS_TOKEN.',
-        );
-      }
-      const text = cluster.isWorker ? await everyWorker(request) : await ownMetrics();
-      return reply.header('Cache-Control', 'no-store').type(registry.contentType).send(text);
-    },
-  );
+  app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
+    if (!isLocal(request) && !(tokenDigest && bearerMatches(request, tokenDigest))) {
+      throw new AppError(
+        'metrics.forbidden',
+        403,
+        'Metrics are served to clients on this host, or with the bearer token set in LEARNBASE_METRICS_TOKEN.',
+      );
+    }
+    const text = cluster.isWorker ? await everyWorker(request) : await ownMetrics();
+    return reply.header('Cache-Control', 'no-store').type(registry.contentType).send(text);
+  });
 }
 
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/;

@@ -44,7 +44,11 @@ function checkStatuses(route: RouteOptions): Status[] {
 export const describeCheckErrors: SwaggerTransform = ({ schema, url, route }) => {
   if (!schema || schema.hide || !CHECKED_PATH.test(url)) return { schema, url };
   const declared = (schema.response ?? {}) as Record<string, unknown>;
-  const added = Object.fromEntries(checkStatuses(route).filter((status) => !(status in declared)).map((status) => [status, CHECK_ERRORS[status]]));
+  const added = Object.fromEntries(
+    checkStatuses(route)
+      .filter((status) => !(status in declared))
+      .map((status) => [status, CHECK_ERRORS[status]]),
+  );
   const response = Object.fromEntries(Object.entries({ ...declared, ...added }).sort(([a], [b]) => a.localeCompare(b)));
   return { schema: { ...schema, response }, url };
 };

@@ -4,7 +4,14 @@ import fp from 'fastify-plugin';
 import type { Notifications } from '../database/notifications.js';
 import type { SqlClient } from '../database/sql-client.js';
 import { rateLimitRefusals, rateLimitStoreErrors } from '../process-metrics.js';
-import { PostgresRateLimitStore, RedisRateLimitStore, redactedUrl, ReportingStore, type RateLimitStore, type RateLimitStoreKind } from '../rate-limit-store.js';
+import {
+  PostgresRateLimitStore,
+  RedisRateLimitStore,
+  redactedUrl,
+  ReportingStore,
+  type RateLimitStore,
+  type RateLimitStoreKind,
+} from '../rate-limit-store.js';
 import { AppError } from './app-error.js';
 
 /** Requests counted per client address in each window; 0 turns a limit off. */
@@ -81,9 +88,15 @@ export class RateLimited extends AppError {
 }
 
 /** The store chosen, or by default redis with REDIS_URL, else postgres on PostgreSQL, else memory (docs/operations.md). */
-export function chooseRateLimitStore(chosen: RateLimitStoreKind | undefined, redisUrl: string | undefined, database: 'pglite' | 'postgres'): RateLimitStoreKind {
+export function chooseRateLimitStore(
+  chosen: RateLimitStoreKind | undefined,
+  redisUrl: string | undefined,
+  database: 'pglite' | 'postgres',
+): RateLimitStoreKind {
   if (chosen === 'postgres' && database !== 'postgres') {
-    throw new Error('The postgres rate-limit store needs PostgreSQL: the embedded database serves one process, whose counts the memory store keeps.');
+    throw new Error(
+      'The postgres rate-limit store needs PostgreSQL: the embedded database serves one process, whose counts the memory store keeps.',
+    );
   }
   return chosen ?? (redisUrl ? 'redis' : database === 'postgres' ? 'postgres' : 'memory');
 }
@@ -110,7 +123,9 @@ export const rateLimits = fp<RateLimitOptions>(
       ...(store ? { store: storeClass(store) } : {}),
     });
     const limiter = (name: LimitName, max: number) =>
-      max > 0 ? app.createRateLimit({ max, timeWindow: limits.windowMs, keyGenerator: (request) => `${name}:${keyOf(request)}` }) : undefined;
+      max > 0
+        ? app.createRateLimit({ max, timeWindow: limits.windowMs, keyGenerator: (request) => `${name}:${keyOf(request)}` })
+        : undefined;
     const routeLimiters = {
       authorize: limiter('authorize', limits.authorize),
       sign_in: limiter('sign_in', limits.authorize),
@@ -149,14 +164,17 @@ export const rateLimits = fp<RateLimitOptions>(
 
     // onSend, not onResponse: the 401 waits for its count, so the client's next request sees it.
     app.addHook('onSend', async (request, reply, payload) => {
-      if (!failures || reply.statusCode !== 401 || !presentedCredential(request) || isLoopback(options.clientAddress(request))) return payload;
+      if (!failures || reply.statusCode !== 401 || !presentedCredential(request) || isLoopback(options.clientAddress(request)))
+        return payload;
       const state = await failures(request);
       if (!state.isAllowed && state.remaining === 0) {
         const address = keyOf(request);
         blocked.block(address, state.ttl);
         options.notifications
           .publish(BLOCKED_CHANNEL, JSON.stringify({ address, ms: state.ttl }))
-          .catch((error) => request.log.warn({ err: error }, 'could not tell the other processes that an address reached its failed-authentication limit'));
+          .catch((error) =>
+            request.log.warn({ err: error }, 'could not tell the other processes that an address reached its failed-authentication limit'),
+          );
       }
       return payload;
     });
@@ -253,18 +271,29 @@ async function openStore(app: FastifyInstance, options: RateLimitOptions): Promi
     case 'memory':
       return undefined;
     case 'postgres':
-      return new ReportingStore(new PostgresRateLimitStore(options.sql, (error) => app.log.warn({ err: error }, 'could not purge expired rate-limit counters')), reportStoreError);
+      return new ReportingStore(
+        new PostgresRateLimitStore(options.sql, (error) => app.log.warn({ err: error }, 'could not purge expired rate-limit counters')),
+        reportStoreError,
+      );
     case 'redis': {
       if (!options.redisUrl) throw new Error('The redis rate-limit store needs REDIS_URL.');
       const url = options.redisUrl;
-      const connectionErrors = warnAtIntervals(app, 'redis', `the Redis server of the rate limits (${redactedUrl(url)}) is unavailable: requests are served uncounted`);
+      const connectionErrors = warnAtIntervals(
+        app,
+        'redis',
+        `the Redis server of the rate limits (${redactedUrl(url)}) is unavailable: requests are served uncounted`,
+      );
       return new ReportingStore(await RedisRateLimitStore.open(url, connectionErrors), reportStoreError);
     }
   }
 }
 
 /** Counts every failure; logs the first, then at most one a minute with the number since. */
-function warnAtIntervals(app: FastifyInstance, store: RateLimitStoreKind, message = 'the rate-limit store failed: the request was served uncounted') {
+function warnAtIntervals(
+  app: FastifyInstance,
+  store: RateLimitStoreKind,
+  message = 'the rate-limit store failed: the request was served uncounted',
+) {
   let lastLogged = 0;
   let since = 0;
   return (error: Error) => {

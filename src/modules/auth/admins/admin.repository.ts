@@ -19,7 +19,10 @@ export async function findAdminByEmail(sql: SqlClient, tenantId: string, email: 
 }
 
 export async function findAdminById(sql: SqlClient, tenantId: string, id: string): Promise<AdminRow | undefined> {
-  const { rows } = await sql.query<AdminRow>('SELECT id, email, password_hash FROM admins WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+  const { rows } = await sql.query<AdminRow>('SELECT id, email, password_hash FROM admins WHERE tenant_id = $1 AND id = $2', [
+    tenantId,
+    id,
+  ]);
   return rows[0];
 }
 
@@ -50,7 +53,11 @@ export async function listAdminRows(sql: SqlClient, tenantId: string): Promise<A
 }
 
 export async function updateAdminPassword(sql: SqlClient, tenantId: string, email: string, passwordHash: string): Promise<boolean> {
-  const { rowCount } = await sql.query('UPDATE admins SET password_hash = $3 WHERE tenant_id = $1 AND email = $2', [tenantId, email, passwordHash]);
+  const { rowCount } = await sql.query('UPDATE admins SET password_hash = $3 WHERE tenant_id = $1 AND email = $2', [
+    tenantId,
+    email,
+    passwordHash,
+  ]);
   return rowCount > 0;
 }
 
@@ -59,7 +66,10 @@ export async function updateAdminPassword(sql: SqlClient, tenantId: string, emai
  * Answers undefined for an unknown address, else the hashes of their still-live access tokens.
  */
 export async function deleteAdminRows(tx: SqlClient, tenantId: string, email: string): Promise<Buffer[] | undefined> {
-  const { rows: deleted } = await tx.query<{ id: string }>('DELETE FROM admins WHERE tenant_id = $1 AND email = $2 RETURNING id', [tenantId, email]);
+  const { rows: deleted } = await tx.query<{ id: string }>('DELETE FROM admins WHERE tenant_id = $1 AND email = $2 RETURNING id', [
+    tenantId,
+    email,
+  ]);
   const admin = deleted[0];
   if (!admin) return undefined;
   await tx.query('DELETE FROM sign_in_failures WHERE tenant_id = $1 AND subject = $2', [tenantId, `email:${email}`]);

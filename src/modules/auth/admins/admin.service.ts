@@ -38,7 +38,10 @@ export async function createAdmin(sql: SqlClient, tenant: Tenant, email: string,
   const address = normaliseEmail(email);
   if (!EMAIL.test(address)) throw badRequest('admin.invalid_email', `"${email}" is not an e-mail address.`);
   if (address.length > MAX_EMAIL_LENGTH) {
-    throw badRequest('admin.invalid_email', `The e-mail address has ${address.length} characters; an e-mail address has at most ${MAX_EMAIL_LENGTH}.`);
+    throw badRequest(
+      'admin.invalid_email',
+      `The e-mail address has ${address.length} characters; an e-mail address has at most ${MAX_EMAIL_LENGTH}.`,
+    );
   }
   checkPassword(password);
   if (await findAdminByEmail(sql, tenant.id, address)) {
@@ -71,7 +74,9 @@ function checkPassword(password: string): void {
 }
 
 const adminNotFound = (tenant: Tenant, email: string) =>
-  notFound('admin.not_found', `Tenant "${tenant.name}" has no admin with the e-mail ${normaliseEmail(email)}.`, { email: normaliseEmail(email) });
+  notFound('admin.not_found', `Tenant "${tenant.name}" has no admin with the e-mail ${normaliseEmail(email)}.`, {
+    email: normaliseEmail(email),
+  });
 
 export function listAdmins(sql: SqlClient, tenant: Tenant): Promise<AdminListing[]> {
   return listAdminRows(sql, tenant.id);

@@ -46,7 +46,9 @@ export const SourceHeader = Type.Object(
 const ApiKeyListingBody = Type.Object({
   key: Type.String({ description: 'The key: the Basic user-id.', examples: ['lb_6a00d2262b384415becfe4092ff24f32_08fd9fefab790beb'] }),
   createdAt: Type.String({ format: 'date-time' }),
-  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it last authenticated a request, to the minute; null when never.' }),
+  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When it last authenticated a request, to the minute; null when never.',
+  }),
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it was revoked; null while it works.' }),
 });
 
@@ -128,7 +130,9 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = asyn
         response: {
           204: Type.Null({ description: 'Revoked (or already was).' }),
           ...ADMIN_ERRORS,
-          404: apiErrorResponse('The tenant has no such key (`api_key.not_found`), or no tenant by the name the request gives (`tenant.not_found`).'),
+          404: apiErrorResponse(
+            'The tenant has no such key (`api_key.not_found`), or no tenant by the name the request gives (`tenant.not_found`).',
+          ),
         },
       },
     },

@@ -26,7 +26,8 @@ const CreateCredentialBody = Type.Object(
     username: Type.String({
       minLength: 1,
       maxLength: 200,
-      description: 'Random and new for every request (interface 5.3): a username once used in the tenant is refused (409), even after revocation. No ":".',
+      description:
+        'Random and new for every request (interface 5.3): a username once used in the tenant is refused (409), even after revocation. No ":".',
       examples: ['3f6c1e0a9b7d4c2e'],
     }),
     password: Type.String({ minLength: 8, maxLength: 1000, description: 'Random; stored only as an scrypt hash.' }),
@@ -38,11 +39,18 @@ const CreateCredentialBody = Type.Object(
 const CreatedCredential = Type.Object({
   username: Type.String(),
   actor: Type.Object({}, { additionalProperties: true, description: 'The stored actor the credential acts for.' }),
-  expiresAt: Type.String({ format: 'date-time', description: 'After this the credential is refused (LEARNBASE_CREDENTIAL_TTL_S, default 30 days).' }),
+  expiresAt: Type.String({
+    format: 'date-time',
+    description: 'After this the credential is refused (LEARNBASE_CREDENTIAL_TTL_S, default 30 days).',
+  }),
 });
 
 const SourceHeader = Type.Object(
-  { 'svc-account-source': Type.Optional(Type.String({ description: 'Free text recorded with the change in the audit log (interface 4.2).' })) },
+  {
+    'svc-account-source': Type.Optional(
+      Type.String({ description: 'Free text recorded with the change in the audit log (interface 4.2).' }),
+    ),
+  },
   { additionalProperties: true },
 );
 
@@ -57,7 +65,8 @@ export const credentialRoutes: FastifyPluginAsyncTypebox<CredentialRoutesOptions
         tags: ['auth'],
         operationId: 'POST:auth.basic',
         summary: 'Create a learner credential (Basic username/password acting for one actor)',
-        description: 'docs/provisioning.md walks through it. The credential may launch content and read and write xAPI data of its own actor only.',
+        description:
+          'docs/provisioning.md walks through it. The credential may launch content and read and write xAPI data of its own actor only.',
         headers: SourceHeader,
         body: CreateCredentialBody,
         response: { 201: CreatedCredential, 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 409: ApiError },
@@ -79,7 +88,13 @@ export const credentialRoutes: FastifyPluginAsyncTypebox<CredentialRoutesOptions
         summary: 'Revoke a learner credential, in every server process at once',
         headers: SourceHeader,
         params: Type.Object({ username: Type.String({ minLength: 1, maxLength: 200 }) }),
-        response: { 204: Type.Null({ description: 'Revoked (or already was).' }), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
+        response: {
+          204: Type.Null({ description: 'Revoked (or already was).' }),
+          400: ApiError,
+          401: ApiError,
+          403: ApiError,
+          404: ApiError,
+        },
       },
     },
     async (request, reply) => {

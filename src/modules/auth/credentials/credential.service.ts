@@ -92,8 +92,10 @@ export function parseCredentialRequest(body: unknown): CredentialRequest {
   if (username.includes(':')) throw invalid('username', 'must not contain ":" (Basic authentication splits on the first colon)');
   const usernameProblem = textProblem(username);
   if (usernameProblem) throw invalid('username', usernameProblem.why);
-  if (username.startsWith(LAUNCH_USERNAME_PREFIX)) throw invalid('username', `must not start with "${LAUNCH_USERNAME_PREFIX}" (reserved for launch tokens)`);
-  if (tenantIdOfApiKey(username)) throw invalid('username', 'must not have the form of an API key (lb_…), which Basic authentication reads as one');
+  if (username.startsWith(LAUNCH_USERNAME_PREFIX))
+    throw invalid('username', `must not start with "${LAUNCH_USERNAME_PREFIX}" (reserved for launch tokens)`);
+  if (tenantIdOfApiKey(username))
+    throw invalid('username', 'must not have the form of an API key (lb_…), which Basic authentication reads as one');
   if (typeof password !== 'string' || password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
     throw invalid('password', `must be a string of ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
   }
@@ -173,7 +175,8 @@ export class CredentialService {
         { actorId: request.agentKey },
       );
     }
-    if (actor.objectType !== 'Agent') throw badRequest('auth.invalid_credential_request', 'data.actor must be an Agent, not a Group.', { field: 'data.actor' });
+    if (actor.objectType !== 'Agent')
+      throw badRequest('auth.invalid_credential_request', 'data.actor must be an Agent, not a Group.', { field: 'data.actor' });
     const passwordHash = await hashPassword(request.password);
     const expiresAt = await this.sql.transaction(async (tx) => {
       const expires = await insertCredential(tx, tenantId, {
@@ -183,9 +186,13 @@ export class CredentialService {
         lifetimeSeconds: this.options.lifetimeSeconds,
       });
       if (!expires) {
-        throw conflict('auth.username_taken', 'This username was used before in this tenant; every credential needs a new, random username.', {
-          username: request.username,
-        });
+        throw conflict(
+          'auth.username_taken',
+          'This username was used before in this tenant; every credential needs a new, random username.',
+          {
+            username: request.username,
+          },
+        );
       }
       await recordAudit(tx, {
         action: 'credential.created',
@@ -203,7 +210,8 @@ export class CredentialService {
   async revoke(principal: Principal, username: string, source: string | undefined): Promise<void> {
     const tenantId = principal.tenant.id;
     // Text PostgreSQL cannot store was never a username.
-    if (textProblem(username)) throw notFound('auth.credential_not_found', 'No credential with this username exists in this tenant.', { username: '' });
+    if (textProblem(username))
+      throw notFound('auth.credential_not_found', 'No credential with this username exists in this tenant.', { username: '' });
     await this.sql.transaction(async (tx) => {
       const revoked = await revokeCredentialRow(tx, tenantId, username);
       if (!revoked) throw notFound('auth.credential_not_found', 'No credential with this username exists in this tenant.', { username });
@@ -265,9 +273,7 @@ export class CredentialService {
   /** Tells every process, this one first and synchronously, that these credentials are revoked; call after commit. */
   private async announce(keys: string[]): Promise<void> {
     this.forget(keys);
-    await this.notifications
-      .publish(CREDENTIAL_REVOCATIONS_CHANNEL, keys.join(','))
-      .catch((error: Error) => this.options.onError?.(error));
+    await this.notifications.publish(CREDENTIAL_REVOCATIONS_CHANNEL, keys.join(',')).catch((error: Error) => this.options.onError?.(error));
   }
 
   private forget(keys: string[]): void {
@@ -291,4 +297,3 @@ export function credentialRefusal(reason: 'unknown' | 'expired' | 'revoked' | 't
       return 'The credential is not valid.';
   }
 }
-

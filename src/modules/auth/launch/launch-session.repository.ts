@@ -29,7 +29,15 @@ interface LaunchSessionRow {
 export async function insertLaunchSession(
   sql: SqlClient,
   tenantId: string,
-  session: { id: string; tokenHash: Buffer; agentKey: string; activityId: string; registration: string; credentialUsername: string; lifetimeSeconds: number },
+  session: {
+    id: string;
+    tokenHash: Buffer;
+    agentKey: string;
+    activityId: string;
+    registration: string;
+    credentialUsername: string;
+    lifetimeSeconds: number;
+  },
 ): Promise<Date> {
   const { rows } = await sql.query<{ expires_at: Date | string }>(
     `INSERT INTO launch_sessions (tenant_id, id, token_hash, agent_key, activity_id, registration, credential_username, expires_at)
@@ -38,7 +46,16 @@ export async function insertLaunchSession(
        FROM actor_credentials c
       WHERE c.tenant_id = $1 AND c.username = $7
      RETURNING expires_at`,
-    [tenantId, session.id, session.tokenHash, session.agentKey, session.activityId, session.registration, session.credentialUsername, session.lifetimeSeconds],
+    [
+      tenantId,
+      session.id,
+      session.tokenHash,
+      session.agentKey,
+      session.activityId,
+      session.registration,
+      session.credentialUsername,
+      session.lifetimeSeconds,
+    ],
   );
   return new Date(rows[0]!.expires_at);
 }

@@ -69,16 +69,26 @@ export type LaunchRefusal = 'no_tenant' | 'not_a_learner_credential' | 'malforme
  */
 export const LaunchErrors = {
   missingParameter: (name: string) =>
-    badRequest('launch.missing_parameter', `The launch link has no ${name} parameter; it must carry activityId and auth.`, { parameter: name }),
-  repeatedParameter: (name: string) =>
-    badRequest('launch.repeated_parameter', `The launch link has the ${name} parameter more than once; it must carry each of activityId and auth once.`, {
+    badRequest('launch.missing_parameter', `The launch link has no ${name} parameter; it must carry activityId and auth.`, {
       parameter: name,
     }),
+  repeatedParameter: (name: string) =>
+    badRequest(
+      'launch.repeated_parameter',
+      `The launch link has the ${name} parameter more than once; it must carry each of activityId and auth once.`,
+      {
+        parameter: name,
+      },
+    ),
   unauthorized: (reason: LaunchRefusal, message: string) => new AppError('launch.unauthorized', 401, message, { details: { reason } }),
   tooManyAttempts: (retryAfterSeconds: number) =>
-    new AppError('launch.too_many_attempts', 429, credentialRefusal('throttled'), { headers: { 'Retry-After': String(retryAfterSeconds) } }),
+    new AppError('launch.too_many_attempts', 429, credentialRefusal('throttled'), {
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    }),
   activityNotFound: (activityId: string) =>
-    notFound('launch.activity_not_found', `The activity ${activityId} is not in this organisation’s catalogue (PUT /api/activities).`, { activityId }),
+    notFound('launch.activity_not_found', `The activity ${activityId} is not in this organisation’s catalogue (PUT /api/activities).`, {
+      activityId,
+    }),
   notLaunchable: (activityId: string) =>
     notFound('launch.no_launch_url', `The activity ${activityId} has no launchUrl, so there is no content to open.`, { activityId }),
 };
@@ -140,7 +150,10 @@ export class LaunchSessionService {
     if (!query.auth) throw LaunchErrors.missingParameter('auth');
     const { username, password } = splitBasic(query.auth);
     if (tenantIdOfApiKey(username) || username.startsWith(LAUNCH_USERNAME_PREFIX)) {
-      throw LaunchErrors.unauthorized('not_a_learner_credential', 'Only a learner credential (POST /api/auth/basic) can launch content; this is an API key or a launch token.');
+      throw LaunchErrors.unauthorized(
+        'not_a_learner_credential',
+        'Only a learner credential (POST /api/auth/basic) can launch content; this is an API key or a launch token.',
+      );
     }
     const check = await this.credentials.verify(tenant.id, username, password, client);
     if (!check.valid && check.reason === 'throttled') throw LaunchErrors.tooManyAttempts(check.retryAfterSeconds);
@@ -202,7 +215,9 @@ export class LaunchSessionService {
 export function withLaunchParameters(launchUrl: string, parameters: Record<string, string>): string {
   const url = new URL(launchUrl);
   for (const name of Object.keys(parameters)) if (url.searchParams.has(name)) url.searchParams.delete(name);
-  const added = Object.entries(parameters).map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
+  const added = Object.entries(parameters)
+    .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+    .join('&');
   url.search = url.search.length > 1 ? `${url.search}&${added}` : `?${added}`;
   return url.toString();
 }
@@ -210,9 +225,11 @@ export function withLaunchParameters(launchUrl: string, parameters: Record<strin
 /** `Basic base64(user-id:password)` (RFC 7617) into its parts; anything else is a 401. */
 export function splitBasic(value: string): { username: string; password: string } {
   const [scheme, encoded = ''] = value.trim().split(/\s+/, 2) as [string, string?];
-  if (scheme.toLowerCase() !== 'basic') throw LaunchErrors.unauthorized('malformed', 'The auth parameter must be "Basic " followed by base64 of "username:password".');
+  if (scheme.toLowerCase() !== 'basic')
+    throw LaunchErrors.unauthorized('malformed', 'The auth parameter must be "Basic " followed by base64 of "username:password".');
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw LaunchErrors.unauthorized('malformed', 'The auth parameter is malformed: expected "Basic " and base64 of "username:password".');
+  if (colon < 0)
+    throw LaunchErrors.unauthorized('malformed', 'The auth parameter is malformed: expected "Basic " and base64 of "username:password".');
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }

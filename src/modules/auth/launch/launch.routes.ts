@@ -68,22 +68,33 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
         }
         // The route's schema only describes the query (describedOnly): a parameter sent twice arrives as a list.
         const query = request.query as Record<string, unknown>;
-        for (const parameter of ['activityId', 'auth']) if (Array.isArray(query[parameter])) throw LaunchErrors.repeatedParameter(parameter);
+        for (const parameter of ['activityId', 'auth'])
+          if (Array.isArray(query[parameter])) throw LaunchErrors.repeatedParameter(parameter);
         const tenant = await tenancy.require(name);
-        const launched = await launches.launch(tenant, request.query, request.publicBaseUrl, clientAddress(request.ip, request.socket?.remoteAddress));
-        return reply
-          .status(302)
-          .header('Location', launched.location)
-          .header('Cache-Control', 'no-store')
-          // The launch link holds the learner's password: the content must not see it as a referrer.
-          .header('Referrer-Policy', 'no-referrer')
-          .send();
+        const launched = await launches.launch(
+          tenant,
+          request.query,
+          request.publicBaseUrl,
+          clientAddress(request.ip, request.socket?.remoteAddress),
+        );
+        return (
+          reply
+            .status(302)
+            .header('Location', launched.location)
+            .header('Cache-Control', 'no-store')
+            // The launch link holds the learner's password: the content must not see it as a referrer.
+            .header('Referrer-Policy', 'no-referrer')
+            .send()
+        );
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         // The integrator's words (the API path, the code) are for the log; the page speaks to the learner.
         request.log.info({ code: error.code, status: error.status, details: error.details }, error.message);
         if (error.headers) reply.headers(error.headers);
-        return reply.status(error.status as 400 | 401 | 404 | 429).headers(LAUNCH_PAGE_HEADERS).send(launchErrorPage(error));
+        return reply
+          .status(error.status as 400 | 401 | 404 | 429)
+          .headers(LAUNCH_PAGE_HEADERS)
+          .send(launchErrorPage(error));
       }
     },
   );

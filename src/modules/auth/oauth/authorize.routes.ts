@@ -66,7 +66,12 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         .status(429)
         .header('Retry-After', String(wait))
         .headers(PAGE_HEADERS)
-        .send(errorPage('Too many requests', `Too many sign-in requests from your network address. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`));
+        .send(
+          errorPage(
+            'Too many requests',
+            `Too many sign-in requests from your network address. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`,
+          ),
+        );
     }
     // The database gone for a moment (a failover, a restart) is worth a retry, not an alarm.
     const database = httpErrorOf(error);
@@ -75,7 +80,9 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
       return reply
         .status(503)
         .headers({ ...database.headers, ...PAGE_HEADERS })
-        .send(errorPage('Temporarily unavailable', 'The sign-in service cannot reach its database right now. Please try again in a moment.'));
+        .send(
+          errorPage('Temporarily unavailable', 'The sign-in service cannot reach its database right now. Please try again in a moment.'),
+        );
     }
     // Text the database cannot hold that got past the input guards is still the request's fault.
     const status =
@@ -106,7 +113,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         operationId: 'GET:auth.oauth.authorize',
         summary: 'Start the authorization code flow in the browser: the sign-in page',
         description:
-          'Opened in the admin\'s browser. An unknown client or a redirect_uri that is not exactly a registered one gets an error page; ' +
+          "Opened in the admin's browser. An unknown client or a redirect_uri that is not exactly a registered one gets an error page; " +
           'other errors go back to the redirect URI as `error` and `state` (RFC 6749 §4.1.2.1).',
         security: [],
         querystring: AuthorizeQuery,
@@ -123,7 +130,11 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
       // A new pending request: its cookie, for as long as the request lives. The form re-shown after a
       // failed attempt belongs to the same request, whose cookie the browser already holds.
       if (outcome.kind === 'sign-in') {
-        if (outcome.evicted) request.log.warn({ tenant: outcome.client.tenant.name, evicted: outcome.evicted }, 'pending sign-ins over the cap: oldest dropped');
+        if (outcome.evicted)
+          request.log.warn(
+            { tenant: outcome.client.tenant.name, evicted: outcome.evicted },
+            'pending sign-ins over the cap: oldest dropped',
+          );
         reply.setCookie(signInCookieName(outcome.requestId), outcome.csrfToken, { ...COOKIE, maxAge: SIGN_IN_LIFETIME_SECONDS });
       }
       return answer(reply, outcome);
@@ -168,7 +179,10 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         request.log.info({ outcome: new URL(outcome.location).searchParams.has('code') ? 'authorized' : 'cancelled' }, 'sign-in form');
       } else if (outcome.kind === 'sign-in' && (outcome.status === 401 || outcome.status === 429)) {
         // For the operators' alerting: failed and refused sign-ins, with the tenant (the request log has the address).
-        request.log.warn({ tenant: outcome.client.tenant.name, status: outcome.status }, outcome.status === 429 ? 'sign-in refused: locked' : 'sign-in failed');
+        request.log.warn(
+          { tenant: outcome.client.tenant.name, status: outcome.status },
+          outcome.status === 429 ? 'sign-in refused: locked' : 'sign-in failed',
+        );
       } else if (outcome.kind === 'refuse') {
         request.log.info({ status: outcome.status }, outcome.message);
       }
@@ -197,7 +211,10 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         error: query.get('error') ?? undefined,
         errorDescription: query.get('error_description') ?? undefined,
       });
-      return reply.status(code ? 200 : 400).headers(PAGE_HEADERS).send(page);
+      return reply
+        .status(code ? 200 : 400)
+        .headers(PAGE_HEADERS)
+        .send(page);
     },
   );
 

@@ -115,7 +115,11 @@ export class AuthorizeService {
   async start(params: URLSearchParams, host: string | undefined): Promise<AuthorizeOutcome> {
     const clientId = only(params, 'client_id');
     if (!clientId.value) {
-      return refuse(400, 'Unknown application', clientId.repeated ? 'The request names client_id more than once.' : 'The request names no client_id.');
+      return refuse(
+        400,
+        'Unknown application',
+        clientId.repeated ? 'The request names client_id more than once.' : 'The request names no client_id.',
+      );
     }
     const client = await findClient(this.sql, this.tenancy, clientId.value);
     if (!client) return refuse(400, 'Unknown application', `No application is registered with the client_id "${clientId.value}".`);
@@ -124,7 +128,11 @@ export class AuthorizeService {
 
     const redirectUri = only(params, 'redirect_uri');
     if (!redirectUri.value) {
-      return refuse(400, 'Invalid redirect URI', redirectUri.repeated ? 'The request names redirect_uri more than once.' : 'The request names no redirect_uri.');
+      return refuse(
+        400,
+        'Invalid redirect URI',
+        redirectUri.repeated ? 'The request names redirect_uri more than once.' : 'The request names no redirect_uri.',
+      );
     }
     // RFC 6749 §3.1.2.3 and OAuth 2.1: simple string comparison, no prefix, case or slash leniency.
     if (!client.redirectUris.includes(redirectUri.value)) {
@@ -142,17 +150,20 @@ export class AuthorizeService {
     }
     const responseType = params.get('response_type');
     if (!responseType) return back('invalid_request', 'The request names no response_type; use response_type=code.');
-    if (responseType !== 'code') return back('unsupported_response_type', `The response_type "${responseType}" is not supported; use code.`);
+    if (responseType !== 'code')
+      return back('unsupported_response_type', `The response_type "${responseType}" is not supported; use code.`);
     if (state.value !== undefined && state.value.length > MAX_STATE_LENGTH) {
       return back('invalid_request', `state is longer than ${MAX_STATE_LENGTH} characters.`);
     }
     const challenge = params.get('code_challenge') ?? undefined;
     const method = params.get('code_challenge_method') ?? undefined;
-    if (challenge === undefined && method !== undefined) return back('invalid_request', 'code_challenge_method was sent without a code_challenge.');
+    if (challenge === undefined && method !== undefined)
+      return back('invalid_request', 'code_challenge_method was sent without a code_challenge.');
     if (challenge !== undefined) {
       // RFC 7636 §4.4.1: a method we do not support (plain, or none given, which means plain).
       if (method !== 'S256') return back('invalid_request', 'code_challenge_method must be S256 (plain is not supported).');
-      if (!S256_CHALLENGE.test(challenge)) return back('invalid_request', 'code_challenge must be 43 base64url characters: BASE64URL(SHA-256(code_verifier)).');
+      if (!S256_CHALLENGE.test(challenge))
+        return back('invalid_request', 'code_challenge must be 43 base64url characters: BASE64URL(SHA-256(code_verifier)).');
     }
 
     const pending: PendingAuthorization = {
@@ -164,7 +175,13 @@ export class AuthorizeService {
       codeChallenge: challenge,
     };
     const csrfToken = newSecret();
-    const evicted = await insertPendingAuthorization(this.sql, pending, hashSecret(csrfToken), SIGN_IN_LIFETIME_SECONDS, this.policy.maxPendingPerClient);
+    const evicted = await insertPendingAuthorization(
+      this.sql,
+      pending,
+      hashSecret(csrfToken),
+      SIGN_IN_LIFETIME_SECONDS,
+      this.policy.maxPendingPerClient,
+    );
     return { kind: 'sign-in', status: 200, client, requestId: pending.id, csrfToken, evicted };
   }
 
@@ -198,7 +215,11 @@ export class AuthorizeService {
       return {
         kind: 'redirect',
         ended: pending.id,
-        location: redirectTo(pending.redirectUri, { error: 'access_denied', error_description: 'The administrator cancelled the authorization.', state: pending.state }),
+        location: redirectTo(pending.redirectUri, {
+          error: 'access_denied',
+          error_description: 'The administrator cancelled the authorization.',
+          state: pending.state,
+        }),
       };
     }
 
@@ -270,7 +291,11 @@ export class AuthorizeService {
       throw error;
     }
     if (named === undefined || named === client.tenant.name) return undefined;
-    return refuse(400, 'Wrong organisation', `This application belongs to another organisation than "${named}"; use the address the application gave you.`);
+    return refuse(
+      400,
+      'Wrong organisation',
+      `This application belongs to another organisation than "${named}"; use the address the application gave you.`,
+    );
   }
 }
 

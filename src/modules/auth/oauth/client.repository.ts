@@ -9,10 +9,13 @@ export interface ClientRow {
 }
 
 export async function insertClient(sql: SqlClient, tenantId: string, client: ClientRow): Promise<void> {
-  await sql.query(
-    'INSERT INTO oauth_clients (tenant_id, client_id, secret_hash, name, redirect_uris) VALUES ($1, $2, $3, $4, $5)',
-    [tenantId, client.clientId, client.secretHash, client.name, client.redirectUris],
-  );
+  await sql.query('INSERT INTO oauth_clients (tenant_id, client_id, secret_hash, name, redirect_uris) VALUES ($1, $2, $3, $4, $5)', [
+    tenantId,
+    client.clientId,
+    client.secretHash,
+    client.name,
+    client.redirectUris,
+  ]);
 }
 
 export async function findClientRow(sql: SqlClient, tenantId: string, clientId: string): Promise<ClientRow | undefined> {
@@ -37,7 +40,12 @@ export async function listClientRows(sql: SqlClient, tenantId: string): Promise<
     'SELECT client_id, name, redirect_uris, created_at FROM oauth_clients WHERE tenant_id = $1 ORDER BY created_at, client_id',
     [tenantId],
   );
-  return rows.map((row) => ({ clientId: row.client_id, name: row.name, redirectUris: row.redirect_uris, createdAt: new Date(row.created_at) }));
+  return rows.map((row) => ({
+    clientId: row.client_id,
+    name: row.name,
+    redirectUris: row.redirect_uris,
+    createdAt: new Date(row.created_at),
+  }));
 }
 
 export async function updateClientSecret(sql: SqlClient, tenantId: string, clientId: string, secretHash: Buffer): Promise<boolean> {

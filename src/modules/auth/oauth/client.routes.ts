@@ -38,14 +38,20 @@ const CreateClientBody = Type.Object(
       description: 'Absolute URIs without a fragment; https, or http for localhost and loopback addresses only.',
       examples: [['https://app.example.com/oauth/callback']],
     }),
-    name: Type.Optional(Type.String({ maxLength: 200, description: 'For people; "Unnamed integration" when left out.', examples: ['Reporting dashboard'] })),
+    name: Type.Optional(
+      Type.String({ maxLength: 200, description: 'For people; "Unnamed integration" when left out.', examples: ['Reporting dashboard'] }),
+    ),
   },
   { additionalProperties: false },
 );
 
 const ClientParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200, description: 'The client id (`lbc_…`).' }) });
 
-const CLIENT_NOT_FOUND = { 404: apiErrorResponse('The tenant has no such client (`client.not_found`), or no tenant by the name the request gives (`tenant.not_found`).') };
+const CLIENT_NOT_FOUND = {
+  404: apiErrorResponse(
+    'The tenant has no such client (`client.not_found`), or no tenant by the name the request gives (`tenant.not_found`).',
+  ),
+};
 
 const clientNotFound = (tenant: Tenant, clientId: string) =>
   notFound('client.not_found', `Tenant "${tenant.name}" has no OAuth client ${clientId}.`, { clientId });
@@ -67,7 +73,9 @@ interface CreateClientRequest {
  */
 function parseCreateClientBody(body: unknown): CreateClientRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequest('request.invalid', 'The body must be a JSON object with "redirectUris" (and optionally "name").', { problems: [{ field: 'body', problem: 'is no JSON object' }] });
+    throw badRequest('request.invalid', 'The body must be a JSON object with "redirectUris" (and optionally "name").', {
+      problems: [{ field: 'body', problem: 'is no JSON object' }],
+    });
   }
   const { redirectUris, name, ...rest } = body as Record<string, unknown>;
   const problems = [
@@ -174,7 +182,11 @@ export const clientRoutes: FastifyPluginAsyncTypebox<ClientRoutesOptions> = asyn
         summary: 'Delete an OAuth client; its tokens are refused at once, in every server process',
         headers: SourceHeader,
         params: ClientParams,
-        response: { 204: Type.Null({ description: 'Deleted, with every code and token issued to it.' }), ...ADMIN_ERRORS, ...CLIENT_NOT_FOUND },
+        response: {
+          204: Type.Null({ description: 'Deleted, with every code and token issued to it.' }),
+          ...ADMIN_ERRORS,
+          ...CLIENT_NOT_FOUND,
+        },
       },
     },
     async (request, reply) => {

@@ -3,7 +3,14 @@ import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { badRequest, notFound } from '../../../platform/http/app-error.js';
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
 import type { TenancyService, Tenant } from '../../tenancy/tenancy.service.js';
-import { deleteClientRows, findClientRow, insertClient, listClientRows, updateClientSecret, type ClientListing } from './client.repository.js';
+import {
+  deleteClientRows,
+  findClientRow,
+  insertClient,
+  listClientRows,
+  updateClientSecret,
+  type ClientListing,
+} from './client.repository.js';
 import type { TokenService } from './token.service.js';
 import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
 

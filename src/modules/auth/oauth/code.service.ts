@@ -26,7 +26,16 @@ export async function issueCode(sql: SqlClient, grant: CodeGrant): Promise<strin
   await sql.query(
     `INSERT INTO oauth_codes (tenant_id, code_hash, client_id, admin_id, redirect_uri, code_challenge, family_id, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))`,
-    [grant.tenantId, hashSecret(code), grant.clientId, grant.adminId, grant.redirectUri, grant.codeChallenge ?? null, randomUUID(), CODE_LIFETIME_SECONDS],
+    [
+      grant.tenantId,
+      hashSecret(code),
+      grant.clientId,
+      grant.adminId,
+      grant.redirectUri,
+      grant.codeChallenge ?? null,
+      randomUUID(),
+      CODE_LIFETIME_SECONDS,
+    ],
   );
   return code;
 }

@@ -27,7 +27,9 @@ export async function purgeExpiredOAuthRows(
   const codes = await sql.query('DELETE FROM oauth_codes WHERE expires_at < now() - make_interval(secs => $1)', [
     refreshLifetimeSeconds + TOKEN_RETENTION_SECONDS,
   ]);
-  const tokens = await sql.query('DELETE FROM oauth_tokens WHERE expires_at < now() - make_interval(secs => $1)', [TOKEN_RETENTION_SECONDS]);
+  const tokens = await sql.query('DELETE FROM oauth_tokens WHERE expires_at < now() - make_interval(secs => $1)', [
+    TOKEN_RETENTION_SECONDS,
+  ]);
   const failures = await sql.query(
     `DELETE FROM sign_in_failures
       WHERE window_started_at < now() - make_interval(secs => $1) AND (locked_until IS NULL OR locked_until <= now())`,

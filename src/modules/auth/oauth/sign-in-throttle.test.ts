@@ -16,7 +16,8 @@ describe('delayAfter', () => {
 
 describe('failureOutcome', () => {
   it("slows by the account's place, and by the address's from as many failures before its own limit", () => {
-    const delay = (accountCount: number, addressCount: number) => failureOutcome({ accountCount, addressCount }, DEFAULT_SIGN_IN_POLICY).delayMs;
+    const delay = (accountCount: number, addressCount: number) =>
+      failureOutcome({ accountCount, addressCount }, DEFAULT_SIGN_IN_POLICY).delayMs;
     assert.equal(delay(1, 1), 0);
     assert.equal(delay(3, 3), 1_000);
     assert.equal(delay(1, 17), 0, 'the address: failures 1–17 at once');

@@ -84,7 +84,10 @@ export function failureOutcome(attempt: Attempt, policy: SignInPolicy): FailureO
   const addressSlowAfter = policy.maxFailuresPerAddress - (policy.maxFailuresPerAccount - policy.slowAfter);
   return {
     lockedUntil: attempt.lockedUntil,
-    delayMs: Math.max(delayAfter(attempt.accountCount, policy), delayAfter(attempt.addressCount, { ...policy, slowAfter: addressSlowAfter })),
+    delayMs: Math.max(
+      delayAfter(attempt.accountCount, policy),
+      delayAfter(attempt.addressCount, { ...policy, slowAfter: addressSlowAfter }),
+    ),
   };
 }
 

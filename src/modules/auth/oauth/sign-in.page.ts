@@ -112,7 +112,10 @@ ${alert}<form method="post" action="/auth/oauth/authorize">
 
 /** A request that cannot go back to the client: it names what is wrong and stays on this server. */
 export function errorPage(title: string, message: string): string {
-  return layout(title, `<h1>${escapeHtml(title)}</h1>\n<div class="alert" role="alert">${escapeHtml(message)}</div>\n<p class="muted">Return to the application you came from and start again. If this keeps happening, tell its operator.</p>`);
+  return layout(
+    title,
+    `<h1>${escapeHtml(title)}</h1>\n<div class="alert" role="alert">${escapeHtml(message)}</div>\n<p class="muted">Return to the application you came from and start again. If this keeps happening, tell its operator.</p>`,
+  );
 }
 
 export interface DemoCallbackModel {
@@ -133,7 +136,13 @@ export function demoCallbackPage(model: DemoCallbackModel): string {
     );
   }
   const redirectUri = `${model.origin}/auth/demo/callback`;
-  const body = JSON.stringify({ grant_type: 'authorization_code', client_id: 'CLIENT_ID', client_secret: 'CLIENT_SECRET', redirect_uri: redirectUri, code: model.code })
+  const body = JSON.stringify({
+    grant_type: 'authorization_code',
+    client_id: 'CLIENT_ID',
+    client_secret: 'CLIENT_SECRET',
+    redirect_uri: redirectUri,
+    code: model.code,
+  })
     .replace('"CLIENT_ID"', `"'"$CLIENT_ID"'"`)
     .replace('"CLIENT_SECRET"', `"'"$CLIENT_SECRET"'"`);
   const curl = `curl -s -X POST ${model.origin}/auth/oauth/token -H 'Content-Type: application/json' -d '${body}'`;

@@ -32,7 +32,9 @@ const TokenRequest = Type.Object(
     grant_type: Type.String({ examples: ['authorization_code', 'refresh_token'] }),
     code: Type.Optional(Type.String({ description: 'authorization_code: the code from the redirect.' })),
     redirect_uri: Type.Optional(Type.String({ description: 'authorization_code: the redirect_uri of the authorize request.' })),
-    code_verifier: Type.Optional(Type.String({ description: 'authorization_code: the PKCE verifier, when the authorize request had a code_challenge.' })),
+    code_verifier: Type.Optional(
+      Type.String({ description: 'authorization_code: the PKCE verifier, when the authorize request had a code_challenge.' }),
+    ),
     refresh_token: Type.Optional(Type.String({ description: 'refresh_token: the current refresh token.' })),
     ...ClientCredentials,
   },
@@ -132,16 +134,14 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
    * RFC 6749 §2.3.1: HTTP Basic (client id and secret each form-urlencoded) or client_id and
    * client_secret in the body; one method only.
    */
-  async function authenticateCaller(
-    request: FastifyRequest,
-    body: { client_id?: string; client_secret?: string },
-  ): Promise<OAuthClient> {
+  async function authenticateCaller(request: FastifyRequest, body: { client_id?: string; client_secret?: string }): Promise<OAuthClient> {
     let clientId = body.client_id;
     let clientSecret = body.client_secret;
     const header = request.headers.authorization;
     if (header) {
       const [scheme, value = ''] = header.trim().split(/\s+/, 2) as [string, string?];
-      if (scheme.toLowerCase() !== 'basic') throw new InvalidClient('Authenticate the client with HTTP Basic, or with client_id and client_secret in the body.', true);
+      if (scheme.toLowerCase() !== 'basic')
+        throw new InvalidClient('Authenticate the client with HTTP Basic, or with client_id and client_secret in the body.', true);
       if (body.client_secret !== undefined) {
         throw new InvalidRequest('Authenticate the client one way only: HTTP Basic or client_secret in the body, not both.');
       }
@@ -155,7 +155,10 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
     }
     const usedBasic = header !== undefined;
     if (!clientId || !clientSecret) {
-      throw new InvalidClient('Client authentication is required: HTTP Basic, or client_id and client_secret in the body.', usedBasic || !clientSecret);
+      throw new InvalidClient(
+        'Client authentication is required: HTTP Basic, or client_id and client_secret in the body.',
+        usedBasic || !clientSecret,
+      );
     }
     const client = await authenticateClient(tokens.sql, tokens.tenancy, clientId, clientSecret);
     if (!client) throw new InvalidClient('Client authentication failed: unknown client or wrong secret.', usedBasic);

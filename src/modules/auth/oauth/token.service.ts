@@ -107,13 +107,22 @@ export class TokenService {
   }
 
   /** Mints an access and a refresh token of one family (one authorization) and stores their hashes. */
-  async issuePair(sql: SqlClient, tenantId: string, grant: { clientId: string; adminId: string; familyId: string }): Promise<TokenResponse> {
+  async issuePair(
+    sql: SqlClient,
+    tenantId: string,
+    grant: { clientId: string; adminId: string; familyId: string },
+  ): Promise<TokenResponse> {
     const hex = tenantHex(tenantId);
     const accessToken = `lba_${hex}_${newSecret()}`;
     const refreshToken = `lbr_${hex}_${newSecret()}`;
     await insertTokens(sql, tenantId, [
       { ...grant, tokenHash: hashSecret(accessToken), kind: 'access', lifetimeSeconds: ACCESS_TOKEN_LIFETIME_SECONDS },
-      { ...grant, tokenHash: hashSecret(refreshToken), kind: 'refresh', lifetimeSeconds: this.options.refreshLifetimeSeconds ?? REFRESH_TOKEN_LIFETIME_SECONDS },
+      {
+        ...grant,
+        tokenHash: hashSecret(refreshToken),
+        kind: 'refresh',
+        lifetimeSeconds: this.options.refreshLifetimeSeconds ?? REFRESH_TOKEN_LIFETIME_SECONDS,
+      },
     ]);
     return { access_token: accessToken, refresh_token: refreshToken, token_type: 'bearer', expires_in: ACCESS_TOKEN_LIFETIME_SECONDS };
   }

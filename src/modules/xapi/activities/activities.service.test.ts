@@ -9,7 +9,12 @@ describe('mergeDefinition', () => {
         { name: { en: 'Meeting' }, description: { en: 'A meeting' }, type: 'http://example.com/old', moreInfo: 'http://example.com/m' },
         { name: { fr: 'Réunion', en: 'Meeting!' }, type: 'http://example.com/new' },
       ),
-      { name: { en: 'Meeting!', fr: 'Réunion' }, description: { en: 'A meeting' }, type: 'http://example.com/new', moreInfo: 'http://example.com/m' },
+      {
+        name: { en: 'Meeting!', fr: 'Réunion' },
+        description: { en: 'A meeting' },
+        type: 'http://example.com/new',
+        moreInfo: 'http://example.com/m',
+      },
     );
   });
 

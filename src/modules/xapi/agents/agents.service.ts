@@ -10,7 +10,10 @@ import { findAgent, upsertAgents } from './agents.repository.js';
  * named only as an authority is recorded as one (not listed among the people).
  */
 export async function recordAgents(sql: SqlClient, tenantId: string, seen: readonly Person[], updated: string): Promise<void> {
-  const agents = new Map<string, { key: string; ifi: JsonObject; names: Set<string>; authorityOnly: boolean; objectType?: 'Group'; members?: JsonObject[] }>();
+  const agents = new Map<
+    string,
+    { key: string; ifi: JsonObject; names: Set<string>; authorityOnly: boolean; objectType?: 'Group'; members?: JsonObject[] }
+  >();
   for (const person of seen) {
     const entry = agents.get(person.key) ?? { key: person.key, ifi: person.ifi, names: new Set<string>(), authorityOnly: true };
     if (person.authority !== true) entry.authorityOnly = false;

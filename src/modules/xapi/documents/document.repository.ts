@@ -157,10 +157,12 @@ export async function updateDocument(
   key: DocumentKey,
   document: Omit<StoredDocument, 'updatedAt'>,
 ): Promise<void> {
-  await sql.query(
-    `UPDATE xapi_documents SET content = $7, content_type = $8, etag = $9, updated_at = clock_timestamp() WHERE ${KEY}`,
-    [...keyValues(tenantId, key), document.content, document.contentType, document.etag],
-  );
+  await sql.query(`UPDATE xapi_documents SET content = $7, content_type = $8, etag = $9, updated_at = clock_timestamp() WHERE ${KEY}`, [
+    ...keyValues(tenantId, key),
+    document.content,
+    document.contentType,
+    document.etag,
+  ]);
 }
 
 export async function deleteDocument(sql: SqlClient, tenantId: string, key: DocumentKey): Promise<void> {

@@ -109,11 +109,7 @@ function address(resource: DocumentResource, request: FastifyRequest, needsId: b
     if (problem) throw DocumentErrors.invalidParameter(parameter, problem);
   }
 
-  const agentKey = !resource.byAgent
-    ? ''
-    : query.agent
-      ? parseAgentParameter(query.agent).key
-      : parseActorId(query.actorId as string).key;
+  const agentKey = !resource.byAgent ? '' : query.agent ? parseAgentParameter(query.agent).key : parseActorId(query.actorId as string).key;
   const registration = resource.hasRegistration ? query.registration : undefined;
   if (registration !== undefined && !UUID.test(registration)) {
     throw DocumentErrors.invalidParameter('registration', 'must be a UUID');
@@ -147,9 +143,11 @@ function authorize(principal: Principal, scope: DocumentScope, method: string): 
   if (principal.activityId !== undefined && scope.activityId !== '' && scope.activityId !== principal.activityId) {
     throw DocumentErrors.forbidden('another activity');
   }
-  if (scope.kind === 'activity_profile' && !reads) throw DocumentErrors.forbidden('an activity profile for writing (they are read only to learners)');
+  if (scope.kind === 'activity_profile' && !reads)
+    throw DocumentErrors.forbidden('an activity profile for writing (they are read only to learners)');
   if (principal.kind !== 'launch') return;
-  if (scope.kind === 'agent_profile' && !reads) throw DocumentErrors.forbidden('an agent profile for writing (read only to a launch token)');
+  if (scope.kind === 'agent_profile' && !reads)
+    throw DocumentErrors.forbidden('an agent profile for writing (read only to a launch token)');
   if (scope.kind === 'state' && scope.registration !== principal.registration) {
     throw DocumentErrors.forbidden(
       scope.registration === undefined ? 'no registration (send the registration the launch handed over)' : 'another registration',
@@ -169,13 +167,16 @@ function preconditionsOf(request: FastifyRequest): Preconditions {
 function querySchema(resource: DocumentResource): TSchema {
   const text = (description: string) => Type.Optional(Type.String({ description }));
   const properties: Record<string, TSchema> = {};
-  if (resource.byActivity) properties.activityId = text(`The activity IRI the document belongs to, at most ${MAX_IRI_BYTES} bytes of UTF-8. Required.`);
+  if (resource.byActivity)
+    properties.activityId = text(`The activity IRI the document belongs to, at most ${MAX_IRI_BYTES} bytes of UTF-8. Required.`);
   if (resource.byAgent) {
     properties.agent = text('The agent, as JSON with exactly one inverse functional identifier. Required (or actorId).');
     properties.actorId = text('The agent as `<ifi_property>|<ifi_value>` (account: `account|<homePage>|<name>`), instead of agent.');
   }
   if (resource.hasRegistration) properties.registration = text('A registration UUID: documents of that attempt only.');
-  properties[resource.idParameter] = text(`The document's id, at most ${MAX_DOCUMENT_ID_BYTES} bytes of UTF-8. Without it, GET lists the ids${resource.hasRegistration ? ' and DELETE deletes every state of the activity and agent' : ''}.`);
+  properties[resource.idParameter] = text(
+    `The document's id, at most ${MAX_DOCUMENT_ID_BYTES} bytes of UTF-8. Without it, GET lists the ids${resource.hasRegistration ? ' and DELETE deletes every state of the activity and agent' : ''}.`,
+  );
   properties.since = text('GET without the id: only ids of documents changed after this ISO 8601 timestamp.');
   return Type.Object(properties, { additionalProperties: true });
 }
@@ -202,14 +203,20 @@ const SeedValidationError = Type.Object(
       }),
     ),
   },
-  { description: 'A required query parameter is missing (one element per parameter), or another parameter is malformed (a JSON error with code and message).' },
+  {
+    description:
+      'A required query parameter is missing (one element per parameter), or another parameter is malformed (a JSON error with code and message).',
+  },
 );
 
 const errors = {
   401: ApiError,
   403: ApiError,
   404: ApiError,
-  409: Type.String({ description: 'The document exists and the PUT had neither If-Match nor If-None-Match: a plain-text explanation (the ADL conformance suite expects a string).' }),
+  409: Type.String({
+    description:
+      'The document exists and the PUT had neither If-Match nor If-None-Match: a plain-text explanation (the ADL conformance suite expects a string).',
+  }),
   412: ApiError,
   413: ApiError,
 };
@@ -313,7 +320,9 @@ export function registerDocumentRoutes(
       schema: {
         operationId: operationIdOf('DELETE', resource.path),
         tags: [resource.tag],
-        summary: resource.hasRegistration ? `Delete a ${resource.noun}, or every state of the activity and agent` : `Delete a ${resource.noun}`,
+        summary: resource.hasRegistration
+          ? `Delete a ${resource.noun}, or every state of the activity and agent`
+          : `Delete a ${resource.noun}`,
         description: 'Answers 204, not the 200 the interface lists: xAPI and its conformance suite require 204.',
         querystring,
         headers,

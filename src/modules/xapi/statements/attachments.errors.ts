@@ -2,8 +2,7 @@ import { AppError, badRequest } from '../../../platform/http/app-error.js';
 
 /** The errors of statement attachments and signatures, `statements.reason` like the resource's others. */
 export const AttachmentErrors = {
-  invalidMultipart: (why: string) =>
-    badRequest('statements.invalid_multipart', `The multipart/mixed request is malformed: ${why}.`),
+  invalidMultipart: (why: string) => badRequest('statements.invalid_multipart', `The multipart/mixed request is malformed: ${why}.`),
   invalidPart: (index: number, why: string) =>
     badRequest('statements.invalid_attachment_part', `Part ${index + 1} of the multipart/mixed request ${why}.`, { part: index + 1 }),
   hashMismatch: (index: number, sha2: string) =>
@@ -25,9 +24,14 @@ export const AttachmentErrors = {
       { property: `${path}.fileUrl`, sha2 },
     ),
   tooLarge: (limit: number) =>
-    new AppError('statements.attachments_too_large', 413, `The request is larger than the ${limit} bytes this server accepts for statements with attachments.`, {
-      details: { limitBytes: limit },
-    }),
+    new AppError(
+      'statements.attachments_too_large',
+      413,
+      `The request is larger than the ${limit} bytes this server accepts for statements with attachments.`,
+      {
+        details: { limitBytes: limit },
+      },
+    ),
   invalidSignature: (path: string, why: string) =>
     badRequest('statements.invalid_signature', `${path} is not a valid statement signature: ${why}.`, { property: path }),
 };

@@ -47,7 +47,9 @@ interface Part {
 /** A multipart/mixed statement request: the JSON part, then one part per attachment. */
 function multipart(statements: unknown, parts: Part[], options: { firstType?: string; preamble?: string } = {}): Buffer {
   const chunks: Buffer[] = [
-    Buffer.from(`${options.preamble ?? ''}--${BOUNDARY}\r\nContent-Type: ${options.firstType ?? 'application/json'}\r\n\r\n${JSON.stringify(statements)}`),
+    Buffer.from(
+      `${options.preamble ?? ''}--${BOUNDARY}\r\nContent-Type: ${options.firstType ?? 'application/json'}\r\n\r\n${JSON.stringify(statements)}`,
+    ),
   ];
   for (const part of parts) {
     const headers: Record<string, string | undefined> = {
@@ -186,7 +188,10 @@ describeEachBackend('statement attachments (multipart/mixed)', (ctx) => {
       const res = await put(tenant, id, multipart(statement({ id, attachments: [attachment(data)] }), [{ data }]));
       assert.equal(res.statusCode, 204, res.body);
       const answer = answerOf(await get(tenant, { statementId: id, attachments: 'true' }));
-      assert.deepEqual(answer.parts.map((part) => part.data.toString()), ['put attachment']);
+      assert.deepEqual(
+        answer.parts.map((part) => part.data.toString()),
+        ['put attachment'],
+      );
     });
 
     it('accepts a fileUrl attachment with or without its data, and multipart/mixed without attachments', async () => {
@@ -195,7 +200,12 @@ describeEachBackend('statement attachments (multipart/mixed)', (ctx) => {
       const withUrl = attachment(data, { fileUrl: 'http://over.there.com/file.txt' });
       assert.equal((await post(tenant, multipart(statement({ attachments: [withUrl] }), []))).statusCode, 200);
       assert.deepEqual(await storedHashes(tenant), []);
-      const json = await ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: tenant.xapi, payload: statement({ attachments: [withUrl] }) });
+      const json = await ctx.app.inject({
+        method: 'POST',
+        url: '/xapi/statements',
+        headers: tenant.xapi,
+        payload: statement({ attachments: [withUrl] }),
+      });
       assert.equal(json.statusCode, 200, json.body);
       const both = await post(tenant, multipart(statement({ attachments: [withUrl] }), [{ data }]));
       assert.equal(both.statusCode, 200, both.body);
@@ -250,7 +260,11 @@ describeEachBackend('statement attachments (multipart/mixed)', (ctx) => {
         'a part whose data does not match its hash',
         () => {
           const a = Buffer.from('a');
-          return { body: multipart(statement({ attachments: [attachment(a)] }), [{ data: Buffer.from('not a'), headers: { 'X-Experience-API-Hash': sha256(a) } }]) };
+          return {
+            body: multipart(statement({ attachments: [attachment(a)] }), [
+              { data: Buffer.from('not a'), headers: { 'X-Experience-API-Hash': sha256(a) } },
+            ]),
+          };
         },
         400,
         'statements.attachment_hash_mismatch',
@@ -259,7 +273,9 @@ describeEachBackend('statement attachments (multipart/mixed)', (ctx) => {
         'a part without X-Experience-API-Hash',
         () => {
           const a = Buffer.from('a');
-          return { body: multipart(statement({ attachments: [attachment(a)] }), [{ data: a, headers: { 'X-Experience-API-Hash': undefined } }]) };
+          return {
+            body: multipart(statement({ attachments: [attachment(a)] }), [{ data: a, headers: { 'X-Experience-API-Hash': undefined } }]),
+          };
         },
         400,
         'statements.invalid_attachment_part',
@@ -268,12 +284,19 @@ describeEachBackend('statement attachments (multipart/mixed)', (ctx) => {
         'a part in base64',
         () => {
           const a = Buffer.from('a');
-          return { body: multipart(statement({ attachments: [attachment(a)] }), [{ data: a, headers: { 'Content-Transfer-Encoding': 'base64' } }]) };
+          return {
+            body: multipart(statement({ attachments: [attachment(a)] }), [{ data: a, headers: { 'Content-Transfer-Encoding': 'base64' } }]),
+          };
         },
         400,
         'statements.invalid_attachment_part',
       ],
-      ['a first part that is not JSON', () => ({ body: multipart(statement(), [], { firstType: 'text/plain' }) }), 400, 'statements.invalid_multipart'],
+      [
+        'a first part that is not JSON',
+        () => ({ body: multipart(statement(), [], { firstType: 'text/plain' }) }),
+        400,
+        'statements.invalid_multipart',
+      ],
       [
         'statements in two parts',
         () => {
@@ -284,23 +307,46 @@ describeEachBackend('statement attachments (multipart/mixed)', (ctx) => {
         400,
         'statements.invalid_attachment_part',
       ],
-      ['a Content-Type without boundary', () => ({ body: multipart(statement(), []), type: 'multipart/mixed' }), 400, 'statements.invalid_multipart'],
-      ['a body without the closing boundary', () => ({ body: multipart(statement(), []).subarray(0, -`--${BOUNDARY}--\r\n`.length) }), 400, 'statements.invalid_multipart'],
+      [
+        'a Content-Type without boundary',
+        () => ({ body: multipart(statement(), []), type: 'multipart/mixed' }),
+        400,
+        'statements.invalid_multipart',
+      ],
+      [
+        'a body without the closing boundary',
+        () => ({ body: multipart(statement(), []).subarray(0, -`--${BOUNDARY}--\r\n`.length) }),
+        400,
+        'statements.invalid_multipart',
+      ],
       ['an empty body', () => ({ body: Buffer.alloc(0) }), 400, 'statements.invalid_multipart'],
       [
         // Data, as in an application/json body: here a property no statement has.
         'a "__proto__" key where a statement has no such property',
-        () => ({ body: Buffer.from(`--${BOUNDARY}\r\nContent-Type: application/json\r\n\r\n[{"__proto__":{"polluted":1}}]\r\n--${BOUNDARY}--`) }),
+        () => ({
+          body: Buffer.from(`--${BOUNDARY}\r\nContent-Type: application/json\r\n\r\n[{"__proto__":{"polluted":1}}]\r\n--${BOUNDARY}--`),
+        }),
         400,
         'statement.invalid',
       ],
       [
         'statements that are not UTF-8',
-        () => ({ body: Buffer.concat([Buffer.from(`--${BOUNDARY}\r\nContent-Type: application/json\r\n\r\n"`), Buffer.from([0xff, 0xfe]), Buffer.from(`"\r\n--${BOUNDARY}--`)]) }),
+        () => ({
+          body: Buffer.concat([
+            Buffer.from(`--${BOUNDARY}\r\nContent-Type: application/json\r\n\r\n"`),
+            Buffer.from([0xff, 0xfe]),
+            Buffer.from(`"\r\n--${BOUNDARY}--`),
+          ]),
+        }),
         400,
         'statements.invalid_multipart',
       ],
-      ['invalid JSON in the first part', () => ({ body: Buffer.from(`--${BOUNDARY}\r\nContent-Type: application/json\r\n\r\n{"actor":\r\n--${BOUNDARY}--`) }), 400, 'statements.invalid_multipart'],
+      [
+        'invalid JSON in the first part',
+        () => ({ body: Buffer.from(`--${BOUNDARY}\r\nContent-Type: application/json\r\n\r\n{"actor":\r\n--${BOUNDARY}--`) }),
+        400,
+        'statements.invalid_multipart',
+      ],
     ];
     for (const [what, build, status, code] of refused) {
       it(`answers ${status} ${code} to ${what}`, async () => {
@@ -347,7 +393,9 @@ describeEachBackend('statement attachments (multipart/mixed)', (ctx) => {
       const [id] = (await post(owner, multipart(statement({ attachments: [attachment(data)] }), [{ data }]))).json();
       assert.equal((await get(other, { statementId: id, attachments: 'true' })).statusCode, 404);
       // The other tenant names the same hash with a fileUrl and sends no data: it gets none.
-      const [mine] = (await post(other, multipart(statement({ attachments: [attachment(data, { fileUrl: 'http://example.com/f' })] }), []))).json();
+      const [mine] = (
+        await post(other, multipart(statement({ attachments: [attachment(data, { fileUrl: 'http://example.com/f' })] }), []))
+      ).json();
       const got = await get(other, { statementId: mine, attachments: 'true' });
       assert.equal(got.statusCode, 200);
       assert.deepEqual(parseAnswer(String(got.headers['content-type']), got.rawPayload).parts, []);
@@ -373,7 +421,12 @@ describeEachBackend('statement attachments (multipart/mixed)', (ctx) => {
     it('compares the payload as statements are compared: key order, durations to 0.01 s, and what the LRS assigns', async () => {
       const tenant = await ctx.given.tenant();
       const sent = statement({ result: { duration: 'PT1.234S' } });
-      const payload = { result: { duration: 'PT1.23S' }, object: sent.object, verb: { ...(sent.verb as Json), display: { fr: 'fini' } }, actor: sent.actor };
+      const payload = {
+        result: { duration: 'PT1.23S' },
+        object: sent.object,
+        verb: { ...(sent.verb as Json), display: { fr: 'fini' } },
+        actor: sent.actor,
+      };
       const { statement: withSignature, part } = signed(sent, await sign(payload, privateKey));
       const res = await post(tenant, multipart(withSignature, [part]));
       assert.equal(res.statusCode, 200, res.body);
@@ -394,7 +447,9 @@ describeEachBackend('statement attachments (multipart/mixed)', (ctx) => {
       [
         'the HS256 algorithm',
         async (sent) => {
-          const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(sent))).setProtectedHeader({ alg: 'HS256' }).sign(randomBytes(32));
+          const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(sent)))
+            .setProtectedHeader({ alg: 'HS256' })
+            .sign(randomBytes(32));
           return signed(sent, Buffer.from(jws));
         },
       ],
@@ -402,14 +457,28 @@ describeEachBackend('statement attachments (multipart/mixed)', (ctx) => {
       [
         'a payload that is not JSON',
         async (sent) => {
-          const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(sent).replace('"', "'"))).setProtectedHeader({ alg: 'RS256' }).sign(privateKey);
+          const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(sent).replace('"', "'")))
+            .setProtectedHeader({ alg: 'RS256' })
+            .sign(privateKey);
           return signed(sent, Buffer.from(jws));
         },
       ],
-      ['a signature whose contentType is not application/octet-stream', async (sent) => signed(sent, await sign(sent, privateKey), { contentType: 'text/plain; charset=ascii' })],
-      ['an x5c certificate whose key did not sign', async (sent) => signed(sent, await sign(sent, privateKey, 'RS256', { x5c: [der(LEAF_CERT)] }))],
-      ['an x5c chain whose certificates are unrelated', async (sent) => signed(sent, await sign(sent, leafKey(), 'RS256', { x5c: [der(LEAF_CERT), der(OTHER_CERT)] }))],
-      ['an x5c that is not a certificate', async (sent) => signed(sent, await sign(sent, privateKey, 'RS256', { x5c: ['bm90IGEgY2VydA=='] }))],
+      [
+        'a signature whose contentType is not application/octet-stream',
+        async (sent) => signed(sent, await sign(sent, privateKey), { contentType: 'text/plain; charset=ascii' }),
+      ],
+      [
+        'an x5c certificate whose key did not sign',
+        async (sent) => signed(sent, await sign(sent, privateKey, 'RS256', { x5c: [der(LEAF_CERT)] })),
+      ],
+      [
+        'an x5c chain whose certificates are unrelated',
+        async (sent) => signed(sent, await sign(sent, leafKey(), 'RS256', { x5c: [der(LEAF_CERT), der(OTHER_CERT)] })),
+      ],
+      [
+        'an x5c that is not a certificate',
+        async (sent) => signed(sent, await sign(sent, privateKey, 'RS256', { x5c: ['bm90IGEgY2VydA=='] })),
+      ],
     ];
     for (const [what, build] of refusedSignatures) {
       it(`answers 400 statements.invalid_signature to ${what}, storing nothing`, async () => {
@@ -453,8 +522,14 @@ describeEachBackend('statement attachments: generated multipart/mixed bodies', (
       { numRuns: Number(process.env.FUZZ_RUNS ?? 150), seed: 20_261_123 },
     );
     // Both outcomes must be reached, or the generator tests nothing.
-    assert.ok([...statuses.keys()].some((status) => status < 300), JSON.stringify([...statuses]));
-    assert.ok([...statuses.keys()].some((status) => status === 400), JSON.stringify([...statuses]));
+    assert.ok(
+      [...statuses.keys()].some((status) => status < 300),
+      JSON.stringify([...statuses]),
+    );
+    assert.ok(
+      [...statuses.keys()].some((status) => status === 400),
+      JSON.stringify([...statuses]),
+    );
   });
 });
 

@@ -92,8 +92,10 @@ export async function parseStatementsMultipart(
       index += 1;
     }
   } catch (error) {
-    if (error instanceof MaxFileSizeExceededError || error instanceof MaxTotalSizeExceededError) throw AttachmentErrors.tooLarge(limitBytes);
-    if (error instanceof MultipartParseError) throw AttachmentErrors.invalidMultipart(error.message.replace(/^Invalid multipart stream: /, ''));
+    if (error instanceof MaxFileSizeExceededError || error instanceof MaxTotalSizeExceededError)
+      throw AttachmentErrors.tooLarge(limitBytes);
+    if (error instanceof MultipartParseError)
+      throw AttachmentErrors.invalidMultipart(error.message.replace(/^Invalid multipart stream: /, ''));
     throw error;
   }
   if (index === 0) throw AttachmentErrors.invalidMultipart('it has no parts');
@@ -257,10 +259,14 @@ export async function attachmentsOf(
   tenantId: string,
   statements: readonly JsonObject[],
 ): Promise<AttachmentData[]> {
-  const named = statements.flatMap((statement) => listAttachments(statement, '').map((item) => ({ ...item, statementId: String(statement.id).toLowerCase() })));
+  const named = statements.flatMap((statement) =>
+    listAttachments(statement, '').map((item) => ({ ...item, statementId: String(statement.id).toLowerCase() })),
+  );
   if (named.length === 0) return [];
   const unsent = new Set(
-    (await findUnsentAttachments(sql, tenantId, [...new Set(named.map((item) => item.statementId))])).map((row) => `${row.statementId} ${row.sha2}`),
+    (await findUnsentAttachments(sql, tenantId, [...new Set(named.map((item) => item.statementId))])).map(
+      (row) => `${row.statementId} ${row.sha2}`,
+    ),
   );
   const contentTypes = new Map<string, string>();
   for (const { attachment, sha2, statementId } of named) {

@@ -20,12 +20,15 @@ const base = (): JsonObject => ({
 
 describe('completeStatement', () => {
   it('assigns id, stored, authority, version, and timestamp = stored when absent', () => {
-    const done = completeStatement({ ...base(), authority: { mbox: 'mailto:x@example.com' } }, {
-      id: 'f0000000-0000-4000-8000-000000000000',
-      stored: '2024-01-01T00:00:00.000Z',
-      authority,
-      version: '2.0.0',
-    });
+    const done = completeStatement(
+      { ...base(), authority: { mbox: 'mailto:x@example.com' } },
+      {
+        id: 'f0000000-0000-4000-8000-000000000000',
+        stored: '2024-01-01T00:00:00.000Z',
+        authority,
+        version: '2.0.0',
+      },
+    );
     assert.equal(done.id, 'f0000000-0000-4000-8000-000000000000');
     assert.equal(done.timestamp, '2024-01-01T00:00:00.000Z');
     assert.deepEqual(done.authority, authority);
@@ -68,7 +71,13 @@ describe('indexStatement', () => {
         ['account|http://lrs.example.com|key', false],
       ],
     );
-    assert.deepEqual([...index.activities], [['http://example.com/a', true], ['http://example.com/p', false]]);
+    assert.deepEqual(
+      [...index.activities],
+      [
+        ['http://example.com/a', true],
+        ['http://example.com/p', false],
+      ],
+    );
     assert.equal(index.registration, 'aaaaaaaa-0000-4000-8000-000000000000');
     assert.equal(index.voiding, false);
   });
@@ -102,7 +111,12 @@ describe('sameStatement', () => {
     const withTime = { ...base(), timestamp: '2024-01-01T02:00:00.000+02:00' };
     assert.ok(sameStatement(withTime, { ...stored, timestamp: '2024-01-01T00:00:00Z' }));
     const group = (members: JsonObject[]) => ({ ...base(), actor: { objectType: 'Group', member: members } });
-    assert.ok(sameStatement(group([{ mbox: 'mailto:a@x.com' }, { mbox: 'mailto:b@x.com' }]), group([{ mbox: 'mailto:b@x.com' }, { mbox: 'mailto:a@x.com' }])));
+    assert.ok(
+      sameStatement(
+        group([{ mbox: 'mailto:a@x.com' }, { mbox: 'mailto:b@x.com' }]),
+        group([{ mbox: 'mailto:b@x.com' }, { mbox: 'mailto:a@x.com' }]),
+      ),
+    );
   });
 
   it('answers false, without recursing, for a stored statement nested deeper than a sent one may be', () => {

@@ -112,14 +112,17 @@ export function indexStatement(statement: JsonObject): StatementIndex {
   };
   const addAgent = (value: Json | undefined, direct: boolean) => {
     if (!isObject(value)) return;
-    const members = (Array.isArray(value.member) ? value.member : []).filter((member): member is JsonObject => isObject(member) && hasIfi(member));
+    const members = (Array.isArray(value.member) ? value.member : []).filter(
+      (member): member is JsonObject => isObject(member) && hasIfi(member),
+    );
     const people = members.map(personOf);
     if (hasIfi(value)) {
       const person = personOf(value);
       // An identified group is an actor of its own (interface 2.6), stored with its members.
       if (value.objectType === 'Group') {
         person.objectType = 'Group';
-        if (Array.isArray(value.member)) person.members = people.map((member) => ({ ...(member.name !== undefined ? { name: member.name } : {}), ...member.ifi }));
+        if (Array.isArray(value.member))
+          person.members = people.map((member) => ({ ...(member.name !== undefined ? { name: member.name } : {}), ...member.ifi }));
       }
       people.unshift(person);
     }
@@ -211,7 +214,8 @@ function normalise(value: Json, key: string): Json {
       .map(([name, child]) => [name, normalise(child, name)]),
   );
   // A single context activity and an array of one are the same (2.0 Part 2 §2.4.6.2).
-  if (isObject(out.contextActivities)) out.contextActivities = mapEntries(out.contextActivities, (list) => (Array.isArray(list) ? list : [list]));
+  if (isObject(out.contextActivities))
+    out.contextActivities = mapEntries(out.contextActivities, (list) => (Array.isArray(list) ? list : [list]));
   if (out.objectType === 'Activity') delete out.objectType;
   if (out.objectType === 'Agent' && key !== 'object') delete out.objectType;
   return out;

@@ -17,7 +17,8 @@ describe('isDuration', () => {
 
 describe('isLanguageTag', () => {
   it('checks the RFC 5646 sequence of subtag lengths', () => {
-    for (const tag of ['en', 'en-US', 'zh-Hant-TW', 'es-419', 'de-CH-1996', 'x-private', 'sl-rozaj-biske', 'und']) assert.ok(isLanguageTag(tag), tag);
+    for (const tag of ['en', 'en-US', 'zh-Hant-TW', 'es-419', 'de-CH-1996', 'x-private', 'sl-rozaj-biske', 'und'])
+      assert.ok(isLanguageTag(tag), tag);
     for (const tag of ['a12345678', 'en_US', '', 'english-language-tag-too', 'e']) assert.ok(!isLanguageTag(tag), tag);
   });
 });
@@ -29,7 +30,10 @@ describe('validateStatement', () => {
 
   it('names the property in the error', () => {
     assert.throws(
-      () => validateStatement({ ...valid(), object: { id: 'http://example.com/a', definition: { type: 'course' } } }, 'statements[3]', { version: '2.0.0' }),
+      () =>
+        validateStatement({ ...valid(), object: { id: 'http://example.com/a', definition: { type: 'course' } } }, 'statements[3]', {
+          version: '2.0.0',
+        }),
       (error: Error & { status?: number }) => error.status === 400 && /^statements\[3\]\.object\.definition\.type /.test(error.message),
     );
   });
@@ -46,7 +50,10 @@ describe('validateStatement', () => {
       {
         ...valid(),
         actor: { objectType: 'Group', account: { homePage: 'http://example.com', name: 'team' }, member: [] },
-        authority: { objectType: 'Group', member: [{ account: { homePage: 'http://example.com', name: 'app' } }, { mbox: 'mailto:u@example.com' }] },
+        authority: {
+          objectType: 'Group',
+          member: [{ account: { homePage: 'http://example.com', name: 'app' } }, { mbox: 'mailto:u@example.com' }],
+        },
       },
       'statement',
       { version: '2.0.0' },
@@ -55,18 +62,27 @@ describe('validateStatement', () => {
 
   it('refuses a Group authority that is not two agents, and an account with extra properties', () => {
     assert.throws(
-      () => validateStatement({ ...valid(), authority: { objectType: 'Group', member: [{ mbox: 'mailto:u@example.com' }] } }, 'statement', { version: '2.0.0' }),
+      () =>
+        validateStatement({ ...valid(), authority: { objectType: 'Group', member: [{ mbox: 'mailto:u@example.com' }] } }, 'statement', {
+          version: '2.0.0',
+        }),
       /statement\.authority/,
     );
     assert.throws(
-      () => validateStatement({ ...valid(), actor: { account: { homePage: 'http://example.com', name: 'a', id: 1 } } }, 'statement', { version: '2.0.0' }),
+      () =>
+        validateStatement({ ...valid(), actor: { account: { homePage: 'http://example.com', name: 'a', id: 1 } } }, 'statement', {
+          version: '2.0.0',
+        }),
       /statement\.actor\.account\.id/,
     );
   });
 
   it('allows null inside extensions only', () => {
     validateStatement({ ...valid(), result: { extensions: { 'http://example.com/e': null } } }, 'statement', { version: '2.0.0' });
-    assert.throws(() => validateStatement({ ...valid(), result: { response: null } }, 'statement', { version: '2.0.0' }), /statement\.result\.response/);
+    assert.throws(
+      () => validateStatement({ ...valid(), result: { response: null } }, 'statement', { version: '2.0.0' }),
+      /statement\.result\.response/,
+    );
   });
 
   it('refuses U+0000, lone surrogates and deep nesting anywhere, naming the property, before the other rules', () => {
@@ -78,7 +94,10 @@ describe('validateStatement', () => {
       );
     refuses({ ...valid(), actor: { mbox: 'mailto:a@example.com', name: 'A\u0000' } }, 'statement.actor.name');
     refuses({ ...valid(), result: { response: '\ud800' } }, 'statement.result.response');
-    refuses({ ...valid(), context: { extensions: { 'http://example.com/\udfff': 1 } } }, 'statement.context.extensions["http://example.com/\\udfff"]');
+    refuses(
+      { ...valid(), context: { extensions: { 'http://example.com/\udfff': 1 } } },
+      'statement.context.extensions["http://example.com/\\udfff"]',
+    );
     // Even where a later rule would have refused something else first (an unknown property).
     refuses({ unknown: 1, ...valid(), verb: { id: 'http://example.com/v', display: { en: 'x\u0000' } } }, 'statement.verb.display.en');
     const deep = JSON.parse(`${'['.repeat(10_000)}${']'.repeat(10_000)}`);

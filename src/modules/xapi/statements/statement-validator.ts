@@ -293,17 +293,7 @@ class StatementChecker {
 
   private context(value: unknown, path: string, statementObject: unknown): void {
     const context = this.object(value, path);
-    const keys = [
-      'registration',
-      'instructor',
-      'team',
-      'contextActivities',
-      'revision',
-      'platform',
-      'language',
-      'statement',
-      'extensions',
-    ];
+    const keys = ['registration', 'instructor', 'team', 'contextActivities', 'revision', 'platform', 'language', 'statement', 'extensions'];
     if (this.options.version === '2.0.0') keys.push('contextAgents', 'contextGroups');
     this.keys(context, path, keys);
     if (context.registration !== undefined) this.uuid(context.registration, `${path}.registration`);

@@ -3,18 +3,22 @@ import { AppError, badRequest, conflict, notFound } from '../../../platform/http
 /** The statements resource's errors, `statements.reason`. */
 export const StatementErrors = {
   batchTooLarge: (sent: number, limit: number) =>
-    new AppError('statements.batch_too_large', 413, `The batch holds ${sent} statements; this LRS takes at most ${limit} in one request. Send them in smaller batches.`, {
-      details: { limit, sent },
-    }),
+    new AppError(
+      'statements.batch_too_large',
+      413,
+      `The batch holds ${sent} statements; this LRS takes at most ${limit} in one request. Send them in smaller batches.`,
+      {
+        details: { limit, sent },
+      },
+    ),
   emptyBatch: () => badRequest('statements.empty_batch', 'The request body must be a statement or a non-empty array of statements.'),
   duplicateIdInBatch: (id: string) =>
     badRequest('statements.duplicate_id', `The batch uses the statement id ${id} more than once; each statement needs its own id.`, { id }),
   idMismatch: (id: string, statementId: string) =>
-    badRequest(
-      'statements.id_mismatch',
-      `The statement's id ${id} does not match the statementId parameter ${statementId}.`,
-      { id, statementId },
-    ),
+    badRequest('statements.id_mismatch', `The statement's id ${id} does not match the statementId parameter ${statementId}.`, {
+      id,
+      statementId,
+    }),
   conflict: (id: string) =>
     conflict(
       'statements.conflict',
@@ -32,10 +36,6 @@ export const StatementErrors = {
     badRequest('statements.invalid_query', `The ${parameter} parameter ${why}.`, { parameter }),
   invalidCursor: () => badRequest('statements.invalid_cursor', 'The cursor is not one this LRS issued; follow the "more" link as given.'),
   unsupportedMediaType: (contentType: string) =>
-    badRequest(
-      'statements.unsupported_media_type',
-      `Statements are sent as application/json, not ${contentType}.`,
-      { contentType },
-    ),
+    badRequest('statements.unsupported_media_type', `Statements are sent as application/json, not ${contentType}.`, { contentType }),
   forbidden: (why: string, details?: Record<string, unknown>) => new AppError('statements.forbidden', 403, why, { details }),
 };

@@ -134,7 +134,11 @@ export async function insertStatements(sql: SqlClient, tenantId: string, stateme
   // The new statements' (stored, seq) were just given: their rows cannot be there yet.
   await insertKeys(sql, tenantId, freshRows, false);
   const referrerRows: KeyRow[] = [];
-  for (const referrer of await storedReferrers(sql, tenantId, fresh.map((item) => item.id))) {
+  for (const referrer of await storedReferrers(
+    sql,
+    tenantId,
+    fresh.map((item) => item.id),
+  )) {
     const keys = lift(await closure.keysOf(referrer.target));
     for (const [key, reach] of keys) referrerRows.push([key, referrer.stored, referrer.seq, referrer.id, reach]);
   }
@@ -263,7 +267,14 @@ async function insertKeys(sql: SqlClient, tenantId: string, keyRows: readonly Ke
        FROM unnest($2::text[], $3::timestamptz[], $4::bigint[], $5::uuid[], $6::smallint[])
          AS k(kind_key, stored, seq, statement_id, reach)
      ${merge ? 'ON CONFLICT (tenant_id, kind, key, stored, seq) DO UPDATE SET reach = LEAST(xapi_statement_keys.reach, EXCLUDED.reach)' : ''}`,
-    [tenantId, rows.map((row) => row[0]), rows.map((row) => row[1]), rows.map((row) => row[2]), rows.map((row) => row[3]), rows.map((row) => row[4])],
+    [
+      tenantId,
+      rows.map((row) => row[0]),
+      rows.map((row) => row[1]),
+      rows.map((row) => row[2]),
+      rows.map((row) => row[3]),
+      rows.map((row) => row[4]),
+    ],
   );
 }
 
@@ -360,7 +371,9 @@ export async function listStatements(sql: SqlClient, tenantId: string, filter: S
   const direction = filter.ascending ? 'ASC' : 'DESC';
   if (filter.after) {
     const comparison = filter.ascending ? '>' : '<';
-    conditions.push(`(${at}.stored, ${at}.seq) ${comparison} (${bind(filter.after.stored)}::timestamptz, ${bind(filter.after.seq)}::bigint)`);
+    conditions.push(
+      `(${at}.stored, ${at}.seq) ${comparison} (${bind(filter.after.stored)}::timestamptz, ${bind(filter.after.seq)}::bigint)`,
+    );
   }
   const from = walked
     ? `xapi_statement_keys AS k JOIN xapi_statements AS s ON s.tenant_id = k.tenant_id AND s.id = k.statement_id WHERE k.tenant_id = $1`

@@ -17,13 +17,7 @@ import {
   StatementQuery,
   StatementResult,
 } from './statements.schemas.js';
-import {
-  filterParameters,
-  getStatement,
-  listStatementPage,
-  storeStatements,
-  type StatementCaller,
-} from './statements.service.js';
+import { filterParameters, getStatement, listStatementPage, storeStatements, type StatementCaller } from './statements.service.js';
 
 export interface StatementsRoutesOptions {
   sql: SqlClient;
@@ -94,7 +88,8 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
       config: { admission: 'attachments' },
       // Before the schema checks every statement of the batch.
       preValidation: async (request) => {
-        if (Array.isArray(request.body) && request.body.length > batchLimit) throw StatementErrors.batchTooLarge(request.body.length, batchLimit);
+        if (Array.isArray(request.body) && request.body.length > batchLimit)
+          throw StatementErrors.batchTooLarge(request.body.length, batchLimit);
       },
       schema: {
         tags: ['xapi'],
@@ -131,7 +126,8 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
         if (others.length > 0) throw StatementErrors.singleWithFilters(parameter, others);
         const found = await getStatement(sql, caller, single, query.voidedStatementId !== undefined, options);
         reply.header('Last-Modified', found.stored.toUTCString());
-        if (query.attachments === true) return sendMultipart(reply, sql, attachmentStore, JSON.stringify(found.statement), [found.statement]);
+        if (query.attachments === true)
+          return sendMultipart(reply, sql, attachmentStore, JSON.stringify(found.statement), [found.statement]);
         return found.statement;
       }
       const page = await listStatementPage(sql, caller, query, options);
@@ -161,7 +157,13 @@ function callerOf(request: FastifyRequest): StatementCaller {
  * LRS holds (fileUrl attachments sent without data have none). A Buffer is sent as it is, past
  * the response serializer.
  */
-async function sendMultipart(reply: FastifyReply, sql: SqlClient, store: AttachmentStore, json: string, statements: JsonObject[]): Promise<never> {
+async function sendMultipart(
+  reply: FastifyReply,
+  sql: SqlClient,
+  store: AttachmentStore,
+  json: string,
+  statements: JsonObject[],
+): Promise<never> {
   const attachments = await attachmentsOf(sql, store, principalOf(reply.request).tenant.id, statements);
   const { contentType, body } = multipartBody(json, attachments);
   return reply.type(contentType).send(body) as never;

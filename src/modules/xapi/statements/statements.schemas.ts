@@ -24,10 +24,10 @@ export const StatementQuery = Type.Object(
     activity: Type.Optional(Iri('Statements whose object is this activity.')),
     registration: Type.Optional(Uuid('Statements with this context registration.')),
     related_activities: Type.Optional(
-      Type.Boolean({ description: 'Let `activity` also match context activities and a SubStatement\'s activities.' }),
+      Type.Boolean({ description: "Let `activity` also match context activities and a SubStatement's activities." }),
     ),
     related_agents: Type.Optional(
-      Type.Boolean({ description: 'Let `agent` also match the authority, instructor, team and a SubStatement\'s agents.' }),
+      Type.Boolean({ description: "Let `agent` also match the authority, instructor, team and a SubStatement's agents." }),
     ),
     since: Type.Optional(Timestamp('Statements stored after this instant (exclusive).')),
     until: Type.Optional(Timestamp('Statements stored at or before this instant.')),

@@ -2,14 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { Principal } from '../../auth/principal.js';
 import { parseAgent, parseAgentParameter } from '../agent.js';
-import {
-  canonicalFormat,
-  completeStatement,
-  idsFormat,
-  indexStatement,
-  sameStatement,
-  type StatementFormat,
-} from './statement-model.js';
+import { canonicalFormat, completeStatement, idsFormat, indexStatement, sameStatement, type StatementFormat } from './statement-model.js';
 import { parseTimestamp } from '../timestamp.js';
 import { isIri, isUuid, validateStatement, type JsonObject, type XapiVersion } from './statement-validator.js';
 import { StatementErrors } from './statements.errors.js';
@@ -116,15 +109,28 @@ export async function storeStatements(
     // A concurrent request stored one of these ids between the read and the insert: compare with it.
     const raced = fresh.filter((item) => !inserted.has(item.id));
     if (raced.length > 0) {
-      const now = new Map((await findStatements(tx, caller.tenantId, raced.map((item) => item.id))).map((row) => [row.id, row]));
+      const now = new Map(
+        (
+          await findStatements(
+            tx,
+            caller.tenantId,
+            raced.map((item) => item.id),
+          )
+        ).map((row) => [row.id, row]),
+      );
       for (const item of raced) {
         const found = now.get(item.id);
         if (!found || !sameStatement(sent[ids.indexOf(item.id)], found.statement)) throw StatementErrors.conflict(item.id);
       }
     }
     const insertedItems = prepared.filter((item) => inserted.has(item.id));
-    const targets = insertedItems.flatMap((item) => (item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId] : []));
-    const voided = await markVoided(tx, caller.tenantId, [...insertedItems.filter((item) => !item.index.voiding).map((item) => item.id), ...targets]);
+    const targets = insertedItems.flatMap((item) =>
+      item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId] : [],
+    );
+    const voided = await markVoided(tx, caller.tenantId, [
+      ...insertedItems.filter((item) => !item.index.voiding).map((item) => item.id),
+      ...targets,
+    ]);
     await recordDefinitionsAndAgents(tx, caller, insertedItems, stored);
     await recordCompletions(tx, caller.tenantId, insertedItems, voided);
     await attachments.store.put(tx, caller.tenantId, attachmentData);
@@ -144,9 +150,16 @@ export async function storeStatements(
  * turn someone into a Group or give them names.
  */
 async function recordDefinitionsAndAgents(sql: SqlClient, caller: StatementCaller, items: NewStatement[], updated: string): Promise<void> {
-  await recordDefinitions(sql, caller.tenantId, items.flatMap((item) => item.index.definitions), updated);
+  await recordDefinitions(
+    sql,
+    caller.tenantId,
+    items.flatMap((item) => item.index.definitions),
+    updated,
+  );
   const own = caller.principal.agentKey;
-  const people = items.flatMap((item) => item.index.people).filter((person) => own === undefined || (person.key === own && person.objectType === undefined));
+  const people = items
+    .flatMap((item) => item.index.people)
+    .filter((person) => own === undefined || (person.key === own && person.objectType === undefined));
   await recordAgents(sql, caller.tenantId, people, updated);
 }
 
@@ -184,7 +197,10 @@ function objectActivityId(statement: JsonObject): string | undefined {
 function isAbout(statement: JsonObject, activityId: string): boolean {
   if (objectActivityId(statement) === activityId) return true;
   const context = statement.context as JsonObject | undefined;
-  const lists = context && typeof context.contextActivities === 'object' && context.contextActivities !== null ? Object.values(context.contextActivities) : [];
+  const lists =
+    context && typeof context.contextActivities === 'object' && context.contextActivities !== null
+      ? Object.values(context.contextActivities)
+      : [];
   return lists.some((list) => (Array.isArray(list) ? list : [list]).some((activity) => (activity as JsonObject | null)?.id === activityId));
 }
 
@@ -225,7 +241,12 @@ function assertMayWrite(principal: Principal, item: NewStatement, path: string):
  * record. Activities below the launched one in the registry, and activities the registry does
  * not hold (the content's own parts), are the content's to report on.
  */
-async function assertInLaunchScope(sql: SqlClient, caller: StatementCaller, prepared: readonly NewStatement[], paths: readonly string[]): Promise<void> {
+async function assertInLaunchScope(
+  sql: SqlClient,
+  caller: StatementCaller,
+  prepared: readonly NewStatement[],
+  paths: readonly string[],
+): Promise<void> {
   const root = caller.principal.activityId;
   if (root === undefined) return;
   const objects = prepared.map((item) => objectActivityId(item.statement));
@@ -246,12 +267,27 @@ async function assertInLaunchScope(sql: SqlClient, caller: StatementCaller, prep
  * in the same batch. A voiding statement naming an id not stored yet would void whatever
  * statement later arrives with that id, someone else's too, so it is refused as well.
  */
-async function assertMayVoid(sql: SqlClient, caller: StatementCaller, prepared: readonly NewStatement[], paths: readonly string[]): Promise<void> {
+async function assertMayVoid(
+  sql: SqlClient,
+  caller: StatementCaller,
+  prepared: readonly NewStatement[],
+  paths: readonly string[],
+): Promise<void> {
   if (caller.principal.agentKey === undefined) return;
-  const voiding = prepared.flatMap((item, index) => (item.index.voiding && item.index.objectStatementId ? [{ target: item.index.objectStatementId, index }] : []));
+  const voiding = prepared.flatMap((item, index) =>
+    item.index.voiding && item.index.objectStatementId ? [{ target: item.index.objectStatementId, index }] : [],
+  );
   if (voiding.length === 0) return;
   const inBatch = new Map(prepared.map((item) => [item.id, item.statement]));
-  const stored = new Map((await findStatements(sql, caller.tenantId, voiding.map(({ target }) => target))).map((row) => [row.id, row.statement]));
+  const stored = new Map(
+    (
+      await findStatements(
+        sql,
+        caller.tenantId,
+        voiding.map(({ target }) => target),
+      )
+    ).map((row) => [row.id, row.statement]),
+  );
   for (const { target, index } of voiding) {
     const statement = inBatch.get(target) ?? stored.get(target);
     if (statement === undefined || !mayRead(caller.principal, statement)) {
@@ -334,9 +370,14 @@ export async function listStatementPage(
   const statements =
     options.format === 'exact'
       ? page.map((row) => row.json)
-      : (await format(sql, caller.tenantId, page.map((row) => JSON.parse(row.json) as JsonObject), options)).map((statement) =>
-          JSON.stringify(statement),
-        );
+      : (
+          await format(
+            sql,
+            caller.tenantId,
+            page.map((row) => JSON.parse(row.json) as JsonObject),
+            options,
+          )
+        ).map((statement) => JSON.stringify(statement));
   return { json: `{"statements":[${statements.join(',')}],"more":${JSON.stringify(more)}}`, more };
 }
 
@@ -427,4 +468,3 @@ async function format(sql: SqlClient, tenantId: string, statements: JsonObject[]
     }
   }
 }
-

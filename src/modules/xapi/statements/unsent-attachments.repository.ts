@@ -18,7 +18,11 @@ export async function insertUnsentAttachments(sql: SqlClient, tenantId: string, 
 }
 
 /** The unsent attachments of `statementIds` (lower-case UUIDs). */
-export async function findUnsentAttachments(sql: SqlClient, tenantId: string, statementIds: readonly string[]): Promise<UnsentAttachment[]> {
+export async function findUnsentAttachments(
+  sql: SqlClient,
+  tenantId: string,
+  statementIds: readonly string[],
+): Promise<UnsentAttachment[]> {
   if (statementIds.length === 0) return [];
   const { rows } = await sql.query<{ statement_id: string; sha2: string }>(
     `SELECT statement_id::text AS statement_id, sha2 FROM xapi_attachments_unsent WHERE tenant_id = $1 AND statement_id = ANY($2::uuid[])`,

@@ -33,7 +33,9 @@ export async function refreshTokens(tokens: TokenService, client: OAuthClient, p
     if (stored.used) return { reused: await tokens.revokeFamily(tx, tenantId, stored.familyId) };
     if (stored.expired) return { refused: 'The refresh token expired. Start the authorization again.' };
     await markTokenUsed(tx, tenantId, hash);
-    return { issued: await tokens.issuePair(tx, tenantId, { clientId: client.clientId, adminId: stored.adminId, familyId: stored.familyId }) };
+    return {
+      issued: await tokens.issuePair(tx, tenantId, { clientId: client.clientId, adminId: stored.adminId, familyId: stored.familyId }),
+    };
   });
 
   if ('reused' in outcome) {
