@@ -57,7 +57,7 @@ export async function serveWorkers(config: AppConfig, count: number): Promise<vo
     );
   }
   const db = await openDatabase(config.database);
-  let demo;
+  let demo: Awaited<ReturnType<typeof prepareDatabase>>;
   try {
     demo = await prepareDatabase(db, config);
   } finally {

@@ -113,7 +113,7 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
     ]);
     const voiding = (id: string) => ({ actor: agent, verb: { id: `${ADL}voided` }, object: { objectType: 'StatementRef', id } });
     await post(ctx, tenant, voiding(passed));
-    let [record] = await records(ctx, tenant.headers, { actorId: actorIdOf(agent) });
+    const [record] = await records(ctx, tenant.headers, { actorId: actorIdOf(agent) });
     assert.equal(record.status, 'in-progress');
     assert.equal(record.score, undefined);
     assert.equal(record.lastAt, '2026-01-01T10:00:00.000Z');

@@ -115,7 +115,7 @@ async function signIn(authorizeUrl: string, admin: Banner['admin']): Promise<str
 }
 
 /** `.a.b[0]` in the last answer's JSON body, or `Header` / `Header?parameter` in its headers (`curl -i`). */
-function valueOf(source: string, last: BlockResult): string | undefined {
+function answerValue(source: string, last: BlockResult): string | undefined {
   const answer = parseHttp(last.stdout);
   if (source.startsWith('.')) {
     let value: unknown;
@@ -179,7 +179,7 @@ class Walk {
         } else if (step.kind === 'set') {
           if (!this.last) throw new Error('no answer before this marker to read values from');
           for (const { name, source } of step.assignments) {
-            const value = valueOf(source, this.last);
+            const value = answerValue(source, this.last);
             if (value === undefined)
               throw new Error(`${name} = ${source}: the last answer has no such value:\n${indent(this.last.stdout)}`);
             await this.shell.set(name, value);

@@ -13,9 +13,9 @@ const RESOURCES = [
   { section: '4.5', name: 'agent profile', path: '/xapi/agents/profile', required: ['agent', 'profileId'] },
 ];
 
-const valueOf = (parameter: string) =>
+const sampleValue = (parameter: string) =>
   parameter === 'agent' ? AGENT : parameter === 'activityId' ? `https://example.com/courses/${randomUUID()}` : randomUUID();
-const query = (parameters: string[]) => new URLSearchParams(Object.fromEntries(parameters.map((name) => [name, valueOf(name)])));
+const query = (parameters: string[]) => new URLSearchParams(Object.fromEntries(parameters.map((name) => [name, sampleValue(name)])));
 
 /** The interface's section-7 validation error: one element per missing parameter. */
 const validationError = (missing: string[], value: Record<string, unknown>) => ({

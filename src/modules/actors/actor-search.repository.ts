@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { Parameters } from './actor-search-compiler.js';
+import type { Parameters } from './actor-search-compiler.js';
 import { kindCondition, type ActorKind } from './actor.repository.js';
 
 /** One actor as the search reads it: the store's row, agent or group. */

@@ -43,10 +43,10 @@ export async function showActors(
 ): Promise<Record<string, unknown>[]> {
   const settings = known ?? (await getTenantSettings(sql, tenant, domains.baseDomain));
   // Own properties only: an attribute setting named "toString" must not read Object.prototype's.
-  const valueOf = (actor: StoredActor, attribute: string | null) =>
+  const attributeOf = (actor: StoredActor, attribute: string | null) =>
     attribute && actor.attributes && Object.hasOwn(actor.attributes, attribute) ? actor.attributes[attribute] : undefined;
   const linkedBy = (attribute: string | null) => [
-    ...new Set(actors.map((actor) => valueOf(actor, attribute)).filter((value): value is string => !!value)),
+    ...new Set(actors.map((actor) => attributeOf(actor, attribute)).filter((value): value is string => !!value)),
   ];
   const organisationIds = linkedBy(settings.organisationAttribute);
   const jobIds = linkedBy(settings.jobAttribute);
@@ -54,8 +54,8 @@ export async function showActors(
   const jobs = jobIds.length > 0 ? await findJobs(sql, tenant.id, jobIds) : new Map();
   return actors.map((actor) => {
     const links: ActorLinks = {};
-    const organisationId = valueOf(actor, settings.organisationAttribute);
-    const jobId = valueOf(actor, settings.jobAttribute);
+    const organisationId = attributeOf(actor, settings.organisationAttribute);
+    const jobId = attributeOf(actor, settings.jobAttribute);
     if (organisationId && organisations.has(organisationId)) links.organisation = organisations.get(organisationId);
     if (jobId && jobs.has(jobId)) links.job = jobs.get(jobId);
     return toAgent(actor, links, domains.serviceDomain);

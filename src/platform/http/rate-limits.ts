@@ -308,9 +308,8 @@ function warnAtIntervals(
 
 /** @fastify/rate-limit constructs its store from a class; this one hands it the store already open. */
 function storeClass(store: RateLimitStore) {
-  return class {
-    constructor() {
-      return store;
-    }
+  // A constructor returning an object makes `new` answer that object: the one store, shared.
+  return function SharedStore() {
+    return store;
   } as unknown as new () => RateLimitStore;
 }

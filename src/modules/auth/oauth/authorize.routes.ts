@@ -5,7 +5,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { httpErrorOf } from '../../../platform/http/storage-errors.js';
 import { RateLimited } from '../../../platform/http/rate-limits.js';
-import { AuthorizeService, SIGN_IN_LIFETIME_SECONDS, signInCookieName, type AuthorizeOutcome } from './authorize.service.js';
+import { type AuthorizeService, SIGN_IN_LIFETIME_SECONDS, signInCookieName, type AuthorizeOutcome } from './authorize.service.js';
 import { clientAddress } from './client-address.js';
 import { demoCallbackPage, errorPage, PAGE_HEADERS, signInPage } from './sign-in.page.js';
 

@@ -171,8 +171,8 @@ function decodeBasic(value: string): { id: string; secret: string } | undefined 
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
   try {
-    const unescape = (text: string) => decodeURIComponent(text.replaceAll('+', ' '));
-    return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+    const decodePart = (text: string) => decodeURIComponent(text.replaceAll('+', ' '));
+    return { id: decodePart(decoded.slice(0, colon)), secret: decodePart(decoded.slice(colon + 1)) };
   } catch {
     return undefined;
   }
