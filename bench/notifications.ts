@@ -15,7 +15,6 @@ import {
   DEFAULT_POSTGRES,
   ensureBuilt,
   integer,
-  load,
   log,
   measureQueryCases,
   runBench,

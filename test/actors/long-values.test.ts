@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { it } from 'node:test';
 import { compileCriteria, Parameters, type Criteria } from '../../src/modules/actors/actor-search-compiler.js';
-import { MAX_ACCOUNT_PART_BYTES, MAX_IFI_BYTES } from '../../src/modules/xapi/limits.js';
+import { MAX_ACCOUNT_PART_BYTES, MAX_IFI_BYTES } from '../../src/kernel/limits.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 import { randomText } from '../support/long-text.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { recordAudit, sourceOfHeader } from '../../src/modules/audit/audit.service.js';
-import type { Principal } from '../../src/modules/auth/principal.js';
-import { parseAgent } from '../../src/modules/xapi/agent.js';
+import type { Principal } from '../../src/kernel/principal.js';
+import { parseAgent } from '../../src/kernel/agent.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 

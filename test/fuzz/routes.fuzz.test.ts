@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
-import { describeEachBackend } from '../support/build-test-app.js';
+import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import { exchange, givenOAuth, REDIRECT_URI } from '../auth/oauth-token-fixtures.js';
-import type { TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 import { LAUNCH_ACTIVITY, LEARNER_MBOX, ROUTE_FUZZERS, type FuzzContext, type FuzzRequest } from './arbitraries.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import type { Principal } from '../../src/modules/auth/principal.js';
+import type { Principal } from '../../src/kernel/principal.js';
 import { recordImportRun } from '../../src/modules/imports/import-run.service.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { MAX_ACCOUNT_PART_BYTES, MAX_DOCUMENT_ID_BYTES, MAX_IFI_BYTES, MAX_IRI_BYTES } from '../../src/modules/xapi/limits.js';
+import { MAX_ACCOUNT_PART_BYTES, MAX_DOCUMENT_ID_BYTES, MAX_IFI_BYTES, MAX_IRI_BYTES } from '../../src/kernel/limits.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 import { randomText, utf8Bytes } from '../support/long-text.js';

@@ -1,6 +1,6 @@
-import { findJsonProblem, textProblem } from '../../platform/json-guard.js';
-import { MAX_IRI_BYTES } from '../xapi/limits.js';
-import { isIri, isLanguageTag } from '../xapi/statements/statement-validator.js';
+import { findJsonProblem } from '../../platform/json-guard.js';
+import { MAX_IRI_BYTES } from '../../kernel/limits.js';
+import { isIri, isLanguageTag } from '../../kernel/formats.js';
 import type { NewRegisteredActivity } from './activity-registry.repository.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../../platform/http/common-schemas.js';
-import { MAX_IRI_BYTES } from '../xapi/limits.js';
+import { MAX_IRI_BYTES } from '../../kernel/limits.js';
 
 const Iri = (description: string, examples: string[]) => Type.String({ minLength: 1, description, examples });
 

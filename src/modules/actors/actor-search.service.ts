@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
-import type { Tenant } from '../tenancy/tenancy.service.js';
+import type { Tenant } from '../../kernel/principal.js';
 import { getTenantSettings } from '../tenancy/tenant-settings.service.js';
 import { compileCriteria, Parameters, readCriteria } from './actor-search-compiler.js';
 import { findMatchingActors } from './actor-search.repository.js';

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
-import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
+import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import { describeAttributes } from './actor-attribute-catalogue.service.js';
 import { AttributeCatalogue, SearchBody, SearchQuery, SearchResponse } from './actor-search.schemas.js';
 import { searchActors } from './actor-search.service.js';

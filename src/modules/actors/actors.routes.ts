@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, PageQuery, describedOnly, pageOf } from '../../platform/http/common-schemas.js';
 import { sourceOfHeader } from '../audit/audit.service.js';
-import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
+import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import { ActorKindParameter } from './actor-search.schemas.js';
 import { listActors } from './actor.service.js';
 import { upsertAgent } from './agent-upsert.service.js';

@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { recordAudit } from '../audit/audit.service.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import { getTenantSettings, lockTenantIdentities } from '../tenancy/tenant-settings.service.js';
 import { findActorByKey } from './actor.repository.js';
 import { showActors, type ActorDomains } from './actor.service.js';

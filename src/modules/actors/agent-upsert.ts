@@ -5,8 +5,8 @@
  */
 import { AppError, badRequest, conflict } from '../../platform/http/app-error.js';
 import { findJsonProblem } from '../../platform/json-guard.js';
-import { parseAgent, type AgentIdentifier } from '../xapi/agent.js';
-import { lengthProblem, MAX_ACCOUNT_PART_BYTES } from '../xapi/limits.js';
+import { parseAgent, type AgentIdentifier } from '../../kernel/agent.js';
+import { lengthProblem, MAX_ACCOUNT_PART_BYTES } from '../../kernel/limits.js';
 import { isAttributesKey } from './actor-attributes.js';
 import type { Identifier } from './actor-identifiers.repository.js';
 

@@ -3,9 +3,9 @@ import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import { ApiError, PageQuery, pageOf } from '../../platform/http/common-schemas.js';
-import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
-import { parseActorId, parseAgentParameter } from '../xapi/agent.js';
-import { parseTimestamp } from '../xapi/timestamp.js';
+import { tenantWidePrincipalOf } from '../../kernel/principal.js';
+import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
+import { parseTimestamp } from '../../kernel/timestamp.js';
 import { listAuditEntries, type AuditFilter } from './audit.service.js';
 
 const AuditQuery = Type.Object(

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import { textProblem } from '../../platform/json-guard.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import { findAuditEntries, insertAuditEntry } from './audit.repository.js';
 
 /**

@@ -2,22 +2,17 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest } from '../../platform/http/app-error.js';
-import type { TenancyService, Tenant } from '../tenancy/tenancy.service.js';
+import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { Tenant, Principal } from '../../kernel/principal.js';
 import { tenantIdOfApiKey, type ApiKeyService } from './api-keys/api-key.service.js';
 import type { TokenService } from './oauth/token.service.js';
 import { credentialRefusal, type CredentialService } from './credentials/credential.service.js';
 import { parseLaunchUsername, type LaunchSessionService } from './launch/launch-session.service.js';
-import { isTenantWide, type Principal } from './principal.js';
 import { tenantNameOfHost } from '../tenancy/tenant-host.js';
 import { clientAddress } from './oauth/client-address.js';
 import { GUIDES_PATH } from '../../platform/http/guides.js';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** The tenant of the request: named by Host or X-SVC-Tenant, or by the credential. */
-    tenant?: Tenant;
-    principal?: Principal;
-  }
   interface FastifyContextConfig {
     /** Served without a tenant or a credential (`/xapi/about`, the API reference). */
     public?: boolean;
@@ -220,22 +215,4 @@ export function namedTenant(request: FastifyRequest, baseDomain: string): string
     throw badRequest('tenant.mismatch', `The Host names tenant "${fromHost}" but X-SVC-Tenant names "${fromHeader}"; name one tenant.`);
   }
   return fromHeader ?? fromHost;
-}
-
-/**
- * The principal of a route that manages the whole tenant (imports, settings, the actor list):
- * an admin's Bearer token or an API key. An actor credential or a launch token is refused (403).
- */
-export function tenantWidePrincipalOf(request: FastifyRequest): Principal {
-  const principal = principalOf(request);
-  if (!isTenantWide(principal)) {
-    throw new AppError('auth.forbidden', 403, 'This credential acts for one actor only; this needs an admin token or an API key.');
-  }
-  return principal;
-}
-
-/** The principal of an authenticated route; the auth hook guarantees it is there. */
-export function principalOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw new AppError('auth.unauthorized', 401, 'Authentication is required.');
-  return request.principal;
 }

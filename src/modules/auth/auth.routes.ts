@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../../platform/http/common-schemas.js';
-import { principalOf } from './auth.plugin.js';
-import type { Principal } from './principal.js';
+import { principalOf, type Principal } from '../../kernel/principal.js';
 
 const Me = Type.Object(
   {

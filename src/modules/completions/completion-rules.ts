@@ -1,5 +1,5 @@
-import { parseAgent } from '../xapi/agent.js';
-import { parseTimestamp } from '../xapi/timestamp.js';
+import { parseAgent } from '../../kernel/agent.js';
+import { parseTimestamp } from '../../kernel/timestamp.js';
 
 /**
  * How statements make completion records (docs/completions.md). Pure: no database, no clock.

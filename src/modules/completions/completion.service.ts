@@ -1,8 +1,8 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import { CompletionErrors } from './completion.errors.js';
 import type { CompletionQuery } from './completion.schemas.js';
-import { parseActorId, parseAgentParameter } from '../xapi/agent.js';
+import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
 import {
   STATUS_ORDER,
   foldFacts,

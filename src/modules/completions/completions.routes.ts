@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError } from '../../platform/http/common-schemas.js';
-import { principalOf } from '../auth/auth.plugin.js';
+import { principalOf } from '../../kernel/principal.js';
 import { CompletionErrors } from './completion.errors.js';
 import { listCompletions } from './completion.service.js';
 import { COMPLETION_VERSIONS, CompletionHeaders, CompletionQuery, CompletionRecord } from './completion.schemas.js';

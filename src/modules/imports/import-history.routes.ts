@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, PageQuery, pageOf } from '../../platform/http/common-schemas.js';
-import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
+import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import { listImportRuns } from './import-run.service.js';
 
 const HistoryQuery = PageQuery('runs');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import { findImportRuns, insertImportRun } from './import-run.repository.js';
 
 export type ImportKind = 'users' | 'organisation' | 'jobs';

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
-import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
+import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import { JobBody, JobsImportBody, OrganisationImportBody, OrganisationQuery, OrganisationResponse } from './org-structure.schemas.js';
 import { flatJson, importJobs, importOrganisation, listJobs, readOrganisation, treeJson } from './org-structure.service.js';
 

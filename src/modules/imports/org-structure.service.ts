@@ -1,7 +1,7 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ANALYZE_AFTER_ROWS, refreshStatistics } from '../../platform/database/statistics.js';
 import { badRequest, notFound } from '../../platform/http/app-error.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import { recordImportRun } from './import-run.service.js';
 import { checkJobsImport } from './job-role-import.js';
 import { checkOrganisationImport, type ImportCheck, type ImportProblem } from './org-unit-import.js';

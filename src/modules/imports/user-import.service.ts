@@ -1,9 +1,9 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ANALYZE_AFTER_ROWS, refreshStatistics } from '../../platform/database/statistics.js';
 import { badRequest } from '../../platform/http/app-error.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import { getTenantSettings, lockTenantIdentities } from '../tenancy/tenant-settings.service.js';
-import { parseAgent } from '../xapi/agent.js';
+import { parseAgent } from '../../kernel/agent.js';
 import { recordImportRun } from './import-run.service.js';
 import { existingJobIds, existingOrganisationIds } from './org-structure.service.js';
 import {

@@ -5,7 +5,7 @@
  */
 import { findJsonProblem, textProblem } from '../../platform/json-guard.js';
 import type { Identifier } from '../actors/actor-identifiers.repository.js';
-import { lengthProblem, MAX_ACCOUNT_PART_BYTES } from '../xapi/limits.js';
+import { lengthProblem, MAX_ACCOUNT_PART_BYTES } from '../../kernel/limits.js';
 
 /** Every message `type` the import answers (docs/imports.md lists them with what `value` holds). */
 export type UserImportMessageType =

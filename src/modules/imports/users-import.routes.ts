@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
-import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
+import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import { importUsers, parseUserImportBody } from './user-import.service.js';
 import { charsetOf, parseUsersCsv } from './users-csv.js';

@@ -1,7 +1,7 @@
 import { RE2JS } from 're2js';
 import { findJsonProblem, textProblem } from '../../platform/json-guard.js';
-import { parseAgent } from '../xapi/agent.js';
-import { parseTimestamp } from '../xapi/timestamp.js';
+import { parseAgent } from '../../kernel/agent.js';
+import { parseTimestamp } from '../../kernel/timestamp.js';
 import { NotificationErrors, type NotificationProblem } from './notification.errors.js';
 
 /** Notifications one POST may make; more: 400 `notifications.too_many`. */

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, describedOnly, pageOf } from '../../platform/http/common-schemas.js';
-import { principalOf, tenantWidePrincipalOf } from '../auth/auth.plugin.js';
+import { principalOf, tenantWidePrincipalOf } from '../../kernel/principal.js';
 import type { StoredNotification } from './notification.repository.js';
 import { Notification, NotificationBody, NotificationQuery } from './notification.schemas.js';
 import { ActorTextsSource, listNotifications, makeNotifications, type NotificationQueryValues } from './notification.service.js';

@@ -3,7 +3,8 @@ import { TtlCache } from '../../platform/cache.js';
 import { LocalNotifications, type Notifications } from '../../platform/database/notifications.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest, conflict } from '../../platform/http/app-error.js';
-import { deleteTenantRows, findTenantById, findTenantByName, insertTenant, listTenantRows, type Tenant } from './tenant.repository.js';
+import { deleteTenantRows, findTenantById, findTenantByName, insertTenant, listTenantRows } from './tenant.repository.js';
+import type { Tenant } from '../../kernel/principal.js';
 
 export type { Tenant };
 

@@ -4,7 +4,7 @@ import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError } from '../../platform/http/common-schemas.js';
-import { tenantWidePrincipalOf } from '../auth/auth.plugin.js';
+import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import { getTenantSettings, replaceTenantSettings } from './tenant-settings.service.js';
 import { TenantSettingsBody, TenantSettingsResponse } from './tenant-settings.schemas.js';
 

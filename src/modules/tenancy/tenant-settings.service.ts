@@ -2,8 +2,8 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest } from '../../platform/http/app-error.js';
 import { findJsonProblem } from '../../platform/json-guard.js';
 // The xAPI identifier limits are one definition; issue 26 moves them to the kernel below every module.
-import { lengthProblem, MAX_ACCOUNT_PART_BYTES } from '../xapi/limits.js';
-import type { Tenant } from './tenancy.service.js';
+import { lengthProblem, MAX_ACCOUNT_PART_BYTES } from '../../kernel/limits.js';
+import type { Tenant } from '../../kernel/principal.js';
 import {
   findIdentifierConflicts,
   findStoredSettings,

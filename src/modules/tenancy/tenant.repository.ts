@@ -1,10 +1,7 @@
+import type { Tenant } from '../../kernel/principal.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 
-export interface Tenant {
-  id: string;
-  name: string;
-  createdAt: Date;
-}
+export type { Tenant };
 
 interface TenantRow {
   id: string;

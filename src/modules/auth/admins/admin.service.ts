@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { badRequest, conflict, notFound } from '../../../platform/http/app-error.js';
 import { hashPassword, UNKNOWN_ACCOUNT_HASH, verifyPassword } from '../../../platform/passwords.js';
-import type { Tenant } from '../../tenancy/tenancy.service.js';
+import type { Tenant } from '../../../kernel/principal.js';
 import type { TokenService } from '../oauth/token.service.js';
 import {
   deleteAccountFailures,

@@ -5,9 +5,7 @@ import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError, notFound } from '../../../platform/http/app-error.js';
 import { apiErrorResponse } from '../../../platform/http/common-schemas.js';
 import { recordAudit, sourceOfHeader } from '../../audit/audit.service.js';
-import type { Tenant } from '../../tenancy/tenancy.service.js';
-import { principalOf } from '../auth.plugin.js';
-import type { Principal } from '../principal.js';
+import { type Tenant, principalOf, type Principal } from '../../../kernel/principal.js';
 import { issueApiKey, tenantIdOfApiKey, type ApiKeyService } from './api-key.service.js';
 
 export interface ApiKeyRoutesOptions {

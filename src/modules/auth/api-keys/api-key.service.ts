@@ -4,7 +4,8 @@ import type { Notifications } from '../../../platform/database/notifications.js'
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { notFound } from '../../../platform/http/app-error.js';
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
-import type { TenancyService, Tenant } from '../../tenancy/tenancy.service.js';
+import type { TenancyService } from '../../tenancy/tenancy.service.js';
+import type { Tenant } from '../../../kernel/principal.js';
 import {
   findActiveSecretHash,
   insertApiKey,

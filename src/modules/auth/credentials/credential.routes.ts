@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError, describedOnly } from '../../../platform/http/common-schemas.js';
 import { sourceOfHeader } from '../../audit/audit.service.js';
-import { tenantWidePrincipalOf } from '../auth.plugin.js';
+import { tenantWidePrincipalOf } from '../../../kernel/principal.js';
 import type { CredentialService } from './credential.service.js';
 
 export interface CredentialRoutesOptions {

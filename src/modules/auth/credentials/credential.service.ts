@@ -10,9 +10,9 @@ import { signInFailures, signInLockouts } from '../../../platform/process-metric
 import { hashSecret } from '../../../platform/secrets.js';
 import { findActorByKey } from '../../actors/actor-lookup.service.js';
 import { recordAudit } from '../../audit/audit.service.js';
-import { parseAgent } from '../../xapi/agent.js';
+import { parseAgent } from '../../../kernel/agent.js';
 import { tenantIdOfApiKey } from '../api-keys/api-key.service.js';
-import type { Principal } from '../principal.js';
+import type { Principal } from '../../../kernel/principal.js';
 import { findCredential, insertCredential, revokeCredentialRow } from './credential.repository.js';
 
 /** Default lifetime of an actor credential: 30 days (LEARNBASE_CREDENTIAL_TTL_S). */

@@ -7,11 +7,10 @@ import { findRegisteredActivity } from '../../activities/activity-registry.servi
 import { findActorByKey } from '../../actors/actor-lookup.service.js';
 import { recordAudit } from '../../audit/audit.service.js';
 import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
-import type { Tenant } from '../../tenancy/tenancy.service.js';
+import type { Tenant, Principal } from '../../../kernel/principal.js';
 import { storeStatements } from '../../xapi/statements/statements.service.js';
 import { tenantIdOfApiKey } from '../api-keys/api-key.service.js';
 import { credentialKey, credentialRefusal, LAUNCH_USERNAME_PREFIX, type CredentialService } from '../credentials/credential.service.js';
-import type { Principal } from '../principal.js';
 import { findLaunchSession, insertLaunchSession } from './launch-session.repository.js';
 
 /** Default lifetime of a launch token: 4 hours (LEARNBASE_LAUNCH_TOKEN_TTL_S), a long sitting of one piece of content. */

@@ -5,7 +5,7 @@ import { AppError, badRequest, notFound } from '../../../platform/http/app-error
 import { apiErrorResponse, describedOnly } from '../../../platform/http/common-schemas.js';
 import { textProblem } from '../../../platform/json-guard.js';
 import { recordAudit, sourceOfHeader } from '../../audit/audit.service.js';
-import type { Tenant } from '../../tenancy/tenancy.service.js';
+import type { Tenant } from '../../../kernel/principal.js';
 import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../api-keys/api-key.routes.js';
 import { checkRedirectUri, createClient, deleteClient, listClients, rotateClientSecret, tenantIdOfClient } from './client.service.js';
 import type { TokenService } from './token.service.js';

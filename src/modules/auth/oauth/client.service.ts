@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { badRequest, notFound } from '../../../platform/http/app-error.js';
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
-import type { TenancyService, Tenant } from '../../tenancy/tenancy.service.js';
+import type { TenancyService } from '../../tenancy/tenancy.service.js';
+import type { Tenant } from '../../../kernel/principal.js';
 import {
   deleteClientRows,
   findClientRow,

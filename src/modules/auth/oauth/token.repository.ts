@@ -1,5 +1,4 @@
-import type { SqlClient } from '../../../platform/database/sql-client.js';
-import { toBuffer } from '../../../platform/database/sql-client.js';
+import { type SqlClient, toBuffer } from '../../../platform/database/sql-client.js';
 
 export type TokenKind = 'access' | 'refresh';
 

@@ -1,5 +1,5 @@
 import { PER_ROW_PROBE, type SqlClient } from '../../../platform/database/sql-client.js';
-import type { JsonObject } from '../statements/statement-validator.js';
+import type { JsonObject } from '../../../kernel/formats.js';
 
 /** The canonical definitions of these activities, by id; activities never defined are absent. */
 export async function findDefinitions(sql: SqlClient, tenantId: string, ids: readonly string[]): Promise<Map<string, JsonObject>> {

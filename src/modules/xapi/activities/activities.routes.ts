@@ -3,8 +3,8 @@ import { Type, type Static } from 'typebox';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { badRequest } from '../../../platform/http/app-error.js';
 import { ApiError } from '../../../platform/http/common-schemas.js';
-import { principalOf } from '../../auth/auth.plugin.js';
-import { isIri } from '../statements/statement-validator.js';
+import { principalOf } from '../../../kernel/principal.js';
+import { isIri } from '../../../kernel/formats.js';
 import { getActivity } from './activities.service.js';
 
 const ActivitiesQuery = Type.Object(

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../../platform/database/sql-client.js';
-import type { JsonObject } from '../statements/statement-validator.js';
+import type { JsonObject } from '../../../kernel/formats.js';
 import { findRegisteredActivity } from '../../activities/activity-registry.service.js';
 import { findDefinitions, upsertDefinitions } from './activities.repository.js';
 

@@ -3,8 +3,8 @@ import { Type, type Static } from 'typebox';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { badRequest } from '../../../platform/http/app-error.js';
 import { ApiError } from '../../../platform/http/common-schemas.js';
-import { principalOf } from '../../auth/auth.plugin.js';
-import { parseAgentParameter } from '../agent.js';
+import { principalOf } from '../../../kernel/principal.js';
+import { parseAgentParameter } from '../../../kernel/agent.js';
 import { getPerson } from './agents.service.js';
 
 const AgentsQuery = Type.Object(

@@ -1,7 +1,7 @@
 import type { SqlClient } from '../../../platform/database/sql-client.js';
-import type { AgentIdentifier } from '../agent.js';
+import type { AgentIdentifier } from '../../../kernel/agent.js';
 import type { Person } from '../statements/statement-model.js';
-import type { Json, JsonObject } from '../statements/statement-validator.js';
+import type { Json, JsonObject } from '../../../kernel/formats.js';
 import { findAgent, upsertAgents } from './agents.repository.js';
 
 /**

@@ -1,5 +1,4 @@
-import type { SqlClient } from '../../../platform/database/sql-client.js';
-import { toBuffer } from '../../../platform/database/sql-client.js';
+import { type SqlClient, toBuffer } from '../../../platform/database/sql-client.js';
 
 export type DocumentKind = 'state' | 'activity_profile' | 'agent_profile';
 

@@ -4,12 +4,11 @@ import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError } from '../../../platform/http/app-error.js';
 import { ApiError, operationIdOf } from '../../../platform/http/common-schemas.js';
 import { findJsonProblem } from '../../../platform/json-guard.js';
-import { principalOf } from '../../auth/auth.plugin.js';
-import type { Principal } from '../../auth/principal.js';
-import { parseActorId, parseAgentParameter } from '../agent.js';
+import { principalOf, type Principal } from '../../../kernel/principal.js';
+import { parseActorId, parseAgentParameter } from '../../../kernel/agent.js';
 import { assertXapiVersion } from '../xapi.plugin.js';
-import { lengthProblem, MAX_DOCUMENT_ID_BYTES, MAX_IRI_BYTES } from '../limits.js';
-import { parseTimestamp } from '../timestamp.js';
+import { lengthProblem, MAX_DOCUMENT_ID_BYTES, MAX_IRI_BYTES } from '../../../kernel/limits.js';
+import { parseTimestamp } from '../../../kernel/timestamp.js';
 import type { Preconditions } from './document-rules.js';
 import type { DocumentKind } from './document.repository.js';
 import {

@@ -9,7 +9,7 @@ import {
   parseMultipartStream,
 } from '@remix-run/multipart-parser/node';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
-import type { JsonObject } from './statement-validator.js';
+import type { JsonObject } from '../../../kernel/formats.js';
 import { AttachmentErrors } from './attachments.errors.js';
 import { checkSignature, SIGNATURE_CONTENT_TYPE, SIGNATURE_USAGE_TYPE } from './attachments.signature.js';
 import { databaseAttachmentStore, type AttachmentData, type AttachmentStore } from './attachments.store.js';

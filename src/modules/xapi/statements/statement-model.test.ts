@@ -9,7 +9,7 @@ import {
   pickLanguage,
   sameStatement,
 } from './statement-model.js';
-import type { JsonObject } from './statement-validator.js';
+import type { JsonObject } from '../../../kernel/formats.js';
 
 const authority = { objectType: 'Agent', account: { homePage: 'http://lrs.example.com', name: 'key' } };
 const base = (): JsonObject => ({

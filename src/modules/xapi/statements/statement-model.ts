@@ -1,7 +1,8 @@
 import { findJsonProblem } from '../../../platform/json-guard.js';
-import { parseAgent } from '../agent.js';
-import { parseTimestamp } from '../timestamp.js';
-import { VOIDED_VERB, type Json, type JsonObject } from './statement-validator.js';
+import { parseAgent } from '../../../kernel/agent.js';
+import { parseTimestamp } from '../../../kernel/timestamp.js';
+import { VOIDED_VERB } from './statement-validator.js';
+import type { Json, JsonObject } from '../../../kernel/formats.js';
 
 /**
  * Pure statement logic between validation and storage: completing a statement with what the

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isDuration, isLanguageTag, validateStatement } from './statement-validator.js';
+import { validateStatement } from './statement-validator.js';
+import { isDuration, isLanguageTag } from '../../../kernel/formats.js';
 
 const valid = () => ({
   actor: { mbox: 'mailto:a@example.com' },

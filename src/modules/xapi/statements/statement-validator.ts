@@ -1,8 +1,9 @@
 import { badRequest } from '../../../platform/http/app-error.js';
 import { findJsonProblem } from '../../../platform/json-guard.js';
-import { parseAgent } from '../agent.js';
-import { lengthProblem, MAX_IRI_BYTES } from '../limits.js';
-import { parseTimestamp } from '../timestamp.js';
+import { parseAgent } from '../../../kernel/agent.js';
+import { lengthProblem, MAX_IRI_BYTES } from '../../../kernel/limits.js';
+import { parseTimestamp } from '../../../kernel/timestamp.js';
+import { isDuration, isIri, isLanguageTag, isUuid, type Json, type JsonObject, type XapiVersion } from '../../../kernel/formats.js';
 
 /**
  * The rules of an xAPI statement that JSON Schema cannot say well (xAPI 2.0 Part 2 §2.2, §2.4;
@@ -13,22 +14,8 @@ import { parseTimestamp } from '../timestamp.js';
  * and verb ids here, agents in agent.ts) are held to the lengths of limits.ts.
  */
 
-export type XapiVersion = '1.0.3' | '2.0.0';
-
 export const VOIDED_VERB = 'http://adlnet.gov/expapi/verbs/voided';
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-// Best effort (2.0 Part 2 §2.2.s4.b6): a scheme, then something without white space.
-const IRI = /^[a-z][a-z0-9+.-]*:[^\s]+$/i;
-// ISO 8601:2004 §4.4.3.2 durations: PnYnMnDTnHnMnS (a fraction on any part) or PnW alone.
-const DURATION =
-  /^P(?!$)(?:\d+(?:[.,]\d+)?Y)?(?:\d+(?:[.,]\d+)?M)?(?:\d+(?:[.,]\d+)?D)?(?:T(?=\d)(?:\d+(?:[.,]\d+)?H)?(?:\d+(?:[.,]\d+)?M)?(?:\d+(?:[.,]\d+)?S)?)?$|^P\d+(?:[.,]\d+)?W$/;
-// RFC 5646 language tag, checked by the sequence of subtag lengths (2.0 Part 2 §2.2.s4.b2).
-const LANGUAGE_TAG =
-  /^(?:(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4}|[a-z]{5,8})(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*(?:-[\da-wy-z](?:-[a-z\d]{2,8})+)*(?:-x(?:-[a-z\d]{1,8})+)?|x(?:-[a-z\d]{1,8})+|i-[a-z]{2,8})$/i;
 const VERSION_1 = /^1\.0(?:\.\d+)?$/;
 const VERSION_2 = /^2\.0(?:\.\d+)?$/;
 const INTERACTION_TYPES = [
@@ -53,12 +40,6 @@ const COMPONENT_LISTS: Record<string, string[]> = {
 };
 const CONTEXT_ACTIVITY_KEYS = ['parent', 'grouping', 'category', 'other'];
 const IFI_KEYS = ['mbox', 'mbox_sha1sum', 'openid', 'account'];
-
-export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
-export const isIri = (value: unknown): value is string => typeof value === 'string' && IRI.test(value);
-export const isLanguageTag = (value: unknown): value is string => typeof value === 'string' && LANGUAGE_TAG.test(value);
-
-export const isDuration = (value: unknown): value is string => typeof value === 'string' && DURATION.test(value);
 
 export interface ValidationOptions {
   /** The request's X-Experience-API-Version: 2.0.0 adds context agents and groups and accepts version 2.0.x. */

@@ -1,6 +1,6 @@
 import { PER_ROW_PROBE, type SqlClient } from '../../../platform/database/sql-client.js';
 import { indexStatement, type StatementIndex } from './statement-model.js';
-import type { JsonObject } from './statement-validator.js';
+import type { JsonObject } from '../../../kernel/formats.js';
 
 /** A statement to insert: the stored statement and what it is found by. */
 export interface NewStatement {

@@ -3,9 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { ApiError } from '../../../platform/http/common-schemas.js';
-import { principalOf } from '../../auth/auth.plugin.js';
+import { principalOf } from '../../../kernel/principal.js';
 import { StatementErrors } from './statements.errors.js';
-import type { JsonObject } from './statement-validator.js';
+import type { JsonObject } from '../../../kernel/formats.js';
 import { attachmentPartsOf, attachmentsOf, multipartBody, multipartStatementsParser } from './attachments.js';
 import { databaseAttachmentStore, type AttachmentStore } from './attachments.store.js';
 import {

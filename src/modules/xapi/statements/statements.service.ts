@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
-import type { Principal } from '../../auth/principal.js';
-import { parseAgent, parseAgentParameter } from '../agent.js';
+import type { Principal } from '../../../kernel/principal.js';
+import { parseAgent, parseAgentParameter } from '../../../kernel/agent.js';
 import { canonicalFormat, completeStatement, idsFormat, indexStatement, sameStatement, type StatementFormat } from './statement-model.js';
-import { parseTimestamp } from '../timestamp.js';
-import { isIri, isUuid, validateStatement, type JsonObject, type XapiVersion } from './statement-validator.js';
+import { parseTimestamp } from '../../../kernel/timestamp.js';
+import { validateStatement } from './statement-validator.js';
+import { isIri, isUuid, type JsonObject, type XapiVersion } from '../../../kernel/formats.js';
 import { StatementErrors } from './statements.errors.js';
 import { matchAttachments, NO_ATTACHMENTS, unsentAttachments, type StatementAttachments } from './attachments.js';
 import { insertUnsentAttachments } from './unsent-attachments.repository.js';

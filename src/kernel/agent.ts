@@ -1,5 +1,5 @@
-import { badRequest } from '../../platform/http/app-error.js';
-import { findJsonProblem, textProblem } from '../../platform/json-guard.js';
+import { badRequest } from '../platform/http/app-error.js';
+import { findJsonProblem, textProblem } from '../platform/json-guard.js';
 import { lengthProblem, MAX_ACCOUNT_PART_BYTES, MAX_IFI_BYTES } from './limits.js';
 
 /** An xAPI Agent (or Identified Group) reduced to its one inverse functional identifier. */

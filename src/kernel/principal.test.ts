@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../../platform/http/app-error.js';
-import { tenantWidePrincipalOf } from './auth.plugin.js';
-import type { Principal } from './principal.js';
+import { AppError } from '../platform/http/app-error.js';
+import { tenantWidePrincipalOf, type Principal } from './principal.js';
 
 const requestOf = (kind: Principal['kind']) =>
   ({ principal: { kind, tenant: { id: 't', name: 'alpha' }, id: 'who' } }) as unknown as FastifyRequest;

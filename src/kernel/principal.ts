@@ -1,0 +1,58 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../platform/http/app-error.js';
+
+/** A tenant: every row of the tenant's data carries its id. */
+export interface Tenant {
+  id: string;
+  name: string;
+  createdAt: Date;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The tenant of the request: named by Host or X-SVC-Tenant, or by the credential. */
+    tenant?: Tenant;
+    principal?: Principal;
+  }
+}
+
+/**
+ * Who is calling, bound to exactly one tenant. See "Who may call what" in shared/design.md:
+ * admins and API keys may do everything in their tenant; actor credentials and launch
+ * tokens only what concerns their own actor (and activity).
+ */
+export interface Principal {
+  /** `operator`: the command line (`learnbase import …`), run by whoever can reach the database. */
+  kind: 'admin' | 'api_key' | 'actor' | 'launch' | 'operator';
+  tenant: Tenant;
+  /** The credential's identifier: the API key, the admin id, the actor credential's username. */
+  id: string;
+  /** Set for `actor` and `launch`: the canonical agent key the principal may read and write for. */
+  agentKey?: string;
+  /** Set for `launch`: the only activity the principal may read and write for. */
+  activityId?: string;
+  /** Set for `launch`: the registration (UUID, lower case) of the launch; its state and statements only. */
+  registration?: string;
+}
+
+/** True for principals allowed to manage everything in their tenant. */
+export const isTenantWide = (principal: Principal): boolean =>
+  principal.kind === 'admin' || principal.kind === 'api_key' || principal.kind === 'operator';
+
+/**
+ * The principal of a route that manages the whole tenant (imports, settings, the actor list):
+ * an admin's Bearer token or an API key. An actor credential or a launch token is refused (403).
+ */
+export function tenantWidePrincipalOf(request: FastifyRequest): Principal {
+  const principal = principalOf(request);
+  if (!isTenantWide(principal)) {
+    throw new AppError('auth.forbidden', 403, 'This credential acts for one actor only; this needs an admin token or an API key.');
+  }
+  return principal;
+}
+
+/** The principal of an authenticated route; the auth hook guarantees it is there. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError('auth.unauthorized', 401, 'Authentication is required.');
+  return request.principal;
+}
