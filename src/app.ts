@@ -18,22 +18,22 @@ import { chooseRateLimitStore, rateLimits } from './platform/http/rate-limits.js
 import { Admission, registerAdmission } from './platform/http/admission.js';
 import { authPlugin } from './modules/auth/auth.plugin.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
-import { documentsPlugin } from './modules/xapi/documents/documents.plugin.js';
+import { documentsPlugin } from './modules/xapi/documents/document.plugin.js';
 import { TenancyService } from './modules/tenancy/tenancy.service.js';
 import { ApiKeyService } from './modules/auth/api-keys/api-key.service.js';
 import { xapiPlugin } from './modules/xapi/xapi.plugin.js';
-import { statementsRoutes } from './modules/xapi/statements/statements.routes.js';
-import { attachmentStoreFor } from './modules/xapi/statements/attachments.store.js';
-import { activitiesRoutes } from './modules/xapi/activities/activities.routes.js';
-import { agentsRoutes } from './modules/xapi/agents/agents.routes.js';
+import { statementsRoutes } from './modules/xapi/statements/statement.routes.js';
+import { attachmentStoreFor } from './modules/xapi/statements/attachment.store.js';
+import { activitiesRoutes } from './modules/xapi/activity-definitions/activity-definition.routes.js';
+import { agentsRoutes } from './modules/xapi/agents/agent.routes.js';
 import { importHistoryRoutes } from './modules/imports/import-history.routes.js';
 import { orgStructureRoutes } from './modules/imports/org-structure.routes.js';
 import { tenantSettingsRoutes } from './modules/tenancy/tenant-settings.routes.js';
-import { usersImportRoutes } from './modules/imports/users-import.routes.js';
-import { actorsRoutes } from './modules/actors/actors.routes.js';
-import { actorsSearchRoutes } from './modules/actors/actors-search.routes.js';
+import { usersImportRoutes } from './modules/imports/user-import.routes.js';
+import { actorsRoutes } from './modules/actors/actor.routes.js';
+import { actorsSearchRoutes } from './modules/actors/actor-search.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
-import { completionRoutes } from './modules/completions/completions.routes.js';
+import { completionRoutes } from './modules/completions/completion.routes.js';
 import { CredentialService } from './modules/auth/credentials/credential.service.js';
 import { credentialRoutes } from './modules/auth/credentials/credential.routes.js';
 import { apiKeyRoutes } from './modules/auth/api-keys/api-key.routes.js';
@@ -41,8 +41,8 @@ import { clientRoutes } from './modules/auth/oauth/client.routes.js';
 import { LaunchSessionService } from './modules/auth/launch/launch-session.service.js';
 import { launchRoutes } from './modules/auth/launch/launch.routes.js';
 import { activityRegistryRoutes } from './modules/activities/activity-registry.routes.js';
-import { notificationRoutes } from './modules/notifications/notifications.routes.js';
-import { LocalNotifications, type Notifications } from './platform/database/notifications.js';
+import { notificationRoutes } from './modules/notifications/notification.routes.js';
+import { LocalNotifyBus, type NotifyBus } from './platform/database/notify-bus.js';
 import { TokenService } from './modules/auth/oauth/token.service.js';
 import { oauthTokenEndpoints } from './modules/auth/oauth/token.routes.js';
 import { authorizeRoutes } from './modules/auth/oauth/authorize.routes.js';
@@ -58,7 +58,7 @@ export interface BuildOptions {
    * How this process hears cache invalidations from the others (PostgreSQL LISTEN/NOTIFY when
    * several processes share a database). Default: in-process, for one process on its database.
    */
-  notifications?: Notifications;
+  notifications?: NotifyBus;
   /**
    * How failed sign-ins are slowed and refused, and the sign-in page's own limits (requests a
    * minute per address, pending requests per client); tests lower them.
@@ -184,7 +184,7 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
     withServer(app.swagger(), request.publicBaseUrl),
   );
 
-  const notifications = options.notifications ?? LocalNotifications.of(sql);
+  const notifications = options.notifications ?? LocalNotifyBus.of(sql);
   const tenancy = new TenancyService(sql, config.cacheTtlMs, notifications, (error) =>
     app.log.warn({ err: error }, 'could not announce a tenant deletion to the other processes'),
   );
@@ -198,14 +198,14 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   app.addHook('onClose', async () => apiKeys.stop());
 
   const refreshLifetimeSeconds = config.refreshTokenTtlS ?? DEFAULTS.refreshTokenTtlS;
-  const tokens = new TokenService(sql, tenancy, options.notifications ?? LocalNotifications.of(sql), {
+  const tokens = new TokenService(sql, tenancy, options.notifications ?? LocalNotifyBus.of(sql), {
     cacheTtlMs: config.cacheTtlMs,
     refreshLifetimeSeconds,
     onError: (error) => app.log.warn({ err: error }, 'could not announce a token revocation to the other processes'),
   });
   await tokens.start();
   app.addHook('onClose', async () => tokens.stop());
-  const credentials = new CredentialService(sql, options.notifications ?? LocalNotifications.of(sql), {
+  const credentials = new CredentialService(sql, options.notifications ?? LocalNotifyBus.of(sql), {
     cacheTtlMs: config.cacheTtlMs,
     lifetimeSeconds: config.credentialTtlS ?? DEFAULTS.credentialTtlS,
     onError: (error) => app.log.warn({ err: error }, 'could not announce a credential revocation to the other processes'),

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { Writable, type Readable } from 'node:stream';
 import type { AppConfig } from './config.js';
 import type { CommandOutput } from './platform/control-socket.js';
-import { LocalNotifications, PostgresNotifications, type Notifications } from './platform/database/notifications.js';
+import { LocalNotifyBus, PostgresNotifyBus, type NotifyBus } from './platform/database/notify-bus.js';
 import type { Database } from './platform/database/sql-client.js';
 import { deleteAdmin, listAdmins, normaliseEmail, setAdminPassword, unlockAdmin } from './modules/auth/admins/admin.service.js';
 import { ApiKeyService } from './modules/auth/api-keys/api-key.service.js';
@@ -222,7 +222,7 @@ export async function runLifecycleCommand(
     }
     throw new LifecycleUsageError(`Unknown command "${noun} ${verb}".`);
   } finally {
-    if (notifications instanceof PostgresNotifications) await notifications.close();
+    if (notifications instanceof PostgresNotifyBus) await notifications.close();
   }
 }
 
@@ -232,8 +232,8 @@ export async function runLifecycleCommand(
  * is held by one process at a time: either no server runs, or the command runs inside the server
  * that holds it (handed over, platform/control-socket.ts), whose caches listen on the same database.
  */
-function publisherFor(db: Database, config: AppConfig): Notifications {
-  return config.database.kind === 'postgres' ? new PostgresNotifications(config.database.url, db) : LocalNotifications.of(db);
+function publisherFor(db: Database, config: AppConfig): NotifyBus {
+  return config.database.kind === 'postgres' ? new PostgresNotifyBus(config.database.url, db) : LocalNotifyBus.of(db);
 }
 
 function need(value: string | undefined, message: string): string {

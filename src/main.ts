@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, redactQuerySecrets } from './app.js';
 import { DEFAULTS, type AppConfig } from './config.js';
 import { migrate } from './platform/database/migrate.js';
-import { PostgresNotifications } from './platform/database/notifications.js';
+import { PostgresNotifyBus } from './platform/database/notify-bus.js';
 import { openDatabase } from './platform/database/open-database.js';
 import type { Database } from './platform/database/sql-client.js';
 import { listenForCommands, type CommandOutput, type ControlSocket, type HandedOffCommand } from './platform/control-socket.js';
@@ -40,7 +40,7 @@ export async function serve(config: AppConfig, options: ServeOptions = {}): Prom
   const db = await openDatabase(config.database, {
     onError: (error) => log?.warn({ err: error }, 'a pooled PostgreSQL connection dropped while idle; the next request opens a new one'),
   });
-  let notifications: PostgresNotifications | undefined;
+  let notifications: PostgresNotifyBus | undefined;
   let app: FastifyInstance | undefined;
   let control: ControlSocket | undefined;
   try {
@@ -48,7 +48,7 @@ export async function serve(config: AppConfig, options: ServeOptions = {}): Prom
     // Several processes may share a PostgreSQL database: they hear each other's cache invalidations.
     notifications =
       config.database.kind === 'postgres'
-        ? new PostgresNotifications(config.database.url, db, {
+        ? new PostgresNotifyBus(config.database.url, db, {
             onError: (error) => log?.warn({ err: error }, 'the LISTEN connection failed; reconnecting'),
           })
         : undefined;

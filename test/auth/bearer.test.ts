@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { migrate } from '../../src/platform/database/migrate.js';
-import { PostgresNotifications } from '../../src/platform/database/notifications.js';
+import { PostgresNotifyBus } from '../../src/platform/database/notify-bus.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
 import { hashSecret } from '../../src/platform/secrets.js';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
@@ -170,7 +170,7 @@ describe('Bearer revocation across server processes on one PostgreSQL database (
     const instances = await Promise.all(
       [0, 1].map(async () => {
         const pool = new PostgresDatabase(created.url, { max: 5 });
-        const notifications = new PostgresNotifications(created.url, pool);
+        const notifications = new PostgresNotifyBus(created.url, pool);
         opened.push(notifications, pool);
         return { pool, app: await buildApp(testConfig({ cacheTtlMs: 60_000 }), pool, { logger: false, notifications }) };
       }),
@@ -217,7 +217,7 @@ describe('Bearer revocation across server processes on one PostgreSQL database (
   it('tells listeners about a gap when the LISTEN connection drops, and listens again', async () => {
     const created = await createPostgresDatabase();
     const pool = new PostgresDatabase(created.url, { max: 2 });
-    const notifications = new PostgresNotifications(created.url, pool, { retryMs: 20 });
+    const notifications = new PostgresNotifyBus(created.url, pool, { retryMs: 20 });
     try {
       const heard: string[] = [];
       let gaps = 0;

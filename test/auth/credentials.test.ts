@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { migrate } from '../../src/platform/database/migrate.js';
-import { PostgresNotifications } from '../../src/platform/database/notifications.js';
+import { PostgresNotifyBus } from '../../src/platform/database/notify-bus.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
 import { describeEachBackend, testConfig, type TestContext } from '../support/build-test-app.js';
@@ -473,7 +473,7 @@ describe('Learner credential revocation across server processes on one PostgreSQ
     const instances = await Promise.all(
       [0, 1].map(async () => {
         const pool = new PostgresDatabase(created.url, { max: 5 });
-        const notifications = new PostgresNotifications(created.url, pool);
+        const notifications = new PostgresNotifyBus(created.url, pool);
         opened.push(notifications, pool);
         return { pool, app: await buildApp(testConfig({ cacheTtlMs: 60_000 }), pool, { logger: false, notifications }) };
       }),

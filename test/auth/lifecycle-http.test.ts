@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { migrate } from '../../src/platform/database/migrate.js';
-import { PostgresNotifications } from '../../src/platform/database/notifications.js';
+import { PostgresNotifyBus } from '../../src/platform/database/notify-bus.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
 import { describeEachBackend, testConfig, type TestContext } from '../support/build-test-app.js';
@@ -324,7 +324,7 @@ describe('Lifecycle over HTTP reaches every server process on one PostgreSQL dat
     for (const _ of [0, 1]) {
       const pool = new PostgresDatabase(created.url, { max: 5 });
       await migrate(pool);
-      const notifications = new PostgresNotifications(created.url, pool);
+      const notifications = new PostgresNotifyBus(created.url, pool);
       opened.push(notifications, pool);
       // Caches that would keep a key a minute: only the notification can end it sooner.
       const app = await buildApp(testConfig({ cacheTtlMs: 60_000 }), pool, { logger: false, notifications });

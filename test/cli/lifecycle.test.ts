@@ -8,7 +8,7 @@ import { buildApp } from '../../src/app.js';
 import { verifyAdminPassword } from '../../src/modules/auth/admins/admin.service.js';
 import { issueCode } from '../../src/modules/auth/oauth/code.service.js';
 import { migrate } from '../../src/platform/database/migrate.js';
-import { PostgresNotifications } from '../../src/platform/database/notifications.js';
+import { PostgresNotifyBus } from '../../src/platform/database/notify-bus.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
 import type { Database } from '../../src/platform/database/sql-client.js';
@@ -435,7 +435,7 @@ describe('Lifecycle commands reach running server processes on one PostgreSQL da
     for (const _ of [0, 1]) {
       const pool = new PostgresDatabase(created.url, { max: 5 });
       await migrate(pool);
-      const notifications = new PostgresNotifications(created.url, pool);
+      const notifications = new PostgresNotifyBus(created.url, pool);
       opened.push(notifications, pool);
       // Caches that would keep a credential a minute: only the notifications can end it sooner.
       instances.push({ pool, app: await buildApp(testConfig({ cacheTtlMs: 60_000 }), pool, { logger: false, notifications }) });

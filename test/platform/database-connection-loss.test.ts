@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { migrate } from '../../src/platform/database/migrate.js';
-import { PostgresNotifications } from '../../src/platform/database/notifications.js';
+import { PostgresNotifyBus } from '../../src/platform/database/notify-bus.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
 import { testConfig } from '../support/build-test-app.js';
@@ -43,13 +43,13 @@ interface Answer {
 interface Server {
   app: FastifyInstance;
   db: PostgresDatabase;
-  notifications: PostgresNotifications;
+  notifications: PostgresNotifyBus;
   base: string;
 }
 
 async function startServer(url: string): Promise<Server> {
   const db = new PostgresDatabase(url, { max: 10 });
-  const notifications = new PostgresNotifications(url, db, { retryMs: 50 });
+  const notifications = new PostgresNotifyBus(url, db, { retryMs: 50 });
   const app = await buildApp(testConfig(), db, { logger: false, notifications });
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, db, notifications, base };

@@ -7,7 +7,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type AppConfig } from '../../src/config.js';
-import { PostgresNotifications } from '../../src/platform/database/notifications.js';
+import { PostgresNotifyBus } from '../../src/platform/database/notify-bus.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
 import { migrate } from '../../src/platform/database/migrate.js';
@@ -271,7 +271,7 @@ describeTwoProcesses('The postgres store: two apps on one PostgreSQL database', 
     const dbs = [new PostgresDatabase(created.url, { max: 5 }), new PostgresDatabase(created.url, { max: 5 })];
     await migrate(dbs[0]!);
     const config = testConfig({ ...LIMITS, database: { kind: 'postgres', url: created.url } });
-    const notifications = dbs.map((db) => new PostgresNotifications(created.url, db));
+    const notifications = dbs.map((db) => new PostgresNotifyBus(created.url, db));
     const apps = await Promise.all(dbs.map((db, i) => buildApp(config, db, { logger: false, notifications: notifications[i] })));
     const tenant = await tenantIn(dbs[0]!, apps[0]!, `t-${randomBytes(5).toString('hex')}`);
     return {

@@ -6,7 +6,7 @@ import {
   markVoided,
   VOIDING_LOCK_BUCKETS,
   type NewStatement,
-} from '../../src/modules/xapi/statements/statements.repository.js';
+} from '../../src/modules/xapi/statements/statement.repository.js';
 import { indexStatement } from '../../src/modules/xapi/statements/statement-model.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TtlCache } from '../../platform/cache.js';
-import { LocalNotifications, type Notifications } from '../../platform/database/notifications.js';
+import { LocalNotifyBus, type NotifyBus } from '../../platform/database/notify-bus.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest, conflict } from '../../platform/http/app-error.js';
 import { deleteTenantRows, findTenantById, findTenantByName, insertTenant, listTenantRows } from './tenant.repository.js';
@@ -22,19 +22,19 @@ export class TenancyService {
   /** Tenants deleted lately: a lookup that read the row just before the deletion must not cache it. */
   private readonly deleted: TtlCache<true>;
   private stopListening: (() => void) | undefined;
-  private readonly notifications: Notifications;
+  private readonly notifications: NotifyBus;
 
   constructor(
     private readonly sql: SqlClient,
     private readonly cacheTtlMs: number,
-    notifications?: Notifications,
+    notifications?: NotifyBus,
     /** Publishing a deletion failed; the deletion itself stands, and other processes' caches age out. */
     private readonly onError?: (error: Error) => void,
   ) {
     this.byName = new TtlCache(cacheTtlMs, { name: 'tenant_by_name' });
     this.byId = new TtlCache(cacheTtlMs, { name: 'tenant_by_id' });
     this.deleted = new TtlCache(Math.max(cacheTtlMs, 1_000));
-    this.notifications = notifications ?? LocalNotifications.of(sql);
+    this.notifications = notifications ?? LocalNotifyBus.of(sql);
   }
 
   /** Starts hearing the deletions of every process; call once before serving. */

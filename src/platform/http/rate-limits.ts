@@ -1,7 +1,7 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Notifications } from '../database/notifications.js';
+import type { NotifyBus } from '../database/notify-bus.js';
 import type { SqlClient } from '../database/sql-client.js';
 import { rateLimitRefusals, rateLimitStoreErrors } from '../process-metrics.js';
 import {
@@ -34,7 +34,7 @@ export interface RateLimitOptions {
   /** The Redis server of the `redis` store. */
   redisUrl?: string;
   /** How the processes tell each other that an address reached its failed-authentication limit. */
-  notifications: Notifications;
+  notifications: NotifyBus;
   /**
    * The client's address, canonical (the sign-in throttle's, so the two agree). It is counted as
    * it is, an IPv6 address per /64 (which one host usually holds whole).

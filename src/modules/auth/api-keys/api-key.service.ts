@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { TtlCache } from '../../../platform/cache.js';
-import type { Notifications } from '../../../platform/database/notifications.js';
+import type { NotifyBus } from '../../../platform/database/notify-bus.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { notFound } from '../../../platform/http/app-error.js';
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
@@ -84,7 +84,7 @@ export class ApiKeyService {
   constructor(
     private readonly sql: SqlClient,
     private readonly tenancy: TenancyService,
-    private readonly notifications: Notifications,
+    private readonly notifications: NotifyBus,
     private readonly options: ApiKeyServiceOptions,
   ) {
     this.verified = new TtlCache(options.cacheTtlMs, { name: 'api_key' });

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { TtlCache } from '../../../platform/cache.js';
 import { FailureWindow } from '../../../platform/failure-window.js';
-import type { Notifications } from '../../../platform/database/notifications.js';
+import type { NotifyBus } from '../../../platform/database/notify-bus.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { badRequest, conflict, notFound } from '../../../platform/http/app-error.js';
 import { textProblem } from '../../../platform/json-guard.js';
@@ -138,7 +138,7 @@ export class CredentialService {
 
   constructor(
     readonly sql: SqlClient,
-    private readonly notifications: Notifications,
+    private readonly notifications: NotifyBus,
     private readonly options: CredentialServiceOptions,
   ) {
     this.verified = new TtlCache(options.cacheTtlMs, { name: 'credential' });

@@ -8,7 +8,7 @@ import { findActorByKey } from '../../actors/actor-lookup.service.js';
 import { recordAudit } from '../../audit/audit.service.js';
 import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
 import type { Tenant, Principal } from '../../../kernel/principal.js';
-import { storeStatements } from '../../xapi/statements/statements.service.js';
+import { storeStatements } from '../../xapi/statements/statement.service.js';
 import { tenantIdOfApiKey } from '../api-keys/api-key.service.js';
 import { credentialKey, credentialRefusal, LAUNCH_USERNAME_PREFIX, type CredentialService } from '../credentials/credential.service.js';
 import { findLaunchSession, insertLaunchSession } from './launch-session.repository.js';

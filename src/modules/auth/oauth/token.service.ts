@@ -1,5 +1,5 @@
 import { TtlCache } from '../../../platform/cache.js';
-import type { Notifications } from '../../../platform/database/notifications.js';
+import type { NotifyBus } from '../../../platform/database/notify-bus.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { hashSecret, newSecret } from '../../../platform/secrets.js';
 import type { TenancyService } from '../../tenancy/tenancy.service.js';
@@ -82,7 +82,7 @@ export class TokenService {
   constructor(
     readonly sql: SqlClient,
     readonly tenancy: TenancyService,
-    private readonly notifications: Notifications,
+    private readonly notifications: NotifyBus,
     private readonly options: TokenServiceOptions,
   ) {
     this.verified = new TtlCache(options.cacheTtlMs, { name: 'access_token' });

@@ -22,7 +22,7 @@ import {
   type DocumentScope,
   type NewDocumentWriter,
 } from './document.service.js';
-import { DocumentErrors } from './documents.errors.js';
+import { DocumentErrors } from './document.errors.js';
 
 /** What tells the three document resources apart (xAPI 2.0 Part 3 §4.2.6-4.2.8; interface 4.3-4.5). */
 export interface DocumentResource {

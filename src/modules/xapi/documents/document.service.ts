@@ -15,7 +15,7 @@ import {
 } from './document-rules.js';
 import * as repository from './document.repository.js';
 import type { DocumentKey, DocumentScope, NewDocument, StoredDocument } from './document.repository.js';
-import { DocumentErrors } from './documents.errors.js';
+import { DocumentErrors } from './document.errors.js';
 
 export type { DocumentKey, DocumentScope, StoredDocument };
 

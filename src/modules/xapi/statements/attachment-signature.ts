@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { base64url, compactVerify, decodeProtectedHeader, importX509, type ProtectedHeaderParameters } from 'jose';
 import { sameStatement } from './statement-model.js';
 import type { JsonObject } from '../../../kernel/formats.js';
-import { AttachmentErrors } from './attachments.errors.js';
+import { AttachmentErrors } from './attachment.errors.js';
 
 /** The usageType of a statement signature (xAPI 2.0 Part 2 §2.6). */
 export const SIGNATURE_USAGE_TYPE = 'http://adlnet.gov/expapi/attachments/signature';

@@ -6,12 +6,12 @@ import { canonicalFormat, completeStatement, idsFormat, indexStatement, sameStat
 import { parseTimestamp } from '../../../kernel/timestamp.js';
 import { validateStatement } from './statement-validator.js';
 import { isIri, isUuid, type JsonObject, type XapiVersion } from '../../../kernel/formats.js';
-import { StatementErrors } from './statements.errors.js';
-import { matchAttachments, NO_ATTACHMENTS, unsentAttachments, type StatementAttachments } from './attachments.js';
-import { insertUnsentAttachments } from './unsent-attachments.repository.js';
+import { StatementErrors } from './statement.errors.js';
+import { matchAttachments, NO_ATTACHMENTS, unsentAttachments, type StatementAttachments } from './attachment.js';
+import { insertUnsentAttachments } from './unsent-attachment.repository.js';
 import { findRegisteredOutside } from '../../activities/activity-registry.service.js';
-import { canonicalDefinitions, recordDefinitions } from '../activities/activities.service.js';
-import { recordAgents } from '../agents/agents.service.js';
+import { canonicalDefinitions, recordDefinitions } from '../activity-definitions/activity-definition.service.js';
+import { recordAgents } from '../agents/agent.service.js';
 import { recordCompletions } from '../../completions/completion.service.js';
 import {
   findStatements,
@@ -22,8 +22,8 @@ import {
   type Position,
   type KeyMatch,
   type StatementFilter,
-} from './statements.repository.js';
-import type { StatementQuery } from './statements.schemas.js';
+} from './statement.repository.js';
+import type { StatementQuery } from './statement.schemas.js';
 
 /** Who writes or reads, and in which dialect. */
 export interface StatementCaller {

@@ -5,7 +5,7 @@ import { badRequest } from '../../../platform/http/app-error.js';
 import { ApiError } from '../../../platform/http/common-schemas.js';
 import { principalOf } from '../../../kernel/principal.js';
 import { isIri } from '../../../kernel/formats.js';
-import { getActivity } from './activities.service.js';
+import { getActivity } from './activity-definition.service.js';
 
 const ActivitiesQuery = Type.Object(
   { activityId: Type.String({ description: 'The id (IRI) of the Activity.', examples: ['http://example.com/courses/intro'] }) },

@@ -1,7 +1,7 @@
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { JsonObject } from '../../../kernel/formats.js';
 import { findRegisteredActivity } from '../../activities/activity-registry.service.js';
-import { findDefinitions, upsertDefinitions } from './activities.repository.js';
+import { findDefinitions, upsertDefinitions } from './activity-definition.repository.js';
 
 /**
  * The LRS's canonical Activity definitions, learnt from the statements it stores: the

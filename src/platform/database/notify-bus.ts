@@ -7,7 +7,7 @@ import type { SqlClient } from './sql-client.js';
  * ("scale-out" in the design). Delivery is best-effort and at most once: a listener that may
  * have missed messages is told so through `onGap`, and must then forget what it cached.
  */
-export interface Notifications {
+export interface NotifyBus {
   /**
    * Sends `payload` (at most 7,999 bytes, PostgreSQL's limit) to every listener of `channel` in
    * every process on the database, this one included.
@@ -34,13 +34,13 @@ interface Listener {
  * messages go through an in-process emitter. Every user of the same `SqlClient` object gets the
  * same instance, so two apps built on one database hear each other, as two processes would.
  */
-export class LocalNotifications implements Notifications {
-  private static readonly bySql = new WeakMap<SqlClient, LocalNotifications>();
+export class LocalNotifyBus implements NotifyBus {
+  private static readonly bySql = new WeakMap<SqlClient, LocalNotifyBus>();
   private readonly emitter = new EventEmitter().setMaxListeners(0);
 
-  static of(sql: SqlClient): LocalNotifications {
-    let found = LocalNotifications.bySql.get(sql);
-    if (!found) LocalNotifications.bySql.set(sql, (found = new LocalNotifications()));
+  static of(sql: SqlClient): LocalNotifyBus {
+    let found = LocalNotifyBus.bySql.get(sql);
+    if (!found) LocalNotifyBus.bySql.set(sql, (found = new LocalNotifyBus()));
     return found;
   }
 
@@ -56,7 +56,7 @@ export class LocalNotifications implements Notifications {
   async close(): Promise<void> {}
 }
 
-export interface PostgresNotificationsOptions {
+export interface PostgresNotifyBusOptions {
   /** Where errors of the listening connection are reported (they never throw). */
   onError?: (error: Error) => void;
   /** First delay before reconnecting, doubled up to 5 s. */
@@ -68,7 +68,7 @@ export interface PostgresNotificationsOptions {
  * listening needs a session of its own, so this keeps one dedicated connection and reconnects it
  * with backoff when it drops, then reports a gap to every listener.
  */
-export class PostgresNotifications implements Notifications {
+export class PostgresNotifyBus implements NotifyBus {
   private readonly listeners = new Set<Listener>();
   private client: pg.Client | undefined;
   private connecting: Promise<void> | undefined;
@@ -81,7 +81,7 @@ export class PostgresNotifications implements Notifications {
   constructor(
     private readonly connectionString: string,
     private readonly publisher: SqlClient,
-    private readonly options: PostgresNotificationsOptions = {},
+    private readonly options: PostgresNotifyBusOptions = {},
   ) {
     this.retryMs = options.retryMs ?? 100;
   }

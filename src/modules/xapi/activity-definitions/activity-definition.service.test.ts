@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mergeDefinition } from './activities.service.js';
+import { mergeDefinition } from './activity-definition.service.js';
 
 describe('mergeDefinition', () => {
   it('takes the newer definition property by property and merges name and description languages', () => {

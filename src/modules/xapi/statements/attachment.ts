@@ -10,10 +10,10 @@ import {
 } from '@remix-run/multipart-parser/node';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { JsonObject } from '../../../kernel/formats.js';
-import { AttachmentErrors } from './attachments.errors.js';
-import { checkSignature, SIGNATURE_CONTENT_TYPE, SIGNATURE_USAGE_TYPE } from './attachments.signature.js';
-import { databaseAttachmentStore, type AttachmentData, type AttachmentStore } from './attachments.store.js';
-import { findUnsentAttachments, type UnsentAttachment } from './unsent-attachments.repository.js';
+import { AttachmentErrors } from './attachment.errors.js';
+import { checkSignature, SIGNATURE_CONTENT_TYPE, SIGNATURE_USAGE_TYPE } from './attachment-signature.js';
+import { databaseAttachmentStore, type AttachmentData, type AttachmentStore } from './attachment.store.js';
+import { findUnsentAttachments, type UnsentAttachment } from './unsent-attachment.repository.js';
 
 /**
  * Statement attachments (xAPI 2.0 Part 2 §2.4.11, Part 3 §1.5.2; 1.0.3 §2.4.11 and Part 3

@@ -4,10 +4,10 @@ import { Type } from 'typebox';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { ApiError } from '../../../platform/http/common-schemas.js';
 import { principalOf } from '../../../kernel/principal.js';
-import { StatementErrors } from './statements.errors.js';
+import { StatementErrors } from './statement.errors.js';
 import type { JsonObject } from '../../../kernel/formats.js';
-import { attachmentPartsOf, attachmentsOf, multipartBody, multipartStatementsParser } from './attachments.js';
-import { databaseAttachmentStore, type AttachmentStore } from './attachments.store.js';
+import { attachmentPartsOf, attachmentsOf, multipartBody, multipartStatementsParser } from './attachment.js';
+import { databaseAttachmentStore, type AttachmentStore } from './attachment.store.js';
 import {
   PostStatementQuery,
   PutStatementQuery,
@@ -16,8 +16,8 @@ import {
   StatementIds,
   StatementQuery,
   StatementResult,
-} from './statements.schemas.js';
-import { filterParameters, getStatement, listStatementPage, storeStatements, type StatementCaller } from './statements.service.js';
+} from './statement.schemas.js';
+import { filterParameters, getStatement, listStatementPage, storeStatements, type StatementCaller } from './statement.service.js';
 
 export interface StatementsRoutesOptions {
   sql: SqlClient;

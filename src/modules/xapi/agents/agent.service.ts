@@ -2,7 +2,7 @@ import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { AgentIdentifier } from '../../../kernel/agent.js';
 import type { Person } from '../statements/statement-model.js';
 import type { Json, JsonObject } from '../../../kernel/formats.js';
-import { findAgent, upsertAgents } from './agents.repository.js';
+import { findAgent, upsertAgents } from './agent.repository.js';
 
 /**
  * Records the agents and identified groups statements named, with any names given to them there.
