@@ -38,8 +38,8 @@ import { CredentialService } from './modules/auth/credentials/credential.service
 import { credentialRoutes } from './modules/auth/credentials/credential.routes.js';
 import { apiKeyRoutes } from './modules/auth/api-keys/api-key.routes.js';
 import { clientRoutes } from './modules/auth/oauth/client.routes.js';
-import { LaunchSessionService } from './modules/auth/launch/launch-session.service.js';
-import { launchRoutes } from './modules/auth/launch/launch.routes.js';
+import { LaunchSessionService } from './modules/launch/launch-session.service.js';
+import { launchRoutes } from './modules/launch/launch.routes.js';
 import { activityRegistryRoutes } from './modules/activities/activity-registry.routes.js';
 import { notificationRoutes } from './modules/notifications/notification.routes.js';
 import { LocalNotifyBus, type NotifyBus } from './platform/database/notify-bus.js';
@@ -48,7 +48,7 @@ import { oauthTokenEndpoints } from './modules/auth/oauth/token.routes.js';
 import { authorizeRoutes } from './modules/auth/oauth/authorize.routes.js';
 import { AuthorizeService } from './modules/auth/oauth/authorize.service.js';
 import { purgeExpiredOAuthRows } from './modules/auth/oauth/oauth-housekeeping.js';
-import { clientAddress } from './modules/auth/oauth/client-address.js';
+import { clientAddress } from './platform/http/client-address.js';
 import { DEFAULT_SIGN_IN_POLICY, SignInThrottle, type SignInPolicy } from './modules/auth/oauth/sign-in-throttle.js';
 
 export interface BuildOptions {

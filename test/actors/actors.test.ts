@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
-import { PASSWORD } from '../auth/launch-fixtures.js';
+import { PASSWORD } from '../launch/launch-fixtures.js';
 
 type Headers = Record<string, string>;
 

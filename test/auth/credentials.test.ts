@@ -9,7 +9,7 @@ import { PostgresDatabase } from '../../src/platform/database/postgres-client.js
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
 import { describeEachBackend, testConfig, type TestContext } from '../support/build-test-app.js';
 import { Given, type GivenTenant } from '../support/given.js';
-import { basic, givenLaunch, PASSWORD } from './launch-fixtures.js';
+import { basic, givenLaunch, PASSWORD } from '../launch/launch-fixtures.js';
 
 type Headers = Record<string, string>;
 type Agent = Record<string, unknown>;

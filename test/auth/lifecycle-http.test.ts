@@ -9,7 +9,7 @@ import { PostgresDatabase } from '../../src/platform/database/postgres-client.js
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
 import { describeEachBackend, testConfig, type TestContext } from '../support/build-test-app.js';
 import { Given } from '../support/given.js';
-import { basic, PASSWORD } from './launch-fixtures.js';
+import { basic, PASSWORD } from '../launch/launch-fixtures.js';
 import { exchange, givenOAuth, redeemCode, REDIRECT_URI, type GivenClient, type OAuthFixture } from './oauth-token-fixtures.js';
 
 type Headers = Record<string, string>;

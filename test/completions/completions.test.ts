@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { after, before, it } from 'node:test';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
-import { basic, givenLaunch, PASSWORD, startContentServer } from '../auth/launch-fixtures.js';
+import { basic, givenLaunch, PASSWORD, startContentServer } from '../launch/launch-fixtures.js';
 
 type Headers = Record<string, string>;
 type Json = Record<string, any>;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { givenLaunch } from '../auth/launch-fixtures.js';
+import { givenLaunch } from '../launch/launch-fixtures.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 
 const PUBLIC_URL = 'https://lrs.example.com/learning';

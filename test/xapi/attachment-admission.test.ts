@@ -11,7 +11,7 @@ import { ATTACHMENT_FILES_FOLDER, attachmentFileName } from '../../src/modules/x
 import { backupDataFolder, restoreDataFolder } from '../../src/platform/database/backup.js';
 import { migrate } from '../../src/platform/database/migrate.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
-import { basic, PASSWORD } from '../auth/launch-fixtures.js';
+import { basic, PASSWORD } from '../launch/launch-fixtures.js';
 import { describeEachBackend, testConfig, type TestContext } from '../support/build-test-app.js';
 import { Given, type GivenTenant } from '../support/given.js';
 import { heldBody } from '../support/held-body.js';

@@ -1,15 +1,15 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { AppError, badRequest } from '../../platform/http/app-error.js';
+import { AppError, } from '../../platform/http/app-error.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import type { Tenant, Principal } from '../../kernel/principal.js';
 import { tenantIdOfApiKey, type ApiKeyService } from './api-keys/api-key.service.js';
 import type { TokenService } from './oauth/token.service.js';
 import { credentialRefusal, type CredentialService } from './credentials/credential.service.js';
-import { parseLaunchUsername, type LaunchSessionService } from './launch/launch-session.service.js';
-import { tenantNameOfHost } from '../tenancy/tenant-host.js';
-import { clientAddress } from './oauth/client-address.js';
+import type { LaunchTokenVerifier } from './launch-token.js';
+import { namedTenant } from '../tenancy/tenant-host.js';
+import { clientAddress } from '../../platform/http/client-address.js';
 import { GUIDES_PATH } from '../../platform/http/guides.js';
 
 declare module 'fastify' {
@@ -29,7 +29,7 @@ export interface AuthPluginOptions {
   /** Checks learner credentials (Basic username/password of POST /api/auth/basic; cached, evicted on revocation). */
   credentials: CredentialService;
   /** Checks launch tokens (the `auth` handed to launched content). */
-  launches: LaunchSessionService;
+  launches: LaunchTokenVerifier;
   /** Checks API keys (cached per process, evicted on revocation). */
   apiKeys: ApiKeyService;
 }
@@ -105,7 +105,7 @@ export const authPlugin = fp<AuthPluginOptions>(
      */
     async function basicPrincipal(value: string, tenant: Tenant | undefined, client: string): Promise<Principal> {
       const { username, password } = decodeBasic(value);
-      if (parseLaunchUsername(username)) return launchPrincipal(username, password);
+      if (options.launches.isLaunchUsername(username)) return launchPrincipal(username, password);
       if (!tenantIdOfApiKey(username)) return actorPrincipal(username, password, tenant, client);
       return verifyApiKey(username, password);
     }
@@ -201,18 +201,4 @@ function invalidToken(message: string): AppError {
   return new AppError('auth.invalid_token', 401, message, {
     headers: { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="invalid_token", error_description="${message}"` },
   });
-}
-
-/**
- * The tenant name the request itself gives: the X-SVC-Tenant header or a `{tenant}.{baseDomain}`
- * Host. Both present and different: 400.
- */
-export function namedTenant(request: FastifyRequest, baseDomain: string): string | undefined {
-  const header = request.headers['x-svc-tenant'];
-  const fromHeader = typeof header === 'string' && header.trim() !== '' ? header.trim().toLowerCase() : undefined;
-  const fromHost = tenantNameOfHost(request.headers.host, baseDomain);
-  if (fromHeader && fromHost && fromHeader !== fromHost) {
-    throw badRequest('tenant.mismatch', `The Host names tenant "${fromHost}" but X-SVC-Tenant names "${fromHeader}"; name one tenant.`);
-  }
-  return fromHeader ?? fromHost;
 }

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { badRequest } from '../../platform/http/app-error.js';
 
 /**
@@ -20,4 +21,18 @@ export function tenantNameOfHost(host: string | undefined, baseDomain: string): 
     );
   }
   return label;
+}
+
+/**
+ * The tenant name the request itself gives: the X-SVC-Tenant header or a `{tenant}.{baseDomain}`
+ * Host. Both present and different: 400.
+ */
+export function namedTenant(request: FastifyRequest, baseDomain: string): string | undefined {
+  const header = request.headers['x-svc-tenant'];
+  const fromHeader = typeof header === 'string' && header.trim() !== '' ? header.trim().toLowerCase() : undefined;
+  const fromHost = tenantNameOfHost(request.headers.host, baseDomain);
+  if (fromHeader && fromHost && fromHeader !== fromHost) {
+    throw badRequest('tenant.mismatch', `The Host names tenant "${fromHost}" but X-SVC-Tenant names "${fromHeader}"; name one tenant.`);
+  }
+  return fromHeader ?? fromHost;
 }

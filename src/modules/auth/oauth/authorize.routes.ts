@@ -6,8 +6,9 @@ import { Type } from 'typebox';
 import { httpErrorOf } from '../../../platform/http/storage-errors.js';
 import { RateLimited } from '../../../platform/http/rate-limits.js';
 import { type AuthorizeService, SIGN_IN_LIFETIME_SECONDS, signInCookieName, type AuthorizeOutcome } from './authorize.service.js';
-import { clientAddress } from './client-address.js';
-import { demoCallbackPage, errorPage, PAGE_HEADERS, signInPage } from './sign-in.page.js';
+import { clientAddress } from '../../../platform/http/client-address.js';
+import { demoCallbackPage, signInPage } from './sign-in.page.js';
+import { errorPage, PAGE_HEADERS } from '../../../platform/http/html-page.js';
 
 export interface AuthorizeRoutesOptions {
   authorize: AuthorizeService;

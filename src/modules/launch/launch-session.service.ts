@@ -1,17 +1,23 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { TtlCache } from '../../../platform/cache.js';
-import type { SqlClient } from '../../../platform/database/sql-client.js';
-import { AppError, badRequest, notFound } from '../../../platform/http/app-error.js';
-import { hashSecret, newSecret } from '../../../platform/secrets.js';
-import { findRegisteredActivity } from '../../activities/activity-registry.service.js';
-import { findActorByKey } from '../../actors/actor-lookup.service.js';
-import { recordAudit } from '../../audit/audit.service.js';
-import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
-import type { Tenant, Principal } from '../../../kernel/principal.js';
-import { storeStatements } from '../../xapi/statements/statement.service.js';
-import { tenantIdOfApiKey } from '../api-keys/api-key.service.js';
-import { credentialKey, credentialRefusal, LAUNCH_USERNAME_PREFIX, type CredentialService } from '../credentials/credential.service.js';
+import { TtlCache } from '../../platform/cache.js';
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { AppError, badRequest, notFound } from '../../platform/http/app-error.js';
+import { hashSecret, newSecret } from '../../platform/secrets.js';
+import { findRegisteredActivity } from '../activities/activity-registry.service.js';
+import { findActorByKey } from '../actors/actor-lookup.service.js';
+import { recordAudit } from '../audit/audit.service.js';
+import { tenantHex, tenantIdFromHex } from '../tenancy/tenant-credential.js';
+import type { Tenant, Principal } from '../../kernel/principal.js';
+import { storeStatements } from '../xapi/statements/statement.service.js';
+import { tenantIdOfApiKey } from '../auth/api-keys/api-key.service.js';
+import {
+  credentialKey,
+  credentialRefusal,
+  LAUNCH_USERNAME_PREFIX,
+  type CredentialService,
+} from '../auth/credentials/credential.service.js';
 import { findLaunchSession, insertLaunchSession } from './launch-session.repository.js';
+import type { LaunchCheck, LaunchGrant, LaunchTokenVerifier } from '../auth/launch-token.js';
 
 /** Default lifetime of a launch token: 4 hours (LEARNBASE_LAUNCH_TOKEN_TTL_S), a long sitting of one piece of content. */
 export const DEFAULT_LAUNCH_TOKEN_TTL_S = 4 * 3600;
@@ -30,20 +36,6 @@ export function parseLaunchUsername(username: string): { tenantId: string; sessi
   const match = LAUNCH_USERNAME.exec(username);
   return match ? { tenantId: tenantIdFromHex(match[1]!), sessionId: match[2]! } : undefined;
 }
-
-/** What a valid launch token grants: one actor's data about one activity and registration, until `expiresAtMs`. */
-export interface LaunchGrant {
-  tenantId: string;
-  sessionId: string;
-  agentKey: string;
-  activityId: string;
-  registration: string;
-  expiresAtMs: number;
-  /** The launching credential (credentialKey): its revocation ends the launch. */
-  credentialKey: string;
-}
-
-export type LaunchCheck = { valid: true; grant: LaunchGrant } | { valid: false; reason: 'unknown' | 'expired' | 'revoked' };
 
 /** What launch answers: where to send the browser. */
 export interface Launched {
@@ -96,7 +88,7 @@ export const LaunchErrors = {
  * Launch sessions (interface 4.2 GET /api/activities/launch): a learner credential opens an
  * activity, and the content gets a short-lived token for that actor, activity and registration.
  */
-export class LaunchSessionService {
+export class LaunchSessionService implements LaunchTokenVerifier {
   private readonly verified: TtlCache<LaunchGrant & { generation: number }>;
 
   constructor(
@@ -108,6 +100,10 @@ export class LaunchSessionService {
   }
 
   /** Checks a launch token (already split into user-id and secret): from this process's cache, else one read. */
+  isLaunchUsername(username: string): boolean {
+    return parseLaunchUsername(username) !== undefined;
+  }
+
   async checkToken(username: string, secret: string): Promise<LaunchCheck> {
     const parsed = parseLaunchUsername(username);
     if (!parsed) return { valid: false, reason: 'unknown' };

@@ -1,4 +1,4 @@
-import { toBuffer, type SqlClient } from '../../../platform/database/sql-client.js';
+import { toBuffer, type SqlClient } from '../../platform/database/sql-client.js';
 
 /** One launch session as the token check needs it. */
 export interface StoredLaunchSession {

@@ -1,5 +1,5 @@
-import type { AppError } from '../../../platform/http/app-error.js';
-import { errorPage, PAGE_HEADERS } from '../oauth/sign-in.page.js';
+import type { AppError } from '../../platform/http/app-error.js';
+import { errorPage, PAGE_HEADERS } from '../../platform/http/html-page.js';
 import type { LaunchRefusal } from './launch-session.service.js';
 
 /** The launch page's headers: never cached, never framed, no referrer (the launch link carries a credential). */

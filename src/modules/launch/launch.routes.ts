@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AppError } from '../../../platform/http/app-error.js';
-import { describedOnly } from '../../../platform/http/common-schemas.js';
-import type { TenancyService } from '../../tenancy/tenancy.service.js';
-import { namedTenant } from '../auth.plugin.js';
-import { clientAddress } from '../oauth/client-address.js';
+import { AppError } from '../../platform/http/app-error.js';
+import { describedOnly } from '../../platform/http/common-schemas.js';
+import type { TenancyService } from '../tenancy/tenancy.service.js';
+import { namedTenant } from '../tenancy/tenant-host.js';
+import { clientAddress } from '../../platform/http/client-address.js';
 import { LaunchErrors, type LaunchSessionService } from './launch-session.service.js';
 import { LAUNCH_PAGE_HEADERS, launchErrorPage } from './launch.page.js';
 
