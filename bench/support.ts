@@ -121,7 +121,7 @@ export async function cliJson<T>(args: string[]): Promise<T> {
 }
 
 export function ensureBuilt(): void {
-  const built = join(ROOT, 'dist', 'cli.js');
+  const built = join(ROOT, 'dist', 'cli', 'cli.js');
   if (!existsSync(built)) throw new UsageError('dist/ is missing: run `npm run build` first.');
   const newestSource = newestMtime(join(ROOT, 'src'));
   const newestBuilt = newestMtime(join(ROOT, 'dist'));

@@ -116,7 +116,7 @@ async function freePort(): Promise<number> {
 }
 
 async function startServer(flags: string[], port: number): Promise<ChildProcess> {
-  if (!existsSync(join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first.');
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first.');
   const child = spawn(process.execPath, [join(ROOT, 'bin', 'learnbase'), 'serve', '--port', String(port), '--host', HOST, ...flags], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn' },

@@ -7,7 +7,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/server/app.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
 import { POSTGRES_AVAILABLE, createPostgresDatabase } from '../support/backends.js';
 import { testConfig } from '../support/build-test-app.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/server/app.js';
 import { verifyAdminPassword } from '../../src/modules/auth/admins/admin.service.js';
 import { issueCode } from '../../src/modules/auth/oauth/code.service.js';
 import { migrate } from '../../src/platform/database/migrate.js';

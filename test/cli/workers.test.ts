@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
-import { parseWorkers, WorkersRefused } from '../../src/cluster.js';
+import { parseWorkers, WorkersRefused } from '../../src/server/workers.js';
 import { POSTGRES_AVAILABLE, createPostgresDatabase } from '../support/backends.js';
 import { runCli, startCli, waitForOutput } from '../support/cli.js';
 

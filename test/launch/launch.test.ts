@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { after, before, it } from 'node:test';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/server/app.js';
 import { describeEachBackend, testConfig, type TestContext } from '../support/build-test-app.js';
 import { basic, givenLaunch, PASSWORD, startContentServer, type LaunchFixture } from './launch-fixtures.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { it } from 'node:test';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/server/app.js';
 import type { SqlClient } from '../../src/platform/database/sql-client.js';
 import { describeEachBackend, testConfig } from '../support/build-test-app.js';
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { it } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/server/app.js';
 import { migrate, migrationFiles, pendingMigrations } from '../../src/platform/database/migrate.js';
 import { givenOAuth, REDIRECT_URI, type OAuthFixture } from '../auth/oauth-token-fixtures.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/server/app.js';
 import { loadConfig, type AppConfig } from '../../src/config.js';
 import { PostgresNotifyBus } from '../../src/platform/database/notify-bus.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';

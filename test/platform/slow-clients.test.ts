@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { serve } from '../../src/main.js';
+import { serve } from '../../src/server/main.js';
 import type { Database } from '../../src/platform/database/sql-client.js';
 import { describeEachBackend, testConfig } from '../support/build-test-app.js';
 

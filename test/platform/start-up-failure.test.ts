@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import { serve } from '../../src/main.js';
+import { serve } from '../../src/server/main.js';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
 import { testConfig } from '../support/build-test-app.js';
 

@@ -1,6 +1,6 @@
 import { after, before, describe } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type BuildOptions } from '../../src/app.js';
+import { buildApp, type BuildOptions } from '../../src/server/app.js';
 import { DEFAULTS, type AppConfig } from '../../src/config.js';
 import { migrate } from '../../src/platform/database/migrate.js';
 import type { Database } from '../../src/platform/database/sql-client.js';

@@ -1,5 +1,5 @@
 // Runs the command line from source, so tests need no build: `node --import tsx test/support/run-cli.ts …`.
-import { runCli } from '../../src/cli.js';
+import { runCli } from '../../src/cli/cli.js';
 
 const code = await runCli(process.argv.slice(2));
 // `serve` keeps running on its open server; like bin/learnbase, it only sets the code it exits with.

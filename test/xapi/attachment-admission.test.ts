@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { parseMultipart } from '@remix-run/multipart-parser/node';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/server/app.js';
 import { ATTACHMENT_FILES_FOLDER, attachmentFileName } from '../../src/modules/xapi/statements/attachment.store.js';
 import { backupDataFolder, restoreDataFolder } from '../../src/platform/database/backup.js';
 import { migrate } from '../../src/platform/database/migrate.js';

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { AppError, } from '../../platform/http/app-error.js';
+import { AppError } from '../../platform/http/app-error.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import type { Tenant, Principal } from '../../kernel/principal.js';
 import { tenantIdOfApiKey, type ApiKeyService } from './api-keys/api-key.service.js';

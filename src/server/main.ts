@@ -2,14 +2,14 @@ import type { ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, redactQuerySecrets } from './app.js';
-import { DEFAULTS, type AppConfig } from './config.js';
-import { migrate } from './platform/database/migrate.js';
-import { PostgresNotifyBus } from './platform/database/notify-bus.js';
-import { openDatabase } from './platform/database/open-database.js';
-import type { Database } from './platform/database/sql-client.js';
-import { listenForCommands, type CommandOutput, type ControlSocket, type HandedOffCommand } from './platform/control-socket.js';
+import { DEFAULTS, type AppConfig } from '../config.js';
+import { migrate } from '../platform/database/migrate.js';
+import { PostgresNotifyBus } from '../platform/database/notify-bus.js';
+import { openDatabase } from '../platform/database/open-database.js';
+import type { Database } from '../platform/database/sql-client.js';
+import { listenForCommands, type CommandOutput, type ControlSocket, type HandedOffCommand } from '../platform/control-socket.js';
 import { seedDemo, type DemoSeed } from './demo-seed.js';
-import { countTenants, findTenantByName } from './modules/tenancy/tenant.repository.js';
+import { countTenants, findTenantByName } from '../modules/tenancy/tenant.repository.js';
 
 /** After the grace period, how long closing the app and the database may take before the process exits regardless. */
 const CLOSE_DEADLINE_MS = 5_000;

@@ -1,5 +1,5 @@
-import type { DatabaseConfig } from './config.js';
-import { backupDataFolder, restoreDataFolder } from './platform/database/backup.js';
+import type { DatabaseConfig } from '../config.js';
+import { backupDataFolder, restoreDataFolder } from '../platform/database/backup.js';
 
 /**
  * `learnbase backup --data DIR FILE` and `learnbase restore --data DIR FILE [--force]` (embedded

@@ -1,10 +1,10 @@
-import type { SqlClient } from './platform/database/sql-client.js';
-import { newSecret } from './platform/secrets.js';
-import { createAdmin } from './modules/auth/admins/admin.service.js';
-import { issueApiKey, type IssuedApiKey } from './modules/auth/api-keys/api-key.service.js';
-import { createClient, type IssuedClient } from './modules/auth/oauth/client.service.js';
-import { countTenants } from './modules/tenancy/tenant.repository.js';
-import { TenancyService } from './modules/tenancy/tenancy.service.js';
+import type { SqlClient } from '../platform/database/sql-client.js';
+import { newSecret } from '../platform/secrets.js';
+import { createAdmin } from '../modules/auth/admins/admin.service.js';
+import { issueApiKey, type IssuedApiKey } from '../modules/auth/api-keys/api-key.service.js';
+import { createClient, type IssuedClient } from '../modules/auth/oauth/client.service.js';
+import { countTenants } from '../modules/tenancy/tenant.repository.js';
+import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 
 export interface DemoSeed {
   tenant: string;

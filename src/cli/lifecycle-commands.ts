@@ -1,14 +1,14 @@
 import { createInterface } from 'node:readline';
 import { Writable, type Readable } from 'node:stream';
-import type { AppConfig } from './config.js';
-import type { CommandOutput } from './platform/control-socket.js';
-import { LocalNotifyBus, PostgresNotifyBus, type NotifyBus } from './platform/database/notify-bus.js';
-import type { Database } from './platform/database/sql-client.js';
-import { deleteAdmin, listAdmins, normaliseEmail, setAdminPassword, unlockAdmin } from './modules/auth/admins/admin.service.js';
-import { ApiKeyService } from './modules/auth/api-keys/api-key.service.js';
-import { deleteClient, listClients, rotateClientSecret } from './modules/auth/oauth/client.service.js';
-import { TokenService } from './modules/auth/oauth/token.service.js';
-import { TenancyService } from './modules/tenancy/tenancy.service.js';
+import type { AppConfig } from '../config.js';
+import type { CommandOutput } from '../platform/control-socket.js';
+import { LocalNotifyBus, PostgresNotifyBus, type NotifyBus } from '../platform/database/notify-bus.js';
+import type { Database } from '../platform/database/sql-client.js';
+import { deleteAdmin, listAdmins, normaliseEmail, setAdminPassword, unlockAdmin } from '../modules/auth/admins/admin.service.js';
+import { ApiKeyService } from '../modules/auth/api-keys/api-key.service.js';
+import { deleteClient, listClients, rotateClientSecret } from '../modules/auth/oauth/client.service.js';
+import { TokenService } from '../modules/auth/oauth/token.service.js';
+import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 
 /** Where `admin set-password` reads the password: the terminal, or what a handed-over command sent along. */
 export type PasswordInput = Readable & { isTTY?: boolean };

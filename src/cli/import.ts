@@ -2,14 +2,14 @@ import { createReadStream, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { extname } from 'node:path';
 import cliProgress from 'cli-progress';
-import type { SqlClient } from '../../platform/database/sql-client.js';
-import { AppError, badRequest } from '../../platform/http/app-error.js';
-import { utf8Text } from '../../platform/json-guard.js';
-import type { Principal, Tenant } from '../../kernel/principal.js';
-import { importJobs, importOrganisation } from './org-structure.service.js';
-import { importUsers, parseUserImportBody } from './user-import.service.js';
-import type { UserImportSummary } from './user-import.js';
-import { parseUsersCsv } from './users-csv.js';
+import type { SqlClient } from '../platform/database/sql-client.js';
+import { AppError, badRequest } from '../platform/http/app-error.js';
+import { utf8Text } from '../platform/json-guard.js';
+import type { Principal, Tenant } from '../kernel/principal.js';
+import { importJobs, importOrganisation } from '../modules/imports/org-structure.service.js';
+import { importUsers, parseUserImportBody } from '../modules/imports/user-import.service.js';
+import type { UserImportSummary } from '../modules/imports/user-import.js';
+import { parseUsersCsv } from '../modules/imports/users-csv.js';
 
 export type ImportFileKind = 'users' | 'organisation' | 'jobs';
 

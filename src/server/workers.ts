@@ -1,9 +1,9 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import type { AppConfig } from './config.js';
+import type { AppConfig } from '../config.js';
 import { prepareDatabase, printBanner } from './main.js';
-import { openDatabase } from './platform/database/open-database.js';
-import { answerMetricsRequests } from './platform/cluster-metrics.js';
+import { openDatabase } from '../platform/database/open-database.js';
+import { answerMetricsRequests } from '../platform/cluster-metrics.js';
 
 /** The most worker processes `serve --workers` starts. */
 export const MAX_WORKERS = 64;

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { runBackupCommand } from './backup-command.js';
-import { loadConfig, type AppConfig } from './config.js';
-import { isWorker, parseWorkers, releaseWorker, serveWorkers, WorkersRefused } from './cluster.js';
-import { serve } from './main.js';
+import { runBackupCommand } from './backup.js';
+import { loadConfig, type AppConfig } from '../config.js';
+import { isWorker, parseWorkers, releaseWorker, serveWorkers, WorkersRefused } from '../server/workers.js';
+import { serve } from '../server/main.js';
 import {
   isLifecycleCommand,
   LifecycleUsageError,
@@ -13,15 +13,15 @@ import {
   runLifecycleCommand,
   type PasswordInput,
 } from './lifecycle-commands.js';
-import { handOff, writableTo, type CommandOutput, type HandedOffCommand } from './platform/control-socket.js';
-import { migrate } from './platform/database/migrate.js';
-import { openDatabase } from './platform/database/open-database.js';
-import type { Database } from './platform/database/sql-client.js';
-import { createAdmin } from './modules/auth/admins/admin.service.js';
-import { issueApiKey } from './modules/auth/api-keys/api-key.service.js';
-import { createClient } from './modules/auth/oauth/client.service.js';
-import { TenancyService } from './modules/tenancy/tenancy.service.js';
-import { importFile, RefusedFile, type ImportFileKind, type ImportFileOutcome } from './modules/imports/import-command.js';
+import { handOff, writableTo, type CommandOutput, type HandedOffCommand } from '../platform/control-socket.js';
+import { migrate } from '../platform/database/migrate.js';
+import { openDatabase } from '../platform/database/open-database.js';
+import type { Database } from '../platform/database/sql-client.js';
+import { createAdmin } from '../modules/auth/admins/admin.service.js';
+import { issueApiKey } from '../modules/auth/api-keys/api-key.service.js';
+import { createClient } from '../modules/auth/oauth/client.service.js';
+import { TenancyService } from '../modules/tenancy/tenancy.service.js';
+import { importFile, RefusedFile, type ImportFileKind, type ImportFileOutcome } from './import.js';
 
 const USAGE = `Usage: learnbase <command> [options]
 
