@@ -6,7 +6,7 @@ import type { SqlClient } from '../platform/database/sql-client.js';
 import { AppError, badRequest } from '../platform/http/app-error.js';
 import { utf8Text } from '../platform/json-guard.js';
 import type { Principal, Tenant } from '../kernel/principal.js';
-import { importJobs, importOrganisation } from '../modules/imports/org-structure.service.js';
+import { importJobs, importOrganisation } from '../modules/imports/organisation-import.service.js';
 import { importUsers, parseUserImportBody } from '../modules/imports/user-import.service.js';
 import type { UserImportSummary } from '../modules/imports/user-import.js';
 import { parseUsersCsv } from '../modules/imports/users-csv.js';

@@ -27,7 +27,8 @@ import { attachmentStoreFor } from '../modules/xapi/statements/attachment.store.
 import { activitiesRoutes } from '../modules/xapi/activity-definitions/activity-definition.routes.js';
 import { agentsRoutes } from '../modules/xapi/agents/agent.routes.js';
 import { importHistoryRoutes } from '../modules/imports/import-history.routes.js';
-import { orgStructureRoutes } from '../modules/imports/org-structure.routes.js';
+import { organisationRoutes } from '../modules/organisation/organisation.routes.js';
+import { organisationImportRoutes } from '../modules/imports/organisation-import.routes.js';
 import { tenantSettingsRoutes } from '../modules/tenancy/tenant-settings.routes.js';
 import { usersImportRoutes } from '../modules/imports/user-import.routes.js';
 import { actorsRoutes } from '../modules/actors/actor.routes.js';
@@ -308,6 +309,7 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   await app.register(clientRoutes, { sql, tokens });
   await app.register(launchRoutes, { launches, tenancy, baseDomain: config.baseDomain });
   await app.register(activityRegistryRoutes, { sql, importLimitBytes: config.importLimitBytes });
-  await app.register(orgStructureRoutes, { sql, importLimitBytes: config.importLimitBytes });
+  await app.register(organisationImportRoutes, { sql, importLimitBytes: config.importLimitBytes });
+  await app.register(organisationRoutes, { sql });
   await app.register(notificationRoutes, { sql, cacheTtlMs: config.cacheTtlMs });
 }

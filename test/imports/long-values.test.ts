@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { it } from 'node:test';
-import { MAX_ID_LENGTH } from '../../src/modules/imports/org-unit-import.js';
+import { MAX_ID_LENGTH } from '../../src/modules/organisation/org-unit-rules.js';
 import { MAX_ACCOUNT_PART_BYTES } from '../../src/kernel/limits.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';

@@ -6,7 +6,7 @@ import {
   existingOrganisationIds,
   findJobs,
   findOrganisationLinks,
-} from '../../src/modules/imports/org-structure.service.js';
+} from '../../src/modules/organisation/organisation.service.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 import { hostileBody, hostileJson, hostileText, toJson } from '../fuzz/arbitraries.js';

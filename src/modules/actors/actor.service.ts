@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { findJobs, findOrganisationLinks } from '../imports/org-structure.service.js';
+import { findJobs, findOrganisationLinks } from '../organisation/organisation.service.js';
 import type { Tenant } from '../../kernel/principal.js';
 import { getTenantSettings, type TenantSettings } from '../tenancy/tenant-settings.service.js';
 import { toAgent, type ActorLinks, type StoredActor } from './actor-attributes.js';

@@ -5,7 +5,7 @@ import type { Principal } from '../../kernel/principal.js';
 import { getTenantSettings, lockTenantIdentities } from '../tenancy/tenant-settings.service.js';
 import { parseAgent } from '../../kernel/agent.js';
 import { recordImportRun } from './import-run.service.js';
-import { existingJobIds, existingOrganisationIds } from './org-structure.service.js';
+import { existingJobIds, existingOrganisationIds } from '../organisation/organisation.service.js';
 import {
   attributeOf,
   type CandidateUser,

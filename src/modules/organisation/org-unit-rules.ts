@@ -1,5 +1,5 @@
 import { textProblem } from '../../platform/json-guard.js';
-import type { OrgEntry } from './org-structure.repository.js';
+import type { OrgEntry } from './organisation.repository.js';
 
 /**
  * The rules of an organisation import (`PUT /api/import/organisation`, interface 2.4): pure

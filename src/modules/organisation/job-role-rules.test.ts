@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkJobsImport } from './job-role-import.js';
-import type { ImportProblem } from './org-unit-import.js';
+import { checkJobsImport } from './job-role-rules.js';
+import type { ImportProblem } from './org-unit-rules.js';
 
 const problemsOf = (body: unknown): ImportProblem[] => {
   const checked = checkJobsImport(body);

@@ -3,10 +3,10 @@ import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
 import { tenantWidePrincipalOf } from '../../kernel/principal.js';
-import { JobBody, JobsImportBody, OrganisationImportBody, OrganisationQuery, OrganisationResponse } from './org-structure.schemas.js';
-import { flatJson, importJobs, importOrganisation, listJobs, readOrganisation, treeJson } from './org-structure.service.js';
+import { JobsImportBody, OrganisationImportBody } from '../organisation/organisation.schemas.js';
+import { importJobs, importOrganisation } from './organisation-import.service.js';
 
-export interface OrgStructureRoutesOptions {
+export interface OrganisationImportRoutesOptions {
   sql: SqlClient;
   /** Largest import body (bytes); larger ones get 413 (LEARNBASE_IMPORT_LIMIT_BYTES). */
   importLimitBytes: number;
@@ -14,15 +14,18 @@ export interface OrgStructureRoutesOptions {
 
 const importErrors = { 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 413: ApiError, 415: ApiError };
 
-/** `PUT /api/import/organisation`, `PUT /api/import/jobs`, `GET /api/organisation`, `GET /api/jobs`. */
-export const orgStructureRoutes: FastifyPluginAsyncTypebox<OrgStructureRoutesOptions> = async (app, { sql, importLimitBytes }) => {
+/** `PUT /api/import/organisation`, `PUT /api/import/jobs`. */
+export const organisationImportRoutes: FastifyPluginAsyncTypebox<OrganisationImportRoutesOptions> = async (
+  app,
+  { sql, importLimitBytes },
+) => {
   app.put(
     '/api/import/organisation',
     {
       bodyLimit: importLimitBytes,
       // Read whole into memory: admitted under the imports budget (admission.ts).
       config: { admission: 'imports' },
-      // The bodies are checked by org-unit-import.ts / job-role-import.ts, naming every bad entry.
+      // The bodies are checked by organisation's org-unit-rules.ts / job-role-rules.ts, naming every bad entry.
       validatorCompiler: describedOnly,
       schema: {
         tags: ['imports'],
@@ -47,7 +50,7 @@ export const orgStructureRoutes: FastifyPluginAsyncTypebox<OrgStructureRoutesOpt
       bodyLimit: importLimitBytes,
       // Read whole into memory: admitted under the imports budget (admission.ts).
       config: { admission: 'imports' },
-      // The bodies are checked by org-unit-import.ts / job-role-import.ts, naming every bad entry.
+      // The bodies are checked by organisation's org-unit-rules.ts / job-role-rules.ts, naming every bad entry.
       validatorCompiler: describedOnly,
       schema: {
         tags: ['imports'],
@@ -64,39 +67,5 @@ export const orgStructureRoutes: FastifyPluginAsyncTypebox<OrgStructureRoutesOpt
       await importJobs(sql, tenantWidePrincipalOf(request), request.body as unknown);
       return reply.status(204).send(null);
     },
-  );
-
-  app.get(
-    '/api/organisation',
-    {
-      schema: {
-        tags: ['imports'],
-        operationId: 'GET:organisation',
-        summary: 'The organisation structure as a tree, or one entry’s subtree',
-        querystring: OrganisationQuery,
-        response: { 200: OrganisationResponse, 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
-      },
-    },
-    async (request, reply) => {
-      const principal = tenantWidePrincipalOf(request);
-      const entries = await readOrganisation(sql, principal.tenant.id, request.query.id);
-      // A string payload with a JSON content type bypasses Fastify's (recursive) serializer:
-      // treeJson writes a hierarchy of any depth iteratively.
-      const json = request.query.format === 'flat' ? flatJson(entries) : treeJson(entries);
-      return reply.type('application/json; charset=utf-8').send(json as never);
-    },
-  );
-
-  app.get(
-    '/api/jobs',
-    {
-      schema: {
-        tags: ['imports'],
-        operationId: 'GET:jobs',
-        summary: 'The job architecture, in import order',
-        response: { 200: Type.Array(JobBody), 401: ApiError, 403: ApiError, 404: ApiError },
-      },
-    },
-    async (request) => listJobs(sql, tenantWidePrincipalOf(request).tenant.id),
   );
 };

@@ -1,10 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ANALYZE_AFTER_ROWS, refreshStatistics } from '../../platform/database/statistics.js';
-import { badRequest, notFound } from '../../platform/http/app-error.js';
-import type { Principal } from '../../kernel/principal.js';
-import { recordImportRun } from './import-run.service.js';
-import { checkJobsImport } from './job-role-import.js';
-import { checkOrganisationImport, type ImportCheck, type ImportProblem } from './org-unit-import.js';
+import { notFound } from '../../platform/http/app-error.js';
 import {
   findAllJobs,
   findAllOrganisationEntries,
@@ -18,9 +14,9 @@ import {
   replaceOrganisationEntries,
   type Job,
   type OrgEntry,
-} from './org-structure.repository.js';
+} from './organisation.repository.js';
 
-export type { Job, OrgEntry } from './org-structure.repository.js';
+export type { Job, OrgEntry } from './organisation.repository.js';
 
 /** An organisation entry with its chain of ancestors, as actor enrichment shows it. */
 export interface OrgLink {
@@ -81,51 +77,29 @@ export async function existingJobIds(sql: SqlClient, tenantId: string, ids: read
 }
 
 /** The organisation and job errors, `imports.reason` / `organisation.reason`. */
-export const OrgStructureErrors = {
-  invalidImport: (kind: 'organisation' | 'jobs', problems: ImportProblem[], body?: string) => {
-    const code = kind === 'organisation' ? 'imports.invalid_organisation' : 'imports.invalid_jobs';
-    const what = kind === 'organisation' ? 'organisation import' : 'jobs import';
-    const message = body
-      ? `The body of the ${what} ${body}; nothing was imported.`
-      : `${problems.length} problem${problems.length === 1 ? '' : 's'} in the ${what} (listed in details.problems, index counting from 0); nothing was imported.`;
-    return badRequest(code, message, { problems });
-  },
+export const OrganisationErrors = {
   entryNotFound: (id: string) => notFound('organisation.not_found', `No organisation entry has the id ${JSON.stringify(id)}.`, { id }),
 };
 
-async function replaceAll<T>(
-  sql: SqlClient,
-  principal: Principal,
-  kind: 'organisation' | 'jobs',
-  check: () => ImportCheck<T[]>,
-  replace: (tx: SqlClient, tenantId: string, items: T[]) => Promise<void>,
-): Promise<number> {
-  const startedAt = new Date();
-  const checked = check();
-  if (!checked.ok) throw OrgStructureErrors.invalidImport(kind, checked.problems, checked.body);
-  const items = checked.value;
-  const tenantId = principal.tenant.id;
-  await sql.transaction(async (tx) => {
-    await lockReplacement(tx, tenantId, kind);
-    await replace(tx, tenantId, items);
-    await recordImportRun(tx, { kind, verify: false, principal, startedAt, summary: { entries: items.length } });
-  });
-  if (items.length >= ANALYZE_AFTER_ROWS) await refreshStatistics(sql, [kind === 'organisation' ? 'organisation_entries' : 'jobs']);
-  return items.length;
-}
-
 /**
- * `PUT /api/import/organisation`: checks the whole body and, when every entry is good, replaces
- * the tenant's organisation structure and records the run, all in one transaction. Two imports
- * at once are serialised (lockReplacement): the last to commit is what is stored, never a mix.
+ * Replaces the tenant's whole organisation structure with `entries` (checked by org-unit-rules.ts),
+ * inside the caller's transaction. Two replacements at once are serialised: the last to commit is
+ * what is stored, never a mix.
  */
-export function importOrganisation(sql: SqlClient, principal: Principal, body: unknown): Promise<number> {
-  return replaceAll(sql, principal, 'organisation', () => checkOrganisationImport(body), replaceOrganisationEntries);
+export async function replaceOrganisation(tx: SqlClient, tenantId: string, entries: readonly OrgEntry[]): Promise<void> {
+  await lockReplacement(tx, tenantId, 'organisation');
+  await replaceOrganisationEntries(tx, tenantId, entries);
 }
 
-/** `PUT /api/import/jobs`: as importOrganisation, for the job architecture. */
-export function importJobs(sql: SqlClient, principal: Principal, body: unknown): Promise<number> {
-  return replaceAll(sql, principal, 'jobs', () => checkJobsImport(body), replaceJobs);
+/** As replaceOrganisation, for the job architecture (checked by job-role-rules.ts). */
+export async function replaceJobArchitecture(tx: SqlClient, tenantId: string, jobs: readonly Job[]): Promise<void> {
+  await lockReplacement(tx, tenantId, 'jobs');
+  await replaceJobs(tx, tenantId, jobs);
+}
+
+/** Refreshes the planner's statistics of the replaced table after a large import. */
+export async function refreshOrganisationStatistics(sql: SqlClient, kind: 'organisation' | 'jobs', rows: number): Promise<void> {
+  if (rows >= ANALYZE_AFTER_ROWS) await refreshStatistics(sql, [kind === 'organisation' ? 'organisation_entries' : 'jobs']);
 }
 
 /** Every job of the tenant, in import order. */
@@ -140,7 +114,7 @@ export function listJobs(sql: SqlClient, tenantId: string): Promise<Job[]> {
 export async function readOrganisation(sql: SqlClient, tenantId: string, rootId?: string): Promise<OrgEntry[]> {
   if (rootId === undefined) return findAllOrganisationEntries(sql, tenantId);
   const entries = await findOrganisationSubtree(sql, tenantId, rootId);
-  if (entries.length === 0) throw OrgStructureErrors.entryNotFound(rootId);
+  if (entries.length === 0) throw OrganisationErrors.entryNotFound(rootId);
   return entries;
 }
 

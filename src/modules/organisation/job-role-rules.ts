@@ -1,5 +1,5 @@
 import { textProblem } from '../../platform/json-guard.js';
-import type { Job } from './org-structure.repository.js';
+import type { Job } from './organisation.repository.js';
 import {
   attributesProblems,
   duplicateProblems,
@@ -9,7 +9,7 @@ import {
   unknownFieldProblems,
   type ImportCheck,
   type ImportProblem,
-} from './org-unit-import.js';
+} from './org-unit-rules.js';
 
 /**
  * The rules of a job architecture import (`PUT /api/import/jobs`, interface 2.5), pure like

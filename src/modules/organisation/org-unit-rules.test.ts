@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkOrganisationImport, type ImportProblem } from './org-unit-import.js';
+import { checkOrganisationImport, type ImportProblem } from './org-unit-rules.js';
 
 const problemsOf = (body: unknown): ImportProblem[] => {
   const checked = checkOrganisationImport(body);
