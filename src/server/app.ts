@@ -29,7 +29,7 @@ import { agentsRoutes } from '../modules/xapi/agents/agent.routes.js';
 import { importHistoryRoutes } from '../modules/imports/import-history.routes.js';
 import { organisationRoutes } from '../modules/organisation/organisation.routes.js';
 import { organisationImportRoutes } from '../modules/imports/organisation-import.routes.js';
-import { tenantSettingsRoutes } from '../modules/tenancy/tenant-settings.routes.js';
+import { tenantSettingsRoutes } from '../modules/actors/tenant-settings.routes.js';
 import { usersImportRoutes } from '../modules/imports/user-import.routes.js';
 import { actorsRoutes } from '../modules/actors/actor.routes.js';
 import { actorsSearchRoutes } from '../modules/actors/actor-search.routes.js';

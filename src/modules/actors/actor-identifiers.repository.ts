@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import { inBatches } from './actor-import.repository.js';
 
 /** One value of a unique attribute (tenant setting `uniqueAttributes`) that identifies a person. */
 export interface Identifier {
@@ -24,4 +25,61 @@ export async function findIdentifierHolders(
     [tenantId, identifiers.map((identifier) => identifier.attribute), identifiers.map((identifier) => identifier.value)],
   );
   return rows.map((row) => ({ attribute: row.attribute, value: row.value, agentKey: row.agent_key }));
+}
+
+/**
+ * Points the unique values at their people, for the user import (many) and the agent upsert (one):
+ * the values `updated` people no longer hold are dropped first (a changed value frees the old one),
+ * then `added` are stored, skipping any their person already holds. The table's primary key
+ * (tenant, attribute, value) is the last guard: a value held by someone else fails the whole
+ * transaction rather than make two people one.
+ */
+export async function replaceIdentifiers(
+  sql: SqlClient,
+  tenantId: string,
+  updated: ReadonlyArray<{ agentKey: string; identifiers: readonly Identifier[] }>,
+  added: ReadonlyArray<Identifier & { agentKey: string }>,
+): Promise<void> {
+  await inBatches(updated, (batch) => dropReleasedIdentifiers(sql, tenantId, batch));
+  await inBatches(added, (batch) => insertIdentifierBatch(sql, tenantId, batch));
+}
+
+async function dropReleasedIdentifiers(
+  sql: SqlClient,
+  tenantId: string,
+  users: ReadonlyArray<{ agentKey: string; identifiers: readonly Identifier[] }>,
+): Promise<void> {
+  const kept = users.flatMap((user) => user.identifiers);
+  await sql.query(
+    `DELETE FROM actor_identifiers i
+      USING unnest($2::text[]) AS u(agent_key)
+      WHERE i.tenant_id = $1 AND i.agent_key = u.agent_key
+        AND NOT EXISTS (SELECT FROM unnest($3::text[], $4::text[]) AS k(attribute, value) WHERE k.attribute = i.attribute AND k.value = i.value)`,
+    [
+      tenantId,
+      users.map((user) => user.agentKey),
+      kept.map((identifier) => identifier.attribute),
+      kept.map((identifier) => identifier.value),
+    ],
+  );
+}
+
+async function insertIdentifierBatch(
+  sql: SqlClient,
+  tenantId: string,
+  added: ReadonlyArray<Identifier & { agentKey: string }>,
+): Promise<void> {
+  await sql.query(
+    `INSERT INTO actor_identifiers (tenant_id, attribute, value, agent_key)
+     SELECT $1, r.attribute, r.value, r.agent_key FROM unnest($2::text[], $3::text[], $4::text[]) AS r(attribute, value, agent_key)
+      WHERE NOT EXISTS (
+        SELECT FROM actor_identifiers i WHERE i.tenant_id = $1 AND i.attribute = r.attribute AND i.value = r.value AND i.agent_key = r.agent_key
+      )`,
+    [
+      tenantId,
+      added.map((identifier) => identifier.attribute),
+      added.map((identifier) => identifier.value),
+      added.map((identifier) => identifier.agentKey),
+    ],
+  );
 }

@@ -1,7 +1,7 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import type { Tenant } from '../../kernel/principal.js';
-import { getTenantSettings } from '../tenancy/tenant-settings.service.js';
+import { getTenantSettings } from './tenant-settings.service.js';
 import { compileCriteria, Parameters, readCriteria } from './actor-search-compiler.js';
 import { findMatchingActors } from './actor-search.repository.js';
 import { ACTOR_KINDS, type ActorKind } from './actor.repository.js';

@@ -1,7 +1,7 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { findJobs, findOrganisationLinks } from '../organisation/organisation.service.js';
 import type { Tenant } from '../../kernel/principal.js';
-import { getTenantSettings, type TenantSettings } from '../tenancy/tenant-settings.service.js';
+import { getTenantSettings, type TenantSettings } from './tenant-settings.service.js';
 import { toAgent, type ActorLinks, type StoredActor } from './actor-attributes.js';
 import { findActors, type ActorKind } from './actor.repository.js';
 

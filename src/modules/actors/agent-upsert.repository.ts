@@ -1,5 +1,4 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import type { Identifier } from './agent-upsert.js';
 
 /**
  * The SQL of writing one agent. The caller holds the tenant's identity lock
@@ -44,32 +43,4 @@ export async function upsertAgentActor(sql: SqlClient, tenantId: string, actor: 
     ],
   );
   return { created: rows[0].created };
-}
-
-/**
- * Points the actor's unique values at exactly `identifiers`: the values it no longer holds are
- * freed, the ones not yet held are added. The primary key (tenant, attribute, value) is the last
- * guard: a value held by another actor fails the transaction rather than make two people one.
- */
-export async function replaceActorIdentifiers(
-  sql: SqlClient,
-  tenantId: string,
-  agentKey: string,
-  identifiers: readonly Identifier[],
-): Promise<void> {
-  const attributes = identifiers.map((identifier) => identifier.attribute);
-  const values = identifiers.map((identifier) => identifier.value);
-  await sql.query(
-    `DELETE FROM actor_identifiers i
-      WHERE i.tenant_id = $1 AND i.agent_key = $2
-        AND NOT EXISTS (SELECT FROM unnest($3::text[], $4::text[]) AS k(attribute, value) WHERE k.attribute = i.attribute AND k.value = i.value)`,
-    [tenantId, agentKey, attributes, values],
-  );
-  if (identifiers.length === 0) return;
-  await sql.query(
-    `INSERT INTO actor_identifiers (tenant_id, attribute, value, agent_key)
-     SELECT $1, r.attribute, r.value, $2 FROM unnest($3::text[], $4::text[]) AS r(attribute, value)
-     WHERE NOT EXISTS (SELECT FROM actor_identifiers i WHERE i.tenant_id = $1 AND i.attribute = r.attribute AND i.value = r.value AND i.agent_key = $2)`,
-    [tenantId, agentKey, attributes, values],
-  );
 }

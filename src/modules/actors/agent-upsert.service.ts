@@ -1,12 +1,12 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { recordAudit } from '../audit/audit.service.js';
 import type { Principal } from '../../kernel/principal.js';
-import { getTenantSettings, lockTenantIdentities } from '../tenancy/tenant-settings.service.js';
+import { getTenantSettings, lockTenantIdentities } from './tenant-settings.service.js';
 import { findActorByKey } from './actor.repository.js';
 import { showActors, type ActorDomains } from './actor.service.js';
 import { identifiersOf, parseAgentWrite, resolveAgentWrite } from './agent-upsert.js';
-import { findIdentifierHolders } from './actor-identifiers.repository.js';
-import { replaceActorIdentifiers, upsertAgentActor } from './agent-upsert.repository.js';
+import { findIdentifierHolders, replaceIdentifiers } from './actor-identifiers.repository.js';
+import { upsertAgentActor } from './agent-upsert.repository.js';
 
 export interface AgentUpsertResult {
   created: boolean;
@@ -45,7 +45,15 @@ export async function upsertAgent(
       name: write.name,
       attributes: write.attributes,
     });
-    if (write.attributes !== undefined) await replaceActorIdentifiers(tx, tenant.id, resolution.key, identifiers);
+    if (write.attributes !== undefined) {
+      const agentKey = resolution.key;
+      await replaceIdentifiers(
+        tx,
+        tenant.id,
+        [{ agentKey, identifiers }],
+        identifiers.map((identifier) => ({ ...identifier, agentKey })),
+      );
+    }
 
     const stored = await findActorByKey(tx, tenant.id, resolution.key);
     if (!stored) throw new Error(`The actor ${resolution.key} just written is not there.`);

@@ -2,7 +2,7 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ANALYZE_AFTER_ROWS, refreshStatistics } from '../../platform/database/statistics.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import type { Principal } from '../../kernel/principal.js';
-import { getTenantSettings, lockTenantIdentities } from '../tenancy/tenant-settings.service.js';
+import { getTenantSettings, lockTenantIdentities } from '../actors/tenant-settings.service.js';
 import { parseAgent } from '../../kernel/agent.js';
 import { recordImportRun } from './import-run.service.js';
 import { existingJobIds, existingOrganisationIds } from '../organisation/organisation.service.js';
@@ -19,8 +19,7 @@ import {
   type UserImportMessage,
   type UserImportSummary,
 } from './user-import.js';
-import { findIdentifierHolders } from '../actors/actor-identifiers.repository.js';
-import { findActorKeys, inBatches, insertActors, replaceIdentifiers, updateActors } from './user-import.repository.js';
+import { findHoldersOf, findImportedKeys, inBatches, storeImportedPeople } from '../actors/actor-import.service.js';
 
 export interface UserImportRequest {
   users: unknown[];
@@ -61,14 +60,16 @@ async function findStoredIdentities(
   accountKey: (accountName: string) => string,
 ): Promise<StoredIdentities> {
   const identifiers = new Map<string, string>();
-  for (const holder of await findIdentifierHolders(
+  for (const holder of await findHoldersOf(
     tx,
     tenantId,
     candidates.flatMap((candidate) => candidate.identifiers),
   )) {
     identifiers.set(storedIdentifierKey(holder), holder.agentKey);
   }
-  const actors = await findActorKeys(tx, tenantId, [...new Set(candidates.map((candidate) => accountKey(candidate.identifiers[0].value)))]);
+  const actors = await findImportedKeys(tx, tenantId, [
+    ...new Set(candidates.map((candidate) => accountKey(candidate.identifiers[0].value))),
+  ]);
   return { identifiers, actors };
 }
 
@@ -148,29 +149,18 @@ export async function importUsers(
       const written = [...resolved.users].sort((a, b) => (a.agentKey < b.agentKey ? -1 : a.agentKey > b.agentKey ? 1 : 0));
       const updated = written.filter((user) => user.action !== 'new');
       const created = written.filter((user) => user.action === 'new');
-      await updateActors(
-        tx,
-        tenant.id,
-        updated.map((user) => ({ key: user.agentKey, name: user.name, attributes: user.attributes })),
-      );
-      await insertActors(
-        tx,
-        tenant.id,
-        created.map((user) => ({
+      await storeImportedPeople(tx, tenant.id, {
+        updated: updated.map((user) => ({ key: user.agentKey, name: user.name, attributes: user.attributes })),
+        created: created.map((user) => ({
           key: user.agentKey,
           ifi: accountAgent(settings.accountHomePage, user.identifiers[0].value).ifi,
           name: user.name,
           attributes: user.attributes,
         })),
-      );
-      const existing = written.filter((user) => user.action === 'existing');
-      await replaceIdentifiers(
-        tx,
-        tenant.id,
-        existing,
+        identified: written.filter((user) => user.action === 'existing'),
         // Only the values their user does not hold yet: a re-import of the same people adds none.
-        written.flatMap((user) => user.unheld.map((identifier) => ({ ...identifier, agentKey: user.agentKey }))),
-      );
+        addedIdentifiers: written.flatMap((user) => user.unheld.map((identifier) => ({ ...identifier, agentKey: user.agentKey }))),
+      });
     }
 
     const { errors: _errors, warnings: _warnings, ...counts } = summary;

@@ -3,6 +3,7 @@ import { parseAgent } from '../../../kernel/agent.js';
 import { parseTimestamp } from '../../../kernel/timestamp.js';
 import { VOIDED_VERB } from './statement-validator.js';
 import type { Json, JsonObject } from '../../../kernel/formats.js';
+import type { AgentMention } from '../../actors/agent-mention.service.js';
 
 /**
  * Pure statement logic between validation and storage: completing a statement with what the
@@ -79,18 +80,8 @@ export interface StatementIndex {
 }
 
 /** An agent or identified group a statement names. */
-export interface Person {
-  key: string;
-  /** The IFI alone. */
-  ifi: JsonObject;
-  name?: string;
-  /** Set for an identified group only. */
-  objectType?: 'Group';
-  /** An identified group's members as sent (IFI and name each); absent when it was sent without. */
-  members?: JsonObject[];
-  /** Set when named as the statement's authority (the credential that stored it), not as a person. */
-  authority?: true;
-}
+/** An agent or identified group a statement names (recorded by the actors module). */
+export type Person = AgentMention;
 
 export function indexStatement(statement: JsonObject): StatementIndex {
   const object = statement.object as JsonObject;

@@ -11,7 +11,7 @@ import { matchAttachments, NO_ATTACHMENTS, unsentAttachments, type StatementAtta
 import { insertUnsentAttachments } from './unsent-attachment.repository.js';
 import { findRegisteredOutside } from '../../activities/activity-registry.service.js';
 import { canonicalDefinitions, recordDefinitions } from '../activity-definitions/activity-definition.service.js';
-import { recordAgents } from '../agents/agent.service.js';
+import { recordAgents } from '../../actors/agent-mention.service.js';
 import { recordCompletions } from '../../completions/completion.service.js';
 import {
   findStatements,

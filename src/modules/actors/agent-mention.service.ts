@@ -1,15 +1,28 @@
-import type { SqlClient } from '../../../platform/database/sql-client.js';
-import type { AgentIdentifier } from '../../../kernel/agent.js';
-import type { Person } from '../statements/statement-model.js';
-import type { Json, JsonObject } from '../../../kernel/formats.js';
-import { findAgent, upsertAgents } from './agent.repository.js';
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { AgentIdentifier } from '../../kernel/agent.js';
+import type { Json, JsonObject } from '../../kernel/formats.js';
+import { findAgent, upsertAgents } from './agent-mention.repository.js';
+
+/** An agent or identified group as a statement names it (xAPI 2.0 Part 2 §2.4.2). */
+export interface AgentMention {
+  key: string;
+  /** The IFI alone. */
+  ifi: JsonObject;
+  name?: string;
+  /** Set for an identified group only. */
+  objectType?: 'Group';
+  /** An identified group's members as sent (IFI and name each); absent when it was sent without. */
+  members?: JsonObject[];
+  /** Set when named as the statement's authority (the credential that stored it), not as a person. */
+  authority?: true;
+}
 
 /**
  * Records the agents and identified groups statements named, with any names given to them there.
  * A key named as a group in any of them is a group; its members are the last ones sent. An agent
  * named only as an authority is recorded as one (not listed among the people).
  */
-export async function recordAgents(sql: SqlClient, tenantId: string, seen: readonly Person[], updated: string): Promise<void> {
+export async function recordAgents(sql: SqlClient, tenantId: string, seen: readonly AgentMention[], updated: string): Promise<void> {
   const agents = new Map<
     string,
     { key: string; ifi: JsonObject; names: Set<string>; authorityOnly: boolean; objectType?: 'Group'; members?: JsonObject[] }

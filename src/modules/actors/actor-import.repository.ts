@@ -1,5 +1,4 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import type { Identifier } from './user-import.js';
 
 /**
  * Set-based SQL of the user import: each statement covers every row of the request (arrays bound
@@ -70,58 +69,5 @@ async function updateActorBatch(sql: SqlClient, tenantId: string, actors: readon
       WHERE a.tenant_id = $1 AND a.agent_key = r.key
         AND (a.name IS DISTINCT FROM r.name OR a.attributes IS DISTINCT FROM r.attributes OR a.authority_only)`,
     [tenantId, JSON.stringify(actors)],
-  );
-}
-
-/**
- * Points the unique values at the written users. The updated users' values they no longer send
- * are dropped first (a changed value frees the old one); `added` are the values not yet held by
- * their user. The table's primary key (tenant, attribute, value) is the last guard: a value held
- * twice fails the whole transaction rather than make two people one.
- */
-export async function replaceIdentifiers(
-  sql: SqlClient,
-  tenantId: string,
-  updated: ReadonlyArray<{ agentKey: string; identifiers: readonly Identifier[] }>,
-  added: ReadonlyArray<Identifier & { agentKey: string }>,
-): Promise<void> {
-  await inBatches(updated, (batch) => dropReleasedIdentifiers(sql, tenantId, batch));
-  await inBatches(added, (batch) => insertIdentifierBatch(sql, tenantId, batch));
-}
-
-async function dropReleasedIdentifiers(
-  sql: SqlClient,
-  tenantId: string,
-  users: ReadonlyArray<{ agentKey: string; identifiers: readonly Identifier[] }>,
-): Promise<void> {
-  const kept = users.flatMap((user) => user.identifiers);
-  await sql.query(
-    `DELETE FROM actor_identifiers i
-      USING unnest($2::text[]) AS u(agent_key)
-      WHERE i.tenant_id = $1 AND i.agent_key = u.agent_key
-        AND NOT EXISTS (SELECT FROM unnest($3::text[], $4::text[]) AS k(attribute, value) WHERE k.attribute = i.attribute AND k.value = i.value)`,
-    [
-      tenantId,
-      users.map((user) => user.agentKey),
-      kept.map((identifier) => identifier.attribute),
-      kept.map((identifier) => identifier.value),
-    ],
-  );
-}
-
-async function insertIdentifierBatch(
-  sql: SqlClient,
-  tenantId: string,
-  added: ReadonlyArray<Identifier & { agentKey: string }>,
-): Promise<void> {
-  await sql.query(
-    `INSERT INTO actor_identifiers (tenant_id, attribute, value, agent_key)
-     SELECT $1, r.attribute, r.value, r.agent_key FROM unnest($2::text[], $3::text[], $4::text[]) AS r(attribute, value, agent_key)`,
-    [
-      tenantId,
-      added.map((identifier) => identifier.attribute),
-      added.map((identifier) => identifier.value),
-      added.map((identifier) => identifier.agentKey),
-    ],
   );
 }

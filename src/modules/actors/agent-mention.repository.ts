@@ -1,5 +1,5 @@
-import { PER_ROW_PROBE, type SqlClient } from '../../../platform/database/sql-client.js';
-import type { JsonObject } from '../../../kernel/formats.js';
+import { PER_ROW_PROBE, type SqlClient } from '../../platform/database/sql-client.js';
+import type { JsonObject } from '../../kernel/formats.js';
 
 export interface SeenAgent {
   /** The canonical IFI key (agent.ts). */
