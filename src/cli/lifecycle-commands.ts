@@ -9,6 +9,7 @@ import { ApiKeyService } from '../modules/auth/api-keys/api-key.service.js';
 import { deleteClient, listClients, rotateClientSecret } from '../modules/auth/oauth/client.service.js';
 import { TokenService } from '../modules/auth/oauth/token.service.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
+import { eraseTenantStatements } from '../modules/xapi/statements/statement.service.js';
 
 /** Where `admin set-password` reads the password: the terminal, or what a handed-over command sent along. */
 export type PasswordInput = Readable & { isTTY?: boolean };
@@ -95,7 +96,7 @@ export async function runLifecycleCommand(
         if (!values.yes) {
           throw new LifecycleUsageError(`tenant delete removes every row of tenant "${name}" for good: confirm with --yes.`);
         }
-        const deleted = await tenancy.delete(name);
+        const deleted = await tenancy.delete(name, [eraseTenantStatements]);
         say({ deleted: { id: deleted.id, name: deleted.name } }, `Deleted tenant "${deleted.name}" and everything it owned.`);
         return 0;
       }

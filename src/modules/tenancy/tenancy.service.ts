@@ -14,6 +14,12 @@ export const TENANT_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 /** The LISTEN/NOTIFY channel that carries the ids of deleted tenants, comma-separated. */
 export const TENANT_DELETIONS_CHANNEL = 'learnbase_tenant_deletions';
 
+/**
+ * Deletes one tenant's rows of a table that has no foreign key to `tenants` (kept off for write
+ * speed); given by its owner module to TenancyService.delete, which runs it in its transaction.
+ */
+export type TenantEraser = (tx: SqlClient, tenantId: string) => Promise<void>;
+
 export class TenancyService {
   // Tenants are never renamed, so a cached one can only be stale by having been deleted: every
   // deletion is announced on `learnbase_tenant_deletions`, and every process evicts it.
@@ -59,12 +65,17 @@ export class TenancyService {
   }
 
   /**
-   * Deletes the tenant and every row it owns in one transaction, then tells every process to forget
+   * Deletes the tenant and every row it owns in one transaction (`erasers` first: the modules above
+   * tenancy that keep rows without a foreign key to the tenant delete their own, in that transaction), then tells every process to forget
    * it: its API keys, tokens and credentials stop working, and its name is free again.
    */
-  async delete(name: string): Promise<Tenant> {
+  async delete(name: string, erasers: readonly TenantEraser[] = []): Promise<Tenant> {
     const tenant = TENANT_NAME.test(name) ? await findTenantByName(this.sql, name) : undefined;
-    if (!tenant || !(await this.sql.transaction((tx) => deleteTenantRows(tx, tenant.id)))) {
+    const erase = async (tx: SqlClient, tenantId: string) => {
+      for (const eraser of erasers) await eraser(tx, tenantId);
+      return deleteTenantRows(tx, tenantId);
+    };
+    if (!tenant || !(await this.sql.transaction((tx) => erase(tx, tenant.id)))) {
       throw new AppError('tenant.not_found', 404, `No tenant named "${name}".`, { details: { tenant: name } });
     }
     this.forget([tenant.id]);

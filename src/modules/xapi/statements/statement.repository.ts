@@ -405,3 +405,11 @@ const WALK_ONLY = `SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = of
 function reachCondition(alias: string, match: KeyMatch): string {
   return match.reach === 2 ? 'true' : `${alias}.reach <= ${match.reach}`;
 }
+
+/**
+ * Deletes a tenant's statement keys, inside the tenant deletion's transaction: the table has no
+ * foreign key to tenants (migration 0015 says why), so the cascade does not reach it.
+ */
+export async function deleteTenantStatementKeys(tx: SqlClient, tenantId: string): Promise<void> {
+  await tx.query('DELETE FROM xapi_statement_keys WHERE tenant_id = $1', [tenantId]);
+}

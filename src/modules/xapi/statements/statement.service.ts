@@ -22,8 +22,10 @@ import {
   type Position,
   type KeyMatch,
   type StatementFilter,
+  deleteTenantStatementKeys,
 } from './statement.repository.js';
 import type { StatementQuery } from './statement.schemas.js';
+import type { TenantEraser } from '../../tenancy/tenancy.service.js';
 
 /** Who writes or reads, and in which dialect. */
 export interface StatementCaller {
@@ -469,3 +471,6 @@ async function format(sql: SqlClient, tenantId: string, statements: JsonObject[]
     }
   }
 }
+
+/** The statements' part of deleting a tenant (TenancyService.delete runs it in its transaction). */
+export const eraseTenantStatements: TenantEraser = (tx, tenantId) => deleteTenantStatementKeys(tx, tenantId);
