@@ -1,5 +1,6 @@
 import { lockForTransaction } from '../../platform/database/advisory-lock.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import { SqlFilter, type Page } from '../../platform/database/sql-filters.js';
 
 /** One entry of the activities registry as stored (docs/activities.md). */
 export interface RegisteredActivity {
@@ -121,27 +122,15 @@ export interface ActivityFilter {
 }
 
 /** A page of the tenant's entries in id order (stable under paging), filtered by tag and parent. */
-export async function findActivities(
-  sql: SqlClient,
-  tenantId: string,
-  filter: ActivityFilter,
-  page: { limit: number; skip: number },
-): Promise<RegisteredActivity[]> {
-  const conditions = ['tenant_id = $1'];
-  const values: unknown[] = [tenantId];
-  if (filter.tag !== undefined) {
-    values.push([filter.tag]);
-    conditions.push(`tags @> $${values.length}::text[]`);
-  }
-  if (filter.parentId !== undefined) {
-    values.push(filter.parentId);
-    conditions.push(`parent_id = $${values.length}`);
-  }
-  values.push(page.limit, page.skip);
+export async function findActivities(sql: SqlClient, tenantId: string, filter: ActivityFilter, page: Page): Promise<RegisteredActivity[]> {
+  const where = new SqlFilter([tenantId], 'tenant_id = $1');
+  // The tag as a one-element array: `tags @>` is what activity_registry__tags serves.
+  if (filter.tag !== undefined) where.and(`tags @> ${where.bind([filter.tag])}::text[]`);
+  where.andIf(filter.parentId, (p) => `parent_id = ${p}`);
   const { rows } = await sql.query<ActivityRow>(
-    `SELECT ${COLUMNS} FROM activity_registry WHERE ${conditions.join(' AND ')}
-      ORDER BY id LIMIT $${values.length - 1} OFFSET $${values.length}`,
-    values,
+    `SELECT ${COLUMNS} FROM activity_registry ${where.clause}
+      ${where.paged('id', page)}`,
+    where.values,
   );
   return rows.map(toActivity);
 }

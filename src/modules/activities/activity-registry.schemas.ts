@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { PageQuery } from '../../platform/http/common-schemas.js';
+import { PageQuery } from '../../platform/http/paged-list.js';
 import { MAX_IRI_BYTES } from '../../kernel/limits.js';
 
 const Iri = (description: string, examples: string[]) => Type.String({ minLength: 1, description, examples });
@@ -99,11 +99,11 @@ export const RegistryEntry = Type.Object({
 });
 export type RegistryEntry = Static<typeof RegistryEntry>;
 
-export const RegistryListQuery = Type.Object(
+export const RegistryListQuery = PageQuery(
+  'activities',
   {
     tag: Type.Optional(Type.String({ minLength: 1, description: 'Only entries carrying this tag.' })),
     parentId: Type.Optional(Type.String({ minLength: 1, description: 'Only the children of this activity (not their descendants).' })),
-    ...PageQuery('activities').properties,
   },
   { additionalProperties: false },
 );

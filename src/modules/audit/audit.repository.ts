@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import { SqlFilter, type Page } from '../../platform/database/sql-filters.js';
 import type { AuditEntry, AuditFilter } from './audit.service.js';
 
 interface AuditRow {
@@ -32,29 +33,18 @@ export async function insertAuditEntry(sql: SqlClient, tenantId: string, entry: 
 }
 
 /** Newest first (`seq`, the order of writing, breaks ties), every filter optional; the indexes on (tenant, at), (tenant, actor, at) and (tenant, source, at) serve them. */
-export async function findAuditEntries(
-  sql: SqlClient,
-  tenantId: string,
-  filter: AuditFilter,
-  page: { limit: number; skip: number },
-): Promise<AuditEntry[]> {
-  const conditions = ['tenant_id = $1'];
-  const values: unknown[] = [tenantId];
-  const where = (condition: (parameter: string) => string, value: unknown) => {
-    values.push(value);
-    conditions.push(condition(`$${values.length}`));
-  };
-  if (filter.actorId !== undefined) where((p) => `actor_key = ${p}`, filter.actorId);
-  if (filter.source !== undefined) where((p) => `source = ${p}`, filter.source);
-  if (filter.action !== undefined) where((p) => `action = ${p}`, filter.action);
-  if (filter.since !== undefined) where((p) => `at > ${p}`, filter.since);
-  if (filter.until !== undefined) where((p) => `at <= ${p}`, filter.until);
-  values.push(page.limit, page.skip);
+export async function findAuditEntries(sql: SqlClient, tenantId: string, filter: AuditFilter, page: Page): Promise<AuditEntry[]> {
+  const where = new SqlFilter([tenantId], 'tenant_id = $1')
+    .andIf(filter.actorId, (p) => `actor_key = ${p}`)
+    .andIf(filter.source, (p) => `source = ${p}`)
+    .andIf(filter.action, (p) => `action = ${p}`)
+    .andIf(filter.since, (p) => `at > ${p}`)
+    .andIf(filter.until, (p) => `at <= ${p}`);
   const { rows } = await sql.query<AuditRow>(
     `SELECT id, at, action, actor_key, actor, source, principal_kind, principal_id, details
-       FROM audit_log WHERE ${conditions.join(' AND ')}
-      ORDER BY at DESC, seq DESC LIMIT $${values.length - 1} OFFSET $${values.length}`,
-    values,
+       FROM audit_log ${where.clause}
+      ${where.paged('at DESC, seq DESC', page)}`,
+    where.values,
   );
   return rows.map((row) => ({
     id: row.id,

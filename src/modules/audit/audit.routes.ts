@@ -2,13 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
-import { ApiError, PageQuery, pageOf } from '../../platform/http/common-schemas.js';
+import { ApiError } from '../../platform/http/common-schemas.js';
+import { PageQuery, pageOf } from '../../platform/http/paged-list.js';
 import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
 import { parseTimestamp } from '../../kernel/timestamp.js';
 import { listAuditEntries, type AuditFilter } from './audit.service.js';
 
-const AuditQuery = Type.Object(
+const AuditQuery = PageQuery(
+  'entries',
   {
     agent: Type.Optional(Type.String({ description: 'Only entries about this actor: an xAPI agent as JSON (or use actorId).' })),
     actorId: Type.Optional(
@@ -25,7 +27,6 @@ const AuditQuery = Type.Object(
     ),
     since: Type.Optional(Type.String({ description: 'Only entries after this instant (ISO 8601 with a zone).' })),
     until: Type.Optional(Type.String({ description: 'Only entries at or before this instant (ISO 8601 with a zone).' })),
-    ...PageQuery('entries').properties,
   },
   { additionalProperties: false },
 );

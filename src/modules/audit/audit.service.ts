@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { Page } from '../../platform/database/sql-filters.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import { textProblem } from '../../platform/json-guard.js';
 import type { Principal } from '../../kernel/principal.js';
@@ -94,11 +95,6 @@ export async function recordAudit(sql: SqlClient, entry: NewAuditEntry): Promise
   });
 }
 
-export function listAuditEntries(
-  sql: SqlClient,
-  tenantId: string,
-  filter: AuditFilter,
-  page: { limit: number; skip: number },
-): Promise<AuditEntry[]> {
+export function listAuditEntries(sql: SqlClient, tenantId: string, filter: AuditFilter, page: Page): Promise<AuditEntry[]> {
   return findAuditEntries(sql, tenantId, filter, page);
 }

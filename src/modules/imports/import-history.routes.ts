@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { ApiError, PageQuery, pageOf } from '../../platform/http/common-schemas.js';
+import { ApiError } from '../../platform/http/common-schemas.js';
+import { PageQuery, pageOf } from '../../platform/http/paged-list.js';
 import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import { listImportRuns } from './import-run.service.js';
 

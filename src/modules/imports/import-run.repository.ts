@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import { SqlFilter } from '../../platform/database/sql-filters.js';
 import type { ImportRun, ImportKind } from './import-run.service.js';
 
 interface ImportRunRow {
@@ -32,11 +33,12 @@ export async function insertImportRun(sql: SqlClient, tenantId: string, run: Imp
 
 /** Newest first; `seq` (the order of recording) breaks ties between runs finished in the same millisecond. */
 export async function findImportRuns(sql: SqlClient, tenantId: string, limit: number, skip: number): Promise<ImportRun[]> {
+  const where = new SqlFilter([tenantId], 'tenant_id = $1');
   const { rows } = await sql.query<ImportRunRow>(
     `SELECT id, kind, verify, principal_kind, principal_id, started_at, finished_at, summary
-       FROM import_runs WHERE tenant_id = $1
-      ORDER BY finished_at DESC, seq DESC LIMIT $2 OFFSET $3`,
-    [tenantId, limit, skip],
+       FROM import_runs ${where.clause}
+      ${where.paged('finished_at DESC, seq DESC', { limit, skip })}`,
+    where.values,
   );
   return rows.map((row) => ({
     id: row.id,

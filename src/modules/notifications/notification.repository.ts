@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import { SqlFilter, type Page } from '../../platform/database/sql-filters.js';
 
 /** A notification as stored and answered (interface 2.7). */
 export interface StoredNotification {
@@ -91,28 +92,21 @@ export async function findNotifications(
   sql: SqlClient,
   tenantId: string,
   filter: NotificationFilter,
-  page: { limit: number; skip: number },
+  page: Page,
 ): Promise<StoredNotification[]> {
-  const values: unknown[] = [tenantId];
-  const conditions = ['tenant_id = $1'];
-  const where = (condition: (placeholder: string) => string, value: unknown) => {
-    values.push(value);
-    conditions.push(condition(`$${values.length}`));
-  };
-  if (filter.actorKey !== undefined) where((p) => `actor_key = ${p}`, filter.actorKey);
-  if (filter.actorKeys !== undefined) where((p) => `actor_key = ANY(${p}::text[])`, [...filter.actorKeys]);
-  if (filter.activityId !== undefined) where((p) => `activity_id = ${p}`, filter.activityId);
-  if (filter.notActivityId !== undefined) where((p) => `activity_id <> ${p}`, filter.notActivityId);
-  if (filter.activityIds !== undefined) where((p) => `activity_id = ANY(${p}::text[])`, [...filter.activityIds]);
-  if (filter.channel !== undefined) where((p) => `channel = ${p}`, filter.channel);
-  if (filter.since !== undefined) where((p) => `timestamp > ${p}`, filter.since);
-  values.push(page.limit, page.skip);
+  const where = new SqlFilter([tenantId], 'tenant_id = $1')
+    .andIf(filter.actorKey, (p) => `actor_key = ${p}`)
+    .andIf(filter.actorKeys, (p) => `actor_key = ANY(${p}::text[])`)
+    .andIf(filter.activityId, (p) => `activity_id = ${p}`)
+    .andIf(filter.notActivityId, (p) => `activity_id <> ${p}`)
+    .andIf(filter.activityIds, (p) => `activity_id = ANY(${p}::text[])`)
+    .andIf(filter.channel, (p) => `channel = ${p}`)
+    .andIf(filter.since, (p) => `timestamp > ${p}`);
   const { rows } = await sql.query<NotificationRow>(
     `SELECT id, timestamp, actor, activity, channel, object FROM notifications
-      WHERE ${conditions.join(' AND ')}
-      ORDER BY timestamp DESC, seq DESC
-      LIMIT $${values.length - 1} OFFSET $${values.length}`,
-    values,
+      ${where.clause}
+      ${where.paged('timestamp DESC, seq DESC', page)}`,
+    where.values,
   );
   return rows.map(toNotification);
 }

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { ApiError, describedOnly, pageOf } from '../../platform/http/common-schemas.js';
+import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
+import { pageOf } from '../../platform/http/paged-list.js';
 import { principalOf, tenantWidePrincipalOf } from '../../kernel/principal.js';
 import type { StoredNotification } from './notification.repository.js';
 import { Notification, NotificationBody, NotificationQuery } from './notification.schemas.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { PageQuery } from '../../platform/http/common-schemas.js';
+import { PageQuery } from '../../platform/http/paged-list.js';
 import { MAX_CHANNEL_LENGTH, MAX_NOTIFICATIONS_PER_REQUEST, MAX_PATTERN_LENGTH } from './notification-rules.js';
 
 /** `activity:attribute:{attributeName}`: any number of them, one per attribute. */
@@ -9,7 +9,8 @@ export const ATTRIBUTE_PARAMETER = /^activity:attribute:(.+)$/s;
  * The query of GET /api/notifications (interface 4.6). Two of its names hold `:` and `!`; the
  * `activity:attribute:{name}` parameters are the pattern properties. Anything else: 400.
  */
-export const NotificationQuery = Type.Object(
+export const NotificationQuery = PageQuery(
+  'notifications',
   {
     actorId: Type.Optional(
       Type.String({
@@ -42,7 +43,6 @@ export const NotificationQuery = Type.Object(
         examples: ['2026-01-31T12:00:00.000Z'],
       }),
     ),
-    ...PageQuery('notifications').properties,
   },
   {
     additionalProperties: false,

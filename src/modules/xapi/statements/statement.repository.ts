@@ -1,4 +1,5 @@
 import { PER_ROW_PROBE, type SqlClient } from '../../../platform/database/sql-client.js';
+import { SqlFilter } from '../../../platform/database/sql-filters.js';
 import { indexStatement, type StatementIndex } from './statement-model.js';
 import type { JsonObject } from '../../../kernel/formats.js';
 
@@ -348,44 +349,39 @@ export async function markVoided(sql: SqlClient, tenantId: string, ids: readonly
  * `limit + 1` rows, so the caller knows whether more follow.
  */
 export async function listStatements(sql: SqlClient, tenantId: string, filter: StatementFilter): Promise<ListedStatement[]> {
-  const values: unknown[] = [tenantId];
-  const bind = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
   const [walked, ...probed] = filter.matches;
   // The walked table's position columns: the key rows when a key is walked, else the statements.
   const at = walked ? 'k' : 's';
-  const conditions: string[] = ['NOT s.voided'];
-  if (walked) conditions.push(`k.kind = ${bind(walked.kind)} AND k.key = ${bind(walked.key)}`, reachCondition('k', walked));
+  const where = new SqlFilter([tenantId], `${at}.tenant_id = $1`, 'NOT s.voided');
+  if (walked) where.and(`k.kind = ${where.bind(walked.kind)} AND k.key = ${where.bind(walked.key)}`, reachCondition('k', walked));
   for (const match of probed) {
-    conditions.push(
+    where.and(
       `EXISTS (SELECT 1 FROM xapi_statement_keys AS p
-                WHERE p.tenant_id = $1 AND p.kind = ${bind(match.kind)} AND p.key = ${bind(match.key)}
+                WHERE p.tenant_id = $1 AND p.kind = ${where.bind(match.kind)} AND p.key = ${where.bind(match.key)}
                   AND p.stored = ${at}.stored AND p.seq = ${at}.seq AND ${reachCondition('p', match)}
                ${PER_ROW_PROBE})`,
     );
   }
-  if (filter.since !== undefined) conditions.push(`${at}.stored > ${bind(filter.since)}::timestamptz`);
-  if (filter.until !== undefined) conditions.push(`${at}.stored <= ${bind(filter.until)}::timestamptz`);
+  where.andIf(filter.since, (p) => `${at}.stored > ${p}::timestamptz`);
+  where.andIf(filter.until, (p) => `${at}.stored <= ${p}::timestamptz`);
   const direction = filter.ascending ? 'ASC' : 'DESC';
   if (filter.after) {
     const comparison = filter.ascending ? '>' : '<';
-    conditions.push(
-      `(${at}.stored, ${at}.seq) ${comparison} (${bind(filter.after.stored)}::timestamptz, ${bind(filter.after.seq)}::bigint)`,
+    where.and(
+      `(${at}.stored, ${at}.seq) ${comparison} (${where.bind(filter.after.stored)}::timestamptz, ${where.bind(filter.after.seq)}::bigint)`,
     );
   }
   const from = walked
-    ? `xapi_statement_keys AS k JOIN xapi_statements AS s ON s.tenant_id = k.tenant_id AND s.id = k.statement_id WHERE k.tenant_id = $1`
-    : `xapi_statements AS s WHERE s.tenant_id = $1`;
+    ? 'xapi_statement_keys AS k JOIN xapi_statements AS s ON s.tenant_id = k.tenant_id AND s.id = k.statement_id'
+    : 'xapi_statements AS s';
   const { rows } = await sql.transaction(async (tx) => {
     await tx.script(WALK_ONLY);
     return tx.query<{ json: string; stored: Date | string; seq: string }>(
       `SELECT s.statement::text AS json, ${at}.stored, ${at}.seq::text AS seq
-         FROM ${from} AND ${conditions.join(' AND ')}
+         FROM ${from} ${where.clause}
         ORDER BY ${at}.stored ${direction}, ${at}.seq ${direction}
-        LIMIT ${bind(filter.limit + 1)}`,
-      values,
+        LIMIT ${where.bind(filter.limit + 1)}`,
+      where.values,
     );
   });
   return rows.map((row) => ({ json: row.json, position: { stored: new Date(row.stored).toISOString(), seq: row.seq } }));

@@ -1,0 +1,69 @@
+/** A page of a list: at most `limit` rows after passing over `skip` (`LIMIT … OFFSET …`). */
+export interface Page {
+  readonly limit: number;
+  readonly skip: number;
+}
+
+/**
+ * The WHERE clause of a query whose conditions depend on the request, and the values its `$n`
+ * placeholders bind. Condition text is written in the repository, as plain SQL; a value only ever
+ * reaches the statement through `bind` (or `andIf`, which binds), as the next placeholder, so no
+ * input text becomes SQL. Placeholders are numbered in the order they are bound, so a condition
+ * may bind several, and text built after the clause (the page, a LIMIT) binds after it.
+ *
+ * ```ts
+ * const where = new SqlFilter([tenantId], 'tenant_id = $1')
+ *   .andIf(filter.source, (p) => `source = ${p}`)
+ *   .andIf(filter.since, (p) => `at > ${p}`);
+ * await sql.query(`SELECT … FROM audit_log ${where.clause} ${where.paged('at DESC, seq DESC', page)}`, where.values);
+ * ```
+ */
+export class SqlFilter {
+  /** What `$1`, `$2`… bind, in order: pass it as the query's values. */
+  readonly values: unknown[];
+  private readonly conditions: string[];
+
+  /**
+   * `values` are bound already as `$1`, `$2`…, in their order (the tenant's id, first, as `$1`);
+   * `conditions`, written with those placeholders, come first in the clause (the tenant's, first,
+   * so the clause leads with the column every index leads with).
+   */
+  constructor(values: readonly unknown[] = [], ...conditions: string[]) {
+    this.values = [...values];
+    this.conditions = [...conditions];
+  }
+
+  /** Binds `value` as the next placeholder and answers it (`$3`). */
+  bind(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+
+  /** Adds conditions that must all hold, written with placeholders `bind` answered (or none). */
+  and(...conditions: string[]): this {
+    this.conditions.push(...conditions);
+    return this;
+  }
+
+  /**
+   * When `value` is given (not undefined), binds it and adds `condition(placeholder)`; when it is
+   * undefined, adds nothing: the optional filter of a list.
+   */
+  andIf(value: unknown, condition: (placeholder: string) => string): this {
+    if (value !== undefined) this.conditions.push(condition(this.bind(value)));
+    return this;
+  }
+
+  /** `WHERE c1 AND c2 …` in the order added; empty when there is no condition. */
+  get clause(): string {
+    return this.conditions.length === 0 ? '' : `WHERE ${this.conditions.join(' AND ')}`;
+  }
+
+  /**
+   * `ORDER BY {orderBy} LIMIT $n OFFSET $n+1`, binding the page. `orderBy` is the repository's own
+   * text: make it a total order (a unique column last), or pages may overlap or skip rows.
+   */
+  paged(orderBy: string, page: Page): string {
+    return `ORDER BY ${orderBy} LIMIT ${this.bind(page.limit)} OFFSET ${this.bind(page.skip)}`;
+  }
+}
