@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Parameters } from './actor-search-compiler.js';
-import { kindCondition, type ActorKind } from './actor.repository.js';
+import { kindConditions, type ActorKind } from './actor.repository.js';
 
 /** One actor as the search reads it: the store's row, agent or group. */
 export interface FoundActorRow {
@@ -48,7 +48,7 @@ export async function findMatchingActors(
   const skip = `$${values.push(page.skip)}`;
   const { rows } = await sql.query<ActorRow>(
     `WITH matched AS MATERIALIZED (
-       SELECT a.agent_key FROM actors a WHERE a.tenant_id = $1 ${kindCondition(page.kind, 'a')} AND ${condition}
+       SELECT a.agent_key FROM actors a WHERE ${['a.tenant_id = $1', ...kindConditions(page.kind, 'a'), condition].join(' AND ')}
      ), page AS (
        SELECT agent_key FROM matched ORDER BY agent_key LIMIT ${limit} OFFSET ${skip}
      )

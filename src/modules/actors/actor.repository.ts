@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import { SqlFilter, type Page } from '../../platform/database/sql-filters.js';
 import type { StoredActor } from './actor-attributes.js';
 
 interface ActorRow {
@@ -29,9 +30,9 @@ const toStoredActor = (row: ActorRow): StoredActor => ({
 export const ACTOR_KINDS = ['people', 'authorities', 'all'] as const;
 export type ActorKind = (typeof ACTOR_KINDS)[number];
 
-/** The condition on `actors` (under `alias`) that keeps the actors of one kind, as `AND …`. */
-export const kindCondition = (kind: ActorKind, alias = 'actors'): string =>
-  kind === 'people' ? `AND NOT ${alias}.authority_only` : kind === 'authorities' ? `AND ${alias}.authority_only` : '';
+/** The conditions on `actors` (under `alias`) that keep the actors of one kind (none for all). */
+export const kindConditions = (kind: ActorKind, alias = 'actors'): string[] =>
+  kind === 'people' ? [`NOT ${alias}.authority_only`] : kind === 'authorities' ? [`${alias}.authority_only`] : [];
 
 /**
  * A page of the tenant's actors of one kind, agents and groups, imported, upserted or only named
@@ -42,16 +43,15 @@ export async function findActors(
   sql: SqlClient,
   tenantId: string,
   kind: ActorKind,
-  limit: number,
-  skip: number,
+  page: Page,
 ): Promise<{ actors: StoredActor[]; total: number }> {
+  const where = new SqlFilter([tenantId], 'tenant_id = $1', ...kindConditions(kind));
+  const { rows: counted } = await sql.query<{ total: number | string }>(`SELECT count(*) AS total FROM actors ${where.clause}`, [
+    ...where.values,
+  ]);
   const { rows } = await sql.query<ActorRow>(
-    `SELECT ${COLUMNS} FROM actors WHERE tenant_id = $1 ${kindCondition(kind)} ORDER BY agent_key LIMIT $2 OFFSET $3`,
-    [tenantId, limit, skip],
-  );
-  const { rows: counted } = await sql.query<{ total: number | string }>(
-    `SELECT count(*) AS total FROM actors WHERE tenant_id = $1 ${kindCondition(kind)}`,
-    [tenantId],
+    `SELECT ${COLUMNS} FROM actors ${where.clause} ${where.paged('agent_key', page)}`,
+    where.values,
   );
   return { actors: rows.map(toStoredActor), total: Number(counted[0].total) };
 }

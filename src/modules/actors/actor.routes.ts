@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { ApiError, PageQuery, describedOnly, pageOf } from '../../platform/http/common-schemas.js';
+import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
+import { PageQuery, pageOf, sendPageHeaders } from '../../platform/http/paged-list.js';
 import { sourceOfHeader } from '../audit/audit.service.js';
 import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import { ActorKindParameter } from './actor-search.schemas.js';
@@ -98,15 +99,8 @@ export const actorsRoutes: FastifyPluginAsyncTypebox<ActorsRoutesOptions> = asyn
       const kind = request.query.kind ?? 'people';
       const page = pageOf(request.query);
       const { actors, total } = await listActors(sql, principal.tenant, kind, page, domains);
-      reply.header('X-Total-Count', String(total));
       // Interface 4.2, "lists all actors. No parameters": a client that follows the links gets all.
-      if (page.skip + actors.length < total) {
-        const next = new URLSearchParams({ kind, limit: String(page.limit), skip: String(page.skip + page.limit) });
-        const link = `<${request.publicBaseUrl}/api/actors?${next}>; rel="next"`;
-        // An API key's answers carry a Link already (rel="deprecation"): one header, both links.
-        const earlier = reply.getHeader('link');
-        reply.header('Link', earlier === undefined ? link : `${link}, ${String(earlier)}`);
-      }
+      sendPageHeaders(reply, { url: `${request.publicBaseUrl}/api/actors`, query: { kind }, page, shown: actors.length, total });
       return actors as Static<typeof Actor>[];
     },
   );

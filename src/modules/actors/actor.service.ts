@@ -24,7 +24,7 @@ export async function listActors(
   page: { limit: number; skip: number },
   domains: ActorDomains,
 ): Promise<{ actors: Record<string, unknown>[]; total: number }> {
-  const found = await findActors(sql, tenant.id, kind, page.limit, page.skip);
+  const found = await findActors(sql, tenant.id, kind, page);
   return { actors: await showActors(sql, tenant, found.actors, domains), total: found.total };
 }
 

@@ -30,9 +30,6 @@ export function operationIdOf(method: string, path: string): string {
   return `${method.toUpperCase()}:${segments.join('.')}`;
 }
 
-/** The lists' querystring and page now live in paged-list.ts; actor.routes.ts still imports them from here. */
-export { PageQuery, pageOf } from './paged-list.js';
-
 /**
  * A route's `validatorCompiler` when its own rules check the request and name every problem
  * (the imports, row by row or entry by entry): the schemas stay on the route for the OpenAPI
