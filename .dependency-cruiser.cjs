@@ -1,0 +1,94 @@
+/**
+ * The module layout of docs/architecture.md, checked on every `npm test` (npm run lint): a
+ * back-arrow between modules, a cycle, or an import of another module's internals fails the run.
+ * MODULES is the drawing's order, bottom first: a module may import the modules before it.
+ */
+const MODULES = [
+  'tenancy',
+  'audit',
+  'organisation',
+  'actors',
+  'auth',
+  'activities',
+  'completions',
+  'xapi',
+  'notifications',
+  'imports',
+  'launch',
+];
+
+const modulePath = (name) => `^src/modules/${name}/`;
+
+/** One rule per module: it imports none of the modules above it. */
+const upwardArrows = MODULES.slice(0, -1).map((name, index) => ({
+  name: `no-upward-arrow-from-${name}`,
+  comment: `${name} sits below ${MODULES.slice(index + 1).join(', ')} (docs/architecture.md): it may not import them.`,
+  severity: 'error',
+  from: { path: modulePath(name), pathNot: '\\.test\\.ts$' },
+  to: { path: MODULES.slice(index + 1).map(modulePath) },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment:
+        'Files import one another in one direction: a cycle is a knot the next reader has to untie. A repository naming its service’s types (`import type`, erased at build) is no knot.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'known-modules-only',
+      comment: 'A new module is added to MODULES here and to docs/architecture.md in the same commit.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^src/modules/([^/]+)/', pathNot: MODULES.map(modulePath) },
+    },
+    ...upwardArrows,
+    {
+      name: 'no-other-modules-internals',
+      comment:
+        'Modules call one another through services (and read their schemas, rules and errors), never their repositories, routes, pages, stores or plugins.',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: {
+        path: '^src/modules/([^/]+)/.*(\\.repository|\\.routes|\\.page|\\.store|\\.plugin|\\.module)\\.ts$',
+        pathNot: '^src/modules/$1/',
+      },
+    },
+    {
+      name: 'platform-knows-no-learning',
+      comment: 'platform/ knows nothing of learning or xAPI: it imports neither the kernel nor a module nor an entry.',
+      severity: 'error',
+      from: { path: '^src/platform/' },
+      to: { path: '^src/(kernel|modules|server|cli)/' },
+    },
+    {
+      name: 'kernel-knows-no-module',
+      comment: 'The kernel is what every module shares and no module owns: it imports platform/ only.',
+      severity: 'error',
+      from: { path: '^src/kernel/' },
+      to: { path: '^src/(modules|server|cli)/' },
+    },
+    {
+      name: 'modules-know-no-entry',
+      comment: 'The server and the command line assemble modules; modules never import them.',
+      severity: 'error',
+      from: { path: '^src/modules/' },
+      to: { path: '^src/(server|cli)/' },
+    },
+    {
+      name: 'server-knows-no-cli',
+      severity: 'error',
+      from: { path: '^src/server/' },
+      to: { path: '^src/cli/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.test\\.ts$' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+  },
+};
