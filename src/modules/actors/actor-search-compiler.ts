@@ -9,6 +9,7 @@
  * simply never matches a comparison.
  */
 import { textProblem } from '../../platform/json-guard.js';
+import { competencyNameSql, jobIdsSql, organisationEntryIdsSql } from '../organisation/organisation-search.service.js';
 
 /** Deepest nesting of and/or/not: the top node is level 1. */
 export const MAX_CRITERIA_DEPTH = 8;
@@ -347,16 +348,7 @@ function organisationPredicate(condition: Condition, context: CompileContext, pa
     rest === 'id'
       ? valuePredicate('o.id', condition, parameters)
       : attributePredicate('o.attributes', rest.slice('attributes.'.length), condition, parameters);
-  const matched = `SELECT o.id FROM organisation_entries o WHERE o.tenant_id = ${tenant} AND ${matching}`;
-  // The entries below a matching one: those with at least one ancestor that matches. UNION
-  // drops rows already reached, so even a cycle (which imports refuse) ends the walk.
-  const set = ancestors
-    ? `WITH RECURSIVE matched AS (${matched}), below AS (
-         SELECT c.id FROM organisation_entries c JOIN matched m ON c.tenant_id = ${tenant} AND c.parent_id = m.id
-         UNION
-         SELECT c.id FROM below b JOIN organisation_entries c ON c.tenant_id = ${tenant} AND c.parent_id = b.id
-       ) SELECT id FROM below`
-    : matched;
+  const set = organisationEntryIdsSql(tenant, matching, ancestors);
   return hashedMembership(`(a.attributes ->> ${parameters.add(context.organisationAttribute)})`, set);
 }
 
@@ -369,12 +361,9 @@ function jobPredicate(condition: Condition, context: CompileContext, parameters:
       : rest === 'name'
         ? valuePredicate('j.name', condition, parameters)
         : rest === 'competencies.Name'
-          ? `EXISTS (SELECT 1 FROM jsonb_array_elements(j.competencies) c WHERE ${valuePredicate(`(c.value ->> 'Name')`, condition, parameters)})`
+          ? competencyNameSql(valuePredicate(`(c.value ->> 'Name')`, condition, parameters))
           : attributePredicate('j.attributes', rest.slice('attributes.'.length), condition, parameters);
-  return hashedMembership(
-    `(a.attributes ->> ${parameters.add(context.jobAttribute)})`,
-    `SELECT j.id FROM jobs j WHERE j.tenant_id = ${context.tenantParameter} AND ${matching}`,
-  );
+  return hashedMembership(`(a.attributes ->> ${parameters.add(context.jobAttribute)})`, jobIdsSql(context.tenantParameter, matching));
 }
 
 function conditionSql(condition: Condition, context: CompileContext, parameters: Parameters): string {

@@ -2,7 +2,8 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { SqlFilter, type Page } from '../../platform/database/sql-filters.js';
 import type { StoredActor } from './actor-attributes.js';
 
-interface ActorRow {
+/** A row of `actors` as the reads select it (COLUMNS). */
+export interface ActorRow {
   id: string;
   agent_key: string;
   ifi: Record<string, unknown>;
@@ -13,9 +14,9 @@ interface ActorRow {
   members: Record<string, unknown>[] | null;
 }
 
-const COLUMNS = 'id, agent_key, ifi, name, names, attributes, object_type, members';
+export const COLUMNS = 'id, agent_key, ifi, name, names, attributes, object_type, members';
 
-const toStoredActor = (row: ActorRow): StoredActor => ({
+export const toStoredActor = (row: ActorRow): StoredActor => ({
   id: row.id,
   agentKey: row.agent_key,
   ifi: row.ifi,

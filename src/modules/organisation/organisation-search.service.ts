@@ -1,0 +1,29 @@
+/**
+ * The organisation's part of an actor search (actors' actor-search-compiler.ts): the sets of entry
+ * and job ids a condition selects, as SQL text the search embeds in its one statement. The
+ * organisation module owns these tables and their reads; the search owns its conditions, written
+ * over the columns named here (`o.id`, `o.attributes`; `j.id`, `j.name`, `j.attributes`,
+ * `j.competencies`), their values bound by the caller's placeholders.
+ */
+
+/**
+ * The ids of the tenant's organisation entries where `matching` holds (over `o`); `below`: the
+ * entries under such an entry instead, at any depth. UNION drops rows already reached, so even a
+ * cycle (which imports refuse) ends the walk.
+ */
+export function organisationEntryIdsSql(tenantParameter: string, matching: string, below: boolean): string {
+  const matched = `SELECT o.id FROM organisation_entries o WHERE o.tenant_id = ${tenantParameter} AND ${matching}`;
+  if (!below) return matched;
+  return `WITH RECURSIVE matched AS (${matched}), below AS (
+         SELECT c.id FROM organisation_entries c JOIN matched m ON c.tenant_id = ${tenantParameter} AND c.parent_id = m.id
+         UNION
+         SELECT c.id FROM below b JOIN organisation_entries c ON c.tenant_id = ${tenantParameter} AND c.parent_id = b.id
+       ) SELECT id FROM below`;
+}
+
+/** The ids of the tenant's jobs where `matching` holds (over `j`). */
+export const jobIdsSql = (tenantParameter: string, matching: string): string =>
+  `SELECT j.id FROM jobs j WHERE j.tenant_id = ${tenantParameter} AND ${matching}`;
+
+/** A condition (over a job `j`) on the names of its competencies, `name` a condition over `(c.value ->> 'Name')`. */
+export const competencyNameSql = (name: string): string => `EXISTS (SELECT 1 FROM jsonb_array_elements(j.competencies) c WHERE ${name})`;
