@@ -1,0 +1,11 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ModuleOptions } from '../../platform/module-options.js';
+import { actorsRoutes } from './actor.routes.js';
+import { actorsSearchRoutes } from './actor-search.routes.js';
+
+/** The actor store and its search. */
+export const actorsModule: FastifyPluginAsync<ModuleOptions> = async (app, { config, sql }) => {
+  const options = { sql, baseDomain: config.baseDomain, serviceDomain: config.serviceDomain };
+  await app.register(actorsRoutes, options);
+  await app.register(actorsSearchRoutes, options);
+};

@@ -1,0 +1,34 @@
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import type { ModuleOptions } from '../../platform/module-options.js';
+import { TenancyService } from './tenancy.service.js';
+import { tenantSettingsRoutes } from './tenant-settings.routes.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The tenants, for every module above tenancy (tenancy.module.ts). */
+    tenancy: TenancyService;
+  }
+}
+
+/**
+ * Tenancy's service, `app.tenancy`: tenants cached per process and forgotten by every process
+ * when one deletes a tenant, until the app closes. Registered before authentication, which names
+ * the request's tenant through it; tenancy's routes come after it (tenancyRoutes).
+ */
+export const tenancyModule = fp<ModuleOptions>(
+  async (app, { config, sql, bus }) => {
+    const tenancy = new TenancyService(sql, config.cacheTtlMs, bus, (error) =>
+      app.log.warn({ err: error }, 'could not announce a tenant deletion to the other processes'),
+    );
+    await tenancy.start();
+    app.addHook('onClose', async () => tenancy.stop());
+    app.decorate('tenancy', tenancy);
+  },
+  { name: 'tenancy' },
+);
+
+/** Tenancy's routes; registered once the authentication hook is in place, as every route is. */
+export const tenancyRoutes: FastifyPluginAsync<ModuleOptions> = async (app, { config, sql }) => {
+  await app.register(tenantSettingsRoutes, { sql, baseDomain: config.baseDomain });
+};
