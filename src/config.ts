@@ -19,9 +19,9 @@ export const AppConfig = Type.Object({
   baseDomain: Type.String({ minLength: 1, pattern: '^[a-z0-9.-]+$' }),
   /**
    * The host of the actor extension keys, `http://{serviceDomain}/api/ext/agent/attributes`
-   * (interface 2.6); a port may follow. Absent: `baseDomain`.
+   * (interface 2.6); a port may follow. Default: `baseDomain`.
    */
-  serviceDomain: Type.Optional(Type.String({ minLength: 1, pattern: '^[a-z0-9.-]+(:[0-9]{1,5})?$' })),
+  serviceDomain: Type.String({ minLength: 1, pattern: '^[a-z0-9.-]+(:[0-9]{1,5})?$' }),
   /**
    * The server's address as clients know it (`https://lrs.example.com`, a path allowed): statement
    * authorities, the OAuth metadata and launched content's xAPI endpoint use it. Absent: each
@@ -34,27 +34,27 @@ export const AppConfig = Type.Object({
   importLimitBytes: Type.Integer({ minimum: 1 }),
   /**
    * Largest multipart/mixed statement request (statements and attachment data together) accepted,
-   * in bytes (413 above it). Absent: DEFAULTS.xapiAttachmentLimitBytes.
+   * in bytes (413 above it). Default: DEFAULTS.xapiAttachmentLimitBytes.
    */
-  xapiAttachmentLimitBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+  xapiAttachmentLimitBytes: Type.Integer({ minimum: 1 }),
   /**
    * Bulk imports (users, organisation, jobs) whose body is read at once, in flight in this process
-   * at most: a further one is refused with 503 and Retry-After before its body is read. Absent:
+   * at most: a further one is refused with 503 and Retry-After before its body is read. Default:
    * DEFAULTS.importsInFlight. A body of at most 1 MiB is not counted (admission.ts).
    */
-  importsInFlight: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000 })),
-  /** The same, per tenant: a tenant's further import is refused with 429. Absent: DEFAULTS.importsInFlightPerTenant. */
-  importsInFlightPerTenant: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000 })),
+  importsInFlight: Type.Integer({ minimum: 1, maximum: 1_000 }),
+  /** The same, per tenant: a tenant's further import is refused with 429. Default: DEFAULTS.importsInFlightPerTenant. */
+  importsInFlightPerTenant: Type.Integer({ minimum: 1, maximum: 1_000 }),
   /**
    * Statement requests with attachment data (multipart/mixed) in flight in this process at most:
-   * a further one is refused with 503 and Retry-After before its body is read. Absent:
+   * a further one is refused with 503 and Retry-After before its body is read. Default:
    * DEFAULTS.attachmentUploadsInFlight. A body of at most 1 MiB is not counted.
    */
-  attachmentUploadsInFlight: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000 })),
-  /** The same, per tenant: 429. Absent: DEFAULTS.attachmentUploadsInFlightPerTenant. */
-  attachmentUploadsInFlightPerTenant: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000 })),
-  /** Statements one POST /xapi/statements may carry at most (413 above it). Absent: DEFAULTS.statementBatchLimit. */
-  statementBatchLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  attachmentUploadsInFlight: Type.Integer({ minimum: 1, maximum: 1_000 }),
+  /** The same, per tenant: 429. Default: DEFAULTS.attachmentUploadsInFlightPerTenant. */
+  attachmentUploadsInFlightPerTenant: Type.Integer({ minimum: 1, maximum: 1_000 }),
+  /** Statements one POST /xapi/statements may carry at most (413 above it). Default: DEFAULTS.statementBatchLimit. */
+  statementBatchLimit: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
   logLevel: Type.Union([
     Type.Literal('fatal'),
     Type.Literal('error'),
@@ -66,27 +66,27 @@ export const AppConfig = Type.Object({
   ]),
   /** How long a verified credential or a resolved tenant is reused by one process, in ms. */
   cacheTtlMs: Type.Integer({ minimum: 0 }),
-  /** Lifetime of a learner credential (POST /api/auth/basic), in seconds. Absent: DEFAULTS.credentialTtlS. */
-  credentialTtlS: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** Lifetime of a learner credential (POST /api/auth/basic), in seconds. Default: DEFAULTS.credentialTtlS. */
+  credentialTtlS: Type.Integer({ minimum: 1 }),
   /**
    * The xAPI version a `/xapi/` answer states (`X-Experience-API-Version`) when the request named
-   * none or one this LRS does not speak (xAPI 2.0 Part 3 §1.3). Absent: DEFAULTS.xapiDefaultVersion.
+   * none or one this LRS does not speak (xAPI 2.0 Part 3 §1.3). Default: DEFAULTS.xapiDefaultVersion.
    */
-  xapiDefaultVersion: Type.Optional(Type.Union([Type.Literal('1.0.3'), Type.Literal('2.0.0')])),
+  xapiDefaultVersion: Type.Union([Type.Literal('1.0.3'), Type.Literal('2.0.0')]),
   /**
    * `required`: a `/xapi/` request without `X-Experience-API-Version` is refused (400), as xAPI
    * requires and the conformance suite checks; `optional`: it is served at xapiDefaultVersion, for
-   * integrations written from the interface alone, which never names the header. Absent:
+   * integrations written from the interface alone, which never names the header. Default:
    * DEFAULTS.xapiVersionHeader.
    */
-  xapiVersionHeader: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')])),
-  /** Lifetime of a launch token handed to content (GET /api/activities/launch), in seconds. Absent: DEFAULTS.launchTokenTtlS. */
-  launchTokenTtlS: Type.Optional(Type.Integer({ minimum: 1 })),
+  xapiVersionHeader: Type.Union([Type.Literal('required'), Type.Literal('optional')]),
+  /** Lifetime of a launch token handed to content (GET /api/activities/launch), in seconds. Default: DEFAULTS.launchTokenTtlS. */
+  launchTokenTtlS: Type.Integer({ minimum: 1 }),
   /**
    * Lifetime of an OAuth refresh token, in seconds, from its issue; each refresh issues a new one
-   * (sliding). At least an hour, the access token's lifetime. Absent: DEFAULTS.refreshTokenTtlS.
+   * (sliding). At least an hour, the access token's lifetime. Default: DEFAULTS.refreshTokenTtlS.
    */
-  refreshTokenTtlS: Type.Optional(Type.Integer({ minimum: 3600, maximum: 366 * 24 * 3600 })),
+  refreshTokenTtlS: Type.Integer({ minimum: 3600, maximum: 366 * 24 * 3600 }),
   /**
    * Which reverse proxies' `X-Forwarded-For` / `-Proto` / `-Host` to believe (Fastify's
    * `trustProxy`): the client address the sign-in throttle counts, the scheme and host of the
@@ -129,20 +129,20 @@ export const AppConfig = Type.Object({
   redisUrl: Type.Optional(Type.String({ pattern: '^rediss?://[^\\s]+$' })),
   /**
    * Requests a minute per client address to the sign-in page (`GET /auth/oauth/authorize`), and
-   * as many to its form (`POST`). 0: no limit. Absent: DEFAULTS.rateLimitAuthorizePerMinute.
+   * as many to its form (`POST`). 0: no limit. Default: DEFAULTS.rateLimitAuthorizePerMinute.
    */
-  rateLimitAuthorizePerMinute: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  rateLimitAuthorizePerMinute: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   /**
    * Requests a minute per client address to `POST /auth/oauth/token`, and as many to
-   * `/auth/oauth/revoke`. 0: no limit. Absent: DEFAULTS.rateLimitTokenPerMinute.
+   * `/auth/oauth/revoke`. 0: no limit. Default: DEFAULTS.rateLimitTokenPerMinute.
    */
-  rateLimitTokenPerMinute: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  rateLimitTokenPerMinute: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   /**
    * Failed authentications (401 answers to requests that presented a credential) a minute per
    * client address; at the limit the address's credential-checking requests are refused (429)
-   * until its minute ends. 0: no limit. Absent: DEFAULTS.rateLimitFailedAuthPerMinute.
+   * until its minute ends. 0: no limit. Default: DEFAULTS.rateLimitFailedAuthPerMinute.
    */
-  rateLimitFailedAuthPerMinute: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  rateLimitFailedAuthPerMinute: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
 });
 export type AppConfig = Static<typeof AppConfig>;
 export type DatabaseConfig = Static<typeof DatabaseConfig>;
@@ -201,6 +201,48 @@ export const DEFAULTS = {
   // Expired tokens and revoked keys fail now and then; a client failing twice a second is guessing or broken.
   rateLimitFailedAuthPerMinute: 120,
 } as const;
+
+/** The settings a config given in code (a test's) may leave out: withDefaults fills them. */
+type Defaulted =
+  | 'serviceDomain'
+  | 'xapiAttachmentLimitBytes'
+  | 'importsInFlight'
+  | 'importsInFlightPerTenant'
+  | 'attachmentUploadsInFlight'
+  | 'attachmentUploadsInFlightPerTenant'
+  | 'statementBatchLimit'
+  | 'credentialTtlS'
+  | 'xapiDefaultVersion'
+  | 'xapiVersionHeader'
+  | 'launchTokenTtlS'
+  | 'refreshTokenTtlS'
+  | 'rateLimitAuthorizePerMinute'
+  | 'rateLimitTokenPerMinute'
+  | 'rateLimitFailedAuthPerMinute';
+
+export type PartialAppConfig = Omit<AppConfig, Defaulted> & Partial<Pick<AppConfig, Defaulted>>;
+
+/** The config with each setting it left out at its default, as loadConfig would have it. */
+export function withDefaults(config: PartialAppConfig): AppConfig {
+  return {
+    ...config,
+    serviceDomain: config.serviceDomain ?? config.baseDomain,
+    xapiAttachmentLimitBytes: config.xapiAttachmentLimitBytes ?? DEFAULTS.xapiAttachmentLimitBytes,
+    importsInFlight: config.importsInFlight ?? DEFAULTS.importsInFlight,
+    importsInFlightPerTenant: config.importsInFlightPerTenant ?? DEFAULTS.importsInFlightPerTenant,
+    attachmentUploadsInFlight: config.attachmentUploadsInFlight ?? DEFAULTS.attachmentUploadsInFlight,
+    attachmentUploadsInFlightPerTenant: config.attachmentUploadsInFlightPerTenant ?? DEFAULTS.attachmentUploadsInFlightPerTenant,
+    statementBatchLimit: config.statementBatchLimit ?? DEFAULTS.statementBatchLimit,
+    credentialTtlS: config.credentialTtlS ?? DEFAULTS.credentialTtlS,
+    xapiDefaultVersion: config.xapiDefaultVersion ?? DEFAULTS.xapiDefaultVersion,
+    xapiVersionHeader: config.xapiVersionHeader ?? DEFAULTS.xapiVersionHeader,
+    launchTokenTtlS: config.launchTokenTtlS ?? DEFAULTS.launchTokenTtlS,
+    refreshTokenTtlS: config.refreshTokenTtlS ?? DEFAULTS.refreshTokenTtlS,
+    rateLimitAuthorizePerMinute: config.rateLimitAuthorizePerMinute ?? DEFAULTS.rateLimitAuthorizePerMinute,
+    rateLimitTokenPerMinute: config.rateLimitTokenPerMinute ?? DEFAULTS.rateLimitTokenPerMinute,
+    rateLimitFailedAuthPerMinute: config.rateLimitFailedAuthPerMinute ?? DEFAULTS.rateLimitFailedAuthPerMinute,
+  };
+}
 
 /** What the command line and the environment may set; flags win over the environment. */
 export interface ConfigInput {

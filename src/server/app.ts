@@ -3,8 +3,10 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { DEFAULTS, type AppConfig } from '../config.js';
+import type { AppConfig } from '../config.js';
 import type { SqlClient } from '../platform/database/sql-client.js';
+import { LocalNotifyBus, type NotifyBus } from '../platform/database/notify-bus.js';
+import type { ModuleOptions } from '../platform/module-options.js';
 import { registerErrorHandler } from '../platform/http/error-handler.js';
 import { registerStrictQueryIntegers } from '../platform/http/strict-query-integers.js';
 import { registerInputGuards } from '../platform/http/input-guards.js';
@@ -16,41 +18,20 @@ import { registerHomePage } from '../platform/http/home-page.js';
 import { describeCheckErrors, prefixOperationIds, withServer } from '../platform/http/openapi.js';
 import { chooseRateLimitStore, rateLimits } from '../platform/http/rate-limits.js';
 import { Admission, registerAdmission } from '../platform/http/admission.js';
-import { authPlugin } from '../modules/auth/auth.plugin.js';
-import { authRoutes } from '../modules/auth/auth.routes.js';
-import { documentsPlugin } from '../modules/xapi/documents/document.plugin.js';
-import { TenancyService } from '../modules/tenancy/tenancy.service.js';
-import { ApiKeyService } from '../modules/auth/api-keys/api-key.service.js';
-import { xapiPlugin } from '../modules/xapi/xapi.plugin.js';
-import { statementsRoutes } from '../modules/xapi/statements/statement.routes.js';
-import { attachmentStoreFor } from '../modules/xapi/statements/attachment.store.js';
-import { activitiesRoutes } from '../modules/xapi/activity-definitions/activity-definition.routes.js';
-import { agentsRoutes } from '../modules/xapi/agents/agent.routes.js';
-import { importHistoryRoutes } from '../modules/imports/import-history.routes.js';
-import { organisationRoutes } from '../modules/organisation/organisation.routes.js';
-import { organisationImportRoutes } from '../modules/imports/organisation-import.routes.js';
-import { tenantSettingsRoutes } from '../modules/actors/tenant-settings.routes.js';
-import { usersImportRoutes } from '../modules/imports/user-import.routes.js';
-import { actorsRoutes } from '../modules/actors/actor.routes.js';
-import { actorsSearchRoutes } from '../modules/actors/actor-search.routes.js';
-import { auditRoutes } from '../modules/audit/audit.routes.js';
-import { completionRoutes } from '../modules/completions/completion.routes.js';
-import { CredentialService } from '../modules/auth/credentials/credential.service.js';
-import { credentialRoutes } from '../modules/auth/credentials/credential.routes.js';
-import { apiKeyRoutes } from '../modules/auth/api-keys/api-key.routes.js';
-import { clientRoutes } from '../modules/auth/oauth/client.routes.js';
-import { LaunchSessionService } from '../modules/launch/launch-session.service.js';
-import { launchRoutes } from '../modules/launch/launch.routes.js';
-import { activityRegistryRoutes } from '../modules/activities/activity-registry.routes.js';
-import { notificationRoutes } from '../modules/notifications/notification.routes.js';
-import { LocalNotifyBus, type NotifyBus } from '../platform/database/notify-bus.js';
-import { TokenService } from '../modules/auth/oauth/token.service.js';
-import { oauthTokenEndpoints } from '../modules/auth/oauth/token.routes.js';
-import { authorizeRoutes } from '../modules/auth/oauth/authorize.routes.js';
-import { AuthorizeService } from '../modules/auth/oauth/authorize.service.js';
-import { purgeExpiredOAuthRows } from '../modules/auth/oauth/oauth-housekeeping.js';
 import { clientAddress } from '../platform/http/client-address.js';
-import { DEFAULT_SIGN_IN_POLICY, SignInThrottle, type SignInPolicy } from '../modules/auth/oauth/sign-in-throttle.js';
+import { xapiPlugin } from '../modules/xapi/xapi.plugin.js';
+import { tenancyModule } from '../modules/tenancy/tenancy.module.js';
+import { organisationModule } from '../modules/organisation/organisation.module.js';
+import { authModule } from '../modules/auth/auth.module.js';
+import { auditModule } from '../modules/audit/audit.module.js';
+import { actorsModule } from '../modules/actors/actors.module.js';
+import { activitiesModule } from '../modules/activities/activities.module.js';
+import { xapiModule } from '../modules/xapi/xapi.module.js';
+import { completionsModule } from '../modules/completions/completions.module.js';
+import { notificationsModule } from '../modules/notifications/notifications.module.js';
+import { importsModule } from '../modules/imports/imports.module.js';
+import { launchModule } from '../modules/launch/launch.module.js';
+import type { SignInPolicy } from '../modules/auth/oauth/sign-in-throttle.js';
 
 export interface BuildOptions {
   /** Pino logger options, or false for none (tests). */
@@ -75,7 +56,10 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const SECRET_QUERY = /([?&](?:code|access_token|refresh_token|client_secret|auth)=)[^&#]*/gi;
 export const redactQuerySecrets = (url: string): string => url.replace(SECRET_QUERY, '$1[redacted]');
 
-/** Builds the whole application on one database: platform plugins first, then the modules. */
+/**
+ * Builds the whole application on one database: platform plugins first, then the modules. The
+ * config has every default filled in: loadConfig's, or withDefaults of one made in code.
+ */
 export async function buildApp(config: AppConfig, sql: SqlClient, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = createFastify(config, options);
   try {
@@ -185,131 +169,50 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
     withServer(app.swagger(), request.publicBaseUrl),
   );
 
-  const notifications = options.notifications ?? LocalNotifyBus.of(sql);
-  const tenancy = new TenancyService(sql, config.cacheTtlMs, notifications, (error) =>
-    app.log.warn({ err: error }, 'could not announce a tenant deletion to the other processes'),
-  );
-  await tenancy.start();
-  app.addHook('onClose', async () => tenancy.stop());
-  const apiKeys = new ApiKeyService(sql, tenancy, notifications, {
-    cacheTtlMs: config.cacheTtlMs,
-    onError: (error) => app.log.warn({ err: error }, 'could not announce an API key revocation or record its use'),
-  });
-  await apiKeys.start();
-  app.addHook('onClose', async () => apiKeys.stop());
-
-  const refreshLifetimeSeconds = config.refreshTokenTtlS ?? DEFAULTS.refreshTokenTtlS;
-  const tokens = new TokenService(sql, tenancy, options.notifications ?? LocalNotifyBus.of(sql), {
-    cacheTtlMs: config.cacheTtlMs,
-    refreshLifetimeSeconds,
-    onError: (error) => app.log.warn({ err: error }, 'could not announce a token revocation to the other processes'),
-  });
-  await tokens.start();
-  app.addHook('onClose', async () => tokens.stop());
-  const credentials = new CredentialService(sql, options.notifications ?? LocalNotifyBus.of(sql), {
-    cacheTtlMs: config.cacheTtlMs,
-    lifetimeSeconds: config.credentialTtlS ?? DEFAULTS.credentialTtlS,
-    onError: (error) => app.log.warn({ err: error }, 'could not announce a credential revocation to the other processes'),
-  });
-  await credentials.start();
-  app.addHook('onClose', async () => credentials.stop());
-  const launches = new LaunchSessionService(sql, credentials, {
-    cacheTtlMs: config.cacheTtlMs,
-    lifetimeSeconds: config.launchTokenTtlS ?? DEFAULTS.launchTokenTtlS,
-  });
-
-  // Before the auth plugin: an address at its failed-authentication limit is refused before any credential is checked.
+  // Built once: every module on this app hears the other processes through the same bus.
+  const bus = options.notifications ?? LocalNotifyBus.of(sql);
+  // Before authentication: an address at its failed-authentication limit is refused before any credential is checked.
   await app.register(rateLimits, {
     limits: {
-      authorize:
-        options.signInPolicy?.authorizeRequestsPerMinute ?? config.rateLimitAuthorizePerMinute ?? DEFAULTS.rateLimitAuthorizePerMinute,
-      token: config.rateLimitTokenPerMinute ?? DEFAULTS.rateLimitTokenPerMinute,
-      failedAuthentication: config.rateLimitFailedAuthPerMinute ?? DEFAULTS.rateLimitFailedAuthPerMinute,
+      authorize: options.signInPolicy?.authorizeRequestsPerMinute ?? config.rateLimitAuthorizePerMinute,
+      token: config.rateLimitTokenPerMinute,
+      failedAuthentication: config.rateLimitFailedAuthPerMinute,
       windowMs: options.rateLimitWindowMs ?? 60_000,
     },
     store: chooseRateLimitStore(config.rateLimitStore, config.redisUrl, config.database.kind),
     sql,
     redisUrl: config.redisUrl,
-    notifications,
+    notifications: bus,
     clientAddress: (request) => clientAddress(request.ip, request.socket?.remoteAddress),
   });
-  await app.register(xapiPlugin, {
-    defaultVersion: config.xapiDefaultVersion ?? DEFAULTS.xapiDefaultVersion,
-    versionHeader: config.xapiVersionHeader ?? DEFAULTS.xapiVersionHeader,
-  });
-  await app.register(authPlugin, {
-    sql,
-    tenancy,
-    baseDomain: config.baseDomain,
-    cacheTtlMs: config.cacheTtlMs,
-    tokens,
-    credentials,
-    launches,
-    apiKeys,
-  });
-  await app.register(oauthTokenEndpoints, { tokens });
-  const signInPolicy = { ...DEFAULT_SIGN_IN_POLICY, ...options.signInPolicy };
-  const throttle = new SignInThrottle(sql, signInPolicy);
-  // Expired codes, tokens, pending sign-ins and failure counts are deleted hourly (the first time a
-  // minute after start), so attempts from ever new addresses cannot grow the tables without bound.
-  const purge = () =>
-    purgeExpiredOAuthRows(sql, signInPolicy, refreshLifetimeSeconds).then(
-      (purged) => app.log.debug({ purged }, 'purged expired OAuth rows'),
-      (error) => app.log.warn({ err: error }, 'could not purge expired OAuth rows'),
-    );
-  const firstPurge = setTimeout(purge, 60_000).unref();
-  const hourlyPurge = setInterval(purge, 3_600_000).unref();
-  app.addHook('onClose', async () => {
-    clearTimeout(firstPurge);
-    clearInterval(hourlyPurge);
-  });
-  await app.register(authorizeRoutes, { authorize: new AuthorizeService(sql, tenancy, throttle, config.baseDomain) });
-
+  // Before authentication too: every /xapi/ answer, a 401 included, carries the version header and CORS.
+  await app.register(xapiPlugin, { defaultVersion: config.xapiDefaultVersion, versionHeader: config.xapiVersionHeader });
   // Before the routes: those naming a budget in `config.admission` get its hook (docs/operations.md, "Memory").
   registerAdmission(app, {
     admissions: {
-      imports: new Admission(
-        'imports',
-        {
-          perProcess: config.importsInFlight ?? DEFAULTS.importsInFlight,
-          perTenant: config.importsInFlightPerTenant ?? DEFAULTS.importsInFlightPerTenant,
-        },
-        10,
-      ),
+      imports: new Admission('imports', { perProcess: config.importsInFlight, perTenant: config.importsInFlightPerTenant }, 10),
       attachments: new Admission(
         'attachments',
-        {
-          perProcess: config.attachmentUploadsInFlight ?? DEFAULTS.attachmentUploadsInFlight,
-          perTenant: config.attachmentUploadsInFlightPerTenant ?? DEFAULTS.attachmentUploadsInFlightPerTenant,
-        },
+        { perProcess: config.attachmentUploadsInFlight, perTenant: config.attachmentUploadsInFlightPerTenant },
         5,
       ),
     },
     tenantOf: (request) => request.principal?.tenant.id,
   });
-  await app.register(authRoutes);
-  await app.register(documentsPlugin, { sql, documentLimitBytes: config.documentLimitBytes });
-  await app.register(statementsRoutes, {
-    sql,
-    attachmentLimitBytes: config.xapiAttachmentLimitBytes ?? DEFAULTS.xapiAttachmentLimitBytes,
-    attachmentStore: attachmentStoreFor(config.database),
-    batchLimit: config.statementBatchLimit ?? DEFAULTS.statementBatchLimit,
-  });
-  await app.register(activitiesRoutes, { sql });
-  await app.register(agentsRoutes, { sql });
-  await app.register(tenantSettingsRoutes, { sql, baseDomain: config.baseDomain });
-  await app.register(usersImportRoutes, { sql, importLimitBytes: config.importLimitBytes, baseDomain: config.baseDomain });
-  await app.register(actorsRoutes, { sql, baseDomain: config.baseDomain, serviceDomain: config.serviceDomain ?? config.baseDomain });
-  await app.register(importHistoryRoutes, { sql });
-  await app.register(auditRoutes, { sql });
-  await app.register(completionRoutes, { sql });
-  await app.register(actorsSearchRoutes, { sql, baseDomain: config.baseDomain, serviceDomain: config.serviceDomain ?? config.baseDomain });
-  await app.register(credentialRoutes, { credentials });
-  await app.register(apiKeyRoutes, { sql, apiKeys });
-  await app.register(clientRoutes, { sql, tokens });
-  await app.register(launchRoutes, { launches, tenancy, baseDomain: config.baseDomain });
-  await app.register(activityRegistryRoutes, { sql, importLimitBytes: config.importLimitBytes });
-  await app.register(organisationImportRoutes, { sql, importLimitBytes: config.importLimitBytes });
-  await app.register(organisationRoutes, { sql });
-  await app.register(notificationRoutes, { sql, cacheTtlMs: config.cacheTtlMs });
+
+  // The modules, bottom up. A plugin's routes run only the hooks added before the plugin was
+  // registered, so every module's routes follow auth's authentication hook; tenancy's service
+  // precedes it, as the hook names the request's tenant through it.
+  const modules: ModuleOptions = { config, sql, bus };
+  await app.register(tenancyModule, modules);
+  await app.register(authModule, { ...modules, signInPolicy: options.signInPolicy });
+  await app.register(auditModule, modules);
+  await app.register(organisationModule, modules);
+  await app.register(actorsModule, modules);
+  await app.register(activitiesModule, modules);
+  await app.register(xapiModule, modules);
+  await app.register(completionsModule, modules);
+  await app.register(notificationsModule, modules);
+  await app.register(importsModule, modules);
+  await app.register(launchModule, modules);
 }

@@ -1,7 +1,7 @@
 import { after, before, describe } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildOptions } from '../../src/server/app.js';
-import { DEFAULTS, type AppConfig } from '../../src/config.js';
+import { DEFAULTS, withDefaults, type AppConfig } from '../../src/config.js';
 import { migrate } from '../../src/platform/database/migrate.js';
 import type { Database } from '../../src/platform/database/sql-client.js';
 import { BACKENDS, type TestBackend } from './backends.js';
@@ -18,7 +18,7 @@ export interface TestContext {
 }
 
 export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
-  return {
+  return withDefaults({
     database: { kind: 'pglite' },
     port: 0,
     host: '127.0.0.1',
@@ -33,7 +33,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     maxConnections: DEFAULTS.maxConnections,
     shutdownGraceMs: DEFAULTS.shutdownGraceMs,
     ...overrides,
-  };
+  });
 }
 
 /**

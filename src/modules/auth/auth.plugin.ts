@@ -172,7 +172,7 @@ export const authPlugin = fp<AuthPluginOptions>(
       return { kind: 'api_key', tenant, id: key };
     }
   },
-  { name: 'auth' },
+  { name: 'authentication' },
 );
 
 function decodeBasic(encoded: string): { username: string; password: string } {

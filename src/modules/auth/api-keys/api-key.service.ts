@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { TtlCache } from '../../../platform/cache.js';
 import type { NotifyBus } from '../../../platform/database/notify-bus.js';
+import { RevocableCache } from '../../../platform/revocable-cache.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { notFound } from '../../../platform/http/app-error.js';
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
@@ -26,8 +27,6 @@ const API_KEY = /^lb_([0-9a-f]{32})_[0-9a-f]{16}$/;
 
 /** The LISTEN/NOTIFY channel that carries revoked API keys, comma-separated. */
 export const API_KEY_REVOCATIONS_CHANNEL = 'learnbase_api_key_revocations';
-/** 100 keys of 53 characters and their commas stay under PostgreSQL's 8,000-byte payload limit. */
-const KEYS_PER_MESSAGE = 100;
 /** "Last used" is kept to the minute: one process writes it at most once a minute per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -69,59 +68,53 @@ interface CachedKey {
 
 /**
  * Checks, lists and revokes API keys. A verified key is cached per process; every revocation is
- * announced on `learnbase_api_key_revocations` and every process evicts it (the TokenService
- * pattern), so a revoked key is refused everywhere within the notification's delivery time.
+ * announced on `learnbase_api_key_revocations` and every process evicts it (RevocableCache), so a
+ * revoked key is refused everywhere within the notification's delivery time.
  */
 export class ApiKeyService {
-  private verified: TtlCache<CachedKey>;
-  /** Keys revoked lately: a check that read the row just before the revocation must not cache it. */
-  private readonly revoked: TtlCache<true>;
+  private readonly cache: RevocableCache<CachedKey>;
   /** Keys whose use this process recorded within the last minute. */
   private readonly touched = new TtlCache<true>(LAST_USED_RESOLUTION_MS);
   private readonly pendingTouches = new Set<Promise<void>>();
-  private stopListening: (() => void) | undefined;
 
   constructor(
     private readonly sql: SqlClient,
     private readonly tenancy: TenancyService,
-    private readonly notifications: NotifyBus,
+    notifications: NotifyBus,
     private readonly options: ApiKeyServiceOptions,
   ) {
-    this.verified = new TtlCache(options.cacheTtlMs, { name: 'api_key' });
-    this.revoked = new TtlCache(Math.max(options.cacheTtlMs, 1_000));
+    this.cache = new RevocableCache(notifications, API_KEY_REVOCATIONS_CHANNEL, {
+      ttlMs: options.cacheTtlMs,
+      // A revoked key is refused without reading its row for at least a second, cached or not.
+      revokedTtlMs: Math.max(options.cacheTtlMs, 1_000),
+      name: 'api_key',
+      onError: options.onError,
+    });
   }
 
   /** Starts hearing the revocations of every process; call once before serving. */
-  async start(): Promise<void> {
-    this.stopListening = await this.notifications.listen(
-      API_KEY_REVOCATIONS_CHANNEL,
-      (payload) => this.forget(payload.split(',').filter(Boolean)),
-      // Messages may have been lost: nothing cached can be trusted any more.
-      () => {
-        this.verified = new TtlCache(this.options.cacheTtlMs, { name: 'api_key' });
-      },
-    );
+  start(): Promise<void> {
+    return this.cache.start();
   }
 
   /** Stops listening and waits for the "last used" writes in flight. */
   async stop(): Promise<void> {
-    this.stopListening?.();
-    this.stopListening = undefined;
+    this.cache.stop();
     await Promise.all(this.pendingTouches);
   }
 
   /** The key's tenant when `secret` is its own and the key is not revoked; otherwise undefined. */
   async verify(key: string, secret: string): Promise<Tenant | undefined> {
     const tenantId = tenantIdOfApiKey(key);
-    if (!tenantId || this.revoked.get(key)) return undefined;
+    if (!tenantId || this.cache.isRevoked(key)) return undefined;
     // Usually from the tenancy cache; a deleted tenant is evicted there, which ends its keys here too.
     const tenant = await this.tenancy.findById(tenantId);
     if (!tenant) return undefined;
     const digest = hashSecret(secret);
-    const cached = this.verified.get(key);
+    const cached = this.cache.get(key);
     if (!cached || !timingSafeEqual(cached.secretDigest, digest)) {
       if (!(await verifyApiKey(this.sql, tenant.id, key, secret))) return undefined;
-      if (!this.revoked.get(key)) this.verified.set(key, { secretDigest: digest });
+      this.cache.set(key, { secretDigest: digest });
     }
     this.recordUse(tenant.id, key);
     return tenant;
@@ -140,13 +133,8 @@ export class ApiKeyService {
   }
 
   /** Tells every process, this one first, that these keys no longer authenticate; call after commit. */
-  async announce(keys: string[]): Promise<void> {
-    this.forget(keys);
-    for (let start = 0; start < keys.length; start += KEYS_PER_MESSAGE) {
-      await this.notifications
-        .publish(API_KEY_REVOCATIONS_CHANNEL, keys.slice(start, start + KEYS_PER_MESSAGE).join(','))
-        .catch((error: Error) => this.options.onError?.(error));
-    }
+  announce(keys: string[]): Promise<void> {
+    return this.cache.revoke(keys);
   }
 
   /** At most one write a minute per key and process, off the request's path. */
@@ -157,12 +145,5 @@ export class ApiKeyService {
       .catch((error: Error) => this.options.onError?.(error))
       .finally(() => this.pendingTouches.delete(pending));
     this.pendingTouches.add(pending);
-  }
-
-  private forget(keys: string[]): void {
-    for (const key of keys) {
-      this.verified.delete(key);
-      this.revoked.set(key, true);
-    }
   }
 }

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
-import { TtlCache } from '../../../platform/cache.js';
 import { FailureWindow } from '../../../platform/failure-window.js';
 import type { NotifyBus } from '../../../platform/database/notify-bus.js';
+import { RevocableCache } from '../../../platform/revocable-cache.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { badRequest, conflict, notFound } from '../../../platform/http/app-error.js';
 import { textProblem } from '../../../platform/json-guard.js';
@@ -121,46 +121,41 @@ export interface CredentialServiceOptions {
  * Learner credentials: Basic username/password pairs that act for one actor (design.md, "Who may
  * call what"). A verified credential is cached per process so launch and xAPI calls do not pay
  * scrypt each; every revocation is announced on `learnbase_credential_revocations` and every
- * process evicts it (the TokenService pattern).
+ * process evicts it (RevocableCache).
  */
 export class CredentialService {
-  private verified: TtlCache<CachedCredential>;
-  /** Credentials revoked lately: a check that read the row just before the revocation must not cache it. */
-  private revoked: TtlCache<true>;
-  private stopListening: (() => void) | undefined;
+  /** Verified credentials by credentialKey. */
+  private readonly cache: RevocableCache<CachedCredential>;
   private readonly guessesByUsername = new FailureWindow(GUESS_LIMITS.username, GUESS_WINDOW_MS);
   private readonly guessesByAddress = new FailureWindow(GUESS_LIMITS.address, GUESS_WINDOW_MS);
+
+  constructor(
+    readonly sql: SqlClient,
+    notifications: NotifyBus,
+    private readonly options: CredentialServiceOptions,
+  ) {
+    this.cache = new RevocableCache(notifications, CREDENTIAL_REVOCATIONS_CHANNEL, {
+      ttlMs: options.cacheTtlMs,
+      name: 'credential',
+      onError: options.onError,
+    });
+  }
+
+  /** Starts hearing the revocations of every process; call once before serving. */
+  start(): Promise<void> {
+    return this.cache.start();
+  }
+
+  stop(): void {
+    this.cache.stop();
+  }
+
   /**
    * Goes up whenever revocations may have been missed (the listening connection dropped): what
    * was cached before, here or in LaunchSessionService, can no longer be trusted.
    */
-  generation = 0;
-
-  constructor(
-    readonly sql: SqlClient,
-    private readonly notifications: NotifyBus,
-    private readonly options: CredentialServiceOptions,
-  ) {
-    this.verified = new TtlCache(options.cacheTtlMs, { name: 'credential' });
-    this.revoked = new TtlCache(options.cacheTtlMs);
-  }
-
-  /** Starts hearing the revocations of every process; call once before serving. */
-  async start(): Promise<void> {
-    this.stopListening = await this.notifications.listen(
-      CREDENTIAL_REVOCATIONS_CHANNEL,
-      (payload) => this.forget(payload.split(',').filter(Boolean)),
-      // Messages may have been lost: nothing cached can be trusted any more.
-      () => {
-        this.verified = new TtlCache(this.options.cacheTtlMs, { name: 'credential' });
-        this.generation += 1;
-      },
-    );
-  }
-
-  stop(): void {
-    this.stopListening?.();
-    this.stopListening = undefined;
+  get generation(): number {
+    return this.cache.generation;
   }
 
   /** POST /api/auth/basic: stores a credential for an actor of the store; 404 unknown actor, 409 username ever used. */
@@ -224,7 +219,7 @@ export class CredentialService {
         details: { username },
       });
     });
-    await this.announce([credentialKey(tenantId, username)]);
+    await this.cache.revoke([credentialKey(tenantId, username)]);
   }
 
   /**
@@ -233,12 +228,12 @@ export class CredentialService {
    */
   async verify(tenantId: string, username: string, password: string, client = 'unknown'): Promise<CredentialCheck> {
     const key = credentialKey(tenantId, username);
-    if (this.revoked.get(key)) return { valid: false, reason: 'revoked' };
+    if (this.cache.isRevoked(key)) return { valid: false, reason: 'revoked' };
     const digest = hashSecret(password);
-    const cached = this.verified.get(key);
+    const cached = this.cache.get(key);
     if (cached && timingSafeEqual(cached.passwordDigest, digest)) {
       if (cached.expiresAtMs > Date.now()) return { valid: true, credential: cached };
-      this.verified.delete(key);
+      this.cache.delete(key);
       return { valid: false, reason: 'expired' };
     }
     // Guessing is refused before the scrypt it would cost, by username and by client address.
@@ -261,26 +256,13 @@ export class CredentialService {
     if (stored.revoked) return { valid: false, reason: 'revoked' };
     if (stored.expired) return { valid: false, reason: 'expired' };
     const credential: VerifiedCredential = { tenantId, username, agentKey: stored.agentKey, expiresAtMs: stored.expiresAt.getTime(), key };
-    if (!this.revoked.get(key)) this.verified.set(key, { ...credential, passwordDigest: digest });
+    this.cache.set(key, { ...credential, passwordDigest: digest });
     return { valid: true, credential };
   }
 
   /** True when this process heard lately that the credential was revoked (launch tokens check it on their cache hits). */
   isRevoked(key: string): boolean {
-    return this.revoked.get(key) === true;
-  }
-
-  /** Tells every process, this one first and synchronously, that these credentials are revoked; call after commit. */
-  private async announce(keys: string[]): Promise<void> {
-    this.forget(keys);
-    await this.notifications.publish(CREDENTIAL_REVOCATIONS_CHANNEL, keys.join(',')).catch((error: Error) => this.options.onError?.(error));
-  }
-
-  private forget(keys: string[]): void {
-    for (const key of keys) {
-      this.verified.delete(key);
-      this.revoked.set(key, true);
-    }
+    return this.cache.isRevoked(key);
   }
 }
 

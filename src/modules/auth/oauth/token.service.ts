@@ -1,5 +1,5 @@
-import { TtlCache } from '../../../platform/cache.js';
 import type { NotifyBus } from '../../../platform/database/notify-bus.js';
+import { RevocableCache } from '../../../platform/revocable-cache.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { hashSecret, newSecret } from '../../../platform/secrets.js';
 import type { TenancyService } from '../../tenancy/tenancy.service.js';
@@ -14,8 +14,6 @@ export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
 export const REFRESH_TOKEN_LIFETIME_SECONDS = 30 * 24 * 3600;
 /** The LISTEN/NOTIFY channel that carries the SHA-256 (hex) of revoked access tokens, comma-separated. */
 export const REVOCATIONS_CHANNEL = 'learnbase_revocations';
-/** 100 hashes of 64 hex characters and their commas stay under PostgreSQL's 8,000-byte payload limit. */
-const HASHES_PER_MESSAGE = 100;
 
 /** RFC 6749 §5.1, with the interface's lower-case `bearer` (5.1 step 4). */
 export interface TokenResponse {
@@ -71,39 +69,29 @@ export interface TokenServiceOptions {
  * `learnbase_revocations`, and every process evicts what it hears.
  */
 export class TokenService {
-  private verified: TtlCache<AccessGrant>;
-  /**
-   * Hashes revoked lately. A check that read the row just before a revocation committed must not
-   * cache the token after the eviction went past: it looks here before caching.
-   */
-  private revoked: TtlCache<true>;
-  private stopListening: (() => void) | undefined;
+  /** Verified access tokens by the hex of their hash. */
+  private readonly cache: RevocableCache<AccessGrant>;
 
   constructor(
     readonly sql: SqlClient,
     readonly tenancy: TenancyService,
-    private readonly notifications: NotifyBus,
+    notifications: NotifyBus,
     private readonly options: TokenServiceOptions,
   ) {
-    this.verified = new TtlCache(options.cacheTtlMs, { name: 'access_token' });
-    this.revoked = new TtlCache(options.cacheTtlMs);
+    this.cache = new RevocableCache(notifications, REVOCATIONS_CHANNEL, {
+      ttlMs: options.cacheTtlMs,
+      name: 'access_token',
+      onError: options.onError,
+    });
   }
 
   /** Starts hearing the revocations of every process; call once before serving. */
-  async start(): Promise<void> {
-    this.stopListening = await this.notifications.listen(
-      REVOCATIONS_CHANNEL,
-      (payload) => this.forget(payload.split(',').filter(Boolean)),
-      // Messages may have been lost: nothing cached can be trusted any more.
-      () => {
-        this.verified = new TtlCache(this.options.cacheTtlMs, { name: 'access_token' });
-      },
-    );
+  start(): Promise<void> {
+    return this.cache.start();
   }
 
   stop(): void {
-    this.stopListening?.();
-    this.stopListening = undefined;
+    this.cache.stop();
   }
 
   /** Mints an access and a refresh token of one family (one authorization) and stores their hashes. */
@@ -133,11 +121,11 @@ export class TokenService {
     if (!parsed || parsed.kind !== 'access') return { valid: false, reason: 'unknown' };
     const hash = hashSecret(token);
     const key = hash.toString('hex');
-    if (this.revoked.get(key)) return { valid: false, reason: 'revoked' };
-    const cached = this.verified.get(key);
+    if (this.cache.isRevoked(key)) return { valid: false, reason: 'revoked' };
+    const cached = this.cache.get(key);
     if (cached) {
       if (cached.expiresAtMs > Date.now()) return { valid: true, grant: cached };
-      this.verified.delete(key);
+      this.cache.delete(key);
       return { valid: false, reason: 'expired' };
     }
     const stored = await findToken(this.sql, parsed.tenantId, hash);
@@ -150,7 +138,7 @@ export class TokenService {
       clientId: stored.clientId,
       expiresAtMs: stored.expiresAt.getTime(),
     };
-    if (!this.revoked.get(key)) this.verified.set(key, grant);
+    this.cache.set(key, grant);
     return { valid: true, grant };
   }
 
@@ -190,20 +178,7 @@ export class TokenService {
    * Tells every process, this one first and synchronously, that these access tokens are revoked.
    * Call it once the revocation is committed, so no process re-reads a still-valid row.
    */
-  async announce(accessTokenHashes: Buffer[]): Promise<void> {
-    const keys = accessTokenHashes.map((hash) => hash.toString('hex'));
-    this.forget(keys);
-    for (let start = 0; start < keys.length; start += HASHES_PER_MESSAGE) {
-      await this.notifications
-        .publish(REVOCATIONS_CHANNEL, keys.slice(start, start + HASHES_PER_MESSAGE).join(','))
-        .catch((error: Error) => this.options.onError?.(error));
-    }
-  }
-
-  private forget(keys: string[]): void {
-    for (const key of keys) {
-      this.verified.delete(key);
-      this.revoked.set(key, true);
-    }
+  announce(accessTokenHashes: Buffer[]): Promise<void> {
+    return this.cache.revoke(accessTokenHashes.map((hash) => hash.toString('hex')));
   }
 }

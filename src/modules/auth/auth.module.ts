@@ -1,0 +1,127 @@
+import fp from 'fastify-plugin';
+import type { ModuleOptions } from '../../platform/module-options.js';
+import { ApiKeyService } from './api-keys/api-key.service.js';
+import { apiKeyRoutes } from './api-keys/api-key.routes.js';
+import { authPlugin } from './auth.plugin.js';
+import { authRoutes } from './auth.routes.js';
+import { CredentialService } from './credentials/credential.service.js';
+import { credentialRoutes } from './credentials/credential.routes.js';
+import type { LaunchTokenVerifier } from './launch-token.js';
+import { authorizeRoutes } from './oauth/authorize.routes.js';
+import { AuthorizeService } from './oauth/authorize.service.js';
+import { clientRoutes } from './oauth/client.routes.js';
+import { purgeExpiredOAuthRows } from './oauth/oauth-housekeeping.js';
+import { DEFAULT_SIGN_IN_POLICY, SignInThrottle, type SignInPolicy } from './oauth/sign-in-throttle.js';
+import { oauthTokenEndpoints } from './oauth/token.routes.js';
+import { TokenService } from './oauth/token.service.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What auth offers the modules above it (auth.module.ts). */
+    auth: AuthExports;
+  }
+}
+
+export interface AuthExports {
+  /** Learner credentials: the launch module verifies them and follows their revocations. */
+  credentials: CredentialService;
+  /**
+   * Hands the authentication hook the checker of launch tokens. The launch module issues them and
+   * sits above auth, so it brings its checker once it is registered; until then no Basic user-id
+   * is taken for a launch token.
+   */
+  acceptLaunchTokens(verifier: LaunchTokenVerifier): void;
+}
+
+export interface AuthModuleOptions extends ModuleOptions {
+  /** How failed sign-ins are slowed and refused, and the sign-in page's own limits; tests lower them. */
+  signInPolicy?: Partial<SignInPolicy>;
+}
+
+/** Expired OAuth rows are deleted hourly, the first time a minute after start. */
+const FIRST_PURGE_MS = 60_000;
+const PURGE_INTERVAL_MS = 3_600_000;
+
+const NO_LAUNCH_TOKENS: LaunchTokenVerifier = {
+  isLaunchUsername: () => false,
+  checkToken: async () => ({ valid: false, reason: 'unknown' }),
+};
+
+/**
+ * Authentication and what it checks: the one hook that turns a credential into a principal, API
+ * keys, OAuth (clients, the sign-in pages, tokens) and learner credentials, with their caches'
+ * listening, the OAuth housekeeping and their shutdown. Needs `app.tenancy`; offers `app.auth`.
+ * Not encapsulated: the hook must run for every module's routes, registered after this.
+ */
+export const authModule = fp<AuthModuleOptions>(
+  async (app, { config, sql, bus, signInPolicy: policyOverrides }) => {
+    const { tenancy } = app;
+    const apiKeys = new ApiKeyService(sql, tenancy, bus, {
+      cacheTtlMs: config.cacheTtlMs,
+      onError: (error) => app.log.warn({ err: error }, 'could not announce an API key revocation or record its use'),
+    });
+    await apiKeys.start();
+    app.addHook('onClose', async () => apiKeys.stop());
+    const tokens = new TokenService(sql, tenancy, bus, {
+      cacheTtlMs: config.cacheTtlMs,
+      refreshLifetimeSeconds: config.refreshTokenTtlS,
+      onError: (error) => app.log.warn({ err: error }, 'could not announce a token revocation to the other processes'),
+    });
+    await tokens.start();
+    app.addHook('onClose', async () => tokens.stop());
+    const credentials = new CredentialService(sql, bus, {
+      cacheTtlMs: config.cacheTtlMs,
+      lifetimeSeconds: config.credentialTtlS,
+      onError: (error) => app.log.warn({ err: error }, 'could not announce a credential revocation to the other processes'),
+    });
+    await credentials.start();
+    app.addHook('onClose', async () => credentials.stop());
+
+    let launchTokens = NO_LAUNCH_TOKENS;
+    app.decorate('auth', {
+      credentials,
+      acceptLaunchTokens: (verifier: LaunchTokenVerifier) => {
+        launchTokens = verifier;
+      },
+    } satisfies AuthExports);
+
+    await app.register(authPlugin, {
+      sql,
+      tenancy,
+      baseDomain: config.baseDomain,
+      cacheTtlMs: config.cacheTtlMs,
+      tokens,
+      credentials,
+      launches: {
+        isLaunchUsername: (username) => launchTokens.isLaunchUsername(username),
+        checkToken: (username, secret) => launchTokens.checkToken(username, secret),
+      },
+      apiKeys,
+    });
+    await app.register(oauthTokenEndpoints, { tokens });
+
+    const signInPolicy = { ...DEFAULT_SIGN_IN_POLICY, ...policyOverrides };
+    // Expired codes, tokens, pending sign-ins and failure counts are deleted, so attempts from
+    // ever new addresses cannot grow the tables without bound.
+    const purge = () =>
+      purgeExpiredOAuthRows(sql, signInPolicy, config.refreshTokenTtlS).then(
+        (purged) => app.log.debug({ purged }, 'purged expired OAuth rows'),
+        (error) => app.log.warn({ err: error }, 'could not purge expired OAuth rows'),
+      );
+    const firstPurge = setTimeout(purge, FIRST_PURGE_MS).unref();
+    const hourlyPurge = setInterval(purge, PURGE_INTERVAL_MS).unref();
+    app.addHook('onClose', async () => {
+      clearTimeout(firstPurge);
+      clearInterval(hourlyPurge);
+    });
+    await app.register(authorizeRoutes, {
+      authorize: new AuthorizeService(sql, tenancy, new SignInThrottle(sql, signInPolicy), config.baseDomain),
+    });
+
+    await app.register(authRoutes);
+    await app.register(credentialRoutes, { credentials });
+    await app.register(apiKeyRoutes, { sql, apiKeys });
+    await app.register(clientRoutes, { sql, tokens });
+  },
+  { name: 'auth', dependencies: ['tenancy'] },
+);

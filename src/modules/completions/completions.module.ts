@@ -1,0 +1,8 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ModuleOptions } from '../../platform/module-options.js';
+import { completionRoutes } from './completion.routes.js';
+
+/** Completion records (projected from statements by the xapi module's writes). */
+export const completionsModule: FastifyPluginAsync<ModuleOptions> = async (app, { sql }) => {
+  await app.register(completionRoutes, { sql });
+};

@@ -1,0 +1,8 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ModuleOptions } from '../../platform/module-options.js';
+import { organisationRoutes } from './organisation.routes.js';
+
+/** The organisation structure and the job architecture, as imported (their imports are the imports module's). */
+export const organisationModule: FastifyPluginAsync<ModuleOptions> = async (app, { sql }) => {
+  await app.register(organisationRoutes, { sql });
+};
