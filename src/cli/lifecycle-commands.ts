@@ -72,7 +72,8 @@ export async function runLifecycleCommand(
   const notifications = publisherFor(db, config);
   try {
     const tenancy = new TenancyService(db, 0, notifications);
-    const tokens = new TokenService(db, tenancy, notifications, { cacheTtlMs: 0 });
+    // Revokes only: it issues no refresh token, so their lifetime does not matter here.
+    const tokens = new TokenService(db, tenancy, notifications, { cacheTtlMs: 0, refreshLifetimeSeconds: 0 });
     const tenantNamed = async () => tenancy.require(need(values.tenant, `${noun} ${verb} needs --tenant NAME.`));
     const say = (value: object, text: string) => output.out(values.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 

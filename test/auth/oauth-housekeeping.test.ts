@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
+import { DEFAULTS } from '../../src/config.js';
 import { purgeExpiredOAuthRows } from '../../src/modules/auth/oauth/oauth-housekeeping.js';
 import { DEFAULT_SIGN_IN_POLICY } from '../../src/modules/auth/oauth/sign-in-throttle.js';
 import { hashSecret, newSecret } from '../../src/platform/secrets.js';
@@ -60,7 +61,7 @@ describeEachBackend('Purging expired OAuth rows', (ctx) => {
     await failure('ip:192.0.2.3', ago('1 hour'), "now() + interval '5 minutes'");
     await failure('ip:192.0.2.4', ago('1 minute'), 'NULL');
 
-    const purged = await purgeExpiredOAuthRows(ctx.db, DEFAULT_SIGN_IN_POLICY);
+    const purged = await purgeExpiredOAuthRows(ctx.db, DEFAULT_SIGN_IN_POLICY, DEFAULTS.refreshTokenTtlS);
     // Other tests' tenants share the database: at least ours went, and nothing of ours that should stay.
     assert.ok(
       purged.authorizationRequests >= 1 && purged.codes >= 1 && purged.tokens >= 1 && purged.signInFailures >= 2,

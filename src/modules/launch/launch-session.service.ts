@@ -19,8 +19,6 @@ import {
 import { findLaunchSession, insertLaunchSession } from './launch-session.repository.js';
 import type { LaunchCheck, LaunchGrant, LaunchTokenVerifier } from '../auth/launch-token.js';
 
-/** Default lifetime of a launch token: 4 hours (LEARNBASE_LAUNCH_TOKEN_TTL_S), a long sitting of one piece of content. */
-export const DEFAULT_LAUNCH_TOKEN_TTL_S = 4 * 3600;
 /** xAPI's ADL verb for "the LRS launched this content for this actor". */
 export const LAUNCHED_VERB = 'http://adlnet.gov/expapi/verbs/launched';
 

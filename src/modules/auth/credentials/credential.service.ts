@@ -15,8 +15,6 @@ import { tenantIdOfApiKey } from '../api-keys/api-key.service.js';
 import type { Principal } from '../../../kernel/principal.js';
 import { findCredential, insertCredential, revokeCredentialRow } from './credential.repository.js';
 
-/** Default lifetime of an actor credential: 30 days (LEARNBASE_CREDENTIAL_TTL_S). */
-export const DEFAULT_CREDENTIAL_TTL_S = 30 * 24 * 3600;
 /** The LISTEN/NOTIFY channel that carries the ids (see credentialKey) of revoked credentials, comma-separated. */
 export const CREDENTIAL_REVOCATIONS_CHANNEL = 'learnbase_credential_revocations';
 /** Usernames of this form are launch tokens (launch-session.service.ts): no credential may take one. */

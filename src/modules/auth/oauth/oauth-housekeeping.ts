@@ -1,6 +1,5 @@
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { SignInPolicy } from './sign-in-throttle.js';
-import { REFRESH_TOKEN_LIFETIME_SECONDS } from './token.service.js';
 
 /** Expired tokens are kept a day past their expiry, for the logs' and the operators' sake. */
 const TOKEN_RETENTION_SECONDS = 24 * 3600;
@@ -18,11 +17,7 @@ export interface PurgedRows {
  * no refresh token issued from them can still be alive (a replayed code revokes its tokens, so a
  * code is kept as long as they may live).
  */
-export async function purgeExpiredOAuthRows(
-  sql: SqlClient,
-  policy: SignInPolicy,
-  refreshLifetimeSeconds = REFRESH_TOKEN_LIFETIME_SECONDS,
-): Promise<PurgedRows> {
+export async function purgeExpiredOAuthRows(sql: SqlClient, policy: SignInPolicy, refreshLifetimeSeconds: number): Promise<PurgedRows> {
   const requests = await sql.query('DELETE FROM oauth_authorization_requests WHERE expires_at <= now()', []);
   const codes = await sql.query('DELETE FROM oauth_codes WHERE expires_at < now() - make_interval(secs => $1)', [
     refreshLifetimeSeconds + TOKEN_RETENTION_SECONDS,

@@ -10,8 +10,6 @@ import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
 
 /** Interface 5.1 step 6: an access token lasts one hour. */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
-/** Not in the interface: a refresh token lasts 30 days, and each refresh starts a new one. */
-export const REFRESH_TOKEN_LIFETIME_SECONDS = 30 * 24 * 3600;
 /** The LISTEN/NOTIFY channel that carries the SHA-256 (hex) of revoked access tokens, comma-separated. */
 export const REVOCATIONS_CHANNEL = 'learnbase_revocations';
 
@@ -58,9 +56,9 @@ export interface TokenServiceOptions {
   /**
    * How long a refresh token lives, in seconds (LEARNBASE_REFRESH_TOKEN_TTL_S). Each refresh issues
    * a new one with the whole lifetime again, so an integration that refreshes keeps working.
-   * Absent: REFRESH_TOKEN_LIFETIME_SECONDS.
+   * A command that only revokes may pass 0.
    */
-  refreshLifetimeSeconds?: number;
+  refreshLifetimeSeconds: number;
 }
 
 /**
@@ -109,7 +107,7 @@ export class TokenService {
         ...grant,
         tokenHash: hashSecret(refreshToken),
         kind: 'refresh',
-        lifetimeSeconds: this.options.refreshLifetimeSeconds ?? REFRESH_TOKEN_LIFETIME_SECONDS,
+        lifetimeSeconds: this.options.refreshLifetimeSeconds,
       },
     ]);
     return { access_token: accessToken, refresh_token: refreshToken, token_type: 'bearer', expires_in: ACCESS_TOKEN_LIFETIME_SECONDS };
