@@ -1,18 +1,23 @@
 import type { DatabaseConfig } from '../config.js';
 import { backupDataFolder, restoreDataFolder } from '../platform/database/backup.js';
+import { UsageError } from './command.js';
 
 /**
  * `learnbase backup --data DIR FILE` and `learnbase restore --data DIR FILE [--force]` (embedded
- * PGlite only). Resolves to the exit code: 0 done; 2 with `--database`, refused like `serve --workers`
- * on PGlite (PostgreSQL has its own tools, which also work while learnbase runs); any other refusal
- * or failure throws, and the CLI prints it and exits 1 as for every other command.
+ * PGlite only). They open the folder themselves, before any command could migrate what they copy,
+ * and are never handed to a running server. Resolves to the exit code: 0 done; 2 with `--database`,
+ * refused like `serve --workers` on PGlite (PostgreSQL has its own tools, which also work while
+ * learnbase runs); any other refusal or failure throws, and the CLI prints it and exits 1 as for
+ * every other command.
  */
-export async function runBackupCommand(
+export async function backupCommand(
   command: 'backup' | 'restore',
   database: DatabaseConfig,
-  file: string,
+  operands: string[],
   values: { force?: boolean; json?: boolean },
 ): Promise<number> {
+  if (operands.length !== 1) throw new UsageError(`Expected: learnbase ${command} --data DIR FILE [--force]`);
+  const file = operands[0]!;
   if (database.kind === 'postgres') {
     const tool =
       command === 'backup'

@@ -10,8 +10,12 @@ import { importJobs, importOrganisation } from '../modules/imports/organisation-
 import { importUsers, parseUserImportBody } from '../modules/imports/user-import.service.js';
 import type { UserImportSummary } from '../modules/imports/user-import.js';
 import { parseUsersCsv } from '../modules/imports/users-csv.js';
+import { TenancyService } from '../modules/tenancy/tenancy.service.js';
+import { type CommandContext, type ProgressStream, say, UsageError } from './command.js';
 
-export type ImportFileKind = 'users' | 'organisation' | 'jobs';
+const IMPORT_KINDS = ['users', 'organisation', 'jobs'] as const;
+
+export type ImportFileKind = (typeof IMPORT_KINDS)[number];
 
 export interface ImportFileOptions {
   kind: ImportFileKind;
@@ -35,6 +39,63 @@ export class RefusedFile extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * `learnbase import users|organisation|jobs --tenant NAME FILE [--verify] [--charset NAME]`. Exit
+ * codes of its own: 0 every row imported, 1 rows skipped, 2 the file refused (printed like a
+ * result, on standard output), 3 any other failure (cli.ts turns a thrown error into 3 for import).
+ */
+export async function importCommand(context: CommandContext, [kind, file, ...extra]: string[]): Promise<number> {
+  const { values } = context;
+  if (!IMPORT_KINDS.includes(kind as ImportFileKind) || !file || extra.length > 0 || !values.tenant) {
+    throw new UsageError('Expected: learnbase import users|organisation|jobs --tenant NAME FILE [--verify] [--charset NAME]');
+  }
+  const tenantName = values.tenant;
+  let outcome: ImportFileOutcome;
+  try {
+    const tenant = await new TenancyService(context.db, 0).require(tenantName).catch((error: Error) => {
+      throw new RefusedFile(error.message);
+    });
+    outcome = await importFile(context.db, {
+      kind: kind as ImportFileKind,
+      tenant,
+      file,
+      verify: values.verify ?? false,
+      ...(values.charset !== undefined ? { charset: values.charset } : {}),
+      baseDomain: context.config.baseDomain,
+      progress: context.progress,
+    });
+  } catch (error) {
+    if (!(error instanceof RefusedFile)) {
+      // 1 means "rows skipped" here: any other failure (the database unreachable) is 3.
+      context.output.err(`learnbase: ${(error as Error).message}\n`);
+      return 3;
+    }
+    const problems = (error.details?.problems as unknown[] | undefined) ?? [];
+    say(
+      context,
+      { refused: error.message, ...error.details },
+      [`Refused: ${error.message}`, ...problems.map((item) => `  ${JSON.stringify(item)}`)].join('\n'),
+    );
+    return 2;
+  }
+  if (outcome.kind !== 'users') {
+    say(
+      context,
+      { entries: outcome.entries },
+      `Imported ${outcome.entries} ${outcome.kind === 'jobs' ? 'jobs' : 'organisation entries'} into "${tenantName}".`,
+    );
+    return 0;
+  }
+  const summary = outcome.summary;
+  const lines = [
+    `${values.verify ? 'Checked' : 'Imported'} ${summary.rows} rows into "${tenantName}": ${summary.new} new, ${summary.existing} existing, ${summary.skipped} skipped; ${summary.errorCount} errors, ${summary.warningCount} warnings.`,
+    ...summary.errors.map((item) => `  error   row ${item.row}: ${item.type}: ${item.message}`),
+    ...summary.warnings.map((item) => `  warning row ${item.row}: ${item.type}: ${item.message}`),
+  ];
+  say(context, summary, lines.join('\n'));
+  return summary.skipped > 0 ? 1 : 0;
 }
 
 /**
@@ -115,9 +176,6 @@ interface ProgressReporter {
   done(what: string): void;
   stop(): void;
 }
-
-/** A terminal (a bar is drawn), or any stream, such as the socket back to a command handed to the server. */
-type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean };
 
 /**
  * A bar over the bytes read on a terminal, then the stage the import is in; plain lines when

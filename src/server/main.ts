@@ -24,7 +24,7 @@ export interface ServeOptions {
   worker?: boolean;
   /**
    * Runs a command the command line hands over while this server holds the PGlite folder
-   * (platform/control-socket.ts); cli.ts passes it. Without it, commands wait until the server stops.
+   * (platform/control-socket.ts); the command line (cli/server.ts) passes it. Without it, commands wait until the server stops.
    */
   commands?: (db: Database, config: AppConfig, command: HandedOffCommand, output: CommandOutput) => Promise<number>;
 }

@@ -205,7 +205,11 @@ function lifecycleSuite(backend: 'pglite' | 'postgres', open: () => Promise<Targ
 
       const unconfirmed = await cli('tenant', 'delete', 'doomed');
       assert.equal(unconfirmed.code, 2);
-      assert.match(unconfirmed.stderr, /confirm with --yes/);
+      assert.equal(
+        unconfirmed.stderr,
+        'learnbase: tenant delete removes every row of tenant "doomed" for good: confirm with --yes.\n',
+        'the message alone, without the usage',
+      );
       const deleted = json(await cli('tenant', 'delete', 'doomed', '--yes', '--json'));
       assert.deepEqual(deleted, { deleted: { id: doomed.id, name: 'doomed' } });
       const again = await cli('tenant', 'delete', 'doomed', '--yes');

@@ -281,6 +281,17 @@ describeEachBackend(
       assert.match(unknownTenant.body, /This link names an organisation this service does not know/);
     });
 
+    it('answers a link the input guards refuse before the route runs (a NUL in it) with the same HTML page, not JSON', async () => {
+      const fixture = await givenLaunch(ctx, content.origin);
+      const res = await launch(ctx, fixture, `${fixture.launchPath}&note=%00`);
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+      assert.equal(res.headers['cache-control'], 'no-store');
+      assert.match(String(res.headers['content-security-policy']), /^default-src 'none'/);
+      assert.match(res.body, /<h1>This link is damaged<\/h1>/);
+      assert.doesNotMatch(res.body, /request\.invalid|querystring|note/);
+    });
+
     it('interface 5.3, step 3 (the launch URL): tells the learner what happened in a learner’s words, and logs the API path and the code', async () => {
       const fixture = await givenLaunch(ctx, content.origin);
       const lines: Array<Record<string, unknown>> = [];

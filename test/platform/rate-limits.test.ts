@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
@@ -14,7 +15,7 @@ import { migrate } from '../../src/platform/database/migrate.js';
 import type { Database } from '../../src/platform/database/sql-client.js';
 import { givenOAuth, type OAuthFixture } from '../auth/oauth-token-fixtures.js';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
-import { describeEachBackend, testConfig } from '../support/build-test-app.js';
+import { describeEachBackend, type TestContext, testConfig } from '../support/build-test-app.js';
 import { startCli, waitForOutput } from '../support/cli.js';
 import { Given, type GivenTenant } from '../support/given.js';
 
@@ -202,6 +203,75 @@ describeEachBackend(
   },
   { rateLimitTokenPerMinute: 0, rateLimitFailedAuthPerMinute: 0 },
 );
+
+/** The app's log, line by line. */
+class LogLines extends Writable {
+  readonly lines: Array<Record<string, unknown>> = [];
+  override _write(chunk: Buffer, _encoding: string, done: () => void) {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) this.lines.push(JSON.parse(line));
+    done();
+  }
+}
+
+/** An app of its own on `ctx`'s database, logging warnings to `log`. */
+const loggedApp = (ctx: TestContext, log: LogLines, overrides: Partial<AppConfig> = {}) =>
+  buildApp(testConfig({ ...LIMITS, ...overrides, logLevel: 'warn' }), ctx.db, { logger: { stream: log } });
+
+const proxyWarnings = (log: LogLines) => log.lines.filter((line) => String(line.msg).includes('LEARNBASE_TRUST_PROXY'));
+
+describeEachBackend('A proxy on this host that LEARNBASE_TRUST_PROXY does not name', (ctx) => {
+  it('serves its clients unlimited, warns once in the log, and says so in /health/ready (still ready)', async () => {
+    const log = new LogLines();
+    const app = await loggedApp(ctx, log);
+    try {
+      const tenant = await ctx.given.tenant();
+      const ready = await app.inject({ method: 'GET', url: '/health/ready' });
+      assert.deepEqual(ready.json(), { status: 'ok' }, 'nothing to warn of yet');
+      // This host itself, without a proxy's header, is no proxy.
+      assert.equal((await wrong(app, tenant, '127.0.0.1')).statusCode, 401);
+      assert.deepEqual(proxyWarnings(log), []);
+
+      // Two clients of the proxy: each is this host, and neither is ever limited.
+      for (let i = 0; i < 5; i++) {
+        const client = { headers: { 'x-forwarded-for': `203.0.113.${10 + (i % 2)}` } };
+        assert.equal((await me(app, tenant, '127.0.0.1', { secret: 'wrong', ...client })).statusCode, 401);
+      }
+      assert.equal((await me(app, tenant, '::1', { headers: { 'x-forwarded-for': '203.0.113.10' } })).statusCode, 200);
+
+      const warned = proxyWarnings(log);
+      assert.equal(warned.length, 1, 'one warning per process');
+      assert.equal(warned[0]!.level, 40);
+      assert.equal(warned[0]!.code, 'rate_limits.untrusted_local_proxy');
+      const health = await app.inject({ method: 'GET', url: '/health/ready' });
+      assert.equal(health.statusCode, 200, 'a warning, not unreadiness');
+      const body = health.json();
+      assert.equal(body.status, 'ok');
+      assert.deepEqual(
+        body.warnings.map((warning: { code: string }) => warning.code),
+        ['rate_limits.untrusted_local_proxy'],
+      );
+      assert.match(body.warnings[0].message, /LEARNBASE_TRUST_PROXY/);
+      assert.equal((await app.inject({ method: 'GET', url: '/health/ready' })).json().warnings.length, 1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('warns of nothing once the proxy is named, and counts its clients under their own addresses', async () => {
+    const log = new LogLines();
+    const app = await loggedApp(ctx, log, { trustProxy: ['loopback'] });
+    try {
+      const tenant = await ctx.given.tenant();
+      const client = { headers: { 'x-forwarded-for': newAddress() } };
+      for (let i = 0; i < 3; i++) assert.equal((await me(app, tenant, '127.0.0.1', { secret: 'wrong', ...client })).statusCode, 401);
+      assertRefused(await me(app, tenant, '127.0.0.1', client), 'failed_authentication', 60);
+      assert.deepEqual(proxyWarnings(log), []);
+      assert.deepEqual((await app.inject({ method: 'GET', url: '/health/ready' })).json(), { status: 'ok' });
+    } finally {
+      await app.close();
+    }
+  });
+});
 
 const authorizeUrl = (oauth: OAuthFixture) =>
   `/auth/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: oauth.client.clientId, redirect_uri: 'http://127.0.0.1:9/callback', state: 's' })}`;

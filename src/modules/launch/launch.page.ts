@@ -1,23 +1,20 @@
 import type { AppError } from '../../platform/http/app-error.js';
-import { errorPage, PAGE_HEADERS } from '../../platform/http/html-page.js';
+import type { PageWording } from '../../platform/http/error-handler.js';
 import type { LaunchRefusal } from './launch-session.service.js';
-
-/** The launch page's headers: never cached, never framed, no referrer (the launch link carries a credential). */
-export const LAUNCH_PAGE_HEADERS = PAGE_HEADERS;
-
-interface Wording {
-  title: string;
-  message: string;
-}
 
 const NO_ACCESS = 'This link cannot sign you in';
 const SENDER = 'whoever sent you the link';
+
+const TOO_MANY_ATTEMPTS: PageWording = {
+  title: 'Too many failed sign-ins',
+  message: 'There were too many failed attempts to sign in with this link, or from your network, lately.',
+};
 
 /**
  * What a learner reads for each error of the launch link: what happened and whom to tell, never an
  * API path, an error code or a parameter name. Those are in the error's message, which the log keeps.
  */
-const FOR_LEARNERS: Record<string, Wording> = {
+const FOR_LEARNERS: Record<string, PageWording> = {
   'launch.missing_parameter': {
     title: 'This link is incomplete',
     message: `Part of this link is missing, perhaps because it was cut when it was copied. Open it again from the message it came in, or ask ${SENDER} to send it again.`,
@@ -26,14 +23,18 @@ const FOR_LEARNERS: Record<string, Wording> = {
     title: 'This link has been changed',
     message: `This link is not the one that was sent: part of it appears twice. Open it again from the message it came in, or ask ${SENDER} to send it again.`,
   },
+  // A parameter the input guards refused (platform/http/input-guards.ts): a link damaged on its way.
+  'request.invalid': {
+    title: 'This link is damaged',
+    message: `Part of this link cannot be read: it was damaged when it was copied or sent. Open it again from the message it came in, or ask ${SENDER} to send it again.`,
+  },
   'launch.unauthorized': {
     title: NO_ACCESS,
     message: `This link does not give access to the course: it may be incomplete, or it was not made for opening courses. Ask ${SENDER} for a new one.`,
   },
-  'launch.too_many_attempts': {
-    title: 'Too many failed sign-ins',
-    message: 'There were too many failed attempts to sign in with this link, or from your network, lately.',
-  },
+  'launch.too_many_attempts': TOO_MANY_ATTEMPTS,
+  // The rate limit on failed authentications (platform/http/rate-limits.ts), which refuses an address before the link is read.
+  'request.rate_limited': TOO_MANY_ATTEMPTS,
   'launch.activity_not_found': {
     title: 'This course is not available',
     message: `This course is not available in your organisation’s catalogue yet. Tell ${SENDER}.`,
@@ -56,21 +57,22 @@ const REFUSALS: Partial<Record<LaunchRefusal, string>> = {
   actor_gone: `Your account is no longer in your organisation’s records, so this link cannot sign you in. Tell ${SENDER}.`,
 };
 
-const UNKNOWN: Wording = {
+const UNKNOWN: PageWording = {
   title: 'The course could not be opened',
   message: `Something went wrong while opening this course. Try the link again later; if it keeps happening, tell ${SENDER}.`,
 };
 
 /**
- * What a learner sees when a launch fails: a page in a learner's words (escaped by errorPage), never
- * a redirect to the content. Any error not listed above gets a general sentence.
+ * What a learner reads when a launch fails, on the error page the app's error handler renders (the
+ * route's `config.errors`), never a redirect to the content. Any error not listed above gets a
+ * general sentence.
  */
-export function launchErrorPage(error: AppError): string {
+export function launchErrorWording(error: AppError): PageWording {
   const wording = FOR_LEARNERS[error.code] ?? UNKNOWN;
   const reason = error.code === 'launch.unauthorized' ? (error.details?.reason as LaunchRefusal | undefined) : undefined;
   let message = (reason && REFUSALS[reason]) ?? wording.message;
-  if (error.code === 'launch.too_many_attempts') message += ` ${waitFor(Number(error.headers?.['Retry-After']))}`;
-  return errorPage(wording.title, message);
+  if (wording === TOO_MANY_ATTEMPTS) message += ` ${waitFor(Number(error.headers?.['Retry-After']))}`;
+  return { title: wording.title, message };
 }
 
 /** Retry-After (seconds) as a learner reads it. */

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AppError } from '../../platform/http/app-error.js';
 import { describedOnly } from '../../platform/http/common-schemas.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { namedTenant } from '../tenancy/tenant-host.js';
 import { clientAddress } from '../../platform/http/client-address.js';
 import { LaunchErrors, type LaunchSessionService } from './launch-session.service.js';
-import { LAUNCH_PAGE_HEADERS, launchErrorPage } from './launch.page.js';
+import { launchErrorWording } from './launch.page.js';
 
 export interface LaunchRoutesOptions {
   launches: LaunchSessionService;
@@ -29,13 +28,14 @@ const Html = (description: string) => ({ description, content: { 'text/html': { 
 /**
  * `GET /api/activities/launch` (interface 4.2): opened in the learner's browser. The credential
  * comes in the query, so the auth hook leaves this route alone (`public`); every failure is an
- * HTML page in a learner's words, never a redirect, and its technical message goes to the log.
+ * HTML page in a learner's words (launch.page.ts, rendered by the app's error handler), never a
+ * redirect, and its technical message goes to the log.
  */
 export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = async (app, { launches, tenancy, baseDomain }) => {
   app.get(
     '/api/activities/launch',
     {
-      config: { public: true },
+      config: { public: true, errors: launchErrorWording },
       // Each GET starts a session and stores a statement: a HEAD (a link checker) must not.
       exposeHeadRoute: false,
       validatorCompiler: describedOnly,
@@ -58,44 +58,32 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
       },
     },
     async (request, reply) => {
-      try {
-        const name = namedTenant(request, baseDomain);
-        if (!name) {
-          throw LaunchErrors.unauthorized(
-            'no_tenant',
-            `No organisation was named: open the launch link on the organisation’s address ({tenant}.${baseDomain}) or send the X-SVC-Tenant header.`,
-          );
-        }
-        // The route's schema only describes the query (describedOnly): a parameter sent twice arrives as a list.
-        const query = request.query as Record<string, unknown>;
-        for (const parameter of ['activityId', 'auth'])
-          if (Array.isArray(query[parameter])) throw LaunchErrors.repeatedParameter(parameter);
-        const tenant = await tenancy.require(name);
-        const launched = await launches.launch(
-          tenant,
-          request.query,
-          request.publicBaseUrl,
-          clientAddress(request.ip, request.socket?.remoteAddress),
+      const name = namedTenant(request, baseDomain);
+      if (!name) {
+        throw LaunchErrors.unauthorized(
+          'no_tenant',
+          `No organisation was named: open the launch link on the organisation’s address ({tenant}.${baseDomain}) or send the X-SVC-Tenant header.`,
         );
-        return (
-          reply
-            .status(302)
-            .header('Location', launched.location)
-            .header('Cache-Control', 'no-store')
-            // The launch link holds the learner's password: the content must not see it as a referrer.
-            .header('Referrer-Policy', 'no-referrer')
-            .send()
-        );
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        // The integrator's words (the API path, the code) are for the log; the page speaks to the learner.
-        request.log.info({ code: error.code, status: error.status, details: error.details }, error.message);
-        if (error.headers) reply.headers(error.headers);
-        return reply
-          .status(error.status as 400 | 401 | 404 | 429)
-          .headers(LAUNCH_PAGE_HEADERS)
-          .send(launchErrorPage(error));
       }
+      // The route's schema only describes the query (describedOnly): a parameter sent twice arrives as a list.
+      const query = request.query as Record<string, unknown>;
+      for (const parameter of ['activityId', 'auth']) if (Array.isArray(query[parameter])) throw LaunchErrors.repeatedParameter(parameter);
+      const tenant = await tenancy.require(name);
+      const launched = await launches.launch(
+        tenant,
+        request.query,
+        request.publicBaseUrl,
+        clientAddress(request.ip, request.socket?.remoteAddress),
+      );
+      return (
+        reply
+          .status(302)
+          .header('Location', launched.location)
+          .header('Cache-Control', 'no-store')
+          // The launch link holds the learner's password: the content must not see it as a referrer.
+          .header('Referrer-Policy', 'no-referrer')
+          .send()
+      );
     },
   );
 };

@@ -9,6 +9,43 @@ import type { ApiErrorBody } from './error-handler.js';
  */
 const READY_TIMEOUT_MS = 2_000;
 
+/**
+ * Something an operator should fix that leaves the process ready: `GET /health/ready` answers 200
+ * and lists it under `warnings`. The code that finds it logs it once, when `add` says it is new.
+ */
+export interface ReadinessWarning {
+  code: string;
+  message: string;
+}
+
+export class ReadinessWarnings {
+  private readonly byCode = new Map<string, ReadinessWarning>();
+
+  /** Records `warning`; true the first time its code is seen in this process. */
+  add(warning: ReadinessWarning): boolean {
+    if (this.byCode.has(warning.code)) return false;
+    this.byCode.set(warning.code, { code: warning.code, message: warning.message });
+    return true;
+  }
+
+  list(): ReadinessWarning[] {
+    return [...this.byCode.values()];
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What `/health/ready` warns of (health.ts): read it with `readinessWarnings(app)`. */
+    readinessWarnings: ReadinessWarnings;
+  }
+}
+
+/** The warnings of `app`, whichever plugin asks first (a non-encapsulated one, or the root itself). */
+export function readinessWarnings(app: FastifyInstance): ReadinessWarnings {
+  if (!app.hasDecorator('readinessWarnings')) app.decorate('readinessWarnings', new ReadinessWarnings());
+  return app.readinessWarnings;
+}
+
 class NotReady extends Error {
   constructor(
     readonly code: string,
@@ -21,10 +58,11 @@ class NotReady extends Error {
 
 /**
  * `GET /health` and `/health/live`: the process answers. `GET /health/ready`: the database answers
- * and has every migration this build ships (docs/operations.md, "Metrics and health"). None needs
- * a tenant or a credential, and none says more than that.
+ * and has every migration this build ships, with the warnings of this process beside (docs/operations.md,
+ * "Metrics and health"). None needs a tenant or a credential, and none says more than that.
  */
 export function registerHealth(app: FastifyInstance, sql: SqlClient): void {
+  const warnings = readinessWarnings(app);
   const open = { config: { public: true }, schema: { hide: true } };
   // Kept as it was: benchmarks and existing probes call it. Same meaning as /health/live.
   app.get('/health', open, async () => ({ status: 'ok' }));
@@ -35,7 +73,8 @@ export function registerHealth(app: FastifyInstance, sql: SqlClient): void {
   app.get('/health/ready', open, async (request, reply) => {
     try {
       await withTimeout(checkReady(sql, files), READY_TIMEOUT_MS);
-      return { status: 'ok' };
+      const warned = warnings.list();
+      return warned.length > 0 ? { status: 'ok', warnings: warned } : { status: 'ok' };
     } catch (error) {
       // The driver's message (a host, a port) goes to the log only: anyone may call this route.
       const notReady = error instanceof NotReady ? error : new NotReady('health.database_unavailable', 'The database did not answer.');

@@ -26,8 +26,8 @@ export function registerInputGuards(app: FastifyInstance): void {
 
 /**
  * True on the invalid-JSON error of a body whose bytes are not UTF-8, for the message: the error
- * is Fastify's own FST_ERR_CTP_INVALID_JSON_BODY, so every error handler (the API's, the OAuth
- * endpoints', the sign-in pages') answers it as the invalid JSON it is.
+ * is Fastify's own FST_ERR_CTP_INVALID_JSON_BODY, so the error handler answers it as the invalid
+ * JSON it is, whichever rendering the route asks for (the API's, RFC 6749's, a page).
  */
 export const isNotUtf8Error = (error: unknown): boolean => (error as { notUtf8?: unknown } | null)?.notUtf8 === true;
 
@@ -87,9 +87,9 @@ function checkFields(fields: unknown, location: 'querystring' | 'body'): void {
 
 /**
  * The refusal in the shape of Fastify's own validation errors (statusCode, validation,
- * validationContext), so every error handler renders it as it renders a schema failure: the
- * app's as `request.invalid` with the problem's path, the OAuth token endpoint's as RFC 6749
- * `invalid_request`, the authorize page's as its 400 page.
+ * validationContext), so the error handler maps it as it maps a schema failure: `request.invalid`
+ * with the problem's path, which the OAuth token endpoint renders as RFC 6749 `invalid_request`
+ * and the sign-in and launch pages as their 400 page.
  */
 function refusal(location: 'querystring' | 'body', name: string, why: string): FastifyError {
   const error = new Error(`${location}/${name} ${why}`) as FastifyError;

@@ -13,6 +13,7 @@ import {
   type RateLimitStoreKind,
 } from '../rate-limit-store.js';
 import { AppError } from './app-error.js';
+import { readinessWarnings } from './health.js';
 
 /** Requests counted per client address in each window; 0 turns a limit off. */
 export interface RateLimitSettings {
@@ -52,9 +53,6 @@ const ROUTE_LIMITS: Record<string, LimitName> = {
   'POST /auth/oauth/revoke': 'revoke',
 };
 
-/** RFC 6749's token and revocation endpoints answer errors in its own shape. */
-const OAUTH_ENDPOINTS = new Set<LimitName>(['token', 'revoke']);
-
 const BLOCKED_CHANNEL = 'learnbase_rate_limit_blocked';
 /** Addresses remembered as over their failed-authentication limit, at most; the expired go first, then the oldest. */
 const MAX_BLOCKED = 100_000;
@@ -62,15 +60,14 @@ const MAX_BLOCKED = 100_000;
 const STORE_WARNING_INTERVAL_MS = 60_000;
 
 /**
- * A request refused by a rate limit: 429 with `Retry-After` in seconds. The API's JSON error, or
- * RFC 6749's `{error, error_description}` on the token and revocation endpoints; the sign-in pages
- * render their own page for it.
+ * A request refused by a rate limit: 429 with `Retry-After` in seconds. Rendered as every error is
+ * (error-handler.ts): the API's JSON, RFC 6749's `rate_limited` on the token and revocation
+ * endpoints, a page on the sign-in and launch pages.
  */
 export class RateLimited extends AppError {
   constructor(
     readonly limit: LimitName,
     readonly retryAfterSeconds: number,
-    oauth: boolean,
   ) {
     const message =
       limit === 'failed_authentication'
@@ -78,14 +75,23 @@ export class RateLimited extends AppError {
         : `Too many requests from your network address; try again in ${retryAfterSeconds} s.`;
     super('request.rate_limited', 429, message, {
       details: { limit, retryAfterSeconds },
-      headers: {
-        'Retry-After': String(retryAfterSeconds),
-        ...(oauth ? { 'Cache-Control': 'no-store', Pragma: 'no-cache' } : {}),
-      },
-      body: oauth ? { error: 'rate_limited', error_description: message } : undefined,
+      headers: { 'Retry-After': String(retryAfterSeconds) },
     });
   }
 }
+
+/**
+ * Shown once per process, in the log and in `GET /health/ready`: a proxy on this host forwards
+ * requests that LEARNBASE_TRUST_PROXY does not let it speak for, so each of its clients is this
+ * host to the rate limits, and nobody is limited (docs/operations.md, "This host is not limited").
+ */
+const UNTRUSTED_LOCAL_PROXY = {
+  code: 'rate_limits.untrusted_local_proxy',
+  message:
+    'A proxy on this host forwards requests (X-Forwarded-For) that LEARNBASE_TRUST_PROXY does not name: every client it ' +
+    'forwards counts as this host, which the rate limits do not limit. Name the proxy in LEARNBASE_TRUST_PROXY ' +
+    '(loopback, or its address) so that each client is counted under its own address.',
+};
 
 /** The store chosen, or by default redis with REDIS_URL, else postgres on PostgreSQL, else memory (docs/operations.md). */
 export function chooseRateLimitStore(
@@ -134,6 +140,7 @@ export const rateLimits = fp<RateLimitOptions>(
     };
     const failures = limiter('failed_authentication', limits.failedAuthentication);
     const blocked = new Blocklist();
+    const warnings = readinessWarnings(app);
 
     const stopListening = await options.notifications.listen(BLOCKED_CHANNEL, (payload) => {
       const message = parseBlocked(payload);
@@ -141,25 +148,31 @@ export const rateLimits = fp<RateLimitOptions>(
     });
     app.addHook('onClose', async () => stopListening());
 
+    // The limited routes that answer RFC 6749's errors document their 429 in that shape.
     app.addHook('onRoute', (route) => {
       const name = ROUTE_LIMITS[`${route.method} ${route.url}`];
       const responses = route.schema?.response as Record<string, unknown> | undefined;
-      if (name && OAUTH_ENDPOINTS.has(name) && responses && !responses[429]) responses[429] = OAUTH_TOO_MANY;
+      if (name && route.config?.errors === 'oauth' && responses && !responses[429]) responses[429] = OAUTH_TOO_MANY;
     });
 
     app.addHook('onRequest', async (request) => {
       if (request.method === 'OPTIONS') return;
       const address = options.clientAddress(request);
-      if (isLoopback(address)) return;
+      if (isLoopback(address)) {
+        if (forwardedByUntrustedProxy(request) && warnings.add(UNTRUSTED_LOCAL_PROXY)) {
+          request.log.warn({ code: UNTRUSTED_LOCAL_PROXY.code }, UNTRUSTED_LOCAL_PROXY.message);
+        }
+        return;
+      }
       const name = routeLimitOf(request);
       if (failures && checksCredentials(request, name)) {
         const waitMs = blocked.remainingMs(normalizeIP(address));
-        if (waitMs > 0) throw refuse('failed_authentication', name, waitMs);
+        if (waitMs > 0) throw refuse('failed_authentication', waitMs);
       }
       const limit = name && routeLimiters[name];
       if (!limit) return;
       const state = await limit(request);
-      if (!state.isAllowed && state.isExceeded) throw refuse(name, name, state.ttl);
+      if (!state.isAllowed && state.isExceeded) throw refuse(name, state.ttl);
     });
 
     // onSend, not onResponse: the 401 waits for its count, so the client's next request sees it.
@@ -179,10 +192,10 @@ export const rateLimits = fp<RateLimitOptions>(
       return payload;
     });
 
-    /** The refusal by `limit` of a request to `route`'s limited route, if it has one: the OAuth endpoints keep RFC 6749's shape. */
-    function refuse(limit: LimitName, route: LimitName | undefined, waitMs: number): RateLimited {
+    /** The refusal of a request by `limit`, counted. */
+    function refuse(limit: LimitName, waitMs: number): RateLimited {
       rateLimitRefusals.inc({ limit });
-      return new RateLimited(limit, Math.max(1, Math.ceil(waitMs / 1000)), route !== undefined && OAUTH_ENDPOINTS.has(route));
+      return new RateLimited(limit, Math.max(1, Math.ceil(waitMs / 1000)));
     }
   },
   { name: 'rate-limits' },
@@ -198,6 +211,13 @@ const routeLimitOf = (request: FastifyRequest): Exclude<LimitName, 'failed_authe
  * a trusted proxy's clients are counted under their own addresses.
  */
 const isLoopback = (address: string) => /^127\./.test(address) || address === '::1';
+
+/**
+ * The request came through a proxy whose X-Forwarded-For was not believed: the header is there,
+ * and Fastify's addresses (`request.ips`, set with LEARNBASE_TRUST_PROXY) stop at the peer.
+ */
+const forwardedByUntrustedProxy = (request: FastifyRequest): boolean =>
+  request.headers['x-forwarded-for'] !== undefined && (request.ips?.length ?? 1) <= 1;
 
 /** The API and the LRS (the auth plugin's paths), the sign-in form and the OAuth endpoints: where a credential is checked. */
 function checksCredentials(request: FastifyRequest, name: LimitName | undefined): boolean {

@@ -1,10 +1,10 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { httpErrorOf } from '../../../platform/http/storage-errors.js';
-import { RateLimited } from '../../../platform/http/rate-limits.js';
+import type { AppError } from '../../../platform/http/app-error.js';
+import { type PageWording, requestProblemsOf } from '../../../platform/http/error-handler.js';
 import { type AuthorizeService, SIGN_IN_LIFETIME_SECONDS, signInCookieName, type AuthorizeOutcome } from './authorize.service.js';
 import { clientAddress } from '../../../platform/http/client-address.js';
 import { demoCallbackPage, signInPage } from './sign-in.page.js';
@@ -58,57 +58,12 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
 
-  // The rate limits (platform/http/rate-limits.ts) refuse before anything is parsed or stored: each
-  // GET stores a pending request, each POST may hash a password. Their refusal is a page here.
-  app.setErrorHandler((error: FastifyError | RateLimited, request, reply) => {
-    if (error instanceof RateLimited) {
-      const wait = error.retryAfterSeconds;
-      return reply
-        .status(429)
-        .header('Retry-After', String(wait))
-        .headers(PAGE_HEADERS)
-        .send(
-          errorPage(
-            'Too many requests',
-            `Too many sign-in requests from your network address. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`,
-          ),
-        );
-    }
-    // The database gone for a moment (a failover, a restart) is worth a retry, not an alarm.
-    const database = httpErrorOf(error);
-    if (database?.status === 503) {
-      request.log.warn({ err: error }, 'sign-in page: the database is unavailable');
-      return reply
-        .status(503)
-        .headers({ ...database.headers, ...PAGE_HEADERS })
-        .send(
-          errorPage('Temporarily unavailable', 'The sign-in service cannot reach its database right now. Please try again in a moment.'),
-        );
-    }
-    // Text the database cannot hold that got past the input guards is still the request's fault.
-    const status =
-      database && database.status < 500
-        ? 400
-        : typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
-          ? error.statusCode
-          : 500;
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
-    const message =
-      status === 413
-        ? 'The form is larger than this server accepts.'
-        : status >= 500
-          ? 'Something went wrong on our side.'
-          : error.validation
-            ? `The request could not be read: ${error.message}.`
-            : 'The request could not be read.';
-    return reply.status(status).headers(PAGE_HEADERS).send(errorPage('Something went wrong', message));
-  });
-
   app.get(
     '/auth/oauth/authorize',
     {
       exposeHeadRoute: false,
       attachValidation: true,
+      config: { errors: signInErrorPage },
       schema: {
         tags: ['oauth'],
         operationId: 'GET:auth.oauth.authorize',
@@ -147,6 +102,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     {
       bodyLimit: BODY_LIMIT,
       attachValidation: true,
+      config: { errors: signInErrorPage },
       schema: {
         tags: ['oauth'],
         operationId: 'POST:auth.oauth.authorize',
@@ -194,6 +150,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
   app.get(
     '/auth/demo/callback',
     {
+      config: { errors: signInErrorPage },
       schema: {
         tags: ['oauth'],
         operationId: 'GET:auth.demo.callback',
@@ -249,6 +206,38 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     }
   }
 };
+
+/**
+ * The page for an error of these routes, which error-handler.ts renders. The rate limits
+ * (platform/http/rate-limits.ts) refuse before anything is parsed or stored: each GET stores a
+ * pending request, each POST may hash a password. The database gone for a moment (a failover, a
+ * restart) is worth a retry.
+ */
+function signInErrorPage(error: AppError): PageWording {
+  if (error.code === 'request.rate_limited') {
+    const wait = Number(error.headers?.['Retry-After']);
+    return {
+      title: 'Too many requests',
+      message: `Too many sign-in requests from your network address. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`,
+    };
+  }
+  if (error.status === 503) {
+    return {
+      title: 'Temporarily unavailable',
+      message: 'The sign-in service cannot reach its database right now. Please try again in a moment.',
+    };
+  }
+  const problems = requestProblemsOf(error);
+  const message =
+    error.status === 413
+      ? 'The form is larger than this server accepts.'
+      : error.status >= 500
+        ? 'Something went wrong on our side.'
+        : problems
+          ? `The request could not be read: ${problems}.`
+          : 'The request could not be read.';
+  return { title: 'Something went wrong', message };
+}
 
 /**
  * `__Host-`: Secure, Path=/ and no Domain, so the cookie never reaches another tenant's sub-domain.

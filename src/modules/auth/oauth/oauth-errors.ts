@@ -2,8 +2,9 @@ import { AppError } from '../../../platform/http/app-error.js';
 
 /**
  * The OAuth protocol errors of the token and revocation endpoints, one class per RFC 6749 §5.2
- * `error` value, after oidc-provider's `lib/helpers/errors.js`. Each is an AppError whose body is
- * RFC 6749's `{error, error_description}`, so `error-handler.ts` answers it like any other.
+ * `error` value, after oidc-provider's `lib/helpers/errors.js`. Each is an AppError coded
+ * `oauth.<error>`, which `error-handler.ts` renders as RFC 6749's `{error, error_description}`,
+ * never cached, on the routes that answer so (`config: { errors: 'oauth' }`).
  */
 export abstract class OAuthError extends AppError {
   constructor(
@@ -12,10 +13,7 @@ export abstract class OAuthError extends AppError {
     readonly description: string,
     headers?: Record<string, string>,
   ) {
-    super(`oauth.${error}`, status, description, {
-      body: { error, error_description: description },
-      headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...headers },
-    });
+    super(`oauth.${error}`, status, description, headers ? { headers } : {});
   }
 }
 

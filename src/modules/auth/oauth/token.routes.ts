@@ -1,13 +1,12 @@
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyError, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../../platform/http/app-error.js';
 import { authenticateClient, type OAuthClient } from './client.service.js';
 import { metadataRoutes } from './metadata.routes.js';
 import { exchangeAuthorizationCode } from './grants/authorization-code.js';
 import { refreshTokens } from './grants/refresh-token.js';
-import { InvalidClient, InvalidRequest, OAuthError, UnsupportedGrantType, UnsupportedTokenType } from './oauth-errors.js';
+import { InvalidClient, InvalidRequest, UnsupportedGrantType, UnsupportedTokenType } from './oauth-errors.js';
 import type { TokenService } from './token.service.js';
 
 export interface TokenRoutesOptions {
@@ -59,7 +58,9 @@ const BODY_LIMIT = 16 * 1024;
 
 /**
  * `POST /auth/oauth/token` (RFC 6749 §3.2) and `POST /auth/oauth/revoke` (RFC 7009). Encapsulated:
- * the form parser and the OAuth error mapping apply to these routes only.
+ * the form parser applies to these routes only. Their errors, Fastify's own included (validation,
+ * media type, JSON), are RFC 6749 §5.2 errors: the app's error handler renders them so
+ * (`errors: 'oauth'`).
  */
 export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async (app, { tokens }) => {
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
@@ -70,16 +71,11 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
     reply.header('Pragma', 'no-cache');
   });
 
-  // Fastify's own errors (validation, media type, JSON) become RFC 6749 §5.2 errors; the app's
-  // error handler, which this one hands every error to, renders them.
-  app.setErrorHandler((error: FastifyError) => {
-    throw toOAuthError(error);
-  });
-
   app.post(
     '/auth/oauth/token',
     {
       bodyLimit: BODY_LIMIT,
+      config: { errors: 'oauth' },
       schema: {
         tags: ['oauth'],
         operationId: 'POST:auth.oauth.token',
@@ -106,6 +102,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
     '/auth/oauth/revoke',
     {
       bodyLimit: BODY_LIMIT,
+      config: { errors: 'oauth' },
       schema: {
         tags: ['oauth'],
         operationId: 'POST:auth.oauth.revoke',
@@ -176,26 +173,6 @@ function decodeBasic(value: string): { id: string; secret: string } | undefined 
   } catch {
     return undefined;
   }
-}
-
-function toOAuthError(error: FastifyError): Error {
-  if (error instanceof OAuthError) return error;
-  if (error.validation) {
-    const problems = error.validation.map((item) => `${item.instancePath.replace(/^\//, '') || 'body'} ${item.message ?? 'is invalid'}`);
-    return new InvalidRequest(`Invalid request: ${problems.join('; ')}.`);
-  }
-  switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new InvalidRequest('Send the parameters as application/x-www-form-urlencoded or application/json.');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new InvalidRequest('The request body is not valid JSON.');
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new InvalidRequest(`The request body is larger than ${BODY_LIMIT} bytes.`);
-  }
-  return error instanceof AppError || typeof error.statusCode !== 'number' || error.statusCode >= 500
-    ? error
-    : new InvalidRequest(error.message);
 }
 
 /** The token side of OAuth in one registration: the token and revocation endpoints and the metadata. */

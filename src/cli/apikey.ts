@@ -1,0 +1,59 @@
+import type { NotifyBus } from '../platform/database/notify-bus.js';
+import { ApiKeyService, issueApiKey } from '../modules/auth/api-keys/api-key.service.js';
+import { TenancyService } from '../modules/tenancy/tenancy.service.js';
+import { announcing, type CommandContext, minute, none, one, say, table, tenantNamed, unknownVerb } from './command.js';
+
+const VERBS = ['create', 'list', 'revoke'] as const;
+
+/** `learnbase apikey create|list --tenant NAME` and `apikey revoke --tenant NAME KEY`. */
+export async function apikeyCommand(context: CommandContext, [verb, ...operands]: string[]): Promise<number> {
+  switch (verb) {
+    case 'create': {
+      none(operands, 'apikey create --tenant NAME');
+      const tenant = await tenantNamed(context, 'apikey create');
+      const issued = await issueApiKey(context.db, tenant);
+      say(context, issued, `key:    ${issued.key}\nsecret: ${issued.secret}\n(the secret is shown only this once)`);
+      return 0;
+    }
+    case 'list': {
+      none(operands, 'apikey list --tenant NAME');
+      const tenant = await tenantNamed(context, 'apikey list');
+      const keys = await announcing(context, (notifications) => apiKeys(context, notifications).list(tenant));
+      say(
+        context,
+        {
+          apiKeys: keys.map((key) => ({
+            key: key.key,
+            createdAt: key.createdAt.toISOString(),
+            lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+            revokedAt: key.revokedAt?.toISOString() ?? null,
+          })),
+        },
+        table(
+          ['KEY', 'CREATED', 'LAST USED', 'REVOKED'],
+          keys.map((key) => [
+            key.key,
+            minute(key.createdAt),
+            key.lastUsedAt ? minute(key.lastUsedAt) : 'never',
+            key.revokedAt ? minute(key.revokedAt) : '-',
+          ]),
+          `Tenant "${tenant.name}" has no API keys.`,
+        ),
+      );
+      return 0;
+    }
+    case 'revoke': {
+      const key = one(operands, 'apikey revoke --tenant NAME KEY');
+      const tenant = await tenantNamed(context, 'apikey revoke');
+      // Every running server refuses the key within a second: it hears of the revocation.
+      const revoked = await announcing(context, (notifications) => apiKeys(context, notifications).revoke(tenant, key));
+      say(context, { key: revoked.key, revokedAt: revoked.revokedAt?.toISOString() }, `Revoked API key ${revoked.key}.`);
+      return 0;
+    }
+    default:
+      throw unknownVerb('apikey', verb, VERBS, 'apikey create --tenant NAME');
+  }
+}
+
+const apiKeys = (context: CommandContext, notifications: NotifyBus) =>
+  new ApiKeyService(context.db, new TenancyService(context.db, 0, notifications), notifications, { cacheTtlMs: 0 });

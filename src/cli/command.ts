@@ -1,0 +1,145 @@
+import { parseArgs } from 'node:util';
+import type { Readable } from 'node:stream';
+import type { AppConfig } from '../config.js';
+import type { CommandOutput } from '../platform/control-socket.js';
+import { LocalNotifyBus, PostgresNotifyBus, type NotifyBus } from '../platform/database/notify-bus.js';
+import type { Database } from '../platform/database/sql-client.js';
+import type { Tenant } from '../kernel/principal.js';
+import { TokenService } from '../modules/auth/oauth/token.service.js';
+import { TenancyService } from '../modules/tenancy/tenancy.service.js';
+
+/**
+ * What every command of the command line shares (cli.ts dispatches to one file per noun): the
+ * flags, where a command prints, how it refuses to run, and the small helpers of its arguments.
+ */
+
+/** Every flag of every command: one parser, so a flag means the same whichever command takes it. */
+const OPTIONS = {
+  database: { type: 'string' },
+  data: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'base-domain': { type: 'string' },
+  workers: { type: 'string' },
+  tenant: { type: 'string' },
+  email: { type: 'string' },
+  password: { type: 'string' },
+  'redirect-uri': { type: 'string', multiple: true },
+  name: { type: 'string' },
+  verify: { type: 'boolean', default: false },
+  charset: { type: 'string' },
+  force: { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+  yes: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+export const parseCommandLine = (argv: string[]) => parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+
+/** The flags as parsed. */
+export type Values = ReturnType<typeof parseCommandLine>['values'];
+
+/** Where `admin set-password` reads the password: the terminal, or what a handed-over command sent along. */
+export type PasswordInput = Readable & { isTTY?: boolean };
+
+/** A stream the import writes its progress to: a bar when it is a terminal, plain lines otherwise. */
+export type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean };
+
+/** A command that works on the database, as cli.ts runs it: from a terminal, or handed to the server holding the folder. */
+export interface CommandContext {
+  db: Database;
+  config: AppConfig;
+  values: Values;
+  output: CommandOutput;
+  stdin: PasswordInput;
+  /** Where the import's progress goes: standard error, or the socket back to a command handed over. */
+  progress: ProgressStream;
+  /** The migrations applied when the database was opened (none when the server already had it open). */
+  applied: string[];
+}
+
+/** A noun's command: its verb and operands (the positional arguments after the noun); resolves to the exit code. */
+export type DatabaseCommand = (context: CommandContext, args: string[]) => Promise<number>;
+
+/** The command was called the wrong way: exit code 2, the message and the usage. */
+export class UsageError extends Error {}
+
+/** A command that needs a confirmation it was not given (`tenant delete` without --yes): exit code 2, the message alone. */
+export class NotConfirmed extends Error {}
+
+/** Prints what a command made: one JSON line with --json, the text otherwise. */
+export function say(context: CommandContext, value: object, text: string): void {
+  context.output.out(context.values.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+/**
+ * Refuses a verb the noun does not have: `Unknown command "tenant frobnicate": expected
+ * tenant create|list|delete.`; with no verb at all, the usage of its `create`.
+ */
+export function unknownVerb(noun: string, verb: string | undefined, verbs: readonly string[], createUsage: string): UsageError {
+  if (verb === undefined) return new UsageError(`Expected: learnbase ${createUsage}`);
+  return new UsageError(`Unknown command "${noun} ${verb}": expected ${noun} ${verbs.join('|')}.`);
+}
+
+export function need(value: string | undefined, message: string): string {
+  if (!value) throw new UsageError(message);
+  return value;
+}
+
+export function none(operands: string[], usage: string): void {
+  if (operands.length > 0) throw new UsageError(`Expected: learnbase ${usage}`);
+}
+
+export function one(operands: string[], usage: string): string {
+  if (operands.length !== 1) throw new UsageError(`Expected: learnbase ${usage}`);
+  return operands[0]!;
+}
+
+/** The tenant of `--tenant NAME`, which `command` needs; a tenant that does not exist is a 404 AppError (exit code 1). */
+export function tenantNamed(context: CommandContext, command: string): Promise<Tenant> {
+  return new TenancyService(context.db, 0).require(need(context.values.tenant, `${command} needs --tenant NAME.`));
+}
+
+/**
+ * Runs `work` with the way a command tells the running servers what changed. On PostgreSQL every
+ * server process listens (LISTEN/NOTIFY), and publishing needs only the command's own pool. A
+ * PGlite folder is held by one process at a time: either no server runs, or the command runs
+ * inside the server that holds it (handed over, pglite-handoff.ts), whose caches listen on the
+ * same database.
+ */
+export async function announcing<T>(context: CommandContext, work: (notifications: NotifyBus) => Promise<T>): Promise<T> {
+  const { db, config } = context;
+  const notifications = config.database.kind === 'postgres' ? new PostgresNotifyBus(config.database.url, db) : LocalNotifyBus.of(db);
+  try {
+    return await work(notifications);
+  } finally {
+    if (notifications instanceof PostgresNotifyBus) await notifications.close();
+  }
+}
+
+/**
+ * The token service, caches off, whose revocations the running servers hear of through
+ * `notifications`. It revokes only: it issues no refresh token, so their lifetime does not matter.
+ */
+export const tokenService = (context: CommandContext, notifications: NotifyBus) =>
+  new TokenService(context.db, new TenancyService(context.db, 0, notifications), notifications, {
+    cacheTtlMs: 0,
+    refreshLifetimeSeconds: 0,
+  });
+
+/** 2026-11-23 21:05Z (UTC): lists are read by people to the minute; --json gives the full time. */
+export const minute = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')}Z`;
+
+/** Rows in aligned columns under `header`, or `empty` when there are none. */
+export function table(header: string[], rows: string[][], empty: string): string {
+  if (rows.length === 0) return empty;
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  return [header, ...rows]
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}

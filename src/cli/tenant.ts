@@ -1,0 +1,45 @@
+import { TenancyService } from '../modules/tenancy/tenancy.service.js';
+import { announcing, type CommandContext, minute, none, NotConfirmed, say, table, unknownVerb, UsageError } from './command.js';
+import { eraseTenantStatements } from '../modules/xapi/statements/statement.service.js';
+
+const VERBS = ['create', 'list', 'delete'] as const;
+
+/** `learnbase tenant create NAME`, `tenant list` and `tenant delete NAME --yes`. */
+export async function tenantCommand(context: CommandContext, [verb, ...operands]: string[]): Promise<number> {
+  switch (verb) {
+    case 'create': {
+      const [name, ...extra] = operands;
+      if (!name || extra.length > 0) throw new UsageError('Expected: learnbase tenant create NAME');
+      const tenant = await new TenancyService(context.db, 0).create(name);
+      say(context, { id: tenant.id, name: tenant.name }, `Created tenant "${tenant.name}".`);
+      return 0;
+    }
+    case 'list': {
+      none(operands, 'tenant list');
+      const tenants = await new TenancyService(context.db, 0).list();
+      say(
+        context,
+        { tenants: tenants.map((tenant) => ({ id: tenant.id, name: tenant.name, createdAt: tenant.createdAt.toISOString() })) },
+        table(
+          ['NAME', 'ID', 'CREATED'],
+          tenants.map((tenant) => [tenant.name, tenant.id, minute(tenant.createdAt)]),
+          'No tenants.',
+        ),
+      );
+      return 0;
+    }
+    case 'delete': {
+      const [name, ...extra] = operands;
+      if (!name || extra.length > 0) throw new UsageError('Expected: learnbase tenant delete NAME --yes');
+      if (!context.values.yes) throw new NotConfirmed(`tenant delete removes every row of tenant "${name}" for good: confirm with --yes.`);
+      // The running servers hear of it, and their caches forget the tenant.
+      const deleted = await announcing(context, (notifications) =>
+        new TenancyService(context.db, 0, notifications).delete(name, [eraseTenantStatements]),
+      );
+      say(context, { deleted: { id: deleted.id, name: deleted.name } }, `Deleted tenant "${deleted.name}" and everything it owned.`);
+      return 0;
+    }
+    default:
+      throw unknownVerb('tenant', verb, VERBS, 'tenant create NAME');
+  }
+}
