@@ -86,10 +86,8 @@ export const authModule = fp<AuthModuleOptions>(
     } satisfies AuthExports);
 
     await app.register(authPlugin, {
-      sql,
       tenancy,
       baseDomain: config.baseDomain,
-      cacheTtlMs: config.cacheTtlMs,
       tokens,
       credentials,
       launches: {

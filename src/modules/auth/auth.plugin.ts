@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError } from '../../platform/http/app-error.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import type { Tenant, Principal } from '../../kernel/principal.js';
@@ -20,10 +19,8 @@ declare module 'fastify' {
 }
 
 export interface AuthPluginOptions {
-  sql: SqlClient;
   tenancy: TenancyService;
   baseDomain: string;
-  cacheTtlMs: number;
   /** Checks Bearer access tokens (cached per process, evicted on revocation). */
   tokens: TokenService;
   /** Checks learner credentials (Basic username/password of POST /api/auth/basic; cached, evicted on revocation). */
