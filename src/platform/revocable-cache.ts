@@ -109,14 +109,19 @@ export class RevocableCache<V> {
 /** The keys, comma-separated, in as few messages as fit PostgreSQL's payload limit. */
 function payloads(keys: string[]): string[] {
   const messages: string[] = [];
-  let current = '';
+  let batch: string[] = [];
+  let bytes = 0;
   for (const key of keys) {
-    const next = current === '' ? key : `${current},${key}`;
-    if (current !== '' && Buffer.byteLength(next) > MAX_PAYLOAD_BYTES) {
-      messages.push(current);
-      current = key;
-    } else current = next;
+    const keyBytes = Buffer.byteLength(key);
+    // One more byte for the comma before every key but the first.
+    if (batch.length > 0 && bytes + 1 + keyBytes > MAX_PAYLOAD_BYTES) {
+      messages.push(batch.join(','));
+      batch = [];
+      bytes = 0;
+    }
+    bytes += (batch.length > 0 ? 1 : 0) + keyBytes;
+    batch.push(key);
   }
-  if (current !== '') messages.push(current);
+  if (batch.length > 0) messages.push(batch.join(','));
   return messages;
 }
