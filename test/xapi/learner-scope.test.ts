@@ -395,6 +395,42 @@ describeEachBackend('A launch token’s activity scope (issue 24, item 5)', (ctx
   });
 });
 
+describeEachBackend('A launch token’s statements sharing a transaction with others’ (issue 27, item 2)', (ctx) => {
+  it('refuses only the forged one of concurrent statement POSTs: the others are stored and make their records', async () => {
+    const world = await givenWorld(ctx);
+    const [malloryToken, victorToken] = await Promise.all([launchToken(ctx, world, world.mallory), launchToken(ctx, world, world.victor)]);
+    const context = (registration: string) => ({ registration, contextActivities: { parent: [{ id: world.course }] } });
+    const forged = statement(world.mallory.agent, world.otherCourse, { context: context(malloryToken.registration) });
+    const honest = statement(world.mallory.agent, world.module, { context: context(malloryToken.registration) });
+    const victors = statement(world.victor.agent, world.course, { context: context(victorToken.registration) });
+    const byKey = statement(world.victor.agent, world.module);
+    const answers = await Promise.all([
+      post(ctx, malloryToken.headers, honest),
+      post(ctx, malloryToken.headers, forged),
+      post(ctx, victorToken.headers, victors),
+      post(ctx, world.tenant.xapi, byKey),
+    ]);
+    assert.deepEqual(
+      answers.map((res) => res.statusCode),
+      [200, 403, 200, 200],
+      answers.map((res) => res.body).join('\n'),
+    );
+    assert.equal(answers[1].json().details.path, 'statement.object.id');
+    for (const [body, expected] of [
+      [honest, 200],
+      [forged, 404],
+      [victors, 200],
+      [byKey, 200],
+    ] as const) {
+      assert.equal(await statementById(ctx, world, body.id as string), expected, `${body.id}`);
+    }
+    const mallorys = (await records(ctx, world, world.mallory)).map((record) => record.activityId);
+    assert.ok(mallorys.includes(world.module) && !mallorys.includes(world.otherCourse), `no record of the forged statement: ${mallorys}`);
+    const victorsRecords = (await records(ctx, world, world.victor)).map((record) => record.activityId).sort();
+    assert.deepEqual(victorsRecords, [world.course, world.module].sort());
+  });
+});
+
 describeEachBackend(
   'A launch token ends with its learner credential (issue 24, item 5)',
   (ctx) => {

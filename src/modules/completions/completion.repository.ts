@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import type { CompletionKey, CompletionRecord, CompletionStatus } from './completion-rules.js';
+import { keyText, type CompletionKey, type CompletionRecord, type CompletionStatus } from './completion-rules.js';
 
 interface RecordRow {
   agent_key: string;
@@ -52,7 +52,7 @@ function toRecord(row: RecordRow): CompletionRecord {
 export async function lockRecords(tx: SqlClient, tenantId: string, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
   await tx.query(
-    `SELECT pg_advisory_xact_lock(hashtextextended('completion_records:' || $1 || ':' || k.key, 0))
+    `SELECT pg_advisory_xact_lock(hashtextextended('completion_records:' || $1::uuid::text || ':' || k.key, 0))
        FROM (SELECT DISTINCT unnest($2::text[]) AS key ORDER BY 1) AS k`,
     [tenantId, [...keys].sort()],
   );
@@ -137,30 +137,50 @@ export async function upsertRecords(tx: SqlClient, tenantId: string, records: re
 }
 
 /**
- * Folds records made of new statements only into what is stored, in the one statement, without
+ * Folds records made of new statements only into what is stored, in one statement, without
  * reading the stored rows first: the same fold as completion-rules.ts `applyFact` (the better
  * status, the highest progress, the newer score, the earlier first and later last time, the
- * statement ids appended as rows of their own), so a batch with no voiding costs two writes.
+ * statement ids appended as rows of their own). The same statement first takes the records'
+ * locks (lockRecords, in key order), so it waits for a voiding's refold of them: ON CONFLICT
+ * folds into the latest version of a row whatever the statement's snapshot, so the lock need not
+ * be taken in a statement of its own, and a batch with no voiding costs one round trip.
  */
 export async function mergeRecords(tx: SqlClient, tenantId: string, records: readonly CompletionRecord[]): Promise<void> {
   if (records.length === 0) return;
   const rank = (status: string) => `array_position(ARRAY['in-progress', 'completed', 'failed', 'passed'], ${status})`;
+  const links = records.flatMap((record) => record.statementIds.map((id) => [record.agentKey, record.activityId, record.registration, id]));
   await tx.query(
-    `INSERT INTO completion_records AS stored (tenant_id, ${COLUMNS}, updated_at)
-     ${RECORD_SET}
-     ON CONFLICT (tenant_id, agent_key, activity_id, registration) DO UPDATE
-        SET status = CASE WHEN ${rank('EXCLUDED.status')} > ${rank('stored.status')} THEN EXCLUDED.status ELSE stored.status END,
-            progress = GREATEST(stored.progress, EXCLUDED.progress),
-            score = CASE WHEN EXCLUDED.score_at IS NOT NULL AND (stored.score_at IS NULL OR EXCLUDED.score_at >= stored.score_at)
-                         THEN EXCLUDED.score ELSE stored.score END,
-            score_at = CASE WHEN EXCLUDED.score_at IS NOT NULL AND (stored.score_at IS NULL OR EXCLUDED.score_at >= stored.score_at)
-                            THEN EXCLUDED.score_at ELSE stored.score_at END,
-            first_at = LEAST(stored.first_at, EXCLUDED.first_at),
-            last_at = GREATEST(stored.last_at, EXCLUDED.last_at),
-            updated_at = now()`,
-    [tenantId, recordSet(records)],
+    `WITH locked AS (
+       SELECT count(pg_advisory_xact_lock(hashtextextended('completion_records:' || $1::uuid::text || ':' || k.key, 0))) AS locks
+         FROM (SELECT DISTINCT unnest($3::text[]) AS key ORDER BY 1) AS k
+     ), merged AS (
+       INSERT INTO completion_records AS stored (tenant_id, ${COLUMNS}, updated_at)
+       ${RECORD_SET}
+        WHERE (SELECT locks FROM locked) IS NOT NULL
+       ON CONFLICT (tenant_id, agent_key, activity_id, registration) DO UPDATE
+          SET status = CASE WHEN ${rank('EXCLUDED.status')} > ${rank('stored.status')} THEN EXCLUDED.status ELSE stored.status END,
+              progress = GREATEST(stored.progress, EXCLUDED.progress),
+              score = CASE WHEN EXCLUDED.score_at IS NOT NULL AND (stored.score_at IS NULL OR EXCLUDED.score_at >= stored.score_at)
+                           THEN EXCLUDED.score ELSE stored.score END,
+              score_at = CASE WHEN EXCLUDED.score_at IS NOT NULL AND (stored.score_at IS NULL OR EXCLUDED.score_at >= stored.score_at)
+                              THEN EXCLUDED.score_at ELSE stored.score_at END,
+              first_at = LEAST(stored.first_at, EXCLUDED.first_at),
+              last_at = GREATEST(stored.last_at, EXCLUDED.last_at),
+              updated_at = now()
+       RETURNING 1
+     )
+     INSERT INTO completion_record_statements (tenant_id, agent_key, activity_id, registration, statement_id)
+     SELECT $1, l.agent_key, l.activity_id, l.registration, l.statement_id
+       FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS l(agent_key, activity_id, registration, statement_id, ord)
+      WHERE (SELECT count(*) FROM merged) > 0
+      ORDER BY l.ord`,
+    [
+      tenantId,
+      recordSet(records),
+      records.map((record) => keyText(record)),
+      ...[0, 1, 2, 3].map((column) => links.map((link) => link[column])),
+    ],
   );
-  await appendStatementIds(tx, tenantId, records);
 }
 
 export async function deleteRecords(tx: SqlClient, tenantId: string, keys: readonly CompletionKey[]): Promise<void> {

@@ -73,11 +73,8 @@ export async function recordCompletions(
   });
   if (live.length === 0 && targets.length === 0) return;
 
-  const keys = new Map<string, Keyed>();
-  for (const completion of [...live, ...targets]) for (const key of completion.keys) keys.set(keyText(key), key);
-  await lockRecords(tx, tenantId, [...keys.keys()]);
-
-  // Only new statements: fold them per record here and into the stored records in one write.
+  // Only new statements: fold them per record here and into the stored records in one write,
+  // which takes the records' locks itself.
   if (targets.length === 0) {
     const deltas = new Map<string, CompletionRecord>();
     for (const completion of live) {
@@ -86,6 +83,10 @@ export async function recordCompletions(
     await mergeRecords(tx, tenantId, [...deltas.values()]);
     return;
   }
+
+  const keys = new Map<string, Keyed>();
+  for (const completion of [...live, ...targets]) for (const key of completion.keys) keys.set(keyText(key), key);
+  await lockRecords(tx, tenantId, [...keys.keys()]);
 
   const records = new Map<string, CompletionRecord | undefined>(
     (await findRecords(tx, tenantId, [...keys.values()])).map((record) => [keyText(record), record]),

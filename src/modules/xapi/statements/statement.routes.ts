@@ -17,7 +17,14 @@ import {
   StatementQuery,
   StatementResult,
 } from './statement.schemas.js';
-import { filterParameters, getStatement, listStatementPage, storeStatements, type StatementCaller } from './statement.service.js';
+import {
+  filterParameters,
+  getStatement,
+  listStatementPage,
+  statementWriter,
+  storeStatements,
+  type StatementCaller,
+} from './statement.service.js';
 
 export interface StatementsRoutesOptions {
   sql: SqlClient;
@@ -48,6 +55,7 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
   app.addContentTypeParser('multipart/mixed', multipartStatementsParser(attachmentLimitBytes));
   // xAPI 2.0 Part 3 §3.2.s3.b6: a body in any other media type is a 400, not HTTP's 415.
   app.removeContentTypeParser('text/plain');
+  const writer = statementWriter(sql);
   app.addContentTypeParser('*', (request, _payload, done) =>
     done(StatementErrors.unsupportedMediaType(String(request.headers['content-type'] ?? 'none'))),
   );
@@ -77,7 +85,7 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
     },
     async (request, reply) => {
       const attachments = { parts: attachmentPartsOf(request), store: attachmentStore };
-      await storeStatements(sql, callerOf(request), request.body, request.query.statementId, attachments);
+      await storeStatements(sql, callerOf(request), request.body, request.query.statementId, attachments, writer);
       return reply.status(204).send(null);
     },
   );
@@ -101,7 +109,14 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
       },
     },
     async (request) =>
-      storeStatements(sql, callerOf(request), request.body, undefined, { parts: attachmentPartsOf(request), store: attachmentStore }),
+      storeStatements(
+        sql,
+        callerOf(request),
+        request.body,
+        undefined,
+        { parts: attachmentPartsOf(request), store: attachmentStore },
+        writer,
+      ),
   );
 
   app.get(

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { Refused, WriteBatcher } from '../../../platform/database/write-batcher.js';
+import { AppError } from '../../../platform/http/app-error.js';
 import type { Principal } from '../../../kernel/principal.js';
 import { parseAgent, parseAgentParameter } from '../../../kernel/agent.js';
 import { canonicalFormat, completeStatement, idsFormat, indexStatement, sameStatement, type StatementFormat } from './statement-model.js';
@@ -7,7 +9,8 @@ import { parseTimestamp } from '../../../kernel/timestamp.js';
 import { validateStatement } from './statement-validator.js';
 import { isIri, isUuid, type JsonObject, type XapiVersion } from '../../../kernel/formats.js';
 import { StatementErrors } from './statement.errors.js';
-import { matchAttachments, NO_ATTACHMENTS, unsentAttachments, type StatementAttachments } from './attachment.js';
+import { matchAttachments, NO_ATTACHMENTS, unsentAttachments, type AttachmentPart, type StatementAttachments } from './attachment.js';
+import type { AttachmentStore } from './attachment.store.js';
 import { insertUnsentAttachments } from './unsent-attachment.repository.js';
 import { findRegisteredOutside } from '../../activities/activity-registry.service.js';
 import { canonicalDefinitions, recordDefinitions } from '../activity-definitions/activity-definition.service.js';
@@ -65,6 +68,7 @@ export async function storeStatements(
   body: unknown,
   statementId?: string,
   attachments: StatementAttachments = NO_ATTACHMENTS,
+  writer?: StatementWriter,
 ): Promise<string[]> {
   if (statementId !== undefined && !isUuid(statementId)) throw StatementErrors.invalidParameter('statementId', 'must be a UUID');
   const batch = Array.isArray(body) ? body : [body];
@@ -99,51 +103,143 @@ export async function storeStatements(
   prepared.forEach((item, index) => assertMayWrite(caller.principal, item, paths[index]));
   await attachments.store.stage?.(caller.tenantId, attachmentData);
 
-  await sql.transaction(async (tx) => {
-    await assertInLaunchScope(tx, caller, prepared, paths);
-    await assertMayVoid(tx, caller, prepared, paths);
-    const existing = new Map((await findStatements(tx, caller.tenantId, ids)).map((row) => [row.id, row]));
-    sent.forEach((statement, index) => {
-      const found = existing.get(ids[index]);
-      if (found && !sameStatement(statement, found.statement)) throw StatementErrors.conflict(ids[index]);
+  const write: StatementWrite = { caller, sent, ids, prepared, paths, attachmentData, store: attachments.store };
+  if (writer && writesTogether(write)) await writer.submit(write);
+  else {
+    await sql.transaction(async (tx) => {
+      const [outcome] = await writeStatements(tx, [write]);
+      if (outcome instanceof Refused) throw outcome.error;
     });
-    const fresh = prepared.filter((item) => !existing.has(item.id));
-    const inserted = await insertStatements(tx, caller.tenantId, fresh);
-    // A concurrent request stored one of these ids between the read and the insert: compare with it.
-    const raced = fresh.filter((item) => !inserted.has(item.id));
-    if (raced.length > 0) {
-      const now = new Map(
-        (
-          await findStatements(
-            tx,
-            caller.tenantId,
-            raced.map((item) => item.id),
-          )
-        ).map((row) => [row.id, row]),
-      );
-      for (const item of raced) {
-        const found = now.get(item.id);
-        if (!found || !sameStatement(sent[ids.indexOf(item.id)], found.statement)) throw StatementErrors.conflict(item.id);
+  }
+  return ids;
+}
+
+/** One request's statements, validated and completed, ready for the transaction that stores them. */
+export interface StatementWrite {
+  caller: StatementCaller;
+  /** As sent (with a launch token's registration), to compare with a stored statement of the same id. */
+  sent: JsonObject[];
+  ids: string[];
+  prepared: NewStatement[];
+  paths: string[];
+  attachmentData: AttachmentPart[];
+  store: AttachmentStore;
+}
+
+/** The most statements a request may have for its write to share a transaction with others'. */
+const MAX_STATEMENTS_TOGETHER = 10;
+
+/**
+ * Which requests share a transaction: those of one or a few statements without attachment data
+ * (each request of many statements is its own batch already). A learner's voiding statement goes
+ * alone: whether it may void depends on statements being stored before it, not merely sent.
+ */
+function writesTogether(write: StatementWrite): boolean {
+  return (
+    write.prepared.length <= MAX_STATEMENTS_TOGETHER &&
+    write.attachmentData.length === 0 &&
+    (write.caller.principal.agentKey === undefined || !write.prepared.some((item) => item.index.voiding))
+  );
+}
+
+/**
+ * Where the POSTs and PUTs of one or a few statements go: the statement writes of concurrent
+ * requests of one tenant share one transaction and one commit (platform/database/write-batcher.ts),
+ * each decided in arrival order as if alone. One per process.
+ */
+export type StatementWriter = WriteBatcher<StatementWrite, void>;
+
+export const statementWriter = (sql: SqlClient): StatementWriter =>
+  new WriteBatcher<StatementWrite, void>({
+    name: 'statements',
+    write: (writes) => sql.transaction((tx) => writeStatements(tx, writes)),
+    groupOf: (write) => write.caller.tenantId,
+    maxInFlight: 4,
+    maxBatch: 50,
+  });
+
+/**
+ * The write of one or more requests of one tenant, inside one transaction, in arrival order: a
+ * request whose statement ids conflict with an earlier request's, or that a launch token or
+ * learner may not store, is `Refused` (all of its statements left out); the others' new
+ * statements are inserted together, then voiding, activity definitions, agents, completion
+ * records and attachments are applied set-wise. An id stored already with another statement
+ * throws (rolling back): alone, as the 409 it is; in a batch, so that each request is written
+ * again alone and only the one conflicting is refused.
+ */
+async function writeStatements(tx: SqlClient, writes: readonly StatementWrite[]): Promise<Array<undefined | Refused>> {
+  const outcomes: Array<undefined | Refused> = writes.map(() => undefined);
+  const { tenantId } = writes[0].caller;
+  for (const [index, write] of writes.entries()) {
+    try {
+      await assertInLaunchScope(tx, write.caller, write.prepared, write.paths);
+      await assertMayVoid(tx, write.caller, write.prepared, write.paths);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      outcomes[index] = new Refused(error);
+    }
+  }
+  // The statements earlier requests of this batch store, which later ones compare with as if stored.
+  const earlier = new Map<string, JsonObject>();
+  const fresh = new Map<StatementWrite, NewStatement[]>();
+  for (const [index, write] of writes.entries()) {
+    if (outcomes[index] !== undefined) continue;
+    const conflict = write.sent.findIndex((statement, i) => {
+      const found = earlier.get(write.ids[i]);
+      return found !== undefined && !sameStatement(statement, found);
+    });
+    if (conflict >= 0) {
+      outcomes[index] = new Refused(StatementErrors.conflict(write.ids[conflict]));
+      continue;
+    }
+    const news = write.prepared.filter((item) => !earlier.has(item.id));
+    for (const item of news) earlier.set(item.id, item.statement);
+    fresh.set(write, news);
+  }
+  // Inserted first, compared after: an id usually is new, and an insert that skips the ids
+  // already stored spares reading them all first.
+  const toInsert = [...fresh.values()].flat();
+  const inserted = await insertStatements(tx, tenantId, toInsert);
+  const taken = toInsert.filter((item) => !inserted.has(item.id));
+  if (taken.length > 0) {
+    const stored = new Map(
+      (
+        await findStatements(
+          tx,
+          tenantId,
+          taken.map((item) => item.id),
+        )
+      ).map((row) => [row.id, row.statement]),
+    );
+    for (const [write, news] of fresh) {
+      for (const item of news.filter((one) => !inserted.has(one.id))) {
+        const found = stored.get(item.id);
+        if (found && sameStatement(write.sent[write.ids.indexOf(item.id)], found)) continue;
+        // Its request's other statements are inserted already: alone, the 409 rolls them back;
+        // in a batch, each request is written again alone, so only this one is refused.
+        throw writes.length === 1 ? StatementErrors.conflict(item.id) : new Error(`statement ${item.id} conflicts: write each request alone`);
       }
     }
-    const insertedItems = prepared.filter((item) => inserted.has(item.id));
-    const targets = insertedItems.flatMap((item) =>
-      item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId] : [],
-    );
-    const voided = await markVoided(tx, caller.tenantId, [
-      ...insertedItems.filter((item) => !item.index.voiding).map((item) => item.id),
-      ...targets,
-    ]);
-    await recordDefinitionsAndAgents(tx, caller, insertedItems, stored);
-    await recordCompletions(tx, caller.tenantId, insertedItems, voided);
-    await attachments.store.put(tx, caller.tenantId, attachmentData);
-    if (caller.principal.agentKey !== undefined) {
-      const insertedIds = new Set(insertedItems.map((item) => item.id));
-      const unsent = unsentAttachments(sent, ids, attachmentData).filter((item) => insertedIds.has(item.statementId));
-      await insertUnsentAttachments(tx, caller.tenantId, unsent);
-    }
-  });
-  return ids;
+  }
+  const insertedItems = toInsert.filter((item) => inserted.has(item.id));
+  const targets = insertedItems.flatMap((item) =>
+    item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId] : [],
+  );
+  const voided = await markVoided(tx, tenantId, [
+    ...insertedItems.filter((item) => !item.index.voiding).map((item) => item.id),
+    ...targets,
+  ]);
+  const written = [...fresh].map(([write, news]) => ({ write, items: news.filter((item) => inserted.has(item.id)) }));
+  await recordDefinitionsAndAgents(tx, tenantId, written);
+  await recordCompletions(tx, tenantId, insertedItems, voided);
+  for (const { write, items } of written) {
+    if (write.attachmentData.length > 0) await write.store.put(tx, tenantId, write.attachmentData);
+    if (write.caller.principal.agentKey === undefined) continue;
+    const insertedIds = new Set(items.map((item) => item.id));
+    const unsent = unsentAttachments(write.sent, write.ids, write.attachmentData).filter((item) => insertedIds.has(item.statementId));
+    await insertUnsentAttachments(tx, tenantId, unsent);
+  }
+  return outcomes;
 }
 
 /**
@@ -152,18 +248,28 @@ export async function storeStatements(
  * instructor, a team, an Agent object) are neither created nor changed by them, so it can never
  * turn someone into a Group or give them names.
  */
-async function recordDefinitionsAndAgents(sql: SqlClient, caller: StatementCaller, items: NewStatement[], updated: string): Promise<void> {
+async function recordDefinitionsAndAgents(
+  sql: SqlClient,
+  tenantId: string,
+  written: ReadonlyArray<{ write: StatementWrite; items: readonly NewStatement[] }>,
+): Promise<void> {
+  const items = written.flatMap(({ items }) => items);
+  if (items.length === 0) return;
+  // The requests of a batch were stored within moments of each other: the latest time stands for all.
+  const updated = items.reduce((latest, item) => (item.stored > latest ? item.stored : latest), items[0].stored);
   await recordDefinitions(
     sql,
-    caller.tenantId,
+    tenantId,
     items.flatMap((item) => item.index.definitions),
     updated,
   );
-  const own = caller.principal.agentKey;
-  const people = items
-    .flatMap((item) => item.index.people)
-    .filter((person) => own === undefined || (person.key === own && person.objectType === undefined));
-  await recordAgents(sql, caller.tenantId, people, updated);
+  const people = written.flatMap(({ write, items }) => {
+    const own = write.caller.principal.agentKey;
+    return items
+      .flatMap((item) => item.index.people)
+      .filter((person) => own === undefined || (person.key === own && person.objectType === undefined));
+  });
+  await recordAgents(sql, tenantId, people, updated);
 }
 
 /**
