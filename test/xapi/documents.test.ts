@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
+import { writeBatchRows } from '../../src/platform/process-metrics.js';
 
 type Params = Record<string, string>;
 
@@ -37,6 +38,13 @@ const RESOURCES: Resource[] = [
     scope: () => ({ agent: JSON.stringify({ account: { homePage: 'https://example.com', name: randomUUID() } }) }),
   },
 ];
+
+/** How many merge transactions (`batches`) have written how many merges, in this process so far. */
+async function mergeBatches(): Promise<{ batches: number; merges: number }> {
+  const { values } = await writeBatchRows.get();
+  const of = (name: string) => values.find((value) => value.metricName === name && value.labels.writes === 'document_merges')?.value ?? 0;
+  return { batches: of('learnbase_db_write_batch_rows_count'), merges: of('learnbase_db_write_batch_rows_sum') };
+}
 
 const url = (path: string, params: Params) => `${path}?${new URLSearchParams(params)}`;
 
@@ -288,6 +296,79 @@ describeEachBackend('the xAPI document resources', (ctx) => {
       for (let n = 0; n < 50; n++) assert.equal(stored[`k${n}`], n);
     });
 
+    it(`${resource.name}: of 20 concurrent merges with the stored ETag in If-Match, one merges and 19 answer 412`, async () => {
+      const send = client(ctx, await ctx.given.tenant());
+      const params = { ...resource.scope(), [id]: 'guarded-merges' };
+      await send('PUT', resource.path, params, { base: 0 });
+      const etag = String((await send('GET', resource.path, params)).headers.etag);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, n) => send('POST', resource.path, params, { [`k${n}`]: n }, { 'if-match': etag })),
+      );
+      const statuses = results.map((res) => res.statusCode);
+      assert.deepEqual([...statuses].sort(), [204, ...Array(19).fill(412)], statuses.join(','));
+      const winner = statuses.indexOf(204);
+      assert.deepEqual((await send('GET', resource.path, params)).json(), { base: 0, [`k${winner}`]: winner });
+
+      // Into an absent document, If-None-Match: * lets only the first store it.
+      const fresh = { ...params, [id]: 'created-by-merge' };
+      const creates = await Promise.all(
+        Array.from({ length: 20 }, (_, n) => send('POST', resource.path, fresh, { n }, { 'if-none-match': '*' })),
+      );
+      const created = creates.map((res) => res.statusCode);
+      assert.equal(created.filter((status) => status === 204).length, 1, created.join(','));
+      assert.deepEqual((await send('GET', resource.path, fresh)).json(), { n: created.indexOf(204) });
+    });
+
+    it(`${resource.name}: concurrent merges with and without preconditions each answer as in some order, and only the 204s are stored`, async () => {
+      const send = client(ctx, await ctx.given.tenant());
+      const params = { ...resource.scope(), [id]: 'mixed-preconditions' };
+      await send('PUT', resource.path, params, { base: 0 });
+      const etag = String((await send('GET', resource.path, params)).headers.etag);
+      // n % 3: 0 needs the stored version, 1 needs any other (one a merge of this batch left), 2 needs nothing.
+      const preconditions = (n: number): Record<string, string> =>
+        n % 3 === 0 ? { 'if-match': etag } : n % 3 === 1 ? { 'if-none-match': etag } : {};
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, n) => send('POST', resource.path, params, { [`k${n}`]: n }, preconditions(n))),
+      );
+      const statuses = results.map((res) => res.statusCode);
+      assert.ok(
+        statuses.every((status, n) => status === 204 || (status === 412 && n % 3 !== 2)),
+        statuses.join(','),
+      );
+      // Every merge changes the document: once one is stored, the stored ETag is gone for good.
+      assert.ok(statuses.filter((status, n) => status === 204 && n % 3 === 0).length <= 1, statuses.join(','));
+      const stored = (await send('GET', resource.path, params)).json();
+      const expected: Record<string, number> = { base: 0 };
+      statuses.forEach((status, n) => {
+        if (status === 204) expected[`k${n}`] = n;
+      });
+      assert.deepEqual(stored, expected);
+    });
+
+    it(`${resource.name}: of concurrent merges, only the one that sends no JSON object fails`, async () => {
+      const send = client(ctx, await ctx.given.tenant());
+      const params = { ...resource.scope(), [id]: 'one-bad-merge' };
+      await send('PUT', resource.path, params, { base: 0 });
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, n) =>
+          n === 7
+            ? send('POST', resource.path, params, [1])
+            : n === 13
+              ? send('POST', resource.path, params, 'words', { 'content-type': 'text/plain' })
+              : send('POST', resource.path, params, { [`k${n}`]: n }),
+        ),
+      );
+      for (const [n, res] of results.entries()) {
+        if (n === 7 || n === 13) {
+          assert.equal(res.statusCode, 400, res.body);
+          assert.equal(res.json().code, 'documents.not_mergeable');
+        } else assert.equal(res.statusCode, 204, res.body);
+      }
+      const expected: Record<string, number> = { base: 0 };
+      for (let n = 0; n < 20; n++) if (n !== 7 && n !== 13) expected[`k${n}`] = n;
+      assert.deepEqual((await send('GET', resource.path, params)).json(), expected);
+    });
+
     it(`${resource.name}: answers the seed's validation error for every missing parameter of a PUT`, async () => {
       const send = client(ctx, await ctx.given.tenant());
       const res = await send('PUT', resource.path, { extra: 'kept' }, { page: 1 });
@@ -388,6 +469,84 @@ describeEachBackend('the xAPI document resources', (ctx) => {
         n: index,
         tenant: index,
       });
+    }
+  });
+
+  it('state: concurrent merges into several documents of two tenants each land in their own tenant, written together', async () => {
+    const tenants = [await ctx.given.tenant(), await ctx.given.tenant()];
+    const scope = RESOURCES[0].scope();
+    // The same addresses in both tenants; s0 is stored already in each, s1 and s2 are not.
+    for (const [t, tenant] of tenants.entries())
+      await client(ctx, tenant)('PUT', '/xapi/activities/state', { ...scope, stateId: 's0' }, { t });
+    const before = await mergeBatches();
+    const merges = Array.from({ length: 60 }, (_, n) => ({ t: n % 2, stateId: `s${n % 3}`, n }));
+    const results = await Promise.all(
+      merges.map(({ t, stateId, n }) => client(ctx, tenants[t])('POST', '/xapi/activities/state', { ...scope, stateId }, { [`k${n}`]: t })),
+    );
+    assert.ok(
+      results.every((res) => res.statusCode === 204),
+      results.map((res) => res.statusCode).join(','),
+    );
+    const after = await mergeBatches();
+    assert.equal(after.merges - before.merges, 60);
+    assert.ok(after.batches - before.batches < 60, `${after.batches - before.batches} transactions for 60 merges`);
+    for (const [t, tenant] of tenants.entries()) {
+      for (const stateId of ['s0', 's1', 's2']) {
+        const expected: Record<string, number> = stateId === 's0' ? { t } : {};
+        for (const merge of merges) if (merge.t === t && merge.stateId === stateId) expected[`k${merge.n}`] = t;
+        const got = await client(ctx, tenant)('GET', '/xapi/activities/state', { ...scope, stateId });
+        assert.deepEqual(got.json(), expected, `tenant ${t}, ${stateId}`);
+      }
+    }
+  });
+
+  it('state: concurrent merges into a document a PUT stored as text each answer 400, and the other documents merge', async () => {
+    const send = client(ctx, await ctx.given.tenant());
+    const scope = RESOURCES[0].scope();
+    const text = { ...scope, stateId: 'text' };
+    await send('PUT', '/xapi/activities/state', text, 'raw words', { 'content-type': 'text/plain' });
+    await send('PUT', '/xapi/activities/state', { ...scope, stateId: 'stored' }, { base: 0 });
+    const before = (await send('GET', '/xapi/activities/state', text)).headers.etag;
+    const targets = ['text', 'stored', 'absent'];
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, n) => send('POST', '/xapi/activities/state', { ...scope, stateId: targets[n % 3] }, { [`k${n}`]: n })),
+    );
+    const expected: Record<string, Record<string, number>> = { stored: { base: 0 }, absent: {} };
+    for (const [n, res] of results.entries()) {
+      if (n % 3 === 0) {
+        assert.equal(res.statusCode, 400, res.body);
+        assert.equal(res.json().code, 'documents.not_mergeable');
+      } else {
+        assert.equal(res.statusCode, 204, res.body);
+        expected[targets[n % 3]][`k${n}`] = n;
+      }
+    }
+    const unchanged = await send('GET', '/xapi/activities/state', text);
+    assert.equal(unchanged.body, 'raw words');
+    assert.equal(unchanged.headers['content-type'], 'text/plain');
+    assert.equal(unchanged.headers.etag, before);
+    for (const stateId of ['stored', 'absent']) {
+      assert.deepEqual((await send('GET', '/xapi/activities/state', { ...scope, stateId })).json(), expected[stateId]);
+    }
+  });
+
+  it('state: merges racing PUTs of the same new documents each land: every merge key is stored, and a PUT only when it came first', async () => {
+    const send = client(ctx, await ctx.given.tenant());
+    const scope = RESOURCES[0].scope();
+    const requests = Array.from({ length: 10 }, (_, d) => [
+      send('PUT', '/xapi/activities/state', { ...scope, stateId: `d${d}` }, { put: d }),
+      ...Array.from({ length: 5 }, (_, n) => send('POST', '/xapi/activities/state', { ...scope, stateId: `d${d}` }, { [`k${n}`]: n })),
+    ]);
+    const answers = await Promise.all(requests.map((document) => Promise.all(document)));
+    for (const [d, [put, ...merges]] of answers.entries()) {
+      assert.ok([204, 409].includes(put.statusCode), put.body);
+      assert.ok(
+        merges.every((res) => res.statusCode === 204),
+        merges.map((res) => res.body).join(','),
+      );
+      const expected: Record<string, number> = put.statusCode === 204 ? { put: d } : {};
+      for (let n = 0; n < 5; n++) expected[`k${n}`] = n;
+      assert.deepEqual((await send('GET', '/xapi/activities/state', { ...scope, stateId: `d${d}` })).json(), expected);
     }
   });
 

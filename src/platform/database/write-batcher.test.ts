@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { writeBatchRows } from '../process-metrics.js';
 import { StorageError } from './storage-error.js';
-import { WriteBatcher } from './write-batcher.js';
+import { Refused, WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
 
 interface Row {
   key: string;
@@ -38,6 +38,33 @@ function recordingBatcher(options: { maxInFlight?: number; maxBatch?: number; fa
     },
   });
   return { batcher, stored, batches };
+}
+
+/**
+ * A batcher whose write records each batch (its values, and `start`/`end` events) and answers
+ * each item its value, or a Refused where `refuse` says so.
+ */
+function eventBatcher(options: Partial<WriteBatcherOptions<Row, string>> & { refuse?: (row: Row) => unknown } = {}) {
+  const batches: string[][] = [];
+  const events: string[] = [];
+  const batcher = new WriteBatcher<Row, string>({
+    name: 'test_rows',
+    maxInFlight: 1,
+    maxBatch: 100,
+    ...options,
+    write: async (rows) => {
+      const values = rows.map((row) => row.value);
+      batches.push(values);
+      events.push(`start ${values}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      events.push(`end ${values}`);
+      return rows.map((row) => {
+        const refusal = options.refuse?.(row);
+        return refusal ? new Refused(refusal) : row.value;
+      });
+    },
+  });
+  return { batcher, batches, events };
 }
 
 describe('WriteBatcher', () => {
@@ -109,5 +136,57 @@ describe('WriteBatcher', () => {
     await assert.rejects(batcher.submit({ key: 'a', value: 'a' }));
     failing = false;
     assert.equal(await batcher.submit({ key: 'b', value: 'b' }), true);
+  });
+
+  it('sameKey together: puts the items of one key in one batch, in arrival order', async () => {
+    const { batcher, batches } = eventBatcher({ keyOf: (row) => row.key, sameKey: 'together' });
+    const rows = [
+      { key: 'a', value: 'a1' },
+      { key: 'b', value: 'b1' },
+      { key: 'a', value: 'a2' },
+      { key: 'a', value: 'a3' },
+    ];
+    assert.deepEqual(await Promise.all(rows.map((row) => batcher.submit(row))), ['a1', 'b1', 'a2', 'a3']);
+    assert.deepEqual(batches, [['a1', 'b1', 'a2', 'a3']]);
+  });
+
+  it("sameKey together: while a batch holding a key is written, the key's new items wait and go together in the next", async () => {
+    const { batcher, batches, events } = eventBatcher({ keyOf: (row) => row.key, sameKey: 'together', maxInFlight: 2 });
+    const first = batcher.submit({ key: 'a', value: 'a1' });
+    await new Promise((resolve) => setImmediate(resolve));
+    const rest = [
+      { key: 'a', value: 'a2' },
+      { key: 'b', value: 'b1' },
+      { key: 'a', value: 'a3' },
+    ].map((row) => batcher.submit(row));
+    assert.deepEqual(await Promise.all([first, ...rest]), ['a1', 'a2', 'b1', 'a3']);
+    // b1 takes the free place at once; a2 and a3 wait for a1's batch to end.
+    assert.deepEqual(batches, [['a1'], ['b1'], ['a2', 'a3']]);
+    assert.ok(events.indexOf('end a1') < events.indexOf('start a2,a3'), events.join(' | '));
+  });
+
+  it('groupOf: a batch holds the items of one group only, the others keep their order', async () => {
+    const { batcher, batches } = eventBatcher({ groupOf: (row) => row.key });
+    const rows = ['x1', 'y1', 'x2', 'y2', 'x3'].map((value) => ({ key: value[0], value }));
+    assert.deepEqual(await Promise.all(rows.map((row) => batcher.submit(row))), ['x1', 'y1', 'x2', 'y2', 'x3']);
+    assert.deepEqual(batches, [
+      ['x1', 'x2', 'x3'],
+      ['y1', 'y2'],
+    ]);
+  });
+
+  it('Refused: refuses that one item with its error, answers the others, and writes nothing again alone', async () => {
+    const refusal = new Error('412');
+    const { batcher, batches } = eventBatcher({ refuse: (row) => row.value === 'b' && refusal });
+    const before = await statementsCounted();
+    const results = await Promise.allSettled(['a', 'b', 'c'].map((value) => batcher.submit({ key: value, value })));
+    assert.deepEqual(results, [
+      { status: 'fulfilled', value: 'a' },
+      { status: 'rejected', reason: refusal },
+      { status: 'fulfilled', value: 'c' },
+    ]);
+    assert.deepEqual(batches, [['a', 'b', 'c']]);
+    const after = await statementsCounted();
+    assert.deepEqual({ count: after.count - before.count, sum: after.sum - before.sum }, { count: 1, sum: 3 });
   });
 });

@@ -4,7 +4,7 @@ import { activityProfileResource } from '../activity-profile/activity-profile.re
 import { agentProfileResource } from '../agent-profile/agent-profile.resource.js';
 import { stateResource } from '../state/state.resource.js';
 import { registerDocumentRoutes } from './document.routes.js';
-import { newDocumentWriter } from './document.service.js';
+import { documentMergeWriter, newDocumentWriter } from './document.service.js';
 
 export interface DocumentsPluginOptions {
   sql: SqlClient;
@@ -19,8 +19,8 @@ export interface DocumentsPluginOptions {
 export const documentsPlugin: FastifyPluginAsync<DocumentsPluginOptions> = async (app, { sql, documentLimitBytes }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: documentLimitBytes }, (_request, body, done) => done(null, body));
-  const newDocuments = newDocumentWriter(sql);
+  const writers = { newDocuments: newDocumentWriter(sql), merges: documentMergeWriter(sql) };
   for (const resource of [stateResource, activityProfileResource, agentProfileResource]) {
-    registerDocumentRoutes(app, sql, newDocuments, resource);
+    registerDocumentRoutes(app, sql, writers, resource);
   }
 };

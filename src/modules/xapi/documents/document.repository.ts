@@ -82,10 +82,14 @@ export async function insertDocumentIfAbsent(
   return rowCount === 1;
 }
 
-/** One new document of a batch: its tenant, where it lives, and what to store. */
-export interface NewDocument {
+/** Where one document of a batch lives: its tenant and its key. */
+export interface DocumentAddress {
   tenantId: string;
   key: DocumentKey;
+}
+
+/** One document of a batch and what to store under it. */
+export interface AddressedDocument extends DocumentAddress {
   document: Omit<StoredDocument, 'updatedAt'>;
 }
 
@@ -93,18 +97,66 @@ export interface NewDocument {
 const keyText = (tenantId: string, key: DocumentKey) =>
   `${tenantId}\0${key.kind}\0${key.activityId}\0${key.agentKey}\0${key.registration}\0${key.documentId}`;
 
-/** What tells two new documents apart: equal for the same row of `xapi_documents`. */
-export const newDocumentKey = ({ tenantId, key }: NewDocument): string => keyText(tenantId, key);
+/** What tells two documents apart: equal for the same row of `xapi_documents`. */
+export const addressKey = ({ tenantId, key }: DocumentAddress): string => keyText(tenantId, key);
+
+/**
+ * The addresses in key order, as the columns `unnest` takes. Every statement that locks or
+ * inserts several documents goes through them in this one order, so that two transactions
+ * sharing documents wait for each other instead of deadlocking.
+ */
+function keyColumns<Address extends DocumentAddress>(addresses: readonly Address[]) {
+  const keys = addresses.map(addressKey);
+  const ordered = addresses.map((_, i) => i).sort((a, b) => compare(keys[a], keys[b]));
+  const column = <T>(of: (address: Address) => T) => ordered.map((i) => of(addresses[i]));
+  const columns = [
+    column((a) => a.tenantId),
+    column((a) => a.key.kind),
+    column((a) => a.key.activityId),
+    column((a) => a.key.agentKey),
+    column((a) => a.key.registration),
+    column((a) => a.key.documentId),
+  ];
+  return { keys, columns, column };
+}
+
+const keyTextOf = (row: KeyRow) =>
+  keyText(row.tenant_id, {
+    kind: row.kind,
+    activityId: row.activity_id,
+    agentKey: row.agent_key,
+    registration: row.registration,
+    documentId: row.document_id,
+  });
+
+/**
+ * findDocumentForUpdate for many documents in one statement (each address at most once): the
+ * stored ones, by addressKey. The rows are locked in key order (keyColumns).
+ */
+export async function findDocumentsForUpdate(sql: SqlClient, addresses: readonly DocumentAddress[]): Promise<Map<string, StoredDocument>> {
+  const { columns } = keyColumns(addresses);
+  // ORDER BY comes before the locking: the rows are locked in the order they are sorted.
+  const { rows } = await sql.query<KeyRow & DocumentRow>(
+    `SELECT d.tenant_id, d.kind, d.activity_id, d.agent_key, d.registration, d.document_id,
+            d.content, d.content_type, d.etag, d.updated_at
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY
+              AS k (tenant_id, kind, activity_id, agent_key, registration, document_id, position)
+       JOIN xapi_documents d
+         ON (d.tenant_id, d.kind, d.activity_id, d.agent_key, d.registration, d.document_id)
+          = (k.tenant_id, k.kind, k.activity_id, k.agent_key, k.registration, k.document_id)
+      ORDER BY k.position
+        FOR UPDATE OF d`,
+    columns,
+  );
+  return new Map(rows.map((row) => [keyTextOf(row), toDocument(row)]));
+}
 
 /**
  * insertDocumentIfAbsent for many documents in one statement (each key at most once): answers,
- * in the documents' order, whether each was inserted. The rows go in key order, so that two
- * batches sharing keys wait for each other instead of deadlocking.
+ * in the documents' order, whether each was inserted. The rows go in key order (keyColumns).
  */
-export async function insertDocumentsIfAbsent(sql: SqlClient, documents: readonly NewDocument[]): Promise<boolean[]> {
-  const keys = documents.map(newDocumentKey);
-  const ordered = documents.map((_, i) => i).sort((a, b) => compare(keys[a], keys[b]));
-  const column = <T>(of: (document: NewDocument) => T) => ordered.map((i) => of(documents[i]));
+export async function insertDocumentsIfAbsent(sql: SqlClient, documents: readonly AddressedDocument[]): Promise<boolean[]> {
+  const { keys, columns, column } = keyColumns(documents);
   const { rows } = await sql.query<KeyRow>(
     `INSERT INTO xapi_documents
        (tenant_id, kind, activity_id, agent_key, registration, document_id, content, content_type, etag, updated_at)
@@ -113,30 +165,24 @@ export async function insertDocumentsIfAbsent(sql: SqlClient, documents: readonl
          AS t (tenant_id, kind, activity_id, agent_key, registration, document_id, content, content_type, etag)
      ON CONFLICT ON CONSTRAINT xapi_documents__key DO NOTHING
      RETURNING tenant_id, kind, activity_id, agent_key, registration, document_id`,
-    [
-      column((d) => d.tenantId),
-      column((d) => d.key.kind),
-      column((d) => d.key.activityId),
-      column((d) => d.key.agentKey),
-      column((d) => d.key.registration),
-      column((d) => d.key.documentId),
-      column((d) => d.document.content),
-      column((d) => d.document.contentType),
-      column((d) => d.document.etag),
-    ],
+    [...columns, column((d) => d.document.content), column((d) => d.document.contentType), column((d) => d.document.etag)],
   );
-  const inserted = new Set(
-    rows.map((row) =>
-      keyText(row.tenant_id, {
-        kind: row.kind,
-        activityId: row.activity_id,
-        agentKey: row.agent_key,
-        registration: row.registration,
-        documentId: row.document_id,
-      }),
-    ),
-  );
+  const inserted = new Set(rows.map(keyTextOf));
   return keys.map((key) => inserted.has(key));
+}
+
+/** updateDocument for many stored documents in one statement (each key at most once, rows locked already). */
+export async function updateDocuments(sql: SqlClient, documents: readonly AddressedDocument[]): Promise<void> {
+  const { columns, column } = keyColumns(documents);
+  await sql.query(
+    `UPDATE xapi_documents d
+        SET content = t.content, content_type = t.content_type, etag = t.etag, updated_at = clock_timestamp()
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[], $9::text[])
+              AS t (tenant_id, kind, activity_id, agent_key, registration, document_id, content, content_type, etag)
+      WHERE (d.tenant_id, d.kind, d.activity_id, d.agent_key, d.registration, d.document_id)
+          = (t.tenant_id, t.kind, t.activity_id, t.agent_key, t.registration, t.document_id)`,
+    [...columns, column((d) => d.document.content), column((d) => d.document.contentType), column((d) => d.document.etag)],
+  );
 }
 
 interface KeyRow {

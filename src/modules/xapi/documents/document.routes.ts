@@ -20,7 +20,7 @@ import {
   removeDocuments,
   type DocumentKey,
   type DocumentScope,
-  type NewDocumentWriter,
+  type DocumentWriters,
 } from './document.service.js';
 import { DocumentErrors } from './document.errors.js';
 
@@ -223,12 +223,7 @@ const errors = {
 const noContent = Type.Null({ description: 'Done.' });
 
 /** Registers GET (and HEAD), PUT, POST and DELETE for one document resource. */
-export function registerDocumentRoutes(
-  app: FastifyInstance,
-  sql: SqlClient,
-  newDocuments: NewDocumentWriter,
-  resource: DocumentResource,
-): void {
+export function registerDocumentRoutes(app: FastifyInstance, sql: SqlClient, writers: DocumentWriters, resource: DocumentResource): void {
   const querystring = querySchema(resource);
   const write = (request: FastifyRequest, key: DocumentKey) => ({
     key,
@@ -286,7 +281,7 @@ export function registerDocumentRoutes(
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
       const { scope, key } = address(resource, request, true);
-      await overwriteDocument(sql, newDocuments, tenantOf(request, scope), write(request, key as DocumentKey));
+      await overwriteDocument(sql, writers.newDocuments, tenantOf(request, scope), write(request, key as DocumentKey));
       return reply.status(204).send();
     },
   );
@@ -307,7 +302,7 @@ export function registerDocumentRoutes(
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
       const { scope, key } = address(resource, request, true);
-      await mergeDocument(sql, tenantOf(request, scope), write(request, key as DocumentKey));
+      await mergeDocument(writers.merges, tenantOf(request, scope), write(request, key as DocumentKey));
       return reply.status(204).send();
     },
   );
