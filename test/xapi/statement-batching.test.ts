@@ -33,7 +33,8 @@ async function batches(): Promise<{ count: number; sum: number }> {
 describeEachBackend('statement writes of concurrent requests share a transaction (issue 27, item 2)', (ctx: TestContext) => {
   const post = (tenant: GivenTenant, body: unknown) =>
     ctx.app.inject({ method: 'POST', url: '/xapi/statements', headers: tenant.xapi, payload: body as object });
-  const get = (tenant: GivenTenant, query: string) => ctx.app.inject({ method: 'GET', url: `/xapi/statements?${query}`, headers: tenant.xapi });
+  const get = (tenant: GivenTenant, query: string) =>
+    ctx.app.inject({ method: 'GET', url: `/xapi/statements?${query}`, headers: tenant.xapi });
 
   it('stores each of 40 concurrent single-statement POSTs, in fewer transactions than requests, with their records', async () => {
     const tenant = await ctx.given.tenant();
@@ -111,7 +112,12 @@ describeEachBackend('statement writes of concurrent requests share a transaction
   it('voids a statement sent concurrently with its voiding statement, and takes it out of the records', async () => {
     const tenant = await ctx.given.tenant();
     const target = statement();
-    const voiding = statement({ actor: target.actor, verb: VOIDED, object: { objectType: 'StatementRef', id: target.id }, result: undefined });
+    const voiding = statement({
+      actor: target.actor,
+      verb: VOIDED,
+      object: { objectType: 'StatementRef', id: target.id },
+      result: undefined,
+    });
     const answers = await Promise.all([post(tenant, target), post(tenant, voiding), post(tenant, statement())]);
     assert.deepEqual(
       answers.map((res) => res.statusCode),

@@ -97,15 +97,38 @@ export async function findStatements(sql: SqlClient, tenantId: string, ids: read
  */
 export async function insertStatements(sql: SqlClient, tenantId: string, statements: readonly NewStatement[]): Promise<Set<string>> {
   if (statements.length === 0) return new Set();
-  const { rows } = await sql.query<{ id: string; seq: string }>(
-    `INSERT INTO xapi_statements (tenant_id, id, statement, stored, verb_id, registration, object_statement_id, voiding)
-     SELECT $1, r.id, r.statement, r.stored, r.verb_id, r.registration, r.object_statement_id, r.voiding
-       FROM jsonb_to_recordset($2::jsonb) AS r(
-              ord int, id uuid, statement jsonb, stored timestamptz, verb_id text,
-              registration uuid, object_statement_id uuid, voiding boolean)
-      ORDER BY r.ord
-     ON CONFLICT (tenant_id, id) DO NOTHING
-     RETURNING id::text AS id, seq::text AS seq`,
+  // The keys are known before the insert (a statement left out for an id already stored is the
+  // same statement, or the write fails): the statements, their key rows and the stored
+  // statements targeting them go in one round trip. The referrers are read in the insert's
+  // snapshot, which holds none of the rows it inserts.
+  const closure = new KeyClosure(sql, tenantId, statements);
+  const targets = statements.flatMap((item) => (item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId] : []));
+  const keyRows: Array<[string, string, number]> = [];
+  for (const item of statements) for (const [key, reach] of await closure.keysOf(item.id)) keyRows.push([key, item.id, reach]);
+  const { rows } = await sql.query<{ id: string; seq: string; target: string | null; stored: Date | string }>(
+    `WITH ${VOIDING_LOCKS}, inserted AS (
+       INSERT INTO xapi_statements (tenant_id, id, statement, stored, verb_id, registration, object_statement_id, voiding)
+       SELECT $1, r.id, r.statement, r.stored, r.verb_id, r.registration, r.object_statement_id, r.voiding
+         FROM jsonb_to_recordset($2::jsonb) AS r(
+                ord int, id uuid, statement jsonb, stored timestamptz, verb_id text,
+                registration uuid, object_statement_id uuid, voiding boolean)
+        WHERE (SELECT locks FROM voiding_locks) IS NOT NULL
+        ORDER BY r.ord
+       ON CONFLICT (tenant_id, id) DO NOTHING
+       RETURNING id, seq, stored
+     ), keyed AS (
+       INSERT INTO xapi_statement_keys (tenant_id, kind, key, stored, seq, statement_id, reach)
+       SELECT $1, substr(k.kind_key, 1, 1)::"char", substr(k.kind_key, 2), i.stored, i.seq, i.id, k.reach
+         FROM unnest($3::text[], $4::uuid[], $5::smallint[]) AS k(kind_key, statement_id, reach)
+         JOIN inserted AS i ON i.id = k.statement_id
+     )
+     SELECT i.id::text AS id, i.seq::text AS seq, NULL AS target, i.stored FROM inserted AS i
+     UNION ALL
+     SELECT s.id::text, s.seq::text, i.id::text, s.stored
+       FROM inserted AS i
+       CROSS JOIN LATERAL (
+         SELECT id, stored, seq FROM xapi_statements WHERE tenant_id = $1 AND object_statement_id = i.id
+       ) AS s`,
     [
       tenantId,
       JSON.stringify(
@@ -120,31 +143,26 @@ export async function insertStatements(sql: SqlClient, tenantId: string, stateme
           voiding: item.index.voiding,
         })),
       ),
+      keyRows.map((row) => row[0]),
+      keyRows.map((row) => row[1]),
+      keyRows.map((row) => row[2]),
+      [...statements.filter((item) => !item.index.voiding).map((item) => item.id), ...targets],
+      targets,
+      VOIDING_LOCK_BUCKETS,
     ],
   );
-  const seqs = new Map(rows.map((row) => [row.id, row.seq]));
-  const fresh = statements.filter((item) => seqs.has(item.id));
-  if (fresh.length === 0) return new Set();
-
-  const closure = new KeyClosure(sql, tenantId, fresh);
-  const freshRows: KeyRow[] = [];
-  for (const item of fresh) {
-    const keys = await closure.keysOf(item.id);
-    for (const [key, reach] of keys) freshRows.push([key, item.stored, seqs.get(item.id) as string, item.id, reach]);
-  }
-  // The new statements' (stored, seq) were just given: their rows cannot be there yet.
-  await insertKeys(sql, tenantId, freshRows, false);
+  const inserted = new Set(rows.filter((row) => row.target === null).map((row) => row.id));
+  if (inserted.size === 0) return inserted;
+  const firstReferrers = rows
+    .filter((row) => row.target !== null && !inserted.has(row.id))
+    .map((row) => ({ id: row.id, stored: new Date(row.stored).toISOString(), seq: row.seq, target: row.target as string }));
   const referrerRows: KeyRow[] = [];
-  for (const referrer of await storedReferrers(
-    sql,
-    tenantId,
-    fresh.map((item) => item.id),
-  )) {
+  for (const referrer of await storedReferrers(sql, tenantId, [...inserted], firstReferrers)) {
     const keys = lift(await closure.keysOf(referrer.target));
     for (const [key, reach] of keys) referrerRows.push([key, referrer.stored, referrer.seq, referrer.id, reach]);
   }
   await insertKeys(sql, tenantId, referrerRows, true);
-  return new Set(seqs.keys());
+  return inserted;
 }
 
 /** A key row: kind and key joined (`g` + agent key, …), stored, seq, statement id, reach. */
@@ -186,9 +204,9 @@ class KeyClosure {
   constructor(
     private readonly sql: SqlClient,
     private readonly tenantId: string,
-    fresh: readonly NewStatement[],
+    batch: readonly NewStatement[],
   ) {
-    this.batch = new Map(fresh.map((item) => [item.id, item.index]));
+    this.batch = new Map(batch.map((item) => [item.id, item.index]));
   }
 
   async keysOf(id: string, depth = 0): Promise<Keys> {
@@ -221,12 +239,20 @@ async function storedReferrers(
   sql: SqlClient,
   tenantId: string,
   ids: readonly string[],
-): Promise<Array<{ id: string; stored: string; seq: string; target: string }>> {
-  const found = new Map<string, { id: string; stored: string; seq: string; target: string }>();
+  /** The first level, read with the insert. */
+  first: ReadonlyArray<Referrer>,
+): Promise<Referrer[]> {
+  const found = new Map<string, Referrer>();
   const excluded = new Set(ids);
+  const add = (referrer: Referrer, next: Map<string, string>) => {
+    if (excluded.has(referrer.id) || found.has(referrer.id)) return;
+    found.set(referrer.id, referrer);
+    next.set(referrer.id, referrer.target);
+  };
   // Each referrer leads to one of `ids`; the level being followed maps referrer → that id.
-  let level = new Map(ids.map((id) => [id, id]));
-  for (let depth = 0; depth < MAX_REF_DEPTH && level.size > 0; depth++) {
+  let level = new Map<string, string>();
+  for (const referrer of first) add(referrer, level);
+  for (let depth = 1; depth < MAX_REF_DEPTH && level.size > 0; depth++) {
     const { rows } = await sql.query<{ id: string; stored: Date | string; seq: string; object_statement_id: string }>(
       `SELECT s.id::text AS id, s.stored, s.seq::text AS seq, s.object_statement_id::text AS object_statement_id
          FROM unnest($2::uuid[]) AS t (id)
@@ -238,14 +264,19 @@ async function storedReferrers(
     );
     const next = new Map<string, string>();
     for (const row of rows) {
-      if (excluded.has(row.id) || found.has(row.id)) continue;
       const target = level.get(row.object_statement_id) as string;
-      found.set(row.id, { id: row.id, stored: new Date(row.stored).toISOString(), seq: row.seq, target });
-      next.set(row.id, target);
+      add({ id: row.id, stored: new Date(row.stored).toISOString(), seq: row.seq, target }, next);
     }
     level = next;
   }
   return [...found.values()];
+}
+
+interface Referrer {
+  id: string;
+  stored: string;
+  seq: string;
+  target: string;
 }
 
 /**
@@ -286,40 +317,48 @@ async function insertKeys(sql: SqlClient, tenantId: string, keyRows: readonly Ke
 export const VOIDING_LOCK_BUCKETS = 32;
 
 /**
+ * The voiding locks insertStatements takes before it inserts (its CTE `voiding_locks`; $6 the
+ * ids markVoided will be given, $7 the targets of the batch's voiding statements, $8 the buckets).
+ *
+ * A target and its voiding statement stored by two concurrent transactions would each miss
+ * the other's uncommitted row, so the two must take turns. Locks are taken on buckets, not ids:
+ * an advisory lock is an entry in PostgreSQL's lock table, which every database of the cluster
+ * shares (max_locks_per_transaction × max_connections, 6,400 by default), and one per id let a
+ * large batch fill it ("out of shared memory") and fail other tenants' transactions. Each id
+ * falls in one of VOIDING_LOCK_BUCKETS buckets of its tenant; a transaction locks each of its
+ * buckets once, in bucket order (so two transactions cannot deadlock): exclusively where an id
+ * is the target of a voiding statement it can see (its own, or one committed), else shared. Two
+ * plain writes never wait for each other; a voiding statement and the write of its target (or a
+ * statement sharing its bucket) take turns, the second seeing the first's committed row. A lock
+ * on a bucket covers every id in it, so it serialises at least what a lock per id did.
+ *
+ * They are taken before the insert, in its own statement (one round trip less): markVoided's
+ * UPDATE, a later statement, reads with a snapshot taken once they are held.
+ */
+const VOIDING_LOCKS = `voiding_locks AS (
+       SELECT count(CASE WHEN b.exclusive
+                         THEN pg_advisory_xact_lock(hashtextextended('xapi_statements:' || $1::uuid::text || ':' || b.bucket, 0))
+                         ELSE pg_advisory_xact_lock_shared(hashtextextended('xapi_statements:' || $1::uuid::text || ':' || b.bucket, 0)) END) AS locks
+         FROM (SELECT i.bucket, bool_or(i.targeted) AS exclusive
+                 FROM (SELECT abs(hashtextextended(ids.id::text, 0) % $8) AS bucket,
+                              ids.id = ANY($7::uuid[]) OR EXISTS (
+                                SELECT 1 FROM xapi_statements AS voiding
+                                 WHERE voiding.tenant_id = $1 AND voiding.object_statement_id = ids.id AND voiding.voiding
+                                ${PER_ROW_PROBE}) AS targeted
+                         FROM (SELECT DISTINCT unnest($6::uuid[]) AS id) AS ids) AS i
+                GROUP BY i.bucket
+                ORDER BY i.bucket) AS b
+     )`;
+
+/**
  * Marks voided every statement among `ids` that is not itself a voiding statement and that a
- * stored voiding statement targets (xAPI 2.0 Part 2 §2.3.2.s2.b3). Run after inserting, it
- * covers a voiding statement arriving after its target, before it, and in the same batch.
+ * stored voiding statement targets (xAPI 2.0 Part 2 §2.3.2.s2.b3). Run after insertStatements, in
+ * its transaction (which took the voiding locks of these ids, VOIDING_LOCKS), it covers a voiding
+ * statement arriving after its target, before it, and in the same batch.
  * Answers the ids it marked (lower case), so the caller need not read them back.
  */
 export async function markVoided(sql: SqlClient, tenantId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  // A target and its voiding statement stored by two concurrent transactions would each miss
-  // the other's uncommitted row, so the two must take turns. Locks are taken on buckets, not ids:
-  // an advisory lock is an entry in PostgreSQL's lock table, which every database of the cluster
-  // shares (max_locks_per_transaction × max_connections, 6,400 by default), and one per id let a
-  // large batch fill it ("out of shared memory") and fail other tenants' transactions. Each id
-  // falls in one of VOIDING_LOCK_BUCKETS buckets of its tenant; a transaction locks each of its
-  // buckets once, in bucket order (so two transactions cannot deadlock): exclusively where an id
-  // is the target of a voiding statement it can see (its own, or one committed), else shared. Two
-  // plain writes never wait for each other; a voiding statement and the write of its target (or a
-  // statement sharing its bucket) take turns, the second seeing the first's committed row. A lock
-  // on a bucket covers every id in it, so it serialises at least what a lock per id did.
-  await sql.query(
-    `SELECT CASE WHEN b.exclusive
-                 THEN pg_advisory_xact_lock(hashtextextended('xapi_statements:' || $1 || ':' || b.bucket, 0))
-                 ELSE pg_advisory_xact_lock_shared(hashtextextended('xapi_statements:' || $1 || ':' || b.bucket, 0)) END
-       FROM (SELECT i.bucket, bool_or(i.targeted) AS exclusive
-               FROM (SELECT abs(hashtextextended(ids.id::text, 0) % $3) AS bucket,
-                            EXISTS (SELECT 1 FROM xapi_statements AS voiding
-                                     WHERE voiding.tenant_id = $1
-                                       AND voiding.object_statement_id = ids.id
-                                       AND voiding.voiding
-                                    ${PER_ROW_PROBE}) AS targeted
-                       FROM (SELECT DISTINCT unnest($2::uuid[]) AS id) AS ids) AS i
-              GROUP BY i.bucket
-              ORDER BY i.bucket) AS b`,
-    [tenantId, ids, VOIDING_LOCK_BUCKETS],
-  );
   const { rows } = await sql.query<{ id: string }>(
     `UPDATE xapi_statements AS target
         SET voided = true

@@ -217,7 +217,9 @@ async function writeStatements(tx: SqlClient, writes: readonly StatementWrite[])
         if (found && sameStatement(write.sent[write.ids.indexOf(item.id)], found)) continue;
         // Its request's other statements are inserted already: alone, the 409 rolls them back;
         // in a batch, each request is written again alone, so only this one is refused.
-        throw writes.length === 1 ? StatementErrors.conflict(item.id) : new Error(`statement ${item.id} conflicts: write each request alone`);
+        throw writes.length === 1
+          ? StatementErrors.conflict(item.id)
+          : new Error(`statement ${item.id} conflicts: write each request alone`);
       }
     }
   }
