@@ -83,6 +83,23 @@ describeEachBackend('the /xapi/ resources', (ctx) => {
     }
   });
 
+  it('lets browser content read a 404 under /xapi/, and answers no preflight for /api/', async () => {
+    const missing = await ctx.app.inject({
+      method: 'GET',
+      url: '/xapi/nothing-here',
+      headers: { origin: 'https://content.example.org', 'x-experience-api-version': '2.0.0' },
+    });
+    assert.equal(missing.statusCode, 404);
+    assert.equal(missing.headers['access-control-allow-origin'], '*');
+    const preflight = await ctx.app.inject({
+      method: 'OPTIONS',
+      url: '/api/me',
+      headers: { origin: 'https://elsewhere.example.org', 'access-control-request-method': 'GET' },
+    });
+    assert.equal(preflight.statusCode, 404);
+    assert.equal(preflight.headers['access-control-allow-origin'], undefined);
+  });
+
   it('gives /api/ no CORS headers', async () => {
     const tenant = await ctx.given.tenant();
     const res = await ctx.app.inject({

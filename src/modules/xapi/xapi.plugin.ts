@@ -18,6 +18,8 @@ declare module 'fastify' {
      * interface's section-7 validation error comes first).
      */
     parametersFirst?: boolean;
+    /** The route's own CORS options, which @fastify/cors merges over its global ones (false: none). */
+    cors?: false | Readonly<Record<string, unknown>>;
   }
 }
 
@@ -27,12 +29,14 @@ export type XapiVersionHeader = 'required' | 'optional';
 /** The versions this LRS speaks, newest last, as `GET /xapi/about` lists them. */
 export const XAPI_VERSIONS = ['1.0.3', '2.0.0'] as const;
 
+const EXPOSED = 'ETag, Last-Modified, X-Experience-API-Consistent-Through, X-Experience-API-Version, Content-Type';
+
 /** CORS for `/xapi/`: any origin, the headers xAPI clients send and read. Built once: every request uses it. */
 const XAPI_CORS = Object.freeze({
   origin: '*',
   methods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'OPTIONS'],
   allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'X-Experience-API-Version', 'X-SVC-Tenant'],
-  exposedHeaders: ['ETag', 'Last-Modified', 'X-Experience-API-Consistent-Through', 'X-Experience-API-Version', 'Content-Type'],
+  exposedHeaders: EXPOSED,
   maxAge: 86_400,
 });
 const NO_CORS = Object.freeze({ origin: false as const });
@@ -47,10 +51,17 @@ const isXapi = (url: string) => url === '/xapi' || url.startsWith('/xapi/') || u
  */
 export const xapiPlugin = fp<{ defaultVersion?: '1.0.3' | '2.0.0'; versionHeader?: XapiVersionHeader }>(
   async (app, { defaultVersion = '2.0.0', versionHeader = 'required' }) => {
-    await app.register(cors, {
-      hook: 'onRequest',
-      delegator: (request, callback) => callback(null, isXapi(request.url ?? '') ? XAPI_CORS : NO_CORS),
+    // No CORS but where a route's own options give it: every /xapi/ route gets XAPI_CORS (onRoute),
+    // and /xapi/ preflights a route of their own. Options fixed per route are merged as they are;
+    // a delegator choosing them per request had them normalised again for every request.
+    await app.register(cors, { hook: 'onRequest', ...NO_CORS });
+    app.addHook('onRoute', (route) => {
+      if (isXapi(route.url)) route.config = { ...route.config, cors: XAPI_CORS };
     });
+    for (const url of ['/xapi', '/xapi/*']) {
+      // The CORS hook answers the preflight before the handler; what it leaves (no preflight) is not found.
+      app.options(url, { config: { public: true }, schema: { hide: true } }, (_request, reply) => reply.callNotFound());
+    }
 
     app.decorateRequest('xapiVersion', defaultVersion);
     app.decorateRequest('xapiVersionProblem', null);
@@ -59,6 +70,8 @@ export const xapiPlugin = fp<{ defaultVersion?: '1.0.3' | '2.0.0'; versionHeader
 
     app.addHook('onRequest', async (request, reply) => {
       if (!isXapi(request.url)) return;
+      // No route, no route options: what the CORS hook adds to a route's answers, for browser content to read the 404.
+      if (request.is404) reply.header('Access-Control-Allow-Origin', '*').header('Access-Control-Expose-Headers', EXPOSED);
       const sent = request.headers['x-experience-api-version'];
       const version = typeof sent === 'string' ? supportedVersion(sent.trim()) : undefined;
       if (version) request.xapiVersion = version;
