@@ -79,6 +79,8 @@ export const alternateRequestSyntax = fp<AlternateRequestSyntaxOptions>(
     const formLimit = 3 * app.initialConfig.bodyLimit! + 64 * 1024;
 
     app.addHook('onRequest', async (request, reply) => {
+      // Every request passes here: the query Fastify parsed already tells the few that use the syntax.
+      if (!Object.hasOwn((request.query ?? {}) as object, 'method')) return;
       const query = queryOf(request.url);
       if (query === undefined || !query.has('method') || request.method === 'OPTIONS') return;
       const path = request.url.slice(0, request.url.indexOf('?'));
