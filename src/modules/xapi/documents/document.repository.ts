@@ -157,19 +157,28 @@ export async function findDocumentsForUpdate(sql: SqlClient, addresses: readonly
  */
 export async function insertDocumentsIfAbsent(sql: SqlClient, documents: readonly AddressedDocument[]): Promise<boolean[]> {
   const { keys, columns, column } = keyColumns(documents);
+  // One row of parameters a document, not one array a column: PostgreSQL takes the content as
+  // binary bytes instead of parsing a text array of hex, and the statement for each batch size
+  // is prepared once per connection.
+  const values = [...columns, column((d) => d.document.content), column((d) => d.document.contentType), column((d) => d.document.etag)];
   const { rows } = await sql.query<KeyRow>(
     `INSERT INTO xapi_documents
        (tenant_id, kind, activity_id, agent_key, registration, document_id, content, content_type, etag, updated_at)
-     SELECT tenant_id, kind, activity_id, agent_key, registration, document_id, content, content_type, etag, clock_timestamp()
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[], $9::text[])
-         AS t (tenant_id, kind, activity_id, agent_key, registration, document_id, content, content_type, etag)
+     VALUES ${valueRows(documents.length, values.length, 'clock_timestamp()')}
      ON CONFLICT ON CONSTRAINT xapi_documents__key DO NOTHING
      RETURNING tenant_id, kind, activity_id, agent_key, registration, document_id`,
-    [...columns, column((d) => d.document.content), column((d) => d.document.contentType), column((d) => d.document.etag)],
+    documents.flatMap((_, row) => values.map((value) => value[row])),
   );
   const inserted = new Set(rows.map(keyTextOf));
   return keys.map((key) => inserted.has(key));
 }
+
+/** `($1, …, $n, extra), (…)`: `rows` rows of `width` parameters each, row after row. */
+const valueRows = (rows: number, width: number, extra: string): string =>
+  Array.from(
+    { length: rows },
+    (_, row) => `(${Array.from({ length: width }, (_, i) => `$${row * width + i + 1}`).join(', ')}, ${extra})`,
+  ).join(', ');
 
 /** updateDocument for many stored documents in one statement (each key at most once, rows locked already). */
 export async function updateDocuments(sql: SqlClient, documents: readonly AddressedDocument[]): Promise<void> {

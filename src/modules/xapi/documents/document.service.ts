@@ -87,7 +87,9 @@ export const newDocumentWriter = (sql: SqlClient): NewDocumentWriter =>
         ? [await repository.insertDocumentIfAbsent(sql, documents[0].tenantId, documents[0].key, documents[0].document)]
         : repository.insertDocumentsIfAbsent(sql, documents),
     keyOf: repository.addressKey,
-    maxInFlight: 4,
+    // Two at a time: fewer, larger batches wake the database less often, which on a machine
+    // shared with it pays more than a third and fourth statement in flight (bench/README.md).
+    maxInFlight: 2,
     maxBatch: 100,
   });
 
