@@ -10,8 +10,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { adminQuery, createStorage, DEFAULT_POSTGRES, integer, log, onCleanup, runBench, UsageError } from './support.js';
 
 const USAGE = `Usage: node --import tsx bench/pg-ceiling.ts [options]
@@ -71,7 +70,15 @@ async function main(): Promise<number> {
   log(`${pgbench}: ${clients} clients, ${duration} s of one-row insert transactions on ${storage.describe}`);
   const { stdout } = await promisify(execFile)(
     pgbench,
-    ['--no-vacuum', '--protocol=prepared', `--client=${clients}`, '--jobs=2', `--time=${duration}`, `--file=${join(dir, 'insert.sql')}`, url],
+    [
+      '--no-vacuum',
+      '--protocol=prepared',
+      `--client=${clients}`,
+      '--jobs=2',
+      `--time=${duration}`,
+      `--file=${join(dir, 'insert.sql')}`,
+      url,
+    ],
     { timeout: (duration + 60) * 1000 },
   );
   const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(stdout);

@@ -87,7 +87,7 @@ export const rateLimitStoreErrors = new Counter({
  */
 export const writeBatchRows = new Histogram({
   name: 'learnbase_db_write_batch_rows',
-  help: 'Rows of each statement that wrote the rows of several concurrent requests together, by what it wrote (new_documents: PUTs of new xAPI documents; document_merges: POSTs merging into xAPI documents, one transaction per batch).',
+  help: 'Rows of each statement that wrote the rows of several concurrent requests together, by what it wrote (new_documents: PUTs of new xAPI documents; document_merges: POSTs merging into xAPI documents, one transaction per batch; statements: requests of one or a few xAPI statements, one transaction per batch, counted in requests).',
   labelNames: ['writes'] as const,
   buckets: [1, 2, 4, 8, 16, 32, 64, 100],
   registers: [],
