@@ -1467,7 +1467,10 @@ function guideRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   });
 }
 
-/** CORS preflight on any path: the plugin answers it before routing. */
+/**
+ * CORS preflight on any path: the plugin answers it before routing, for /xapi/ through the routes
+ * that carry the xAPI CORS options (xapi.plugin.ts), elsewhere through its own, which refuses.
+ */
 function preflightRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   return route({
     method: 'OPTIONS',
@@ -2192,6 +2195,8 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /docs/guides/': plainRoute('GET', '/docs/guides/', publicHeaders),
   'GET /docs/guides/:name': guideRoute,
   'OPTIONS *': preflightRoute,
+  'OPTIONS /xapi': preflightRoute,
+  'OPTIONS /xapi*': preflightRoute,
   ...IMPORT_FUZZERS,
   ...AUDIT_FUZZERS,
   ...COMPLETION_FUZZERS,
