@@ -51,12 +51,13 @@ function toRecord(row: RecordRow): CompletionRecord {
  */
 export async function lockRecords(tx: SqlClient, tenantId: string, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
-  await tx.query(
-    `SELECT pg_advisory_xact_lock(hashtextextended('completion_records:' || $1::uuid::text || ':' || k.key, 0))
-       FROM (SELECT DISTINCT unnest($2::text[]) AS key ORDER BY 1) AS k`,
-    [tenantId, [...keys].sort()],
-  );
+  await tx.query(recordLocks('$1', '$2'), [tenantId, keys]);
 }
+
+/** The SELECT taking lockRecords' locks (one row a key), for the tenant and key array parameters. */
+const recordLocks = (tenant: string, keys: string) =>
+  `SELECT pg_advisory_xact_lock(hashtextextended('completion_records:' || ${tenant}::uuid::text || ':' || k.key, 0)) AS locked
+     FROM (SELECT DISTINCT unnest(${keys}::text[]) AS key ORDER BY 1) AS k`;
 
 export async function findRecords(sql: SqlClient, tenantId: string, keys: readonly CompletionKey[]): Promise<CompletionRecord[]> {
   if (keys.length === 0) return [];
@@ -99,16 +100,26 @@ const RECORD_SET = `SELECT $1, r.agent_key, r.activity_id, r.registration, r.act
 
 /** Appends each record's `statementIds`, in order, to the statements of its stored row. */
 async function appendStatementIds(tx: SqlClient, tenantId: string, records: readonly CompletionRecord[]): Promise<void> {
-  const links = records.flatMap((record) => record.statementIds.map((id) => [record.agentKey, record.activityId, record.registration, id]));
-  if (links.length === 0) return;
-  await tx.query(
-    `INSERT INTO completion_record_statements (tenant_id, agent_key, activity_id, registration, statement_id)
-     SELECT $1, l.agent_key, l.activity_id, l.registration, l.statement_id
-       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS l(agent_key, activity_id, registration, statement_id, ord)
-      ORDER BY l.ord`,
-    [tenantId, ...[0, 1, 2, 3].map((column) => links.map((link) => link[column]))],
-  );
+  const links = statementLinks(records);
+  if (links[0].length === 0) return;
+  await tx.query(`${appendStatements(2)} ORDER BY l.ord`, [tenantId, ...links]);
 }
+
+/** Each record's statement ids as the four columns appendStatements reads: agent, activity, registration, id. */
+function statementLinks(records: readonly CompletionRecord[]): string[][] {
+  const links = records.flatMap((record) => record.statementIds.map((id) => [record.agentKey, record.activityId, record.registration, id]));
+  return [0, 1, 2, 3].map((column) => links.map((link) => link[column]));
+}
+
+/**
+ * The insert of statement links: $1 the tenant, statementLinks' four columns from parameter
+ * `first` on; the caller ends it with `ORDER BY l.ord` (after any WHERE of its own).
+ */
+const appendStatements = (first: number) =>
+  `INSERT INTO completion_record_statements (tenant_id, agent_key, activity_id, registration, statement_id)
+     SELECT $1, l.agent_key, l.activity_id, l.registration, l.statement_id
+       FROM unnest(${[0, 1, 2, 3].map((i) => `$${first + i}::text[]`).join(', ')}) WITH ORDINALITY
+              AS l(agent_key, activity_id, registration, statement_id, ord)`;
 
 /** Writes whole records, their statements included: those a voiding refolded, replacing what is stored. */
 export async function upsertRecords(tx: SqlClient, tenantId: string, records: readonly CompletionRecord[]): Promise<void> {
@@ -148,11 +159,9 @@ export async function upsertRecords(tx: SqlClient, tenantId: string, records: re
 export async function mergeRecords(tx: SqlClient, tenantId: string, records: readonly CompletionRecord[]): Promise<void> {
   if (records.length === 0) return;
   const rank = (status: string) => `array_position(ARRAY['in-progress', 'completed', 'failed', 'passed'], ${status})`;
-  const links = records.flatMap((record) => record.statementIds.map((id) => [record.agentKey, record.activityId, record.registration, id]));
   await tx.query(
     `WITH locked AS (
-       SELECT count(pg_advisory_xact_lock(hashtextextended('completion_records:' || $1::uuid::text || ':' || k.key, 0))) AS locks
-         FROM (SELECT DISTINCT unnest($3::text[]) AS key ORDER BY 1) AS k
+       SELECT count(l.locked) AS locks FROM (${recordLocks('$1', '$3')}) AS l
      ), merged AS (
        INSERT INTO completion_records AS stored (tenant_id, ${COLUMNS}, updated_at)
        ${RECORD_SET}
@@ -169,17 +178,10 @@ export async function mergeRecords(tx: SqlClient, tenantId: string, records: rea
               updated_at = now()
        RETURNING 1
      )
-     INSERT INTO completion_record_statements (tenant_id, agent_key, activity_id, registration, statement_id)
-     SELECT $1, l.agent_key, l.activity_id, l.registration, l.statement_id
-       FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS l(agent_key, activity_id, registration, statement_id, ord)
+     ${appendStatements(4)}
       WHERE (SELECT count(*) FROM merged) > 0
       ORDER BY l.ord`,
-    [
-      tenantId,
-      recordSet(records),
-      records.map((record) => keyText(record)),
-      ...[0, 1, 2, 3].map((column) => links.map((link) => link[column])),
-    ],
+    [tenantId, recordSet(records), records.map((record) => keyText(record)), ...statementLinks(records)],
   );
 }
 

@@ -102,7 +102,7 @@ export async function insertStatements(sql: SqlClient, tenantId: string, stateme
   // statements targeting them go in one round trip. The referrers are read in the insert's
   // snapshot, which holds none of the rows it inserts.
   const closure = new KeyClosure(sql, tenantId, statements);
-  const targets = statements.flatMap((item) => (item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId] : []));
+  const targets = voidingTargets(statements);
   const keyRows: Array<[string, string, number]> = [];
   for (const item of statements) for (const [key, reach] of await closure.keysOf(item.id)) keyRows.push([key, item.id, reach]);
   const { rows } = await sql.query<{ id: string; seq: string; target: string | null; stored: Date | string }>(
@@ -146,7 +146,7 @@ export async function insertStatements(sql: SqlClient, tenantId: string, stateme
       keyRows.map((row) => row[0]),
       keyRows.map((row) => row[1]),
       keyRows.map((row) => row[2]),
-      [...statements.filter((item) => !item.index.voiding).map((item) => item.id), ...targets],
+      voidingCheckIds(statements),
       targets,
       VOIDING_LOCK_BUCKETS,
     ],
@@ -161,7 +161,7 @@ export async function insertStatements(sql: SqlClient, tenantId: string, stateme
     const keys = lift(await closure.keysOf(referrer.target));
     for (const [key, reach] of keys) referrerRows.push([key, referrer.stored, referrer.seq, referrer.id, reach]);
   }
-  await insertKeys(sql, tenantId, referrerRows, true);
+  await insertReferrerKeys(sql, tenantId, referrerRows);
   return inserted;
 }
 
@@ -280,10 +280,10 @@ interface Referrer {
 }
 
 /**
- * Inserts key rows. With `merge`, a row already there keeps the lower reach (an ON CONFLICT
- * insert, which costs more than a plain one and is needed only for stored statements).
+ * Inserts the key rows stored statements take from a new target: a row already there keeps the
+ * lower reach. (A new statement's own rows go in with its insert, insertStatements.)
  */
-async function insertKeys(sql: SqlClient, tenantId: string, keyRows: readonly KeyRow[], merge: boolean): Promise<void> {
+async function insertReferrerKeys(sql: SqlClient, tenantId: string, keyRows: readonly KeyRow[]): Promise<void> {
   if (keyRows.length === 0) return;
   // One INSERT may not touch a row twice: merge duplicates (a referrer reached twice) first.
   const unique = new Map<string, KeyRow>();
@@ -298,7 +298,7 @@ async function insertKeys(sql: SqlClient, tenantId: string, keyRows: readonly Ke
      SELECT $1, substr(k.kind_key, 1, 1)::"char", substr(k.kind_key, 2), k.stored, k.seq, k.statement_id, k.reach
        FROM unnest($2::text[], $3::timestamptz[], $4::bigint[], $5::uuid[], $6::smallint[])
          AS k(kind_key, stored, seq, statement_id, reach)
-     ${merge ? 'ON CONFLICT (tenant_id, kind, key, stored, seq) DO UPDATE SET reach = LEAST(xapi_statement_keys.reach, EXCLUDED.reach)' : ''}`,
+     ON CONFLICT (tenant_id, kind, key, stored, seq) DO UPDATE SET reach = LEAST(xapi_statement_keys.reach, EXCLUDED.reach)`,
     [
       tenantId,
       rows.map((row) => row[0]),
@@ -318,7 +318,8 @@ export const VOIDING_LOCK_BUCKETS = 32;
 
 /**
  * The voiding locks insertStatements takes before it inserts (its CTE `voiding_locks`; $6 the
- * ids markVoided will be given, $7 the targets of the batch's voiding statements, $8 the buckets).
+ * batch's voidingCheckIds, which hold those of the statements inserted that markVoided is given,
+ * $7 the targets of the batch's voiding statements, $8 the buckets).
  *
  * A target and its voiding statement stored by two concurrent transactions would each miss
  * the other's uncommitted row, so the two must take turns. Locks are taken on buckets, not ids:
@@ -349,6 +350,19 @@ const VOIDING_LOCKS = `voiding_locks AS (
                 GROUP BY i.bucket
                 ORDER BY i.bucket) AS b
      )`;
+
+/** The ids the batch's voiding statements target. */
+const voidingTargets = (items: readonly NewStatement[]): string[] =>
+  items.flatMap((item) => (item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId] : []));
+
+/**
+ * The ids markVoided checks for these statements: the ones that are not voiding statements
+ * themselves, and the targets of those that are.
+ */
+export const voidingCheckIds = (items: readonly NewStatement[]): string[] => [
+  ...items.filter((item) => !item.index.voiding).map((item) => item.id),
+  ...voidingTargets(items),
+];
 
 /**
  * Marks voided every statement among `ids` that is not itself a voiding statement and that a

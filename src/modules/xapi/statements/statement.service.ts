@@ -21,6 +21,7 @@ import {
   insertStatements,
   listStatements,
   markVoided,
+  voidingCheckIds,
   type NewStatement,
   type Position,
   type KeyMatch,
@@ -224,13 +225,7 @@ async function writeStatements(tx: SqlClient, writes: readonly StatementWrite[])
     }
   }
   const insertedItems = toInsert.filter((item) => inserted.has(item.id));
-  const targets = insertedItems.flatMap((item) =>
-    item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId] : [],
-  );
-  const voided = await markVoided(tx, tenantId, [
-    ...insertedItems.filter((item) => !item.index.voiding).map((item) => item.id),
-    ...targets,
-  ]);
+  const voided = await markVoided(tx, tenantId, voidingCheckIds(insertedItems));
   const written = [...fresh].map(([write, news]) => ({ write, items: news.filter((item) => inserted.has(item.id)) }));
   await recordDefinitionsAndAgents(tx, tenantId, written);
   await recordCompletions(tx, tenantId, insertedItems, voided);
