@@ -58,8 +58,8 @@ interface Waiting<Item, Result> {
  */
 export class WriteBatcher<Item, Result = boolean> {
   private readonly queue: Waiting<Item, Result>[] = [];
-  /** `together`: the keys of the batches being written, whose new items wait. */
-  private readonly busyKeys = new Map<string, number>();
+  /** `together`: the keys of the batches being written, whose new items wait (so a key is in one batch at most). */
+  private readonly busyKeys = new Set<string>();
   private inFlight = 0;
   private scheduled = false;
 
@@ -87,14 +87,10 @@ export class WriteBatcher<Item, Result = boolean> {
       const batch = this.take();
       if (batch.length === 0) return;
       const keys = this.options.sameKey === 'together' ? new Set(batch.map((waiting) => waiting.key as string)) : undefined;
-      for (const key of keys ?? []) this.busyKeys.set(key, (this.busyKeys.get(key) ?? 0) + 1);
+      for (const key of keys ?? []) this.busyKeys.add(key);
       this.inFlight += 1;
       void this.run(batch).finally(() => {
-        for (const key of keys ?? []) {
-          const left = (this.busyKeys.get(key) ?? 1) - 1;
-          if (left === 0) this.busyKeys.delete(key);
-          else this.busyKeys.set(key, left);
-        }
+        for (const key of keys ?? []) this.busyKeys.delete(key);
         this.inFlight -= 1;
         this.schedule();
       });
