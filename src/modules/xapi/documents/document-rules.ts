@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { findJsonProblem, utf8Text, type JsonProblem } from '../../../platform/json-guard.js';
 
 /** The stored facts concurrency and merge decisions need. */
@@ -9,7 +9,7 @@ export interface StoredVersion {
 }
 
 /** `"<sha1 hex>"`: xAPI 2.0 Part 3 §1.1 (1.0.3 §6.3) computes the ETag as the SHA-1 of the content, quoted. */
-export const etagOf = (content: Buffer): string => `"${createHash('sha1').update(content).digest('hex')}"`;
+export const etagOf = (content: Buffer): string => `"${hash('sha1', content, 'hex')}"`;
 
 /** The entity tags of an If-Match / If-None-Match value (RFC 9110 §13.1): `*`, or a list, weak tags compared weakly. */
 function tagsOf(header: string): string[] | '*' {

@@ -107,7 +107,7 @@ export const addressKey = ({ tenantId, key }: DocumentAddress): string => keyTex
  */
 function keyColumns<Address extends DocumentAddress>(addresses: readonly Address[]) {
   const keys = addresses.map(addressKey);
-  const ordered = addresses.map((_, i) => i).sort((a, b) => compare(keys[a], keys[b]));
+  const ordered = keyOrder(keys);
   const column = <T>(of: (address: Address) => T) => ordered.map((i) => of(addresses[i]));
   const columns = [
     column((a) => a.tenantId),
@@ -117,8 +117,11 @@ function keyColumns<Address extends DocumentAddress>(addresses: readonly Address
     column((a) => a.key.registration),
     column((a) => a.key.documentId),
   ];
-  return { keys, columns, column };
+  return { columns, column };
 }
+
+/** The positions of `keys` in key order: the one order every statement locks or inserts in. */
+const keyOrder = (keys: readonly string[]): number[] => keys.map((_, i) => i).sort((a, b) => compare(keys[a], keys[b]));
 
 const keyTextOf = (row: KeyRow) =>
   keyText(row.tenant_id, {
@@ -153,25 +156,34 @@ export async function findDocumentsForUpdate(sql: SqlClient, addresses: readonly
 
 /**
  * insertDocumentIfAbsent for many documents in one statement (each key at most once): answers,
- * in the documents' order, whether each was inserted. The rows go in key order (keyColumns).
+ * in the documents' order, whether each was inserted. The rows go in key order (keyOrder).
  */
 export async function insertDocumentsIfAbsent(sql: SqlClient, documents: readonly AddressedDocument[]): Promise<boolean[]> {
-  const { keys, columns, column } = keyColumns(documents);
+  const keys = documents.map(addressKey);
   // One row of parameters a document, not one array a column: PostgreSQL takes the content as
   // binary bytes instead of parsing a text array of hex, and the statement for each batch size
   // is prepared once per connection.
-  const values = [...columns, column((d) => d.document.content), column((d) => d.document.contentType), column((d) => d.document.etag)];
-  const { rows } = await sql.query<KeyRow>(
-    `INSERT INTO xapi_documents
-       (tenant_id, kind, activity_id, agent_key, registration, document_id, content, content_type, etag, updated_at)
-     VALUES ${valueRows(documents.length, values.length, 'clock_timestamp()')}
-     ON CONFLICT ON CONSTRAINT xapi_documents__key DO NOTHING
-     RETURNING tenant_id, kind, activity_id, agent_key, registration, document_id`,
-    documents.flatMap((_, row) => values.map((value) => value[row])),
-  );
+  const values: unknown[] = [];
+  for (const i of keyOrder(keys)) {
+    const { tenantId, key, document } = documents[i];
+    values.push(tenantId, key.kind, key.activityId, key.agentKey, key.registration, key.documentId);
+    values.push(document.content, document.contentType, document.etag);
+  }
+  const { rows } = await sql.query<KeyRow>(insertText(documents.length), values);
   const inserted = new Set(rows.map(keyTextOf));
   return keys.map((key) => inserted.has(key));
 }
+
+/** The parameters of one inserted document: its key, content, content type and ETag. */
+const INSERT_WIDTH = 9;
+/** The insert of `rows` documents, by batch size: made once each, not for every batch. */
+const insertTexts: string[] = [];
+const insertText = (rows: number): string =>
+  (insertTexts[rows] ??= `INSERT INTO xapi_documents
+       (tenant_id, kind, activity_id, agent_key, registration, document_id, content, content_type, etag, updated_at)
+     VALUES ${valueRows(rows, INSERT_WIDTH, 'clock_timestamp()')}
+     ON CONFLICT ON CONSTRAINT xapi_documents__key DO NOTHING
+     RETURNING tenant_id, kind, activity_id, agent_key, registration, document_id`);
 
 /** `($1, …, $n, extra), (…)`: `rows` rows of `width` parameters each, row after row. */
 const valueRows = (rows: number, width: number, extra: string): string =>
