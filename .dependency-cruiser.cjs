@@ -15,6 +15,7 @@ const MODULES = [
   'notifications',
   'imports',
   'launch',
+  'learning',
 ];
 
 const modulePath = (name) => `^src/modules/${name}/`;

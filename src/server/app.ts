@@ -31,6 +31,7 @@ import { completionsModule } from '../modules/completions/completions.module.js'
 import { notificationsModule } from '../modules/notifications/notifications.module.js';
 import { importsModule } from '../modules/imports/imports.module.js';
 import { launchModule } from '../modules/launch/launch.module.js';
+import { learningModule } from '../modules/learning/learning.module.js';
 import type { SignInPolicy } from '../modules/auth/oauth/sign-in-throttle.js';
 
 export interface BuildOptions {
@@ -215,4 +216,5 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   await app.register(notificationsModule, modules);
   await app.register(importsModule, modules);
   await app.register(launchModule, modules);
+  await app.register(learningModule, modules);
 }

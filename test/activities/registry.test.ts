@@ -12,6 +12,19 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
   /** Ids unique to one test, so the order of `GET /api/activities` is the order of the suffixes. */
   const iri = (name: string) => `http://example.com/${name}`;
 
+  /** A tenant whose competency catalogue has what the fixtures name (docs/learning.md). */
+  const newTenant = async () => {
+    const tenant = await ctx.given.tenant();
+    const res = await ctx.app.inject({
+      method: 'PUT',
+      url: '/api/competencies',
+      headers: tenant.headers,
+      payload: [{ name: 'Fire safety' }],
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return tenant;
+  };
+
   const put = (tenant: GivenTenant, body: unknown, headers: Record<string, string> = tenant.headers) =>
     ctx.app.inject({ method: 'PUT', url: '/api/activities', headers, payload: body as object });
 
@@ -42,6 +55,7 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
     tags: ['mandatory', 'safety'],
     launchUrl: 'https://content.example.com/fire-safety/index.html',
     competencies: ['Fire safety'],
+    requiresSuccess: true,
   };
   const module1 = {
     id: iri('courses/fire-safety/m1'),
@@ -52,7 +66,7 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
   const module2 = { id: iri('courses/fire-safety/m2'), definition: { name: { 'en-US': 'Evacuation' } }, parentId: course.id };
 
   it('stores entries (children before their parent) and reads them back, the one and the list', async () => {
-    const tenant = await ctx.given.tenant();
+    const tenant = await newTenant();
     const before = Date.now();
     const res = await put(tenant, [module2, course, module1]);
     assert.equal(res.statusCode, 200, res.body);
@@ -70,7 +84,7 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
       [course.id, module1.id, module2.id],
     );
     const { updated: _, ...second } = entries[2];
-    assert.deepEqual(second, { ...module2, attributes: {}, tags: [], competencies: [] });
+    assert.deepEqual(second, { ...module2, attributes: {}, tags: [], competencies: [], requiresSuccess: false });
 
     // What findRegisteredActivity (the launch's entry point) answers.
     const found = await findRegisteredActivity(ctx.db, tenant.id, module1.id);
@@ -80,13 +94,17 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
   });
 
   it('upserts: an entry replaces the stored one whole, the others stay', async () => {
-    const tenant = await ctx.given.tenant();
+    const tenant = await newTenant();
     assert.equal((await put(tenant, [course, module1, module2])).statusCode, 200);
     const replaced = { id: module1.id, definition: { name: { de: 'Feuerlöscher' } }, launchUrl: 'http://content.example.com/m1' };
     const res = await put(tenant, [replaced]);
     assert.deepEqual(res.json(), { stored: 1 });
     const { updated: _, ...now } = (await item(tenant, module1.id)).json();
-    assert.deepEqual(now, { ...replaced, attributes: {}, tags: [], competencies: [] }, 'parentId and tags left out are cleared');
+    assert.deepEqual(
+      now,
+      { ...replaced, attributes: {}, tags: [], competencies: [], requiresSuccess: false },
+      'parentId, tags and requiresSuccess left out are cleared',
+    );
     assert.equal((await list(tenant)).length, 3);
     const { updated: __, ...kept } = (await item(tenant, course.id)).json();
     assert.deepEqual(kept, course);
@@ -94,7 +112,7 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
   });
 
   it('filters by tag and by parent and pages in id order', async () => {
-    const tenant = await ctx.given.tenant();
+    const tenant = await newTenant();
     const children = Array.from({ length: 5 }, (_, index) => ({
       id: iri(`p/child-${index}`),
       definition: {},
@@ -120,7 +138,7 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
   });
 
   it('answers 404 activities.not_found for an unknown id, 400 without activityId', async () => {
-    const tenant = await ctx.given.tenant();
+    const tenant = await newTenant();
     const res = await item(tenant, iri('nothing'));
     assert.equal(res.statusCode, 404);
     assert.equal(res.json().code, 'activities.not_found');
@@ -131,7 +149,7 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
   });
 
   it('refuses a bad body naming every offending entry, and stores nothing', async () => {
-    const tenant = await ctx.given.tenant();
+    const tenant = await newTenant();
     const problems = problemsOf(
       await put(tenant, [
         { id: iri('good'), definition: {} },
@@ -173,7 +191,7 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
   });
 
   it('refuses a body that is not an array, text PostgreSQL cannot store, and a body over the import limit', async () => {
-    const tenant = await ctx.given.tenant();
+    const tenant = await newTenant();
     const notArray = await put(tenant, { id: iri('x'), definition: {} });
     assert.equal(notArray.statusCode, 400);
     assert.equal(notArray.json().code, 'activities.invalid');
@@ -219,7 +237,7 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
   });
 
   it('refuses a cycle within one request and one through stored parents', async () => {
-    const tenant = await ctx.given.tenant();
+    const tenant = await newTenant();
     const [a, b, c] = [iri('a'), iri('b'), iri('c')];
     const within = problemsOf(
       await put(tenant, [
@@ -279,7 +297,7 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
   });
 
   it('two PUTs at once that together make a cycle: exactly one succeeds', async () => {
-    const tenant = await ctx.given.tenant();
+    const tenant = await newTenant();
     for (let round = 0; round < 5; round++) {
       const [x, y] = [iri(`x${round}`), iri(`y${round}`)];
       assert.equal(
@@ -304,8 +322,8 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
   });
 
   it('keeps each tenant’s registry to itself; refuses other tenants’ and missing credentials', async () => {
-    const mine = await ctx.given.tenant();
-    const other = await ctx.given.tenant();
+    const mine = await newTenant();
+    const other = await newTenant();
     assert.equal((await put(mine, [course])).statusCode, 200);
     assert.deepEqual(await list(other), []);
     assert.equal((await item(other, course.id)).statusCode, 404);
@@ -341,7 +359,7 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
   });
 
   it('GET /xapi/activities: the registry’s definition wins field by field over statements, languages merged', async () => {
-    const tenant = await ctx.given.tenant();
+    const tenant = await newTenant();
     const id = iri(`merge/${randomUUID()}`);
     const stored = await ctx.app.inject({
       method: 'POST',
@@ -385,8 +403,8 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
   });
 
   it('GET /xapi/activities: a registered activity no statement named answers the registry’s definition; other tenants see none of it', async () => {
-    const tenant = await ctx.given.tenant();
-    const other = await ctx.given.tenant();
+    const tenant = await newTenant();
+    const other = await newTenant();
     assert.equal((await put(tenant, [course])).statusCode, 200);
     assert.deepEqual((await activity(tenant, course.id)).json(), { objectType: 'Activity', id: course.id, definition: course.definition });
     assert.deepEqual((await activity(other, course.id)).json(), { objectType: 'Activity', id: course.id });

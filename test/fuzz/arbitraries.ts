@@ -1632,6 +1632,34 @@ const AUDIT_FUZZERS: Record<string, RouteFuzzer> = {
     }),
 };
 
+/** The competency catalogue (issue 28): names the fuzz tenant may have, in any case. */
+const competencyName = fc.constantFrom('Fire safety', 'FIRE SAFETY', 'TypeScript', 'Ärger', 'ärger');
+const competencyEntry = fc.record(
+  {
+    name: fc.oneof(competencyName, fc.string({ maxLength: 12 }), hostileText, fc.constant('x'.repeat(1001))),
+    description: fc.oneof(fc.string({ maxLength: 20 }), hostileText),
+  },
+  { requiredKeys: [] },
+);
+const LEARNING_FUZZERS: Record<string, RouteFuzzer> = {
+  'GET /api/competencies': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/api/competencies',
+      query: { q: param('q', fc.oneof(competencyName, fc.string({ maxLength: 5 })), { hostile: hostileText }), ...pageQuery() },
+      headers: apiHeaders(ctx, false),
+    }),
+  'GET /api/competencies/item': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/api/competencies/item',
+      query: { id: param('id', fc.uuid(), { required: true, hostile: uuidish, weight: 4 }) },
+      headers: apiHeaders(ctx, false),
+    }),
+  'PUT /api/competencies': (ctx) =>
+    route({ method: 'PUT', path: '/api/competencies', headers: apiHeaders(ctx, false), body: arrayBody(competencyEntry) }),
+};
+
 /** The activities registry (issue 14). */
 const mostly = (valid: fc.Arbitrary<unknown>, hostile: fc.Arbitrary<unknown>) =>
   fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: hostile });
@@ -1661,7 +1689,8 @@ const registryEntry = fc.record(
       ),
       hostileIri,
     ),
-    competencies: fc.array(fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), hostileText), { maxLength: 3 }),
+    competencies: fc.array(fc.oneof(competencyName, fc.string({ minLength: 1, maxLength: 12 }), hostileText), { maxLength: 3 }),
+    requiresSuccess: fc.oneof(fc.boolean(), fc.constantFrom<unknown>('true', 1, null)),
   },
   { requiredKeys: ['id', 'definition'] },
 );
@@ -2204,6 +2233,7 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   ...ACTOR_SEARCH_FUZZERS,
   ...ACTOR_UPSERT_FUZZERS,
   ...ACTIVITY_FUZZERS,
+  ...LEARNING_FUZZERS,
   ...NOTIFICATION_FUZZERS,
   ...OBSERVABILITY_FUZZERS,
   ...LIFECYCLE_FUZZERS,

@@ -45,7 +45,7 @@ export const MAX_LAUNCH_URL_LENGTH = 4000;
 export const MAX_TAG_LENGTH = 255;
 export const MAX_COMPETENCY_LENGTH = 1000;
 
-export const ENTRY_FIELDS = ['id', 'definition', 'attributes', 'tags', 'parentId', 'launchUrl', 'competencies'] as const;
+export const ENTRY_FIELDS = ['id', 'definition', 'attributes', 'tags', 'parentId', 'launchUrl', 'competencies', 'requiresSuccess'] as const;
 /**
  * The parts of an xAPI activity definition (xAPI 2.0 Part 2 §2.4.4.1) a registry entry holds. The
  * interaction properties (interactionType, choices…) describe a question inside content, which
@@ -193,6 +193,7 @@ export function checkRegistryEntries(body: readonly unknown[]): RegistryCheck {
     for (const [field, message] of attributesProblems(entry.attributes)) add(field, message);
     for (const [field, message] of stringListProblems('tags', entry.tags, MAX_TAG_LENGTH)) add(field, message);
     for (const [field, message] of stringListProblems('competencies', entry.competencies, MAX_COMPETENCY_LENGTH)) add(field, message);
+    if (entry.requiresSuccess !== undefined && typeof entry.requiresSuccess !== 'boolean') add('requiresSuccess', 'must be true or false');
     if (entry.launchUrl !== undefined && entry.launchUrl !== null) {
       const why = launchUrlProblem(entry.launchUrl);
       if (why) add('launchUrl', why);
@@ -213,6 +214,7 @@ export function checkRegistryEntries(body: readonly unknown[]): RegistryCheck {
       ...(typeof entry.parentId === 'string' ? { parentId: entry.parentId } : {}),
       ...(typeof entry.launchUrl === 'string' ? { launchUrl: entry.launchUrl } : {}),
       competencies: (entry.competencies ?? []) as string[],
+      requiresSuccess: entry.requiresSuccess === true,
     });
   });
   return { entries, links, problems };

@@ -15,6 +15,8 @@ export interface RegisteredActivity {
   /** Where the content starts (absolute http or https URL); absent when it cannot be launched. */
   launchUrl?: string;
   competencies: string[];
+  /** A completion counts only when the activity was passed (a record's passedAt), not merely completed. */
+  requiresSuccess: boolean;
   updated: Date;
 }
 
@@ -29,10 +31,11 @@ interface ActivityRow {
   parent_id: string | null;
   launch_url: string | null;
   competencies: string[];
+  requires_success: boolean;
   updated_at: Date;
 }
 
-const COLUMNS = 'id, definition, attributes, tags, parent_id, launch_url, competencies, updated_at';
+const COLUMNS = 'id, definition, attributes, tags, parent_id, launch_url, competencies, requires_success, updated_at';
 
 const toActivity = (row: ActivityRow): RegisteredActivity => ({
   id: row.id,
@@ -42,6 +45,7 @@ const toActivity = (row: ActivityRow): RegisteredActivity => ({
   ...(row.parent_id === null ? {} : { parentId: row.parent_id }),
   ...(row.launch_url === null ? {} : { launchUrl: row.launch_url }),
   competencies: row.competencies,
+  requiresSuccess: row.requires_success,
   updated: new Date(row.updated_at),
 });
 
@@ -90,20 +94,23 @@ export async function upsertActivities(sql: SqlClient, tenantId: string, entries
     parent_id: entry.parentId ?? null,
     launch_url: entry.launchUrl ?? null,
     competencies: entry.competencies,
+    requires_success: entry.requiresSuccess,
   }));
   // In id order, so two writers touching the same rows lock them in one order.
   rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   await sql.query(
-    `INSERT INTO activity_registry AS stored (tenant_id, id, definition, attributes, tags, parent_id, launch_url, competencies, updated_at)
+    `INSERT INTO activity_registry AS stored
+       (tenant_id, id, definition, attributes, tags, parent_id, launch_url, competencies, requires_success, updated_at)
      SELECT $1, r.id, r.definition, r.attributes,
             ARRAY(SELECT jsonb_array_elements_text(r.tags)), r.parent_id, r.launch_url,
-            ARRAY(SELECT jsonb_array_elements_text(r.competencies)), clock_timestamp()
+            ARRAY(SELECT jsonb_array_elements_text(r.competencies)), r.requires_success, clock_timestamp()
        FROM jsonb_to_recordset($2::jsonb)
-         AS r(id text, definition jsonb, attributes jsonb, tags jsonb, parent_id text, launch_url text, competencies jsonb)
+         AS r(id text, definition jsonb, attributes jsonb, tags jsonb, parent_id text, launch_url text, competencies jsonb,
+              requires_success boolean)
      ON CONFLICT (tenant_id, id) DO UPDATE
         SET definition = EXCLUDED.definition, attributes = EXCLUDED.attributes, tags = EXCLUDED.tags,
             parent_id = EXCLUDED.parent_id, launch_url = EXCLUDED.launch_url,
-            competencies = EXCLUDED.competencies, updated_at = EXCLUDED.updated_at`,
+            competencies = EXCLUDED.competencies, requires_success = EXCLUDED.requires_success, updated_at = EXCLUDED.updated_at`,
     [tenantId, JSON.stringify(rows)],
   );
 }
@@ -159,4 +166,82 @@ export async function findActivityIdsMatching(
     [tenantId, [...match.tags], JSON.stringify(match.attributes)],
   );
   return rows.map((row) => row.id);
+}
+
+/**
+ * Replaces the competency links of the activities in `links` (each activity's whole set: an
+ * activity with no competencies is given an empty list), in the registry write's transaction.
+ */
+export async function replaceActivityCompetencies(
+  tx: SqlClient,
+  tenantId: string,
+  links: ReadonlyMap<string, readonly string[]>,
+): Promise<void> {
+  if (links.size === 0) return;
+  await tx.query('DELETE FROM activity_competencies WHERE tenant_id = $1 AND activity_id = ANY($2::text[])', [tenantId, [...links.keys()]]);
+  const pairs = [...links].flatMap(([activityId, competencyIds]) => [...new Set(competencyIds)].map((id) => [activityId, id]));
+  if (pairs.length === 0) return;
+  await tx.query(
+    `INSERT INTO activity_competencies (tenant_id, activity_id, competency_id)
+     SELECT $1, l.activity_id, l.competency_id FROM unnest($2::text[], $3::uuid[]) AS l (activity_id, competency_id)`,
+    [tenantId, pairs.map((pair) => pair[0]), pairs.map((pair) => pair[1])],
+  );
+}
+
+/** An activity that develops some of the competencies asked about, with which ones. */
+export interface DevelopingActivity {
+  activity: RegisteredActivity;
+  competencyIds: string[];
+}
+
+/** The registered activities developing any of `competencyIds`, in id order, each with the asked competencies it develops. */
+export async function findActivitiesDeveloping(
+  sql: SqlClient,
+  tenantId: string,
+  competencyIds: readonly string[],
+): Promise<DevelopingActivity[]> {
+  if (competencyIds.length === 0) return [];
+  const { rows } = await sql.query<ActivityRow & { competency_ids: string[] }>(
+    `SELECT ${COLUMNS.split(', ')
+      .map((column) => `a.${column}`)
+      .join(', ')}, l.competency_ids
+       FROM (SELECT ac.activity_id, array_agg(ac.competency_id::text ORDER BY ac.competency_id) AS competency_ids
+               FROM activity_competencies ac
+              WHERE ac.tenant_id = $1 AND ac.competency_id = ANY($2::uuid[])
+              GROUP BY ac.activity_id) AS l
+       JOIN activity_registry a ON a.tenant_id = $1 AND a.id = l.activity_id
+      ORDER BY a.id`,
+    [tenantId, [...new Set(competencyIds)]],
+  );
+  return rows.map((row) => ({ activity: toActivity(row), competencyIds: row.competency_ids }));
+}
+
+/** How many registered activities develop each of `competencyIds` (absent: none). */
+export async function countActivitiesDeveloping(
+  sql: SqlClient,
+  tenantId: string,
+  competencyIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (competencyIds.length === 0) return new Map();
+  const { rows } = await sql.query<{ competency_id: string; activities: number }>(
+    `SELECT competency_id::text, count(*)::int AS activities FROM activity_competencies
+      WHERE tenant_id = $1 AND competency_id = ANY($2::uuid[]) GROUP BY competency_id`,
+    [tenantId, [...new Set(competencyIds)]],
+  );
+  return new Map(rows.map((row) => [row.competency_id, row.activities]));
+}
+
+/** The competency ids each of `activityIds` develops (activities developing none are absent). */
+export async function findCompetencyIdsOf(
+  sql: SqlClient,
+  tenantId: string,
+  activityIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  if (activityIds.length === 0) return new Map();
+  const { rows } = await sql.query<{ activity_id: string; competency_ids: string[] }>(
+    `SELECT activity_id, array_agg(competency_id::text ORDER BY competency_id) AS competency_ids FROM activity_competencies
+      WHERE tenant_id = $1 AND activity_id = ANY($2::text[]) GROUP BY activity_id`,
+    [tenantId, [...new Set(activityIds)]],
+  );
+  return new Map(rows.map((row) => [row.activity_id, row.competency_ids]));
 }

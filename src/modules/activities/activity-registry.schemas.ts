@@ -67,8 +67,15 @@ const EntryFields = {
   ),
   competencies: Type.Optional(
     Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), {
-      description: 'Names of the competencies the activity develops.',
+      description:
+        'Names of the competencies the activity develops, each one of the catalogue (GET /api/competencies), matched case-insensitively.',
       examples: [['Fire safety']],
+    }),
+  ),
+  requiresSuccess: Type.Optional(
+    Type.Boolean({
+      description:
+        'True when only passing the activity counts as completing it (as evidence of its competencies, for assignments); default false: completed or passed.',
     }),
   ),
 };
@@ -95,6 +102,7 @@ export const RegistryEntry = Type.Object({
   parentId: Type.Optional(Type.String({ description: 'Absent for a root.' })),
   launchUrl: Type.Optional(Type.String({ description: 'Absent when the activity cannot be launched.' })),
   competencies: Type.Array(Type.String()),
+  requiresSuccess: Type.Boolean(),
   updated: Type.String({ format: 'date-time', description: 'When the entry was last written.' }),
 });
 export type RegistryEntry = Static<typeof RegistryEntry>;

@@ -1,7 +1,12 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest, notFound } from '../../platform/http/app-error.js';
+import { resolveCompetencies } from '../organisation/competency.service.js';
 import { checkRegistryEntries, hierarchyProblems, storedParentsToRead, type RegistryProblem } from './activity-registry-rules.js';
 import {
+  countActivitiesDeveloping,
+  findActivitiesDeveloping,
+  findCompetencyIdsOf,
+  replaceActivityCompetencies,
   findActivities,
   findActivity,
   findActivitiesByIds,
@@ -10,10 +15,12 @@ import {
   lockRegistry,
   upsertActivities,
   type ActivityFilter,
+  type DevelopingActivity,
+  type NewRegisteredActivity,
   type RegisteredActivity,
 } from './activity-registry.repository.js';
 
-export type { ActivityFilter, RegisteredActivity } from './activity-registry.repository.js';
+export type { ActivityFilter, DevelopingActivity, RegisteredActivity } from './activity-registry.repository.js';
 
 /** The registry's errors, `activities.reason` (docs/activities.md). */
 export const ActivityRegistryErrors = {
@@ -32,7 +39,9 @@ export const ActivityRegistryErrors = {
  * `PUT /api/activities`: checks every entry and, when all are good, inserts or replaces them in
  * one transaction; entries the body does not name stay as they were. The tenant's registry lock
  * is taken before the stored hierarchy is read, so the unknown-parent and cycle checks see a tree
- * no other write can change until this one commits. Returns how many entries were stored.
+ * no other write can change until this one commits. Each competency an entry names must be in
+ * the tenant's catalogue (matched case-insensitively); the entry is linked to it. Returns how
+ * many entries were stored.
  */
 export async function registerActivities(sql: SqlClient, tenantId: string, body: unknown): Promise<number> {
   if (!Array.isArray(body)) throw ActivityRegistryErrors.notAnArray();
@@ -40,11 +49,47 @@ export async function registerActivities(sql: SqlClient, tenantId: string, body:
   await sql.transaction(async (tx) => {
     await lockRegistry(tx, tenantId);
     const stored = await findAncestorLinks(tx, tenantId, storedParentsToRead(checked.links));
-    const problems = [...checked.problems, ...hierarchyProblems(checked.links, stored)];
+    const named = await namedCompetencies(tx, tenantId, checked.entries, checked.problems);
+    const problems = [...checked.problems, ...hierarchyProblems(checked.links, stored), ...named.problems];
     if (problems.length > 0) throw ActivityRegistryErrors.invalid(problems.sort((a, b) => a.index - b.index));
     await upsertActivities(tx, tenantId, checked.entries);
+    await replaceActivityCompetencies(tx, tenantId, named.links);
   });
   return checked.entries.length;
+}
+
+/**
+ * The catalogue competencies the entries name (entries whose `competencies` are already refused
+ * are left out): each entry's competency ids, and a problem for every name the catalogue lacks.
+ */
+async function namedCompetencies(
+  tx: SqlClient,
+  tenantId: string,
+  entries: readonly NewRegisteredActivity[],
+  refused: readonly RegistryProblem[],
+): Promise<{ links: Map<string, string[]>; problems: RegistryProblem[] }> {
+  const badLists = new Set(refused.filter((problem) => problem.field.startsWith('competencies')).map((problem) => problem.index));
+  const checked = entries.flatMap((entry, index) => (badLists.has(index) || !Array.isArray(entry.competencies) ? [] : [{ entry, index }]));
+  const names = [...new Set(checked.flatMap(({ entry }) => entry.competencies))];
+  const resolved = new Map((await resolveCompetencies(tx, tenantId, names)).map((competency, i) => [names[i], competency]));
+  const links = new Map<string, string[]>();
+  const problems: RegistryProblem[] = [];
+  for (const { entry, index } of checked) {
+    const ids: string[] = [];
+    entry.competencies.forEach((name, i) => {
+      const competency = resolved.get(name);
+      if (competency) ids.push(competency.id);
+      else
+        problems.push({
+          index,
+          id: entry.id,
+          field: `competencies[${i}]`,
+          message: `${JSON.stringify(name.length > 100 ? `${name.slice(0, 100)}…` : name)} names no competency of the catalogue (GET /api/competencies lists them; PUT /api/competencies or a job import adds one)`,
+        });
+    });
+    links.set(entry.id, ids);
+  }
+  return { links, problems };
 }
 
 /**
@@ -114,4 +159,27 @@ export async function findRegisteredOutside(sql: SqlClient, tenantId: string, id
     return false;
   };
   return ids.filter((id) => parents.has(id) && !inside(id));
+}
+
+/** The registered activities developing any of `competencyIds`, in id order, each with the asked competencies it develops. */
+export function activitiesDeveloping(sql: SqlClient, tenantId: string, competencyIds: readonly string[]): Promise<DevelopingActivity[]> {
+  return findActivitiesDeveloping(sql, tenantId, competencyIds);
+}
+
+/** How many registered activities develop each of `competencyIds` (absent: none). */
+export function countActivitiesByCompetency(
+  sql: SqlClient,
+  tenantId: string,
+  competencyIds: readonly string[],
+): Promise<Map<string, number>> {
+  return countActivitiesDeveloping(sql, tenantId, competencyIds);
+}
+
+/** The competency ids each of `activityIds` develops (activities developing none are absent). */
+export function competencyIdsOfActivities(
+  sql: SqlClient,
+  tenantId: string,
+  activityIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  return findCompetencyIdsOf(sql, tenantId, activityIds);
 }

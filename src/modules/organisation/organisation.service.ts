@@ -1,6 +1,7 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ANALYZE_AFTER_ROWS, refreshStatistics } from '../../platform/database/statistics.js';
 import { notFound } from '../../platform/http/app-error.js';
+import { syncCompetenciesFromJobs } from './competency.repository.js';
 import {
   findAllJobs,
   findAllOrganisationEntries,
@@ -91,10 +92,14 @@ export async function replaceOrganisation(tx: SqlClient, tenantId: string, entri
   await replaceOrganisationEntries(tx, tenantId, entries);
 }
 
-/** As replaceOrganisation, for the job architecture (checked by job-role-rules.ts). */
+/**
+ * As replaceOrganisation, for the job architecture (checked by job-role-rules.ts); the competency
+ * catalogue takes in the competencies the jobs name (competency.repository.ts, syncCompetenciesFromJobs).
+ */
 export async function replaceJobArchitecture(tx: SqlClient, tenantId: string, jobs: readonly Job[]): Promise<void> {
   await lockReplacement(tx, tenantId, 'jobs');
   await replaceJobs(tx, tenantId, jobs);
+  await syncCompetenciesFromJobs(tx, tenantId);
 }
 
 /** Refreshes the planner's statistics of the replaced table after a large import. */

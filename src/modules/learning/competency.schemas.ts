@@ -1,0 +1,74 @@
+import { type Static, Type } from 'typebox';
+import { PageQuery } from '../../platform/http/paged-list.js';
+
+const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+export const CompetencyId = Type.String({
+  pattern: UUID_PATTERN,
+  description: 'The competency’s id (a UUID), stable across job imports.',
+  examples: ['0b6f1f4e-6d1a-4f64-9a55-3f1b2f0d7c11'],
+});
+
+/** A competency as the catalogue answers it. */
+export const CompetencyBody = Type.Object({
+  id: CompetencyId,
+  name: Type.String({ description: 'The name, as last spelled by a job import or PUT /api/competencies.', examples: ['TypeScript'] }),
+  description: Type.String({ description: 'The last non-empty description given; "" when none was.', examples: ['Writes it'] }),
+  jobs: Type.Integer({ description: 'How many jobs of the job architecture require it.' }),
+  activities: Type.Integer({ description: 'How many registered activities develop it.' }),
+});
+export type CompetencyBody = Static<typeof CompetencyBody>;
+
+export const CompetencyListQuery = PageQuery(
+  'competencies',
+  {
+    q: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 1000, description: 'Only competencies whose name contains this text, case-insensitively.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CompetencyListQuery = Static<typeof CompetencyListQuery>;
+
+export const CompetencyListResponse = Type.Object({
+  competencies: Type.Array(CompetencyBody),
+  total: Type.Integer({ description: 'How many competencies match, on every page.' }),
+});
+
+export const CompetencyItemQuery = Type.Object({ id: CompetencyId }, { additionalProperties: false });
+export type CompetencyItemQuery = Static<typeof CompetencyItemQuery>;
+
+/** One competency with what uses it. */
+export const CompetencyItemResponse = Type.Object({
+  id: CompetencyId,
+  name: Type.String(),
+  description: Type.String(),
+  jobs: Type.Array(Type.Object({ id: Type.String(), name: Type.String() }), { description: 'The jobs requiring it, by id.' }),
+  activities: Type.Array(Type.Object({ id: Type.String(), name: Type.Optional(Type.Record(Type.String(), Type.String())) }), {
+    description: 'The registered activities developing it, by id, with their definition’s name.',
+  }),
+});
+
+export const CompetencyPutBody = Type.Array(
+  Type.Object(
+    {
+      name: Type.String({ description: 'The name: matched case-insensitively against the catalogue. 1 to 1,000 characters.' }),
+      description: Type.Optional(Type.String({ description: 'Replaces the stored description when sent; at most 10,000 characters.' })),
+    },
+    { additionalProperties: false },
+  ),
+  { maxItems: 10_000, description: 'Competencies to add, or to update (spelling, description) when the catalogue has the name.' },
+);
+export type CompetencyPutBody = Static<typeof CompetencyPutBody>;
+
+export const CompetencyPutResponse = Type.Object({
+  competencies: Type.Array(
+    Type.Object({
+      id: CompetencyId,
+      name: Type.String(),
+      description: Type.String(),
+      created: Type.Boolean({ description: 'True when this request added it to the catalogue.' }),
+    }),
+    { description: 'Every competency sent, as stored, in the order sent.' },
+  ),
+});

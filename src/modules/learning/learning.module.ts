@@ -1,0 +1,12 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ModuleOptions } from '../../platform/module-options.js';
+import { competencyRoutes } from './competency.routes.js';
+
+/**
+ * What the organisation's data is imported for (docs/learning.md): the competency catalogue and
+ * the activities developing each competency, and on them skills gaps, recommendations,
+ * assignments, managers' views and reports.
+ */
+export const learningModule: FastifyPluginAsync<ModuleOptions> = async (app, { sql }) => {
+  await app.register(competencyRoutes, { sql });
+};
