@@ -128,6 +128,129 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
     assert.deepEqual(await records(ctx, tenant.headers, { actorId: actorIdOf(agent) }), []);
   });
 
+  it('completedAt and passedAt: the earliest completing and passing statements, whatever order they arrive in; absent while in progress', async () => {
+    const tenant = await ctx.given.tenant();
+    const agent = newAgent();
+    const query = { actorId: actorIdOf(agent) };
+    const times = async () => {
+      const [record] = await records(ctx, tenant.headers, query);
+      return [record.status, record.completedAt, record.passedAt];
+    };
+    await post(ctx, tenant, statement(agent, 'launched', { timestamp: '2026-01-01T10:00:00Z' }));
+    const [inProgress] = await records(ctx, tenant.headers, query);
+    assert.equal('completedAt' in inProgress, false);
+    assert.equal('passedAt' in inProgress, false);
+
+    await post(ctx, tenant, statement(agent, 'completed', { timestamp: '2026-01-01T10:30:00Z' }));
+    assert.deepEqual(await times(), ['completed', '2026-01-01T10:30:00.000Z', undefined]);
+    // Completed again later: the first stays.
+    await post(ctx, tenant, statement(agent, 'completed', { timestamp: '2026-01-01T11:00:00Z' }));
+    assert.deepEqual(await times(), ['completed', '2026-01-01T10:30:00.000Z', undefined]);
+    // Arriving later with an older timestamp: it moves earlier. result.completion under any verb.
+    await post(
+      ctx,
+      tenant,
+      statement(agent, 'http://example.com/verbs/answered', { timestamp: '2026-01-01T12:15:00+02:00', result: { completion: true } }),
+    );
+    assert.deepEqual(await times(), ['completed', '2026-01-01T10:15:00.000Z', undefined]);
+    // Completed and failed: the status is failed, and it completes.
+    await post(
+      ctx,
+      tenant,
+      statement(agent, 'completed', { timestamp: '2026-01-01T10:05:00Z', result: { completion: true, success: false } }),
+    );
+    assert.deepEqual(await times(), ['failed', '2026-01-01T10:05:00.000Z', undefined]);
+    // A failed without completion completes nothing, however early.
+    await post(ctx, tenant, statement(agent, 'failed', { timestamp: '2026-01-01T09:00:00Z' }));
+    assert.deepEqual(await times(), ['failed', '2026-01-01T10:05:00.000Z', undefined]);
+
+    // result.success true passes (and completes), under any verb; then a passed with an older timestamp.
+    await post(
+      ctx,
+      tenant,
+      statement(agent, 'http://example.com/verbs/answered', { timestamp: '2026-01-01T10:40:00Z', result: { success: true } }),
+    );
+    assert.deepEqual(await times(), ['passed', '2026-01-01T10:05:00.000Z', '2026-01-01T10:40:00.000Z']);
+    await post(ctx, tenant, statement(agent, 'passed', { timestamp: '2026-01-01T10:20:00Z' }));
+    assert.deepEqual(await times(), ['passed', '2026-01-01T10:05:00.000Z', '2026-01-01T10:20:00.000Z']);
+    await post(ctx, tenant, statement(agent, 'passed', { timestamp: '2026-01-01T13:00:00Z' }));
+    assert.deepEqual(await times(), ['passed', '2026-01-01T10:05:00.000Z', '2026-01-01T10:20:00.000Z']);
+    // A passed statement alone gives both.
+    const other = newAgent();
+    await post(ctx, tenant, statement(other, 'passed', { timestamp: '2026-01-02T08:00:00Z' }));
+    const [passed] = await records(ctx, tenant.headers, { actorId: actorIdOf(other) });
+    assert.deepEqual([passed.completedAt, passed.passedAt], ['2026-01-02T08:00:00.000Z', '2026-01-02T08:00:00.000Z']);
+  });
+
+  it('a batch in one POST gives the same completedAt and passedAt as one statement a POST, onto a new or a stored record', async () => {
+    const tenant = await ctx.given.tenant();
+    const sent = (agent: unknown) => [
+      statement(agent, 'launched', { timestamp: '2026-01-01T09:00:00Z' }),
+      statement(agent, 'completed', { timestamp: '2026-01-01T11:00:00Z' }),
+      statement(agent, 'passed', { timestamp: '2026-01-01T12:00:00Z' }),
+      statement(agent, 'completed', { timestamp: '2026-01-01T10:00:00Z', result: { success: false } }),
+      statement(agent, 'http://example.com/verbs/answered', { timestamp: '2026-01-01T11:30:00Z', result: { success: true } }),
+      statement(agent, 'failed', { timestamp: '2026-01-01T09:30:00Z' }),
+    ];
+    const [single, batch, merged] = [newAgent(), newAgent(), newAgent()];
+    for (const one of sent(single)) await post(ctx, tenant, one);
+    await post(ctx, tenant, sent(batch));
+    // The first statement alone, then the rest merged into the stored record in one POST.
+    const [first, ...rest] = sent(merged);
+    await post(ctx, tenant, first);
+    await post(ctx, tenant, rest);
+    const summary = async (agent: { mbox: string }) => {
+      const [record] = await records(ctx, tenant.headers, { actorId: actorIdOf(agent) });
+      return [record.status, record.firstAt, record.lastAt, record.completedAt, record.passedAt, record.statementIds.length];
+    };
+    const expected = [
+      'passed',
+      '2026-01-01T09:00:00.000Z',
+      '2026-01-01T12:00:00.000Z',
+      '2026-01-01T10:00:00.000Z',
+      '2026-01-01T11:30:00.000Z',
+      6,
+    ];
+    assert.deepEqual(await summary(single), expected);
+    assert.deepEqual(await summary(batch), expected);
+    assert.deepEqual(await summary(merged), expected);
+  });
+
+  it('voiding the statement that set completedAt or passedAt refolds them from the statements left, down to none', async () => {
+    const tenant = await ctx.given.tenant();
+    const agent = newAgent();
+    const query = { actorId: actorIdOf(agent) };
+    const [, early, passed, late] = await post(ctx, tenant, [
+      statement(agent, 'launched', { timestamp: '2026-01-01T09:00:00Z' }),
+      statement(agent, 'completed', { timestamp: '2026-01-01T10:10:00Z' }),
+      statement(agent, 'passed', { timestamp: '2026-01-01T10:30:00Z' }),
+      statement(agent, 'completed', { timestamp: '2026-01-01T10:50:00Z' }),
+    ]);
+    const voiding = (id: string) => ({ actor: agent, verb: { id: `${ADL}voided` }, object: { objectType: 'StatementRef', id } });
+    const times = async () => {
+      const [record] = await records(ctx, tenant.headers, query);
+      return [record.status, record.completedAt, record.passedAt];
+    };
+    assert.deepEqual(await times(), ['passed', '2026-01-01T10:10:00.000Z', '2026-01-01T10:30:00.000Z']);
+    await post(ctx, tenant, voiding(early));
+    assert.deepEqual(await times(), ['passed', '2026-01-01T10:30:00.000Z', '2026-01-01T10:30:00.000Z']);
+    await post(ctx, tenant, voiding(passed));
+    assert.deepEqual(await times(), ['completed', '2026-01-01T10:50:00.000Z', undefined]);
+    // A voiding and a new completing statement in one POST: the refold and the new statement together.
+    const [, passedAgain] = await post(ctx, tenant, [voiding(late), statement(agent, 'passed', { timestamp: '2026-01-01T11:00:00Z' })]);
+    assert.deepEqual(await times(), ['passed', '2026-01-01T11:00:00.000Z', '2026-01-01T11:00:00.000Z']);
+    const [, again] = await post(ctx, tenant, [
+      statement(agent, 'initialized', { timestamp: '2026-01-01T08:00:00Z' }),
+      statement(agent, 'completed', { timestamp: '2026-01-01T08:30:00Z' }),
+    ]);
+    assert.deepEqual(await times(), ['passed', '2026-01-01T08:30:00.000Z', '2026-01-01T11:00:00.000Z']);
+    await post(ctx, tenant, [voiding(again), voiding(passedAgain)]);
+    const [left] = await records(ctx, tenant.headers, query);
+    assert.equal(left.status, 'in-progress');
+    assert.equal('completedAt' in left, false);
+    assert.equal('passedAt' in left, false);
+  });
+
   it('filters by activityId and status', async () => {
     const tenant = await ctx.given.tenant();
     const agent = newAgent();
@@ -179,6 +302,14 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
         ],
       ],
     ]);
+    // Children carry their completedAt and passedAt too.
+    const [module] = tree[0].children as Json[];
+    assert.deepEqual([module.completedAt, module.passedAt], [module.firstAt, undefined]);
+    assert.deepEqual(
+      [module.children[0].completedAt, module.children[0].passedAt],
+      [module.children[0].firstAt, module.children[0].firstAt],
+    );
+    assert.ok(module.completedAt);
     // Without expand, no children.
     const flat = await records(ctx, tenant.headers, { actorId: actorIdOf(agent), activityId: COURSE });
     assert.equal(flat.length, 1);

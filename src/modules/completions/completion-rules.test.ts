@@ -13,6 +13,7 @@ const statement = (verb: string, extra: Record<string, unknown> = {}, at = '2026
   ...extra,
 });
 const fact = (s: Record<string, unknown>) => statementCompletion(s)?.fact as CompletionFact;
+const CMI5_PROGRESS = 'https://w3id.org/xapi/cmi5/result/extensions/progress';
 
 describe('statementCompletion', () => {
   it('maps verbs to statuses', () => {
@@ -49,6 +50,30 @@ describe('statementCompletion', () => {
       fact(statement('progressed', { result: { extensions: { 'https://w3id.org/xapi/cmi5/result/extensions/progress': 140 } } })).progress,
       undefined,
     );
+  });
+
+  it('completes with verb completed or passed, result.completion or result.success true; passes with verb passed or result.success true', () => {
+    const outcome = (s: Record<string, unknown>) => [fact(s).completes, fact(s).passes];
+    assert.deepEqual(outcome(statement('completed')), [true, false]);
+    assert.deepEqual(outcome(statement('passed')), [true, true]);
+    assert.deepEqual(outcome(statement('failed')), [false, false]);
+    for (const verb of ['launched', 'initialized', 'attempted', 'progressed'])
+      assert.deepEqual(outcome(statement(verb)), [false, false], verb);
+    const answered = (result: Record<string, unknown>) => statement('http://example.com/verbs/answered', { result });
+    assert.deepEqual(outcome(answered({ completion: true })), [true, false]);
+    assert.deepEqual(outcome(answered({ success: true })), [true, true]);
+    assert.deepEqual(outcome(answered({ success: false })), [false, false]);
+    assert.deepEqual(outcome(answered({ completion: false, success: false })), [false, false]);
+    // Failed by the best-status rule, and still completed.
+    const completedFailed = fact(answered({ completion: true, success: false }));
+    assert.equal(completedFailed.status, 'failed');
+    assert.deepEqual([completedFailed.completes, completedFailed.passes], [true, false]);
+    assert.deepEqual(outcome(statement('completed', { result: { success: false } })), [true, false]);
+    assert.deepEqual(outcome(statement('failed', { result: { completion: true } })), [true, false]);
+    // Only the boolean true counts, as for the status.
+    assert.deepEqual(outcome(answered({ completion: 'true', success: 1, extensions: { [CMI5_PROGRESS]: 100 } })), [false, false]);
+    // Saying nothing about status, a statement makes no fact at all.
+    assert.equal(statementCompletion(answered({ completion: false })), undefined);
   });
 
   it('says nothing for other verbs, non-Activity objects, and gives one key per agent of a group', () => {
@@ -111,6 +136,35 @@ describe('foldFacts', () => {
       assert.equal(record.statementIds.length, 5);
     }
     assert.equal(foldFacts(key, []), undefined);
+  });
+
+  it('completedAt and passedAt: the earliest completing and passing statements, in any order; absent without one', () => {
+    const facts = [
+      fact(statement('launched', {}, '2026-01-01T08:00:00Z')),
+      fact(statement('passed', {}, '2026-01-01T11:00:00Z')),
+      fact(statement('completed', {}, '2026-01-01T10:30:00Z')),
+      fact(statement('failed', {}, '2026-01-01T09:00:00Z')),
+      fact(statement('http://example.com/verbs/answered', { result: { completion: true, success: false } }, '2026-01-01T11:15:00+02:00')),
+      fact(statement('http://example.com/verbs/answered', { result: { success: true } }, '2026-01-01T10:45:00Z')),
+      fact(statement('completed', {}, '2026-01-01T12:00:00Z')),
+    ];
+    const orders = [facts, [...facts].reverse(), [facts[3], facts[6], facts[0], facts[2], facts[5], facts[1], facts[4]]];
+    for (const order of orders) {
+      const record = foldFacts(key, order)!;
+      assert.equal(record.completedAt, '2026-01-01T09:15:00.000Z');
+      assert.equal(record.passedAt, '2026-01-01T10:45:00.000Z');
+      assert.equal(record.status, 'passed');
+    }
+    const inProgress = foldFacts(key, [facts[0], facts[3]])!;
+    assert.equal('completedAt' in inProgress, false);
+    assert.equal('passedAt' in inProgress, false);
+    // A completed record without a pass; then passed later, by a statement with an older timestamp.
+    const completed = foldFacts(key, [facts[0], facts[6]])!;
+    assert.deepEqual([completed.completedAt, completed.passedAt], ['2026-01-01T12:00:00.000Z', undefined]);
+    const passed = foldFacts(key, [facts[0], facts[6], facts[5]])!;
+    assert.deepEqual([passed.completedAt, passed.passedAt], ['2026-01-01T10:45:00.000Z', '2026-01-01T10:45:00.000Z']);
+    // The same statement twice changes nothing.
+    assert.deepEqual(foldFacts(key, [facts[2], facts[2]]), foldFacts(key, [facts[2]]));
   });
 });
 

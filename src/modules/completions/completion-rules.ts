@@ -4,9 +4,9 @@ import { parseTimestamp } from '../../kernel/timestamp.js';
 /**
  * How statements make completion records (docs/completions.md). Pure: no database, no clock.
  * A record's fields are each an order-free combination of its statements (the best status, the
- * highest progress, the earliest and latest timestamps, the score of the latest scored
- * statement), so folding statements one batch at a time and refolding all of them after a
- * voiding give the same record.
+ * highest progress, the earliest and latest timestamps, the earliest completing and passing
+ * timestamps, the score of the latest scored statement), so folding statements one batch at a
+ * time and refolding all of them after a voiding give the same record.
  */
 
 type Json = Record<string, unknown>;
@@ -47,6 +47,10 @@ export interface CompletionFact {
   /** The statement's `timestamp`, as an ISO instant in UTC. */
   at: string;
   status?: CompletionStatus;
+  /** Verb `completed` or `passed`, or `result.completion` or `result.success` true (a completed, failed attempt completes). */
+  completes: boolean;
+  /** Verb `passed`, or `result.success` true. */
+  passes: boolean;
   progress?: number;
   score?: Json;
 }
@@ -60,6 +64,10 @@ export interface CompletionRecord extends CompletionKey {
   scoreAt?: string;
   firstAt: string;
   lastAt: string;
+  /** The earliest `at` of the statements that complete; absent when none does. */
+  completedAt?: string;
+  /** The earliest `at` of the statements that pass; absent when none does. */
+  passedAt?: string;
   statementIds: string[];
 }
 
@@ -96,6 +104,16 @@ function statusOf(verbId: string, result: Json, progress: number | undefined): C
   if (result.success === true) found.push('passed');
   if (result.success === false) found.push('failed');
   return found.length === 0 ? undefined : found.reduce(betterStatus);
+}
+
+/**
+ * Whether a statement completes and whether it passes the activity, whatever its best status:
+ * `completed` with `result.success: false` is `failed`, and still completes. Migration 0024
+ * writes the same rule in SQL to fill the records stored before it.
+ */
+function outcomeOf(verbId: string, result: Json): { completes: boolean; passes: boolean } {
+  const passes = verbId === `${ADL}passed` || result.success === true;
+  return { completes: passes || verbId === `${ADL}completed` || result.completion === true, passes };
 }
 
 function agentsOf(actor: Json): Array<{ key: string; agent: Json }> {
@@ -136,7 +154,7 @@ export function statementCompletion(statement: Json): StatementCompletion | unde
   const keys = isObject(statement.actor)
     ? agentsOf(statement.actor).map(({ key, agent }) => ({ agentKey: key, activityId, registration, actor: agent }))
     : [];
-  const fact: CompletionFact = { statementId: statement.id.toLowerCase(), at: at.toISOString(), status };
+  const fact: CompletionFact = { statementId: statement.id.toLowerCase(), at: at.toISOString(), status, ...outcomeOf(verbId, result) };
   if (progress !== undefined) fact.progress = progress;
   if (isObject(result.score)) fact.score = result.score;
   return { keys, fact };
@@ -156,6 +174,9 @@ export function parentLinks(statement: Json): Array<{ activityId: string; parent
   );
 }
 
+/** The earlier of two `at`s (ISO instants in UTC, compared as text as firstAt's are); `a` may be absent. */
+const earlier = (a: string | undefined, b: string): string => (a === undefined || b < a ? b : a);
+
 /** A record with one more statement folded in; `record` undefined starts a new one. */
 export function applyFact(
   record: CompletionRecord | undefined,
@@ -167,6 +188,8 @@ export function applyFact(
     const fresh: CompletionRecord = { ...key, status, firstAt: fact.at, lastAt: fact.at, statementIds: [fact.statementId] };
     if (fact.progress !== undefined) fresh.progress = fact.progress;
     if (fact.score !== undefined) Object.assign(fresh, { score: fact.score, scoreAt: fact.at });
+    if (fact.completes) fresh.completedAt = fact.at;
+    if (fact.passes) fresh.passedAt = fact.at;
     return fresh;
   }
   if (record.statementIds.includes(fact.statementId)) return record;
@@ -180,6 +203,8 @@ export function applyFact(
   if (fact.progress !== undefined && (record.progress === undefined || fact.progress > record.progress)) next.progress = fact.progress;
   if (fact.score !== undefined && (record.scoreAt === undefined || fact.at >= record.scoreAt))
     Object.assign(next, { score: fact.score, scoreAt: fact.at });
+  if (fact.completes) next.completedAt = earlier(record.completedAt, fact.at);
+  if (fact.passes) next.passedAt = earlier(record.passedAt, fact.at);
   return next;
 }
 

@@ -12,14 +12,18 @@ interface RecordRow {
   score_at: Date | string | null;
   first_at: Date | string;
   last_at: Date | string;
+  completed_at: Date | string | null;
+  passed_at: Date | string | null;
   statement_ids: string[];
 }
 
 /** The columns of completion_records written from a CompletionRecord. */
-const COLUMNS = 'agent_key, activity_id, registration, actor, status, progress, score, score_at, first_at, last_at';
+const COLUMNS =
+  'agent_key, activity_id, registration, actor, status, progress, score, score_at, first_at, last_at, completed_at, passed_at';
 
 /** The columns of a record row `r` read back, with its statement ids in the order stored (migration 0018). */
 const READ_COLUMNS = `r.agent_key, r.activity_id, r.registration, r.actor, r.status, r.progress, r.score, r.score_at, r.first_at, r.last_at,
+       r.completed_at, r.passed_at,
        ARRAY(SELECT l.statement_id FROM completion_record_statements AS l
               WHERE l.tenant_id = r.tenant_id AND l.agent_key = r.agent_key AND l.activity_id = r.activity_id
                 AND l.registration = r.registration
@@ -41,6 +45,8 @@ function toRecord(row: RecordRow): CompletionRecord {
   if (row.progress !== null) record.progress = Number(row.progress);
   if (row.score !== null) record.score = row.score;
   if (row.score_at !== null) record.scoreAt = iso(row.score_at);
+  if (row.completed_at !== null) record.completedAt = iso(row.completed_at);
+  if (row.passed_at !== null) record.passedAt = iso(row.passed_at);
   return record;
 }
 
@@ -88,15 +94,17 @@ function recordSet(records: readonly CompletionRecord[]): string {
       score_at: record.scoreAt ?? null,
       first_at: record.firstAt,
       last_at: record.lastAt,
+      completed_at: record.completedAt ?? null,
+      passed_at: record.passedAt ?? null,
     })),
   );
 }
 
 const RECORD_SET = `SELECT $1, r.agent_key, r.activity_id, r.registration, r.actor, r.status, r.progress, r.score, r.score_at,
-            r.first_at, r.last_at, now()
+            r.first_at, r.last_at, r.completed_at, r.passed_at, now()
        FROM jsonb_to_recordset($2::jsonb)
          AS r(agent_key text, activity_id text, registration text, actor jsonb, status text, progress numeric, score jsonb,
-              score_at timestamptz, first_at timestamptz, last_at timestamptz)`;
+              score_at timestamptz, first_at timestamptz, last_at timestamptz, completed_at timestamptz, passed_at timestamptz)`;
 
 /** Appends each record's `statementIds`, in order, to the statements of its stored row. */
 async function appendStatementIds(tx: SqlClient, tenantId: string, records: readonly CompletionRecord[]): Promise<void> {
@@ -130,7 +138,7 @@ export async function upsertRecords(tx: SqlClient, tenantId: string, records: re
      ON CONFLICT (tenant_id, agent_key, activity_id, registration) DO UPDATE
         SET actor = EXCLUDED.actor, status = EXCLUDED.status, progress = EXCLUDED.progress, score = EXCLUDED.score,
             score_at = EXCLUDED.score_at, first_at = EXCLUDED.first_at, last_at = EXCLUDED.last_at,
-            updated_at = now()`,
+            completed_at = EXCLUDED.completed_at, passed_at = EXCLUDED.passed_at, updated_at = now()`,
     [tenantId, recordSet(records)],
   );
   await tx.query(
@@ -151,10 +159,11 @@ export async function upsertRecords(tx: SqlClient, tenantId: string, records: re
  * Folds records made of new statements only into what is stored, in one statement, without
  * reading the stored rows first: the same fold as completion-rules.ts `applyFact` (the better
  * status, the highest progress, the newer score, the earlier first and later last time, the
- * statement ids appended as rows of their own). The same statement first takes the records'
- * locks (lockRecords, in key order), so it waits for a voiding's refold of them: ON CONFLICT
- * folds into the latest version of a row whatever the statement's snapshot, so the lock need not
- * be taken in a statement of its own, and a batch with no voiding costs one round trip.
+ * earlier completing and passing times (LEAST skips a NULL, so a side without one takes the
+ * other's), the statement ids appended as rows of their own). The same statement first takes
+ * the records' locks (lockRecords, in key order), so it waits for a voiding's refold of them: ON
+ * CONFLICT folds into the latest version of a row whatever the statement's snapshot, so the lock
+ * need not be taken in a statement of its own, and a batch with no voiding costs one round trip.
  */
 export async function mergeRecords(tx: SqlClient, tenantId: string, records: readonly CompletionRecord[]): Promise<void> {
   if (records.length === 0) return;
@@ -175,6 +184,8 @@ export async function mergeRecords(tx: SqlClient, tenantId: string, records: rea
                               THEN EXCLUDED.score_at ELSE stored.score_at END,
               first_at = LEAST(stored.first_at, EXCLUDED.first_at),
               last_at = GREATEST(stored.last_at, EXCLUDED.last_at),
+              completed_at = LEAST(stored.completed_at, EXCLUDED.completed_at),
+              passed_at = LEAST(stored.passed_at, EXCLUDED.passed_at),
               updated_at = now()
        RETURNING 1
      )

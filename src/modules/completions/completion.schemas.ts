@@ -44,6 +44,22 @@ export const CompletionRecord = Type.Object({
   ),
   firstAt: Type.String({ format: 'date-time' }),
   lastAt: Type.String({ format: 'date-time' }),
+  completedAt: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'The earliest `timestamp` of the statements that complete the activity (verb `completed` or `passed`, or `result.completion` or `result.success` true), in UTC; absent when none does.',
+      examples: ['2026-01-01T10:30:00.000Z'],
+    }),
+  ),
+  passedAt: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'The earliest `timestamp` of the statements that pass it (verb `passed`, or `result.success` true), in UTC; absent when none does.',
+      examples: ['2026-01-01T10:30:00.000Z'],
+    }),
+  ),
   statementIds: Type.Array(Type.String({ format: 'uuid' })),
   children: Type.Optional(
     Type.Array(Type.Object({}, { additionalProperties: true }), {

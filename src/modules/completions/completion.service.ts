@@ -143,6 +143,8 @@ export interface CompletionView {
   score?: Json;
   firstAt: string;
   lastAt: string;
+  completedAt?: string;
+  passedAt?: string;
   statementIds: string[];
   children?: CompletionView[];
 }
@@ -175,6 +177,8 @@ function view(record: CompletionRecord): CompletionView {
   if (record.registration !== '') out.registration = record.registration;
   if (record.progress !== undefined) out.progress = record.progress;
   if (record.score !== undefined) out.score = record.score;
+  if (record.completedAt !== undefined) out.completedAt = record.completedAt;
+  if (record.passedAt !== undefined) out.passedAt = record.passedAt;
   return out;
 }
 
