@@ -33,6 +33,13 @@ export interface Principal {
   activityId?: string;
   /** Set for `launch`: the registration (UUID, lower case) of the launch; its state and statements only. */
   registration?: string;
+  /**
+   * Set for an admin or an API key limited to an organisation subtree (docs/learning.md, "Scoped
+   * administration"): every people-related read and write is narrowed to the people placed in
+   * this organisation entry or below it; what the whole tenant shares (the structure, the jobs,
+   * the registry, the settings, the credentials) it may read but not change, and the LRS is closed to it.
+   */
+  scope?: { organisationId: string };
 }
 
 /** True for principals allowed to manage everything in their tenant. */
@@ -40,8 +47,9 @@ export const isTenantWide = (principal: Principal): boolean =>
   principal.kind === 'admin' || principal.kind === 'api_key' || principal.kind === 'operator';
 
 /**
- * The principal of a route that manages the whole tenant (imports, settings, the actor list):
- * an admin's Bearer token or an API key. An actor credential or a launch token is refused (403).
+ * The principal of a route that manages the tenant's people or reads what it shares (the actor
+ * list, people imports, reads of the structure): an admin's Bearer token or an API key, scoped to
+ * a subtree or not (the route narrows to `scope`). An actor credential or a launch token is refused (403).
  */
 export function tenantWidePrincipalOf(request: FastifyRequest): Principal {
   const principal = principalOf(request);
@@ -50,6 +58,21 @@ export function tenantWidePrincipalOf(request: FastifyRequest): Principal {
   }
   return principal;
 }
+
+/**
+ * The principal of a route that changes what the whole tenant shares (the organisation structure,
+ * the jobs, the settings, the activities registry, the competency catalogue): a tenant-wide
+ * principal without a scope. A scoped admin or API key is refused (403), as is an actor credential.
+ */
+export function wholeTenantPrincipalOf(request: FastifyRequest): Principal {
+  const principal = tenantWidePrincipalOf(request);
+  if (principal.scope)
+    throw outOfScope('This credential is limited to an organisation subtree; changing what the whole tenant shares needs an unscoped one.');
+  return principal;
+}
+
+/** 403 `auth.out_of_scope`: what a scoped principal may not do (docs/learning.md, "Scoped administration"). */
+export const outOfScope = (message: string): AppError => new AppError('auth.out_of_scope', 403, message);
 
 /** The principal of an authenticated route; the auth hook guarantees it is there. */
 export function principalOf(request: FastifyRequest): Principal {

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
 import { pageOf } from '../../platform/http/paged-list.js';
-import { tenantWidePrincipalOf } from '../../kernel/principal.js';
+import { tenantWidePrincipalOf, wholeTenantPrincipalOf } from '../../kernel/principal.js';
 import { RegistryEntry, RegistryItemQuery, RegistryListQuery, RegistryPutBody, RegistryPutResponse } from './activity-registry.schemas.js';
 import {
   listRegisteredActivities,
@@ -47,7 +47,7 @@ export const activityRegistryRoutes: FastifyPluginAsyncTypebox<ActivityRegistryR
       },
     },
     async (request) => {
-      const principal = tenantWidePrincipalOf(request);
+      const principal = wholeTenantPrincipalOf(request);
       return { stored: await registerActivities(sql, principal.tenant.id, request.body as unknown) };
     },
   );

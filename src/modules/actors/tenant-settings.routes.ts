@@ -4,7 +4,7 @@ import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError } from '../../platform/http/common-schemas.js';
-import { tenantWidePrincipalOf } from '../../kernel/principal.js';
+import { tenantWidePrincipalOf, wholeTenantPrincipalOf } from '../../kernel/principal.js';
 import { getTenantSettings, replaceTenantSettings } from './tenant-settings.service.js';
 import { TenantSettingsBody, TenantSettingsResponse } from './tenant-settings.schemas.js';
 
@@ -58,6 +58,6 @@ export const tenantSettingsRoutes: FastifyPluginAsyncTypebox<TenantSettingsRoute
         response: { 200: TenantSettingsResponse, 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 409: ApiError },
       },
     },
-    async (request) => replaceTenantSettings(sql, tenantWidePrincipalOf(request).tenant, request.body, baseDomain),
+    async (request) => replaceTenantSettings(sql, wholeTenantPrincipalOf(request).tenant, request.body, baseDomain),
   );
 };

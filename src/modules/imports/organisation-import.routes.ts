@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
-import { tenantWidePrincipalOf } from '../../kernel/principal.js';
+import { wholeTenantPrincipalOf } from '../../kernel/principal.js';
 import { JobsImportBody, OrganisationImportBody } from '../organisation/organisation.schemas.js';
 import { importJobs, importOrganisation } from './organisation-import.service.js';
 
@@ -39,7 +39,7 @@ export const organisationImportRoutes: FastifyPluginAsyncTypebox<OrganisationImp
       },
     },
     async (request, reply) => {
-      await importOrganisation(sql, tenantWidePrincipalOf(request), request.body as unknown);
+      await importOrganisation(sql, wholeTenantPrincipalOf(request), request.body as unknown);
       return reply.status(204).send(null);
     },
   );
@@ -64,7 +64,7 @@ export const organisationImportRoutes: FastifyPluginAsyncTypebox<OrganisationImp
       },
     },
     async (request, reply) => {
-      await importJobs(sql, tenantWidePrincipalOf(request), request.body as unknown);
+      await importJobs(sql, wholeTenantPrincipalOf(request), request.body as unknown);
       return reply.status(204).send(null);
     },
   );

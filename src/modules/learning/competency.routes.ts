@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError } from '../../platform/http/common-schemas.js';
 import { pageOf, sendPageHeaders } from '../../platform/http/paged-list.js';
-import { tenantWidePrincipalOf } from '../../kernel/principal.js';
+import { tenantWidePrincipalOf, wholeTenantPrincipalOf } from '../../kernel/principal.js';
 import {
   CompetencyItemQuery,
   CompetencyItemResponse,
@@ -74,6 +74,6 @@ export const competencyRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = a
         response: { 200: CompetencyPutResponse, ...errors, 413: ApiError, 415: ApiError },
       },
     },
-    async (request) => ({ competencies: await storeCompetencies(sql, tenantWidePrincipalOf(request).tenant.id, request.body) }),
+    async (request) => ({ competencies: await storeCompetencies(sql, wholeTenantPrincipalOf(request).tenant.id, request.body) }),
   );
 };
