@@ -22,11 +22,13 @@ describe('checkRegistryEntries', () => {
         parentId: B,
         launchUrl: 'https://content.example.com/a/index.html',
         competencies: ['Safety'],
+        requiresSuccess: true,
       },
       { id: B, definition: {} },
     ]);
     assert.deepEqual(checked.problems, []);
-    assert.deepEqual(checked.entries[1], { id: B, definition: {}, attributes: {}, tags: [], competencies: [] });
+    assert.equal(checked.entries[0].requiresSuccess, true);
+    assert.deepEqual(checked.entries[1], { id: B, definition: {}, attributes: {}, tags: [], competencies: [], requiresSuccess: false });
     assert.deepEqual(checked.links, [
       { index: 0, id: A, parentId: B },
       { index: 1, id: B },
