@@ -1566,6 +1566,7 @@ const settingsBody = body(
         accountHomePage: fc.constantFrom('https://people.example.com', 'http://localhost:8080'),
         organisationAttribute: fc.constantFrom('positionNumber', null),
         jobAttribute: fc.constantFrom('jobCode', null),
+        positionJobAttribute: fc.constantFrom('jobCode', 'job', null),
       },
       { requiredKeys: [] },
     )
@@ -1574,7 +1575,10 @@ const settingsBody = body(
   fc.oneof(
     hostileJson.map(toJson),
     fc
-      .dictionary(fc.constantFrom('uniqueAttributes', 'accountHomePage', 'organisationAttribute', 'jobAttribute', 'other'), hostileJson)
+      .dictionary(
+        fc.constantFrom('uniqueAttributes', 'accountHomePage', 'organisationAttribute', 'jobAttribute', 'positionJobAttribute', 'other'),
+        hostileJson,
+      )
       .map(toJson),
   ),
 );
