@@ -63,15 +63,11 @@ export async function findActorByKey(sql: SqlClient, tenantId: string, agentKey:
   return rows[0] && toStoredActor(rows[0]);
 }
 
-/** The actor stored under one agent key unless it is known only as a statement authority, and whether an import or upsert wrote it. */
-export async function findPersonByKey(
-  sql: SqlClient,
-  tenantId: string,
-  agentKey: string,
-): Promise<{ actor: StoredActor; imported: boolean } | undefined> {
-  const { rows } = await sql.query<ActorRow & { imported: boolean }>(
-    `SELECT ${COLUMNS}, imported_at IS NOT NULL AS imported FROM actors WHERE tenant_id = $1 AND agent_key = $2 AND NOT authority_only`,
+/** The actor stored under one agent key, unless the tenant knows it only as a statement authority (a credential, not a person). */
+export async function findPersonByKey(sql: SqlClient, tenantId: string, agentKey: string): Promise<StoredActor | undefined> {
+  const { rows } = await sql.query<ActorRow>(
+    `SELECT ${COLUMNS} FROM actors WHERE tenant_id = $1 AND agent_key = $2 AND NOT authority_only`,
     [tenantId, agentKey],
   );
-  return rows[0] && { actor: toStoredActor(rows[0]), imported: rows[0].imported };
+  return rows[0] && toStoredActor(rows[0]);
 }

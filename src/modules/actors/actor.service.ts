@@ -84,8 +84,6 @@ export interface PersonWithLinks {
   agentKey: string;
   /** The xAPI actor: objectType, the name it is shown with (if any) and its IFI; no extensions. */
   agent: Record<string, unknown>;
-  /** True when an import or PUT /api/actors/agents wrote it (not only named by statements). */
-  imported: boolean;
   links: ActorLinks;
   settings: TenantSettings;
 }
@@ -100,12 +98,12 @@ export async function findPersonWithLinks(
   agentKey: string,
   baseDomain: string,
 ): Promise<PersonWithLinks | undefined> {
-  const [found, settings] = await Promise.all([findPersonByKey(sql, tenant.id, agentKey), getTenantSettings(sql, tenant, baseDomain)]);
-  if (!found) return undefined;
-  const [links] = await actorLinks(sql, tenant.id, [found.actor], settings);
+  const [actor, settings] = await Promise.all([findPersonByKey(sql, tenant.id, agentKey), getTenantSettings(sql, tenant, baseDomain)]);
+  if (!actor) return undefined;
+  const [links] = await actorLinks(sql, tenant.id, [actor], settings);
   // toAgent without attributes shows no extensions: the agent alone.
-  const agent = toAgent({ ...found.actor, attributes: null }, {}, baseDomain);
-  return { agentKey, agent, imported: found.imported, links, settings };
+  const agent = toAgent({ ...actor, attributes: null }, {}, baseDomain);
+  return { agentKey, agent, links, settings };
 }
 
 /** The job a position names through `positionJobAttribute`, when a job of the tenant has that id. */
