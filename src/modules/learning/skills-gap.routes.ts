@@ -22,7 +22,7 @@ export const skillsGapRoutes: FastifyPluginAsyncTypebox<SkillsGapRoutesOptions> 
     {
       schema: {
         tags: ['learning'],
-        operationId: 'GET:skills-gap',
+        operationId: 'GET:skills_gap',
         summary: 'A person’s skills gap for their current job, the next position’s job, or any job',
         description:
           'Each competency the target job requires, held (with the completions that are evidence of it) or missing. ' +
@@ -42,7 +42,7 @@ export const skillsGapRoutes: FastifyPluginAsyncTypebox<SkillsGapRoutesOptions> 
       validatorCompiler: describedOnly,
       schema: {
         tags: ['learning'],
-        operationId: 'POST:skills-gap.group',
+        operationId: 'POST:skills_gap.group',
         summary: 'The skills gap of a group: per competency, how many hold it and how many lack it',
         description:
           'The people of an organisation subtree, of a job, or that actor search criteria select; their current jobs or one jobId as the target.',
