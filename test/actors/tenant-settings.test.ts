@@ -18,6 +18,7 @@ describeEachBackend('GET and PUT /api/settings', (ctx) => {
       accountHomePage: `http://${tenant.name}.${ctx.config.baseDomain}`,
       organisationAttribute: null,
       jobAttribute: null,
+      positionJobAttribute: null,
     });
   });
 
@@ -28,6 +29,7 @@ describeEachBackend('GET and PUT /api/settings', (ctx) => {
       accountHomePage: 'https://people.example.com',
       organisationAttribute: 'position',
       jobAttribute: 'jobCode',
+      positionJobAttribute: 'job',
     };
     const res = await put(tenant.headers, full);
     assert.equal(res.statusCode, 200);
@@ -39,6 +41,7 @@ describeEachBackend('GET and PUT /api/settings', (ctx) => {
       accountHomePage: `http://${tenant.name}.${ctx.config.baseDomain}`,
       organisationAttribute: null,
       jobAttribute: 'jobCode',
+      positionJobAttribute: null,
     });
     const other = await ctx.given.tenant();
     assert.deepEqual((await get(other.headers)).json().jobAttribute, null, 'another tenant keeps its own settings');
@@ -54,6 +57,8 @@ describeEachBackend('GET and PUT /api/settings', (ctx) => {
       [{ accountHomePage: 'ftp://example.com' }, 'accountHomePage'],
       [{ organisationAttribute: '' }, 'organisationAttribute'],
       [{ jobAttribute: {} }, 'jobAttribute'],
+      [{ positionJobAttribute: '' }, 'positionJobAttribute'],
+      [{ positionJobAttribute: 7 }, 'positionJobAttribute'],
       [{ colour: 'blue' }, 'colour'],
       [{ organisationAttribute: 'a\u0000' }, 'organisationAttribute'],
       [[], 'body'],

@@ -1566,6 +1566,7 @@ const settingsBody = body(
         accountHomePage: fc.constantFrom('https://people.example.com', 'http://localhost:8080'),
         organisationAttribute: fc.constantFrom('positionNumber', null),
         jobAttribute: fc.constantFrom('jobCode', null),
+        positionJobAttribute: fc.constantFrom('jobCode', 'job', null),
       },
       { requiredKeys: [] },
     )
@@ -1574,7 +1575,10 @@ const settingsBody = body(
   fc.oneof(
     hostileJson.map(toJson),
     fc
-      .dictionary(fc.constantFrom('uniqueAttributes', 'accountHomePage', 'organisationAttribute', 'jobAttribute', 'other'), hostileJson)
+      .dictionary(
+        fc.constantFrom('uniqueAttributes', 'accountHomePage', 'organisationAttribute', 'jobAttribute', 'positionJobAttribute', 'other'),
+        hostileJson,
+      )
       .map(toJson),
   ),
 );
@@ -1641,7 +1645,57 @@ const competencyEntry = fc.record(
   },
   { requiredKeys: [] },
 );
+/** Skills gaps and recommendations (issue 28): whose, against which job; jobs and entries the fuzz tenant may have. */
+const gapJobId = fc.oneof(fc.constantFrom('J1', 'J2', 'J-ENG'), fc.string({ minLength: 1, maxLength: 8 }));
+const personQuery = () => ({
+  agent: param('agent', agentParameter, { hostile: hostileAgentParameter }),
+  actorId: param('actorId', actorIdParameter, { hostile: hostileActorId }),
+  target: param('target', fc.constantFrom('current', 'next'), { hostile: fc.constantFrom('previous', 'NEXT', '') }),
+  jobId: param('jobId', gapJobId, { hostile: fc.constantFrom('', 'x'.repeat(256), 'J1\u0000') }),
+});
+/** The group body; built when a request is, since the search's criteria generators come later in this file. */
+const groupBody = () =>
+  body(
+    fc
+      .record(
+        {
+          people: fc.oneof(fc.record({ organisationId: entryId }), fc.record({ jobId: gapJobId }), fc.record({ criteria: searchCriteria })),
+          jobId: gapJobId,
+        },
+        { requiredKeys: ['people'] },
+      )
+      .map(toJson),
+    JSON_TYPES,
+    fc.oneof(
+      hostileJson.map(toJson),
+      hostileJson.map((people) => toJson({ people })),
+      hostileText.map((text) => toJson({ people: { organisationId: text } })),
+      hostileText.map((text) => toJson({ people: { jobId: 'J1' }, jobId: text })),
+      hostileJson.map((value) => toJson({ people: { jobId: value } })),
+      hostileCriteria.map((criteria) => toJson({ people: { criteria } })),
+      fc.constantFrom(
+        toJson({ people: { organisationId: 'P1', jobId: 'J1' } }),
+        toJson({ people: {} }),
+        toJson({ people: { organisationId: 'P1' }, extra: 1 }),
+        toJson({ people: { jobId: 'x'.repeat(256) } }),
+        `{"people":{"criteria":${'{"not":'.repeat(5_000)}{}${'}'.repeat(5_000)}}}`,
+      ),
+    ),
+  );
 const LEARNING_FUZZERS: Record<string, RouteFuzzer> = {
+  'GET /api/skills-gap': (ctx) => route({ method: 'GET', path: '/api/skills-gap', query: personQuery(), headers: apiHeaders(ctx, false) }),
+  'POST /api/skills-gap/group': (ctx) =>
+    route({ method: 'POST', path: '/api/skills-gap/group', headers: apiHeaders(ctx, false), body: groupBody() }),
+  'GET /api/recommendations': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/api/recommendations',
+      query: {
+        ...personQuery(),
+        limit: param('limit', fc.integer({ min: 1, max: 100 }).map(String), { hostile: fc.constantFrom('0', '101', '-1', '1.5', 'ten') }),
+      },
+      headers: apiHeaders(ctx, false),
+    }),
   'GET /api/competencies': (ctx) =>
     route({
       method: 'GET',

@@ -183,3 +183,18 @@ export function competencyIdsOfActivities(
 ): Promise<Map<string, string[]>> {
   return findCompetencyIdsOf(sql, tenantId, activityIds);
 }
+
+/**
+ * SQL of the registered activities and the competencies each develops, one row per pair, where
+ * `matching` holds, for a statement of another module (skills gaps, recommendations). Columns:
+ * `activity_id`, `competency_id` (uuid), `requires_success` (a completion counts only when passed),
+ * `name` (the definition's `name` language map, jsonb, or NULL), `launch_url` (or NULL).
+ * `matching` is a condition over `ac.activity_id`, `ac.competency_id`; values bound by the caller.
+ * activity_competencies' primary key serves a condition on the activity, its
+ * (tenant_id, competency_id, activity_id) index one on the competencies.
+ */
+export const competencyActivitiesSql = (tenantParameter: string, matching: string): string =>
+  `SELECT ac.activity_id, ac.competency_id, ar.requires_success, ar.definition -> 'name' AS name, ar.launch_url
+     FROM activity_competencies ac
+     JOIN activity_registry ar ON ar.tenant_id = ${tenantParameter} AND ar.id = ac.activity_id
+    WHERE ac.tenant_id = ${tenantParameter} AND ${matching}`;

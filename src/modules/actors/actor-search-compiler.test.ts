@@ -17,7 +17,10 @@ const read = (criteria: unknown): Criteria => {
 };
 const compile = (
   criteria: unknown,
-  links: { organisationAttribute: string | null; jobAttribute: string | null } = { organisationAttribute: 'position', jobAttribute: 'job' },
+  links: { organisationAttribute: string | null; jobAttribute: string | null; positionJobAttribute?: string | null } = {
+    organisationAttribute: 'position',
+    jobAttribute: 'job',
+  },
 ) => {
   const parameters = new Parameters(['tenant']);
   const sql = compileCriteria(read(criteria), { tenantParameter: '$1', ...links }, parameters);
@@ -70,6 +73,38 @@ describe('compileCriteria', () => {
   it('makes enrichment conditions false when the tenant has no link setting', () => {
     const { sql } = compile({ field: 'organisation.id', op: 'exists' }, { organisationAttribute: null, jobAttribute: null });
     assert.equal(sql, '(false)');
+  });
+
+  it('binds exactly the values its text uses, for job fields with any link settings (the position’s job included)', () => {
+    const settings = [
+      { organisationAttribute: null, jobAttribute: null, positionJobAttribute: 'job' },
+      { organisationAttribute: 'position', jobAttribute: null, positionJobAttribute: null },
+      { organisationAttribute: 'position', jobAttribute: 'jobCode', positionJobAttribute: null },
+      { organisationAttribute: 'position', jobAttribute: null, positionJobAttribute: 'job' },
+      { organisationAttribute: 'position', jobAttribute: 'jobCode', positionJobAttribute: 'job' },
+    ];
+    const conditions = [
+      { field: 'job.id', op: 'eq', value: 'J1' },
+      { field: 'job.id', op: 'in', value: ['J1', 'J2'] },
+      { field: 'job.name', op: 'contains', value: 'x' },
+      { field: 'job.competencies.Name', op: 'eq', value: 'SQL' },
+      { field: 'job.attributes.grade', op: 'gt', value: 3 },
+      { field: 'job.id', op: 'exists', value: false },
+    ];
+    for (const links of settings) {
+      for (const condition of conditions) {
+        const { sql, values } = compile(condition, links);
+        const used = new Set([...sql.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
+        // The tenant's $1 only where something is compared.
+        const bound = values.map((_, i) => i + 1).filter((n) => n > 1 || used.has(1));
+        assert.deepEqual(
+          [...used].sort((a, b) => a - b),
+          bound,
+          `${JSON.stringify(links)} ${JSON.stringify(condition)}: ${sql}`,
+        );
+      }
+    }
+    assert.equal(compile({ field: 'job.id', op: 'eq', value: 'J1' }, settings[0]).sql, '(false)', 'no organisationAttribute, no position');
   });
 });
 

@@ -9,7 +9,12 @@
  * simply never matches a comparison.
  */
 import { textProblem } from '../../platform/json-guard.js';
-import { competencyNameSql, jobIdsSql, organisationEntryIdsSql } from '../organisation/organisation-search.service.js';
+import {
+  competencyNameSql,
+  jobIdsSql,
+  organisationEntryIdsSql,
+  positionIdsOfJobsSql,
+} from '../organisation/organisation-search.service.js';
 
 /** Deepest nesting of and/or/not: the top node is level 1. */
 export const MAX_CRITERIA_DEPTH = 8;
@@ -224,6 +229,8 @@ export interface CompileContext {
   /** The tenant settings that link users to organisation entries and jobs (null: no link). */
   organisationAttribute: string | null;
   jobAttribute: string | null;
+  /** The organisation entry attribute naming the job of a position (null or absent: none). */
+  positionJobAttribute?: string | null;
 }
 
 /** The bound values of a query being built: `add` returns the placeholder of a new one. */
@@ -352,8 +359,19 @@ function organisationPredicate(condition: Condition, context: CompileContext, pa
   return hashedMembership(`(a.attributes ->> ${parameters.add(context.organisationAttribute)})`, set);
 }
 
+/** Whether the settings give people a job through their position. */
+const linksPositionJobs = (context: CompileContext) =>
+  context.organisationAttribute !== null && (context.positionJobAttribute ?? null) !== null;
+/** Whether the settings give people a job at all. */
+const linksJobs = (context: CompileContext) => context.jobAttribute !== null || linksPositionJobs(context);
+
+/**
+ * A `job.*` condition: the actor's current job (actor-job-rules.ts) is one of the jobs the
+ * condition selects. With no link setting nothing matches.
+ */
 function jobPredicate(condition: Condition, context: CompileContext, parameters: Parameters): string {
-  if (context.jobAttribute === null) return 'false';
+  // Nothing bound when nothing can match: every placeholder added must be in the text.
+  if (!linksJobs(context)) return 'false';
   const rest = condition.field.slice('job.'.length);
   const matching =
     rest === 'id'
@@ -363,7 +381,40 @@ function jobPredicate(condition: Condition, context: CompileContext, parameters:
         : rest === 'competencies.Name'
           ? competencyNameSql(valuePredicate(`(c.value ->> 'Name')`, condition, parameters))
           : attributePredicate('j.attributes', rest.slice('attributes.'.length), condition, parameters);
-  return hashedMembership(`(a.attributes ->> ${parameters.add(context.jobAttribute)})`, jobIdsSql(context.tenantParameter, matching));
+  // job.id eq / in also say which attribute values to look for: the GIN index finds the people.
+  const byId = rest === 'id' && (condition.op === 'eq' || condition.op === 'in') ? condition : undefined;
+  return currentJobIn(jobIdsSql(context.tenantParameter, matching), context, parameters, byId);
+}
+
+/**
+ * SQL over `actors a`: the actor's current job is in `jobs` (an SQL set of job ids). The rule of
+ * actor-job-rules.ts, as uncorrelated sets computed once per statement and probed per actor
+ * (hashedMembership): the own `jobAttribute` value is in `jobs`; or it names no job at all and the
+ * actor's position (`organisationAttribute`) is one whose `positionJobAttribute` names a job in
+ * `jobs`. `byId` (a job.id eq or in) adds the same test as containment, which the GIN index on
+ * the attributes serves: the own value as `@>` (attributePredicate), the positions' ids as
+ * `@> ANY(ARRAY(…))`, a bitmap scan per position; a tenant-wide scan is then never needed.
+ */
+export function currentJobIn(jobs: string, context: CompileContext, parameters: Parameters, byId?: Condition): string {
+  const tenant = context.tenantParameter;
+  const viaPosition = linksPositionJobs(context);
+  if (!linksJobs(context)) return 'false';
+  const arms: string[] = [];
+  const own = context.jobAttribute === null ? undefined : `(a.attributes ->> ${parameters.add(context.jobAttribute)})`;
+  if (own !== undefined && context.jobAttribute !== null) {
+    const exact = hashedMembership(own, jobs);
+    arms.push(byId ? `(${attributePredicate('a.attributes', context.jobAttribute, byId, parameters)} AND ${exact})` : exact);
+  }
+  if (viaPosition) {
+    const organisationAttribute = parameters.add(context.organisationAttribute);
+    const positions = positionIdsOfJobsSql(tenant, parameters.add(context.positionJobAttribute), jobs);
+    const parts = [hashedMembership(`(a.attributes ->> ${organisationAttribute})`, positions)];
+    if (byId)
+      parts.unshift(`a.attributes @> ANY(ARRAY(SELECT jsonb_build_object(${organisationAttribute}::text, p.id) FROM (${positions}) p))`);
+    if (own !== undefined) parts.push(`NOT ${hashedMembership(own, jobIdsSql(tenant, 'true'))}`);
+    arms.push(`(${parts.join(' AND ')})`);
+  }
+  return arms.length === 1 ? arms[0] : `(${arms.join(' OR ')})`;
 }
 
 function conditionSql(condition: Condition, context: CompileContext, parameters: Parameters): string {

@@ -2,7 +2,9 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import type { Tenant } from '../../kernel/principal.js';
 import { getTenantSettings } from './tenant-settings.service.js';
-import { compileCriteria, Parameters, readCriteria } from './actor-search-compiler.js';
+import { compileCriteria, Parameters, readCriteria, type CompileContext, type Criteria } from './actor-search-compiler.js';
+import type { JobLinkSettings } from './actor-job-rules.js';
+import { jobIdsSql, positionJobsSql } from '../organisation/organisation-search.service.js';
 import { findMatchingActors } from './actor-search.repository.js';
 import { ACTOR_KINDS, type ActorKind } from './actor.repository.js';
 import { showActors, type ActorDomains } from './actor.service.js';
@@ -41,6 +43,58 @@ export function readPage(query: Record<string, unknown>): { limit: number; skip:
   return { limit: read('limit', 100, 1, 1000), skip: read('skip', 0, 0, Number.MAX_SAFE_INTEGER), kind: kind as ActorKind };
 }
 
+export { Parameters, type Criteria };
+
+/** The compiler's context for a tenant's settings, the tenant id being `$1`. */
+const linkContext = (settings: JobLinkSettings): CompileContext => ({
+  tenantParameter: '$1',
+  organisationAttribute: settings.organisationAttribute,
+  jobAttribute: settings.jobAttribute,
+  positionJobAttribute: settings.positionJobAttribute,
+});
+
+/**
+ * Criteria of the search's language sent inside another body (at JSON pointer `path`), read and
+ * checked: the first bad node answers 400 `actors.invalid_criteria` with its pointer.
+ */
+export function readSearchCriteria(criteria: unknown, path: string): Criteria {
+  const reading = readCriteria(criteria, path);
+  if (!reading.ok) throw ActorSearchErrors.invalidCriteria(reading.path, reading.message);
+  return reading.criteria;
+}
+
+/**
+ * SQL selecting the tenant's people that `criteria` match, for a statement of another module:
+ * the actors an import or PUT /api/actors/agents wrote (`imported_at` set: not the agents only
+ * statements named, nor the statements' authorities), each with the id of their current job
+ * (actor-job-rules.ts), NULL for none. Columns: `agent_key`, `job_id`. The tenant id is `$1`
+ * of `parameters`; the criteria's values and the settings' attribute names are added to them.
+ * The criteria select exactly whom POST /api/actors/search finds with them. `jobs: false` leaves
+ * `job_id` NULL, for a caller that needs the people only (and no join with the jobs).
+ */
+export function peopleSql(settings: JobLinkSettings, criteria: Criteria, parameters: Parameters, options = { jobs: true }): string {
+  const condition = compileCriteria(criteria, linkContext(settings), parameters);
+  const joins: string[] = [];
+  let own = 'NULL::text';
+  let ofPosition = 'NULL::text';
+  if (options.jobs && settings.jobAttribute !== null) {
+    joins.push(
+      `LEFT JOIN (${jobIdsSql('$1', 'true')}) own_job ON own_job.id = (a.attributes ->> ${parameters.add(settings.jobAttribute)})`,
+    );
+    own = 'own_job.id';
+  }
+  if (options.jobs && settings.organisationAttribute !== null && settings.positionJobAttribute !== null) {
+    joins.push(
+      `LEFT JOIN (${positionJobsSql('$1', parameters.add(settings.positionJobAttribute))}) position_job
+         ON position_job.id = (a.attributes ->> ${parameters.add(settings.organisationAttribute)})`,
+    );
+    ofPosition = 'position_job.job_id';
+  }
+  return `SELECT a.agent_key, COALESCE(${own}, ${ofPosition}) AS job_id
+            FROM actors a ${joins.join(' ')}
+           WHERE a.tenant_id = $1 AND a.imported_at IS NOT NULL AND NOT a.authority_only AND ${condition}`;
+}
+
 /** The body `{criteria}`, read and checked: the first bad node answers 400 with its JSON pointer. */
 function readBody(body: unknown) {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
@@ -73,11 +127,7 @@ export async function searchActors(
   const criteria = readBody(body);
   const settings = await getTenantSettings(sql, tenant, domains.baseDomain);
   const parameters = new Parameters([tenant.id]);
-  const condition = compileCriteria(
-    criteria,
-    { tenantParameter: '$1', organisationAttribute: settings.organisationAttribute, jobAttribute: settings.jobAttribute },
-    parameters,
-  );
+  const condition = compileCriteria(criteria, linkContext(settings), parameters);
   const found = await findMatchingActors(sql, tenant.id, condition, parameters, page);
   return { actors: await showActors(sql, tenant, found.actors, domains, settings), total: found.total };
 }

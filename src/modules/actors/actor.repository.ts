@@ -62,3 +62,12 @@ export async function findActorByKey(sql: SqlClient, tenantId: string, agentKey:
   const { rows } = await sql.query<ActorRow>(`SELECT ${COLUMNS} FROM actors WHERE tenant_id = $1 AND agent_key = $2`, [tenantId, agentKey]);
   return rows[0] && toStoredActor(rows[0]);
 }
+
+/** The actor stored under one agent key, unless the tenant knows it only as a statement authority (a credential, not a person). */
+export async function findPersonByKey(sql: SqlClient, tenantId: string, agentKey: string): Promise<StoredActor | undefined> {
+  const { rows } = await sql.query<ActorRow>(
+    `SELECT ${COLUMNS} FROM actors WHERE tenant_id = $1 AND agent_key = $2 AND NOT authority_only`,
+    [tenantId, agentKey],
+  );
+  return rows[0] && toStoredActor(rows[0]);
+}

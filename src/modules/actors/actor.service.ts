@@ -1,9 +1,10 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { findJobs, findOrganisationLinks } from '../organisation/organisation.service.js';
+import { findJobs, findOrganisationLinks, type Job, type OrgEntry, type OrgLink } from '../organisation/organisation.service.js';
 import type { Tenant } from '../../kernel/principal.js';
 import { getTenantSettings, type TenantSettings } from './tenant-settings.service.js';
 import { toAgent, type ActorLinks, type StoredActor } from './actor-attributes.js';
-import { findActors, type ActorKind } from './actor.repository.js';
+import { attributeValue, currentJobId, positionJobId, type JobLinkSettings } from './actor-job-rules.js';
+import { findActors, findPersonByKey, type ActorKind } from './actor.repository.js';
 
 /** The two domains an actor is shown with. */
 export interface ActorDomains {
@@ -30,8 +31,8 @@ export async function listActors(
 
 /**
  * Stored actors as interface 2.6 shows them, each with attributes enriched with the organisation
- * entry and the job they link to. The links are read now, not at import: re-importing the
- * organisation or the jobs changes what every linked user shows.
+ * entry and the job they link to (actorLinks). The links are read now, not at import:
+ * re-importing the organisation or the jobs changes what every linked user shows.
  */
 export async function showActors(
   sql: SqlClient,
@@ -42,22 +43,76 @@ export async function showActors(
   known?: TenantSettings,
 ): Promise<Record<string, unknown>[]> {
   const settings = known ?? (await getTenantSettings(sql, tenant, domains.baseDomain));
-  // Own properties only: an attribute setting named "toString" must not read Object.prototype's.
-  const attributeOf = (actor: StoredActor, attribute: string | null) =>
-    attribute && actor.attributes && Object.hasOwn(actor.attributes, attribute) ? actor.attributes[attribute] : undefined;
-  const linkedBy = (attribute: string | null) => [
-    ...new Set(actors.map((actor) => attributeOf(actor, attribute)).filter((value): value is string => !!value)),
-  ];
-  const organisationIds = linkedBy(settings.organisationAttribute);
-  const jobIds = linkedBy(settings.jobAttribute);
-  const organisations = organisationIds.length > 0 ? await findOrganisationLinks(sql, tenant.id, organisationIds) : new Map();
-  const jobs = jobIds.length > 0 ? await findJobs(sql, tenant.id, jobIds) : new Map();
-  return actors.map((actor) => {
+  const links = await actorLinks(sql, tenant.id, actors, settings);
+  return actors.map((actor, i) => toAgent(actor, links[i], domains.serviceDomain));
+}
+
+/**
+ * What each actor's attributes link to, in the actors' order: the organisation entry its
+ * `organisationAttribute` value names (with its ancestors) and its current job (actor-job-rules.ts:
+ * its own `jobAttribute` value when that names a job, else its position's job through
+ * `positionJobAttribute`). Two queries for any number of actors.
+ */
+export async function actorLinks(
+  sql: SqlClient,
+  tenantId: string,
+  actors: readonly Pick<StoredActor, 'attributes'>[],
+  settings: JobLinkSettings,
+): Promise<ActorLinks[]> {
+  const distinct = (values: Array<string | undefined>) => [...new Set(values.filter((value): value is string => value !== undefined))];
+  const positionIds = actors.map((actor) => attributeValue(actor.attributes, settings.organisationAttribute));
+  const wantedPositions = distinct(positionIds);
+  const organisations: Map<string, OrgLink> =
+    wantedPositions.length > 0 ? await findOrganisationLinks(sql, tenantId, wantedPositions) : new Map();
+  const positionOf = (i: number) => (positionIds[i] === undefined ? undefined : organisations.get(positionIds[i]));
+  const jobIds = distinct(
+    actors.flatMap((actor, i) => [attributeValue(actor.attributes, settings.jobAttribute), positionJobId(positionOf(i)?.entry, settings)]),
+  );
+  const jobs: Map<string, Job> = jobIds.length > 0 ? await findJobs(sql, tenantId, jobIds) : new Map();
+  return actors.map((actor, i) => {
     const links: ActorLinks = {};
-    const organisationId = attributeOf(actor, settings.organisationAttribute);
-    const jobId = attributeOf(actor, settings.jobAttribute);
-    if (organisationId && organisations.has(organisationId)) links.organisation = organisations.get(organisationId);
-    if (jobId && jobs.has(jobId)) links.job = jobs.get(jobId);
-    return toAgent(actor, links, domains.serviceDomain);
+    const organisation = positionOf(i);
+    if (organisation) links.organisation = organisation;
+    const jobId = currentJobId(actor.attributes, settings, organisation?.entry, (id) => jobs.has(id));
+    if (jobId !== undefined) links.job = jobs.get(jobId);
+    return links;
   });
+}
+
+/** A person as the learning reads see them: the xAPI agent, the links of its attributes, the tenant's settings. */
+export interface PersonWithLinks {
+  agentKey: string;
+  /** The xAPI actor: objectType, the name it is shown with (if any) and its IFI; no extensions. */
+  agent: Record<string, unknown>;
+  links: ActorLinks;
+  settings: TenantSettings;
+}
+
+/**
+ * The actor stored under `agentKey` with its links (actorLinks), or undefined when the tenant has
+ * no such actor or knows it only as a statement authority (a credential, not a person).
+ */
+export async function findPersonWithLinks(
+  sql: SqlClient,
+  tenant: Pick<Tenant, 'id' | 'name'>,
+  agentKey: string,
+  baseDomain: string,
+): Promise<PersonWithLinks | undefined> {
+  const [actor, settings] = await Promise.all([findPersonByKey(sql, tenant.id, agentKey), getTenantSettings(sql, tenant, baseDomain)]);
+  if (!actor) return undefined;
+  const [links] = await actorLinks(sql, tenant.id, [actor], settings);
+  // toAgent without attributes shows no extensions: the agent alone.
+  const agent = toAgent({ ...actor, attributes: null }, {}, baseDomain);
+  return { agentKey, agent, links, settings };
+}
+
+/** The job a position names through `positionJobAttribute`, when a job of the tenant has that id. */
+export async function jobOfPosition(
+  sql: SqlClient,
+  tenantId: string,
+  position: Pick<OrgEntry, 'attributes'>,
+  settings: JobLinkSettings,
+): Promise<Job | undefined> {
+  const id = positionJobId(position, settings);
+  return id === undefined ? undefined : (await findJobs(sql, tenantId, [id])).get(id);
 }

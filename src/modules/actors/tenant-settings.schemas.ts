@@ -31,6 +31,12 @@ export const TenantSettingsBody = Type.Object(
     jobAttribute: Type.Optional(
       Type.Union([AttributeName, Type.Null()], { description: 'The user attribute holding a job id (default null).' }),
     ),
+    positionJobAttribute: Type.Optional(
+      Type.Union([AttributeName, Type.Null()], {
+        description:
+          'The organisation entry attribute holding the id of the job of that position (default null): a person whose own jobAttribute names no job has the job of their position.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -42,4 +48,5 @@ export const TenantSettingsResponse = Type.Object({
   accountHomePage: Type.String(),
   organisationAttribute: Type.Union([Type.String(), Type.Null()]),
   jobAttribute: Type.Union([Type.String(), Type.Null()]),
+  positionJobAttribute: Type.Union([Type.String(), Type.Null()]),
 });

@@ -24,6 +24,11 @@ export interface TenantSettings {
   organisationAttribute: string | null;
   /** The user attribute whose value is a job id, or null. */
   jobAttribute: string | null;
+  /**
+   * The organisation entry attribute whose value is the id of the job of that position, or null:
+   * a person's current job comes from it when their own jobAttribute names no job (actor-job-rules.ts).
+   */
+  positionJobAttribute: string | null;
 }
 
 export { lockTenantIdentities };
@@ -42,6 +47,7 @@ export function effectiveSettings(
     accountHomePage: given.accountHomePage ?? tenantAddress(tenant, baseDomain),
     organisationAttribute: given.organisationAttribute ?? null,
     jobAttribute: given.jobAttribute ?? null,
+    positionJobAttribute: given.positionJobAttribute ?? null,
   };
 }
 

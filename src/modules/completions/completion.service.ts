@@ -249,3 +249,16 @@ export async function listCompletions(sql: SqlClient, principal: Principal, quer
     .filter((record) => record.activityId === query.activityId && (statuses === undefined || statuses.includes(record.status)))
     .map(withChildren);
 }
+
+/**
+ * SQL of the tenant's completion records where `matching` holds, for a statement of another
+ * module (skills gaps and recommendations join them with the activities developing competencies).
+ * Columns: `agent_key`, `activity_id`, `registration` ('' for none), `completed_at`, `passed_at`
+ * (timestamptz, NULL until a statement completed or passed), `score` (jsonb `result.score` or
+ * NULL). `matching` is a condition over `r` (those columns, `r.`-prefixed); values bound by the
+ * caller. The primary key (tenant_id, agent_key, activity_id, registration) serves a condition
+ * on `r.agent_key` (a person's records, one person's in a join).
+ */
+export const completionRecordsSql = (tenantParameter: string, matching: string): string =>
+  `SELECT r.agent_key, r.activity_id, r.registration, r.completed_at, r.passed_at, r.score
+     FROM completion_records r WHERE r.tenant_id = ${tenantParameter} AND ${matching}`;

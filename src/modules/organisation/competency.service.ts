@@ -119,3 +119,12 @@ export function resolveCompetencies(sql: SqlClient, tenantId: string, names: rea
 export function jobCompetencies(sql: SqlClient, tenantId: string, jobIds: readonly string[]): Promise<Map<string, Competency[]>> {
   return findJobCompetencies(sql, tenantId, jobIds);
 }
+
+/**
+ * SQL of the tenant's job requirements, for a statement of another module (a group's skills
+ * gap): which competencies each job requires. Columns: `job_id`, `competency_id` (uuid),
+ * `position` (the competency's place in the job, from 1). The primary key
+ * (tenant_id, job_id, competency_id) serves a join on the job.
+ */
+export const jobCompetenciesSql = (tenantParameter: string): string =>
+  `SELECT jc.job_id, jc.competency_id, jc.position FROM job_competencies jc WHERE jc.tenant_id = ${tenantParameter}`;

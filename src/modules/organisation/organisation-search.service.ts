@@ -25,5 +25,23 @@ export function organisationEntryIdsSql(tenantParameter: string, matching: strin
 export const jobIdsSql = (tenantParameter: string, matching: string): string =>
   `SELECT j.id FROM jobs j WHERE j.tenant_id = ${tenantParameter} AND ${matching}`;
 
+/**
+ * The ids of the tenant's organisation entries (positions) whose attribute named by the text
+ * parameter `attributeParameter` (the `positionJobAttribute` setting) holds one of `jobs` (an SQL
+ * set of job ids, such as jobIdsSql's): the positions of those jobs. Column: `id`.
+ */
+export const positionIdsOfJobsSql = (tenantParameter: string, attributeParameter: string, jobs: string): string =>
+  `SELECT o.id FROM organisation_entries o WHERE o.tenant_id = ${tenantParameter} AND (o.attributes ->> ${attributeParameter}) IN (${jobs})`;
+
+/**
+ * Every position of the tenant whose attribute named by `attributeParameter` (the
+ * `positionJobAttribute` setting) is the id of a job of the tenant, with that job. Columns:
+ * `id` (the entry's), `job_id`.
+ */
+export const positionJobsSql = (tenantParameter: string, attributeParameter: string): string =>
+  `SELECT o.id, j.id AS job_id FROM organisation_entries o
+     JOIN jobs j ON j.tenant_id = ${tenantParameter} AND j.id = (o.attributes ->> ${attributeParameter})
+    WHERE o.tenant_id = ${tenantParameter}`;
+
 /** A condition (over a job `j`) on the names of its competencies, `name` a condition over `(c.value ->> 'Name')`. */
 export const competencyNameSql = (name: string): string => `EXISTS (SELECT 1 FROM jsonb_array_elements(j.competencies) c WHERE ${name})`;
