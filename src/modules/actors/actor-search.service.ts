@@ -1,8 +1,8 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import type { Tenant } from '../../kernel/principal.js';
-import { getTenantSettings } from './tenant-settings.service.js';
-import { compileCriteria, Parameters, readCriteria } from './actor-search-compiler.js';
+import { getTenantSettings, type TenantSettings } from './tenant-settings.service.js';
+import { type CompileContext, compileCriteria, type Criteria, Parameters, readCriteria } from './actor-search-compiler.js';
 import { findMatchingActors } from './actor-search.repository.js';
 import { ACTOR_KINDS, type ActorKind } from './actor.repository.js';
 import { showActors, type ActorDomains } from './actor.service.js';
@@ -73,11 +73,28 @@ export async function searchActors(
   const criteria = readBody(body);
   const settings = await getTenantSettings(sql, tenant, domains.baseDomain);
   const parameters = new Parameters([tenant.id]);
-  const condition = compileCriteria(
-    criteria,
-    { tenantParameter: '$1', organisationAttribute: settings.organisationAttribute, jobAttribute: settings.jobAttribute },
-    parameters,
-  );
+  const condition = compileCriteria(criteria, compileContext('$1', settings), parameters);
   const found = await findMatchingActors(sql, tenant.id, condition, parameters, page);
   return { actors: await showActors(sql, tenant, found.actors, domains, settings), total: found.total };
+}
+
+/** What the criteria compiler reads of the tenant's settings: the links of people to organisation entries and jobs. */
+function compileContext(tenantParameter: string, settings: TenantSettings): CompileContext {
+  return { tenantParameter, organisationAttribute: settings.organisationAttribute, jobAttribute: settings.jobAttribute };
+}
+
+/**
+ * The people `criteria` select, for a module above that keeps its own record of them (learning's
+ * dynamic assignments), as SQL text to embed in one of its statements: `SELECT a.agent_key FROM
+ * actors a …`, one column, `agent_key`, each person once. The people are the actors an import or
+ * `PUT /api/actors/agents` wrote (`imported_at` set): agents only statements named, groups and
+ * statement authorities are never selected. `within`, when given, is the placeholder of a text[]
+ * of agent keys the selection is narrowed to. The criteria's values are added to `parameters`,
+ * whose `$1` is the tenant id; `settings` are the tenant's (getTenantSettings), read once by a
+ * caller compiling several criteria.
+ */
+export function peopleMatchingSql(criteria: Criteria, settings: TenantSettings, parameters: Parameters, within?: string): string {
+  const condition = compileCriteria(criteria, compileContext('$1', settings), parameters);
+  const narrowed = within === undefined ? '' : ` AND a.agent_key = ANY(${within}::text[])`;
+  return `SELECT a.agent_key FROM actors a WHERE a.tenant_id = $1 AND a.imported_at IS NOT NULL${narrowed} AND ${condition}`;
 }
