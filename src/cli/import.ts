@@ -11,7 +11,7 @@ import { importUsers, parseUserImportBody } from '../modules/imports/user-import
 import type { UserImportSummary } from '../modules/imports/user-import.js';
 import { parseUsersCsv } from '../modules/imports/users-csv.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
-import { NO_PEOPLE_CHANGES } from '../modules/actors/people-changes.js';
+import { assignmentPeopleChanges } from '../modules/learning/assignment-membership.service.js';
 import { type CommandContext, type ProgressStream, say, UsageError } from './command.js';
 
 const IMPORT_KINDS = ['users', 'organisation', 'jobs'] as const;
@@ -110,8 +110,8 @@ export async function importFile(sql: SqlClient, options: ImportFileOptions): Pr
   const report = progressReporter(options.progress);
   const bytes = await readWithProgress(options.file, report);
   const principal: Principal = { kind: 'operator', tenant: options.tenant, id: `cli:${userInfo().username}` };
-  // As the server does: what hears of the people imported, in the import's transaction.
-  const peopleChanges = NO_PEOPLE_CHANGES;
+  // As the server does: learning's dynamic assignments follow the people imported, in the import's transaction.
+  const peopleChanges = assignmentPeopleChanges(options.baseDomain);
   try {
     if (options.kind === 'users') {
       const request = parseUserImportBody(usersBody(options.file, bytes, options.charset));
