@@ -37,9 +37,11 @@ CREATE TABLE learning_assignment_activities (
     REFERENCES learning_assignments (tenant_id, id) ON DELETE CASCADE
 );
 
--- Who an assignment takes. `left_at` NULL: a member now; set: a former member who had done at
--- least one of its activities when they stopped matching (learning_assignment_kept says which).
--- A former member who had done none is deleted. Keyed by the actor store's agent key, as the
+-- Who an assignment takes. `left_at` NULL: a member now; set: they stopped matching then, and keep
+-- the activities learning_assignment_kept holds for that leaving (none: they are not listed). Rows
+-- are never deleted but with their assignment (or actor): a person who matches again is the same
+-- row, `left_at` cleared. So a refresh only inserts and updates (INSERT … ON CONFLICT, by key),
+-- and never joins two large sets to delete rows. Keyed by the actor store's agent key, as the
 -- completion records are, so the status read probes their primary key.
 CREATE TABLE learning_assignment_members (
   tenant_id uuid NOT NULL,
@@ -57,14 +59,16 @@ CREATE TABLE learning_assignment_members (
 -- A person's assignments (GET /api/actors/assignments), and reports joining people to them.
 CREATE INDEX learning_assignment_members__tenant_id_agent_key ON learning_assignment_members (tenant_id, agent_key, assignment_id);
 
--- What a former member keeps: each activity of the assignment they had done when they left,
--- with when it counted as done (its completion record's completedAt, or passedAt when the
--- activity requires success). Deleted when they match again (their records count live again).
+-- What a former member keeps: each activity of the assignment they had done when they left
+-- (`left_at`, their member row's), with when it counted as done (its completion record's
+-- completedAt, or passedAt when the activity requires success). Only the rows of the member's
+-- last leaving count, and only for activities still assigned; a later leaving overwrites them.
 CREATE TABLE learning_assignment_kept (
   tenant_id uuid NOT NULL,
   assignment_id uuid NOT NULL,
   agent_key text NOT NULL,
   activity_id text COLLATE "C" NOT NULL,
+  left_at timestamptz NOT NULL,
   completed_at timestamptz NOT NULL,
   CONSTRAINT learning_assignment_kept__tenant_id_assignment_id_agent_key_activity_id
     PRIMARY KEY (tenant_id, assignment_id, agent_key, activity_id),

@@ -118,7 +118,7 @@ export async function updateAssignment(
 
 /**
  * Makes `activityIds` (in that order) an assignment's activities. What a former member kept of an
- * activity no longer assigned goes with it, and so does a former member left keeping nothing.
+ * activity no longer assigned stays stored and is no longer read (the reads join the activities).
  */
 export async function replaceAssignmentActivities(
   tx: SqlClient,
@@ -130,21 +130,11 @@ export async function replaceAssignmentActivities(
     `WITH gone AS (
        DELETE FROM learning_assignment_activities x
         WHERE x.tenant_id = $1 AND x.assignment_id = $2 AND x.activity_id <> ALL($3::text[])
-     ), positioned AS (
-       INSERT INTO learning_assignment_activities (tenant_id, assignment_id, activity_id, position)
-       SELECT $1, $2, a.activity_id, a.position FROM unnest($3::text[]) WITH ORDINALITY AS a (activity_id, position)
-       ON CONFLICT (tenant_id, assignment_id, activity_id) DO UPDATE SET position = EXCLUDED.position
      )
-     DELETE FROM learning_assignment_kept k
-      WHERE k.tenant_id = $1 AND k.assignment_id = $2 AND k.activity_id <> ALL($3::text[])`,
+     INSERT INTO learning_assignment_activities (tenant_id, assignment_id, activity_id, position)
+     SELECT $1, $2, a.activity_id, a.position FROM unnest($3::text[]) WITH ORDINALITY AS a (activity_id, position)
+     ON CONFLICT (tenant_id, assignment_id, activity_id) DO UPDATE SET position = EXCLUDED.position`,
     [tenantId, id, [...activityIds]],
-  );
-  await tx.query(
-    `DELETE FROM learning_assignment_members m
-      WHERE m.tenant_id = $1 AND m.assignment_id = $2 AND m.left_at IS NOT NULL
-        AND NOT EXISTS (SELECT 1 FROM learning_assignment_kept k
-                         WHERE k.tenant_id = $1 AND k.assignment_id = $2 AND k.agent_key = m.agent_key)`,
-    [tenantId, id],
   );
 }
 
@@ -191,79 +181,78 @@ export async function findDynamicAssignments(tx: SqlClient, tenantId: string): P
   return rows;
 }
 
+/** What refreshMembers compares the members of some assignments with, as SQL text over its values. */
+export interface Matching {
+  /** CTEs the matching reads, ending with a comma (`people AS MATERIALIZED (…),`), or ''. */
+  preamble: string;
+  /** SQL selecting `assignment_id` (uuid) and `agent_key`: whom each assignment takes now. */
+  matched: string;
+  /** The placeholder of the uuid[] of the assignments looked at. */
+  assignments: string;
+  /** The placeholder of a text[] of agent keys: only these people are looked at (those a write changed); absent: everyone. */
+  within?: string;
+}
+
 /**
- * Brings one assignment's members up to date with `matched` (SQL text selecting `agent_key`, the
- * people the assignment takes now, over `values`, whose $1 is the tenant and $2 the assignment),
- * in one statement. `within` (the placeholder of a text[] of agent keys): only these people are
- * looked at, those changed; without it, everyone. Then:
+ * Brings the members of some assignments up to date with `matching` (over `values`, whose $1 is
+ * the tenant), in one statement:
  *
  * - a matched person who is no member joins (`joined_at` now); a former member rejoins (`left_at`
- *   cleared, what they kept dropped: their records count live again);
- * - a member not matched leaves: each assigned activity their records complete (passing it when it
- *   requires success) is kept with when it was done, and they stay as a former member; one who had
- *   done none is deleted.
+ *   cleared: their records count live again);
+ * - a member not matched leaves (`left_at` now), keeping each assigned activity their records
+ *   complete (passing it when it requires success), with when it was done. One who had done none
+ *   keeps nothing and is no longer listed.
  *
- * All the CTEs run on one snapshot and touch disjoint rows (leavers are members now, joiners are
- * not), so no row is changed twice. Answers how many joined and left.
+ * Every step is linear whatever the planner's estimates (a table that grew from nothing an
+ * instant ago has none worth the name): the matched and the current members meet in a FULL JOIN,
+ * which PostgreSQL runs only as a hash or merge join; a leaver's activities are probed per leaver;
+ * the writes are INSERT … ON CONFLICT by primary key. Nothing is deleted: a leaver's row stays
+ * (and kept rows of an earlier leaving are overwritten or ignored, `left_at` telling which count).
+ * Answers how many joined (or rejoined) and how many left.
  */
 export async function refreshMembers(
   tx: SqlClient,
-  matched: string,
+  matching: Matching,
   values: readonly unknown[],
-  within?: string,
 ): Promise<{ joined: number; left: number }> {
-  const scope = within === undefined ? '' : ` AND m.agent_key = ANY(${within}::text[])`;
+  const scope = matching.within === undefined ? '' : ` AND m.agent_key = ANY(${matching.within}::text[])`;
   const { rows } = await tx.query<{ joined: string | number; left: string | number }>(
-    `WITH matched AS MATERIALIZED (${matched}),
+    `WITH ${matching.preamble}
+     matched AS MATERIALIZED (${matching.matched}),
      current AS MATERIALIZED (
-       SELECT m.agent_key, m.left_at FROM learning_assignment_members m
-        WHERE m.tenant_id = $1 AND m.assignment_id = $2${scope}
+       SELECT m.assignment_id, m.agent_key, m.left_at FROM learning_assignment_members m
+        WHERE m.tenant_id = $1 AND m.assignment_id = ANY(${matching.assignments}::uuid[])${scope}
      ),
-     leaving AS MATERIALIZED (
-       SELECT c.agent_key FROM current c
-        WHERE c.left_at IS NULL AND NOT EXISTS (SELECT 1 FROM matched x WHERE x.agent_key = c.agent_key)
+     changes AS MATERIALIZED (
+       SELECT COALESCE(x.assignment_id, c.assignment_id) AS assignment_id, COALESCE(x.agent_key, c.agent_key) AS agent_key,
+              x.agent_key IS NULL AS leaving
+         FROM matched x FULL JOIN current c ON c.assignment_id = x.assignment_id AND c.agent_key = x.agent_key
+        WHERE CASE WHEN x.agent_key IS NULL THEN c.left_at IS NULL ELSE c.agent_key IS NULL OR c.left_at IS NOT NULL END
      ),
      done AS MATERIALIZED (
-       SELECT l.agent_key, x.activity_id, CASE WHEN x.requires_success THEN p.passed_at ELSE p.completed_at END AS completed_at
-         FROM leaving l
-        CROSS JOIN (SELECT a.activity_id, ${requiresSuccessSql('$1', 'a.activity_id')} AS requires_success
-                      FROM learning_assignment_activities a WHERE a.tenant_id = $1 AND a.assignment_id = $2) x
-        CROSS JOIN LATERAL (${activityProgressSql('$1', 'l.agent_key', 'x.activity_id')}) p
-        WHERE CASE WHEN x.requires_success THEN p.passed_at ELSE p.completed_at END IS NOT NULL
+       SELECT ch.assignment_id, ch.agent_key, x.activity_id, d.completed_at
+         FROM changes ch
+        CROSS JOIN LATERAL (
+          SELECT a.activity_id, ${requiresSuccessSql('$1', 'a.activity_id')} AS requires_success
+            FROM learning_assignment_activities a WHERE a.tenant_id = $1 AND a.assignment_id = ch.assignment_id
+        ) x
+        CROSS JOIN LATERAL (${activityProgressSql('$1', 'ch.agent_key', 'x.activity_id')}) p
+        CROSS JOIN LATERAL (SELECT CASE WHEN x.requires_success THEN p.passed_at ELSE p.completed_at END AS completed_at) d
+        WHERE ch.leaving AND d.completed_at IS NOT NULL
+     ),
+     moved AS (
+       INSERT INTO learning_assignment_members AS m (tenant_id, assignment_id, agent_key, joined_at, left_at)
+       SELECT $1, ch.assignment_id, ch.agent_key, now(), CASE WHEN ch.leaving THEN now() END FROM changes ch
+       ON CONFLICT (tenant_id, assignment_id, agent_key) DO UPDATE
+          SET joined_at = CASE WHEN EXCLUDED.left_at IS NULL THEN EXCLUDED.joined_at ELSE m.joined_at END, left_at = EXCLUDED.left_at
      ),
      kept AS (
-       INSERT INTO learning_assignment_kept (tenant_id, assignment_id, agent_key, activity_id, completed_at)
-       SELECT $1, $2, d.agent_key, d.activity_id, d.completed_at FROM done d
-       ON CONFLICT (tenant_id, assignment_id, agent_key, activity_id) DO UPDATE SET completed_at = EXCLUDED.completed_at
-     ),
-     former AS (
-       UPDATE learning_assignment_members m SET left_at = now()
-         FROM leaving l
-        WHERE m.tenant_id = $1 AND m.assignment_id = $2 AND m.agent_key = l.agent_key
-          AND EXISTS (SELECT 1 FROM done d WHERE d.agent_key = l.agent_key)
-     ),
-     dropped AS (
-       DELETE FROM learning_assignment_members m
-        USING leaving l
-        WHERE m.tenant_id = $1 AND m.assignment_id = $2 AND m.agent_key = l.agent_key
-          AND NOT EXISTS (SELECT 1 FROM done d WHERE d.agent_key = l.agent_key)
-     ),
-     joining AS MATERIALIZED (
-       SELECT x.agent_key, c.agent_key IS NOT NULL AS rejoining
-         FROM matched x LEFT JOIN current c ON c.agent_key = x.agent_key
-        WHERE c.agent_key IS NULL OR c.left_at IS NOT NULL
-     ),
-     joined AS (
-       INSERT INTO learning_assignment_members (tenant_id, assignment_id, agent_key, joined_at)
-       SELECT $1, $2, j.agent_key, now() FROM joining j
-       ON CONFLICT (tenant_id, assignment_id, agent_key) DO UPDATE SET joined_at = EXCLUDED.joined_at, left_at = NULL
-     ),
-     unkept AS (
-       DELETE FROM learning_assignment_kept k
-        USING joining j
-        WHERE k.tenant_id = $1 AND k.assignment_id = $2 AND k.agent_key = j.agent_key AND j.rejoining
+       INSERT INTO learning_assignment_kept AS k (tenant_id, assignment_id, agent_key, activity_id, left_at, completed_at)
+       SELECT $1, d.assignment_id, d.agent_key, d.activity_id, now(), d.completed_at FROM done d
+       ON CONFLICT (tenant_id, assignment_id, agent_key, activity_id) DO UPDATE
+          SET left_at = EXCLUDED.left_at, completed_at = EXCLUDED.completed_at
      )
-     SELECT (SELECT count(*) FROM joining) AS joined, (SELECT count(*) FROM leaving) AS left`,
+     SELECT count(*) FILTER (WHERE NOT leaving) AS joined, count(*) FILTER (WHERE leaving) AS left FROM changes`,
     values,
   );
   return { joined: Number(rows[0]!.joined), left: Number(rows[0]!.left) };
@@ -284,30 +273,20 @@ export async function refreshMembers(
  * - inProgress: not done, not overdue, and the person has a record of it;
  * - assigned: none of these.
  *
- * A member now has every activity; a former member only those they kept, with the time stored
- * when they left. `statuses` has the columns assignment_id, agent_key, joined_at, left_at,
- * activity_id, position, started_at, completed_at, status; `persons` one row per person and
- * assignment with the person's status (see personStatusSql).
+ * A member now has every activity; a former member only those kept at their last leaving, with
+ * the time stored then (and is not there at all when they kept none). `<name>_statuses` has the
+ * columns assignment_id, agent_key, joined_at, left_at, activity_id, position, started_at,
+ * completed_at, status; `<name>_persons` one row per person and assignment with the person's
+ * status (personStatusSql), joined_at and left_at. `name` keeps two uses in one statement apart.
  */
-function statusesSql(members: string, activities = 'true'): string {
-  return `x AS MATERIALIZED (
+function statusesSql(name: string, members: string, activities = 'true'): string {
+  return `${name}_x AS MATERIALIZED (
        SELECT x.assignment_id, x.activity_id, x.position, s.due_at, ${requiresSuccessSql('$1', 'x.activity_id')} AS requires_success
          FROM learning_assignment_activities x
          JOIN learning_assignments s ON s.tenant_id = x.tenant_id AND s.id = x.assignment_id
         WHERE x.tenant_id = $1 AND ${activities}
      ),
-     rows AS (
-       SELECT m.assignment_id, m.agent_key, m.joined_at, m.left_at, x.activity_id, x.position, x.due_at, p.records, p.first_at,
-              CASE WHEN m.left_at IS NOT NULL THEN k.completed_at
-                   WHEN x.requires_success THEN p.passed_at ELSE p.completed_at END AS completed_at
-         FROM learning_assignment_members m
-         JOIN x ON x.assignment_id = m.assignment_id
-         LEFT JOIN learning_assignment_kept k
-           ON k.tenant_id = $1 AND k.assignment_id = m.assignment_id AND k.agent_key = m.agent_key AND k.activity_id = x.activity_id
-        CROSS JOIN LATERAL (${activityProgressSql('$1', 'm.agent_key', 'x.activity_id')}) p
-        WHERE m.tenant_id = $1 AND ${members} AND (m.left_at IS NULL OR k.activity_id IS NOT NULL)
-     ),
-     statuses AS (
+     ${name}_statuses AS (
        SELECT r.assignment_id, r.agent_key, r.joined_at, r.left_at, r.activity_id, r.position,
               CASE WHEN r.left_at IS NULL THEN r.first_at END AS started_at, r.completed_at,
               CASE WHEN r.completed_at IS NOT NULL AND (r.due_at IS NULL OR r.completed_at <= r.due_at) THEN 'completed'
@@ -315,11 +294,23 @@ function statusesSql(members: string, activities = 'true'): string {
                    WHEN r.due_at < now() THEN 'overdue'
                    WHEN r.records > 0 THEN 'inProgress'
                    ELSE 'assigned' END AS status
-         FROM rows r
+         FROM (
+           SELECT m.assignment_id, m.agent_key, m.joined_at, m.left_at, x.activity_id, x.position, x.due_at, p.records, p.first_at,
+                  CASE WHEN m.left_at IS NOT NULL THEN k.completed_at
+                       WHEN x.requires_success THEN p.passed_at ELSE p.completed_at END AS completed_at
+             FROM learning_assignment_members m
+             JOIN ${name}_x x ON x.assignment_id = m.assignment_id
+             LEFT JOIN learning_assignment_kept k
+               ON k.tenant_id = $1 AND k.assignment_id = m.assignment_id AND k.agent_key = m.agent_key
+              AND k.activity_id = x.activity_id AND k.left_at = m.left_at
+            CROSS JOIN LATERAL (${activityProgressSql('$1', 'm.agent_key', 'x.activity_id')}) p
+            WHERE m.tenant_id = $1 AND ${members} AND (m.left_at IS NULL OR k.activity_id IS NOT NULL)
+         ) r
      ),
-     persons AS (
-       SELECT st.assignment_id, st.agent_key, min(st.joined_at) AS joined_at, min(st.left_at) AS left_at, ${personStatusSql('st.status')} AS status
-         FROM statuses st GROUP BY st.assignment_id, st.agent_key
+     ${name}_persons AS (
+       SELECT st.assignment_id, st.agent_key, min(st.joined_at) AS joined_at, min(st.left_at) AS left_at,
+              ${personStatusSql('st.status')} AS status
+         FROM ${name}_statuses st GROUP BY st.assignment_id, st.agent_key
      )`;
 }
 
@@ -342,8 +333,8 @@ export async function countByStatus(
   id: string,
 ): Promise<{ counts: StatusCounts; formerMembers: number }> {
   const { rows } = await sql.query<{ status: AssignmentStatus; people: string | number; former: string | number }>(
-    `WITH ${statusesSql('m.assignment_id = $2', 'x.assignment_id = $2')}
-     SELECT status, count(*) AS people, count(*) FILTER (WHERE left_at IS NOT NULL) AS former FROM persons GROUP BY status`,
+    `WITH ${statusesSql('a', 'm.assignment_id = $2', 'x.assignment_id = $2')}
+     SELECT status, count(*) AS people, count(*) FILTER (WHERE left_at IS NOT NULL) AS former FROM a_persons GROUP BY status`,
     [tenantId, id],
   );
   const counts: StatusCounts = { assigned: 0, inProgress: 0, completed: 0, completedLate: 0, overdue: 0 };
@@ -403,8 +394,9 @@ function toPersons(rows: readonly StateRow[]): PersonState[] {
 
 /**
  * A page of one assignment's people (members and former members), in agent-key order (bytes, the
- * same on every server), those of
- * `statuses` only when given, each with every activity's status; and how many people match.
+ * same on every server), those of `statuses` only when given, each with every activity's status;
+ * and how many people match. Two passes in one statement: every person's status (an aggregate,
+ * to filter, count and page), then the activities of the page's people alone.
  */
 export async function findPeoplePage(
   sql: SqlClient,
@@ -414,15 +406,16 @@ export async function findPeoplePage(
   page: Page,
 ): Promise<{ people: PersonState[]; total: number }> {
   const { rows } = await sql.query<StateRow & { total: string | number }>(
-    `WITH ${statusesSql('m.assignment_id = $2', 'x.assignment_id = $2')},
+    `WITH ${statusesSql('a', 'm.assignment_id = $2', 'x.assignment_id = $2')},
      filtered AS MATERIALIZED (
-       SELECT p.agent_key, p.status FROM persons p WHERE $3::text[] IS NULL OR p.status = ANY($3::text[])
+       SELECT p.agent_key, p.status FROM a_persons p WHERE $3::text[] IS NULL OR p.status = ANY($3::text[])
      ),
-     page AS (SELECT f.agent_key, f.status FROM filtered f ORDER BY f.agent_key COLLATE "C" LIMIT $4 OFFSET $5)
+     page AS MATERIALIZED (SELECT f.agent_key, f.status FROM filtered f ORDER BY f.agent_key COLLATE "C" LIMIT $4 OFFSET $5),
+     ${statusesSql('b', 'm.assignment_id = $2 AND m.agent_key IN (SELECT agent_key FROM page)', 'x.assignment_id = $2')}
      SELECT counted.total, st.assignment_id, st.agent_key, page.status AS person_status, st.joined_at, st.left_at,
             st.activity_id, st.status, st.started_at, st.completed_at
        FROM (SELECT count(*) AS total FROM filtered) counted
-       LEFT JOIN (page JOIN statuses st ON st.agent_key = page.agent_key) ON true
+       LEFT JOIN (page JOIN b_statuses st ON st.agent_key = page.agent_key) ON true
       ORDER BY st.agent_key COLLATE "C", st.position`,
     [tenantId, id, statuses === undefined ? null : [...statuses], page.limit, page.skip],
   );
@@ -443,14 +436,15 @@ export async function findPersonAssignments(
 ): Promise<PersonState[]> {
   const { rows } = await sql.query<StateRow>(
     `WITH ${statusesSql(
+      'a',
       'm.agent_key = $2',
       `x.assignment_id IN (SELECT a.assignment_id FROM learning_assignment_members a WHERE a.tenant_id = $1 AND a.agent_key = $2)
          AND ($3::text[] IS NULL OR x.activity_id = ANY($3::text[]))`,
     )}
      SELECT st.assignment_id, st.agent_key, p.status AS person_status, st.joined_at, st.left_at,
             st.activity_id, st.status, st.started_at, st.completed_at, s.name AS assignment_name, s.due_at
-       FROM statuses st
-       JOIN persons p ON p.assignment_id = st.assignment_id AND p.agent_key = st.agent_key
+       FROM a_statuses st
+       JOIN a_persons p ON p.assignment_id = st.assignment_id AND p.agent_key = st.agent_key
        JOIN learning_assignments s ON s.tenant_id = $1 AND s.id = st.assignment_id
       ORDER BY s.seq DESC, st.position`,
     [tenantId, agentKey, activityIds === undefined ? null : [...activityIds]],

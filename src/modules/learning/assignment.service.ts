@@ -7,7 +7,7 @@ import { getTenantSettings } from '../actors/tenant-settings.service.js';
 import { existingJobIds, existingOrganisationIds } from '../organisation/organisation.service.js';
 import { type AssignmentInput, readAssignmentBody, readStatusFilter } from './assignment-rules.js';
 import { AssignmentErrors } from './assignment.errors.js';
-import { refreshMembership } from './assignment-membership.service.js';
+import { refreshMemberships } from './assignment-membership.service.js';
 import {
   type ActivityState,
   countByStatus,
@@ -92,7 +92,7 @@ export async function createAssignment(sql: SqlClient, tenant: Pick<Tenant, 'id'
     await checkReferences(tx, tenant.id, input);
     const id = await insertAssignment(tx, tenant.id, input);
     await replaceAssignmentActivities(tx, tenant.id, id, input.activityIds);
-    await refreshMembership(tx, tenant.id, id, input.people, await getTenantSettings(tx, tenant, baseDomain));
+    await refreshMemberships(tx, tenant.id, [{ id, people: input.people }], await getTenantSettings(tx, tenant, baseDomain));
     return answer(tx, tenant.id, id);
   });
 }
@@ -115,7 +115,7 @@ export async function replaceAssignment(
     if (!(await updateAssignment(tx, tenant.id, id, input))) throw AssignmentErrors.notFound(id);
     await checkReferences(tx, tenant.id, input);
     await replaceAssignmentActivities(tx, tenant.id, id, input.activityIds);
-    await refreshMembership(tx, tenant.id, id, input.people, await getTenantSettings(tx, tenant, baseDomain));
+    await refreshMemberships(tx, tenant.id, [{ id, people: input.people }], await getTenantSettings(tx, tenant, baseDomain));
     return answer(tx, tenant.id, id);
   });
 }
