@@ -232,6 +232,71 @@ describeEachBackend('Learning assignments', (ctx) => {
     assert.deepEqual(await members(red.id), ['E1', 'E4'].map(actorIdOf));
   });
 
+  it('a former member keeps what was done at their last leaving, of the activities still assigned', async () => {
+    const tenant = await givenLearningTenant(ctx);
+    await r.importUsers(tenant, [user('E1', { team: 'red' }), user('E2', { team: 'red' })]);
+    const red = await r.create(tenant, {
+      name: 'Red',
+      activityIds: [COURSE_A, COURSE_D],
+      people: { criteria: { field: 'attributes.team', op: 'eq', value: 'red' } },
+    });
+    const [completedA] = (
+      await r.statements(tenant, [
+        statementOf({ person: 'E1', verb: 'completed', activity: COURSE_A, at: '2026-04-01T00:00:00Z' }),
+        statementOf({ person: 'E1', verb: 'completed', activity: COURSE_D, at: '2026-04-02T00:00:00Z' }),
+      ])
+    ).json() as string[];
+    const e1 = async () => (await r.people(tenant, red.id)).people.find((p: Json) => p.actorId === actorIdOf('E1'));
+    const shown = (person: Json | undefined) =>
+      person && [person.status, person.leftAt !== undefined, person.activities.map((a: Json) => [a.activityId, a.status, a.completedAt])];
+
+    await r.importUsers(tenant, [user('E1', { team: 'blue' })]);
+    assert.deepEqual(shown(await e1()), [
+      'completed',
+      true,
+      [
+        [COURSE_A, 'completed', '2026-04-01T00:00:00.000Z'],
+        [COURSE_D, 'completed', '2026-04-02T00:00:00.000Z'],
+      ],
+    ]);
+    // D is no longer assigned: E1 keeps A only, and B, new, is not E1's to do.
+    const replaced = await r.call('PUT', `/api/assignments/item?id=${red.id}`, tenant.headers, {
+      name: 'Red',
+      activityIds: [COURSE_A, COURSE_B],
+      people: { criteria: { field: 'attributes.team', op: 'eq', value: 'red' } },
+    });
+    assert.equal(replaced.statusCode, 200, replaced.body);
+    assert.deepEqual([replaced.json().members, replaced.json().formerMembers], [1, 1]);
+    assert.deepEqual(shown(await e1()), ['completed', true, [[COURSE_A, 'completed', '2026-04-01T00:00:00.000Z']]]);
+
+    // Back, A voided, gone again: nothing was done at this leaving, so nothing is kept.
+    await r.importUsers(tenant, [user('E1', { team: 'red' })]);
+    assert.deepEqual(shown(await e1()), [
+      'inProgress',
+      false,
+      [
+        [COURSE_A, 'completed', '2026-04-01T00:00:00.000Z'],
+        [COURSE_B, 'assigned', undefined],
+      ],
+    ]);
+    await r.statements(tenant, [
+      { actor: agentOf('E2'), verb: { id: `${ADL}voided` }, object: { objectType: 'StatementRef', id: completedA } },
+    ]);
+    await r.importUsers(tenant, [user('E1', { team: 'blue' })]);
+    assert.equal(await e1(), undefined);
+    const item = await r.item(tenant, red.id);
+    assert.deepEqual([item.members, item.formerMembers, item.counts], [1, 0, { ...countOf(['assigned']) }]);
+    await r.importUsers(tenant, [user('E1', { team: 'red' })]);
+    assert.deepEqual(shown(await e1()), [
+      'assigned',
+      false,
+      [
+        [COURSE_A, 'assigned', undefined],
+        [COURSE_B, 'assigned', undefined],
+      ],
+    ]);
+  });
+
   it('an organisation subtree and a job follow re-imports of the organisation and the jobs, and the settings', async () => {
     const tenant = await givenLearningTenant(ctx);
     await r.importUsers(tenant, [
