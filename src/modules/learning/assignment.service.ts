@@ -9,20 +9,22 @@ import { type AssignmentInput, readAssignmentBody, readStatusFilter } from './as
 import { AssignmentErrors } from './assignment.errors.js';
 import { refreshMemberships } from './assignment-membership.service.js';
 import {
-  type ActivityState,
-  countByStatus,
   deleteAssignment,
   findAssignment,
   findAssignments,
-  findPeoplePage,
-  findPersonActivityIds,
-  findPersonAssignments,
   insertAssignment,
   lockAssignments,
   replaceAssignmentActivities,
   type StoredAssignment,
   updateAssignment,
 } from './assignment.repository.js';
+import {
+  type ActivityState,
+  countByStatus,
+  findPeoplePage,
+  findPersonActivityIds,
+  findPersonAssignments,
+} from './assignment-status.repository.js';
 import { type PersonQuery, readablePerson } from './person-access.service.js';
 
 /**
