@@ -11,6 +11,7 @@ import { importUsers, parseUserImportBody } from '../modules/imports/user-import
 import type { UserImportSummary } from '../modules/imports/user-import.js';
 import { parseUsersCsv } from '../modules/imports/users-csv.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
+import { assignmentPeopleChanges } from '../modules/learning/assignment-membership.service.js';
 import { type CommandContext, type ProgressStream, say, UsageError } from './command.js';
 
 const IMPORT_KINDS = ['users', 'organisation', 'jobs'] as const;
@@ -109,11 +110,19 @@ export async function importFile(sql: SqlClient, options: ImportFileOptions): Pr
   const report = progressReporter(options.progress);
   const bytes = await readWithProgress(options.file, report);
   const principal: Principal = { kind: 'operator', tenant: options.tenant, id: `cli:${userInfo().username}` };
+  // As the server does: learning's dynamic assignments follow the people imported, in the import's transaction.
+  const peopleChanges = assignmentPeopleChanges(options.baseDomain);
   try {
     if (options.kind === 'users') {
       const request = parseUserImportBody(usersBody(options.file, bytes, options.charset));
       report.stage(`${options.verify ? 'checking' : 'importing'} ${request.users.length} users`);
-      const summary = await importUsers(sql, principal, { ...request, verify: options.verify || request.verify }, options.baseDomain);
+      const summary = await importUsers(
+        sql,
+        principal,
+        { ...request, verify: options.verify || request.verify },
+        options.baseDomain,
+        peopleChanges,
+      );
       report.done(`${summary.rows} rows in ${seconds(started)} s`);
       return { kind: 'users', summary };
     }
@@ -121,7 +130,10 @@ export async function importFile(sql: SqlClient, options: ImportFileOptions): Pr
       throw new RefusedFile('--verify checks user imports only: organisation and jobs imports are checked whole and refused whole.');
     const body = parseJson(options.file, bytes);
     report.stage(`importing ${Array.isArray(body) ? body.length : 0} ${options.kind === 'jobs' ? 'jobs' : 'organisation entries'}`);
-    const entries = options.kind === 'jobs' ? await importJobs(sql, principal, body) : await importOrganisation(sql, principal, body);
+    const entries =
+      options.kind === 'jobs'
+        ? await importJobs(sql, principal, body, peopleChanges)
+        : await importOrganisation(sql, principal, body, peopleChanges);
     report.done(`${entries} entries in ${seconds(started)} s`);
     return { kind: options.kind, entries };
   } catch (error) {

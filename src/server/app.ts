@@ -32,6 +32,7 @@ import { notificationsModule } from '../modules/notifications/notifications.modu
 import { importsModule } from '../modules/imports/imports.module.js';
 import { launchModule } from '../modules/launch/launch.module.js';
 import { learningModule } from '../modules/learning/learning.module.js';
+import { assignmentPeopleChanges } from '../modules/learning/assignment-membership.service.js';
 import type { SignInPolicy } from '../modules/auth/oauth/sign-in-throttle.js';
 
 export interface BuildOptions {
@@ -205,16 +206,19 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   // registered, so every module's routes follow auth's authentication hook; tenancy's service
   // precedes it, as the hook names the request's tenant through it.
   const modules: ModuleOptions = { config, sql, bus };
+  // Learning's dynamic assignments follow the people the actors and imports modules write, in
+  // their transactions: the seam that lets them call up (actors' people-changes.ts).
+  const peopleChanges = assignmentPeopleChanges(config.baseDomain);
   await app.register(tenancyModule, modules);
   await app.register(authModule, { ...modules, signInPolicy: options.signInPolicy });
   await app.register(auditModule, modules);
   await app.register(organisationModule, modules);
-  await app.register(actorsModule, modules);
+  await app.register(actorsModule, { ...modules, peopleChanges });
   await app.register(activitiesModule, modules);
   await app.register(xapiModule, modules);
   await app.register(completionsModule, modules);
   await app.register(notificationsModule, modules);
-  await app.register(importsModule, modules);
+  await app.register(importsModule, { ...modules, peopleChanges });
   await app.register(launchModule, modules);
   await app.register(learningModule, modules);
 }

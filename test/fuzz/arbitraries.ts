@@ -1712,7 +1712,108 @@ const LEARNING_FUZZERS: Record<string, RouteFuzzer> = {
     }),
   'PUT /api/competencies': (ctx) =>
     route({ method: 'PUT', path: '/api/competencies', headers: apiHeaders(ctx, false), body: arrayBody(competencyEntry) }),
+  'POST /api/assignments': (ctx) =>
+    route({ method: 'POST', path: '/api/assignments', headers: apiHeaders(ctx, false), body: assignmentBody() }),
+  'GET /api/assignments': (ctx) => route({ method: 'GET', path: '/api/assignments', query: pageQuery(), headers: apiHeaders(ctx, false) }),
+  'GET /api/assignments/item': (ctx) =>
+    route({ method: 'GET', path: '/api/assignments/item', query: { id: assignmentIdParam() }, headers: apiHeaders(ctx, false) }),
+  'PUT /api/assignments/item': (ctx) =>
+    route({
+      method: 'PUT',
+      path: '/api/assignments/item',
+      query: { id: assignmentIdParam() },
+      headers: apiHeaders(ctx, false),
+      body: assignmentBody(),
+    }),
+  'DELETE /api/assignments/item': (ctx) =>
+    route({ method: 'DELETE', path: '/api/assignments/item', query: { id: assignmentIdParam() }, headers: apiHeaders(ctx, false) }),
+  'GET /api/assignments/people': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/api/assignments/people',
+      query: {
+        id: assignmentIdParam(),
+        status: param('status', fc.constantFrom('assigned', 'inProgress', 'completed,completedLate', 'overdue,assigned'), {
+          hostile: fc.constantFrom('', ',', 'late', 'in-progress', 'Completed', 'overdue,,assigned', 'x'.repeat(5_000)),
+        }),
+        ...pageQuery(),
+      },
+      headers: apiHeaders(ctx, false),
+    }),
+  'GET /api/actors/assignments': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/api/actors/assignments',
+      query: {
+        agent: param('agent', agentParameter, { hostile: hostileAgentParameter }),
+        actorId: param('actorId', actorIdParameter, { hostile: hostileActorId }),
+      },
+      headers: apiHeaders(ctx, false),
+    }),
 };
+
+/**
+ * Learning assignments (issue 28, item 4): bodies mostly valid for the fuzz tenant (its learner,
+ * its launch activity, the search's criteria), or hostile in each part. Built when a route is
+ * fuzzed: the criteria generators are defined further down this file.
+ */
+const assignmentIdParam = () => param('id', fc.uuid(), { required: true, hostile: uuidish, weight: 4 });
+let hugeAssignment: string | undefined;
+function assignmentBody(): Part<Body> {
+  const people = fc.oneof(
+    fc.record({
+      actorIds: fc.oneof(fc.constant([`mbox|${LEARNER_MBOX}`]), fc.uniqueArray(actorIdParameter, { minLength: 1, maxLength: 3 })),
+    }),
+    fc.record({ criteria: searchCriteria }),
+    fc.record({ organisationId: entryId }),
+    fc.record({ jobId: entryId }),
+  );
+  const valid = fc.record(
+    {
+      name: fc.oneof(fc.constantFrom('Fire safety 2027', 'Induction'), fc.string({ minLength: 1, maxLength: 20 })),
+      activityIds: fc.oneof(fc.constant([LAUNCH_ACTIVITY]), fc.uniqueArray(activityId, { minLength: 1, maxLength: 3 })),
+      people,
+      dueAt: fc.oneof(validDate, fc.constant(null)),
+    },
+    { requiredKeys: ['name', 'activityIds', 'people'] },
+  );
+  const hostilePeople = fc.oneof(
+    hostileJson,
+    fc.constant({}),
+    fc.record({ criteria: hostileCriteria }),
+    fc.record({ actorIds: fc.oneof(hostileJson, fc.array(fc.oneof(hostileActorId, actorIdParameter, hostileJson), { maxLength: 4 })) }),
+    fc.record({ organisationId: fc.oneof(hostileText, longIndexedText, hostileJson) }),
+    fc.record({ jobId: fc.oneof(hostileText, longIndexedText, hostileJson) }),
+    fc.record({ criteria: searchCriteria, jobId: entryId }),
+    fc.dictionary(hostileText, hostileJson, { minKeys: 1, maxKeys: 2 }),
+  );
+  hugeAssignment ??= toJson({
+    name: 'Huge',
+    activityIds: [LAUNCH_ACTIVITY],
+    people: { actorIds: Array.from({ length: 50_001 }, (_, i) => `mbox|mailto:p${i}@example.com`) },
+  });
+  const hostile = fc.oneof(
+    hostileJson.map(toJson),
+    fc
+      .record(
+        {
+          name: fc.oneof(hostileText, hostileJson, fc.constant('x'.repeat(1_001))),
+          activityIds: fc.oneof(hostileJson, fc.array(fc.oneof(activityId, hostileIri, hostileJson), { maxLength: 4 })),
+          people: hostilePeople,
+          dueAt: fc.oneof(hostileDate, hostileJson),
+        },
+        { requiredKeys: [] },
+      )
+      .map(toJson),
+    fc
+      .tuple(valid, fc.constantFrom('name', 'activityIds', 'people', 'dueAt', 'extra'), hostileJson)
+      .map(([sent, key, value]) => toJson({ ...sent, [key]: value })),
+    fc.tuple(valid, hostilePeople).map(([sent, people]) => toJson({ ...sent, people })),
+    fc.constant(hugeAssignment),
+    fc.constant(toJson({ name: 'Many', activityIds: Array.from({ length: 1_001 }, (_, i) => `urn:x:${i}`), people: { criteria: {} } })),
+  );
+  return body(valid.map(toJson), JSON_TYPES, hostile);
+}
 
 /** The activities registry (issue 14). */
 const mostly = (valid: fc.Arbitrary<unknown>, hostile: fc.Arbitrary<unknown>) =>

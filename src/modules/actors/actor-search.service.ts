@@ -1,7 +1,7 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import type { Tenant } from '../../kernel/principal.js';
-import { getTenantSettings } from './tenant-settings.service.js';
+import { getTenantSettings, type TenantSettings } from './tenant-settings.service.js';
 import { compileCriteria, Parameters, readCriteria, type CompileContext, type Criteria } from './actor-search-compiler.js';
 import type { JobLinkSettings } from './actor-job-rules.js';
 import { jobIdsSql, positionJobsSql } from '../organisation/organisation-search.service.js';
@@ -130,4 +130,30 @@ export async function searchActors(
   const condition = compileCriteria(criteria, linkContext(settings), parameters);
   const found = await findMatchingActors(sql, tenant.id, condition, parameters, page);
   return { actors: await showActors(sql, tenant, found.actors, domains, settings), total: found.total };
+}
+
+/**
+ * The people among some actors, for a module above that keeps its own record of people (learning's
+ * dynamic assignments), as SQL text to embed in one of its statements as a CTE: every column of
+ * `actors` (what the criteria read), one row a person. The people are the actors an import or
+ * `PUT /api/actors/agents` wrote (`imported_at` set): agents only statements named, groups and
+ * statement authorities are never people. `within` is the placeholder of a text[] of agent keys
+ * (those a write changed); `$1` is the tenant id. peopleMatchingSql then reads the CTE.
+ */
+export function peopleAmongSql(within: string): string {
+  return `SELECT a.* FROM actors a WHERE a.tenant_id = $1 AND a.agent_key = ANY(${within}::text[]) AND a.imported_at IS NOT NULL`;
+}
+
+/**
+ * The people `criteria` select, as SQL text to embed (see peopleAmongSql): `SELECT a.agent_key
+ * FROM …`, one column, `agent_key`, each person once. From the tenant's people (the actors table,
+ * its indexes serving the criteria), or, with `from`, from the CTE of that name the caller made
+ * with peopleAmongSql (the few people a write changed, read once for many criteria). The
+ * criteria's values are added to `parameters`, whose `$1` is the tenant id; `settings` are the
+ * tenant's (getTenantSettings), read once by a caller compiling several criteria.
+ */
+export function peopleMatchingSql(criteria: Criteria, settings: TenantSettings, parameters: Parameters, from?: string): string {
+  const condition = compileCriteria(criteria, linkContext(settings), parameters);
+  if (from !== undefined) return `SELECT a.agent_key FROM ${from} a WHERE ${condition}`;
+  return `SELECT a.agent_key FROM actors a WHERE a.tenant_id = $1 AND a.imported_at IS NOT NULL AND ${condition}`;
 }

@@ -8,6 +8,7 @@ import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import { ActorKindParameter } from './actor-search.schemas.js';
 import { listActors } from './actor.service.js';
 import { upsertAgent } from './agent-upsert.service.js';
+import type { PeopleChanges } from './people-changes.js';
 
 export interface ActorsRoutesOptions {
   sql: SqlClient;
@@ -15,6 +16,8 @@ export interface ActorsRoutesOptions {
   baseDomain: string;
   /** The host of the extension keys, `http://{serviceDomain}/api/ext/agent/…` (LEARNBASE_SERVICE_DOMAIN). */
   serviceDomain: string;
+  /** Told of every agent written, in the write's transaction. */
+  peopleChanges: PeopleChanges;
 }
 
 const ActorsQuery = Type.Object({ ...PageQuery('actors').properties, kind: Type.Optional(ActorKindParameter) });
@@ -74,7 +77,10 @@ const UpsertHeaders = Type.Object({
 });
 
 /** `GET /api/actors` and `PUT|POST /api/actors/agents`: the tenant's actors, and writing one agent. */
-export const actorsRoutes: FastifyPluginAsyncTypebox<ActorsRoutesOptions> = async (app, { sql, baseDomain, serviceDomain }) => {
+export const actorsRoutes: FastifyPluginAsyncTypebox<ActorsRoutesOptions> = async (
+  app,
+  { sql, baseDomain, serviceDomain, peopleChanges },
+) => {
   const domains = { baseDomain, serviceDomain };
 
   app.get(
@@ -123,7 +129,7 @@ export const actorsRoutes: FastifyPluginAsyncTypebox<ActorsRoutesOptions> = asyn
     handler: async (request, reply) => {
       const principal = tenantWidePrincipalOf(request);
       const source = sourceOfHeader(request.headers['svc-account-source']);
-      const { created, actor } = await upsertAgent(sql, principal, request.body, source, domains);
+      const { created, actor } = await upsertAgent(sql, principal, request.body, source, domains, peopleChanges);
       return reply.status(created ? 201 : 200).send(actor as Static<typeof Actor>);
     },
   });

@@ -3,11 +3,17 @@ import type { ModuleOptions } from '../../platform/module-options.js';
 import { actorsRoutes } from './actor.routes.js';
 import { actorsSearchRoutes } from './actor-search.routes.js';
 import { tenantSettingsRoutes } from './tenant-settings.routes.js';
+import type { PeopleChanges } from './people-changes.js';
+
+export interface ActorsModuleOptions extends ModuleOptions {
+  /** What hears of people written here (agents, settings): the entry hands it in (people-changes.ts). */
+  peopleChanges: PeopleChanges;
+}
 
 /** The actor store, its search, and the tenant's people settings. */
-export const actorsModule: FastifyPluginAsync<ModuleOptions> = async (app, { config, sql }) => {
-  const options = { sql, baseDomain: config.baseDomain, serviceDomain: config.serviceDomain };
+export const actorsModule: FastifyPluginAsync<ActorsModuleOptions> = async (app, { config, sql, peopleChanges }) => {
+  const options = { sql, baseDomain: config.baseDomain, serviceDomain: config.serviceDomain, peopleChanges };
   await app.register(actorsRoutes, options);
   await app.register(actorsSearchRoutes, options);
-  await app.register(tenantSettingsRoutes, { sql, baseDomain: config.baseDomain });
+  await app.register(tenantSettingsRoutes, { sql, baseDomain: config.baseDomain, peopleChanges });
 };

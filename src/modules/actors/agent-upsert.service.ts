@@ -7,6 +7,7 @@ import { showActors, type ActorDomains } from './actor.service.js';
 import { identifiersOf, parseAgentWrite, resolveAgentWrite } from './agent-upsert.js';
 import { findIdentifierHolders, replaceIdentifiers } from './actor-identifiers.repository.js';
 import { upsertAgentActor } from './agent-upsert.repository.js';
+import type { PeopleChanges } from './people-changes.js';
 
 export interface AgentUpsertResult {
   created: boolean;
@@ -20,7 +21,7 @@ export interface AgentUpsertResult {
  * tenant's identity lock from the first read to the commit, the one the user import and a change
  * of the unique attributes take: two upserts of one person (or an upsert and an import) run one
  * after the other, the second matching what the first stored, so they make one actor. The audit
- * entry is written in the same transaction.
+ * entry is written in the same transaction, and so is what `peopleChanges` makes of the change.
  */
 export async function upsertAgent(
   sql: SqlClient,
@@ -28,6 +29,7 @@ export async function upsertAgent(
   body: unknown,
   source: string | undefined,
   domains: ActorDomains,
+  peopleChanges: PeopleChanges,
 ): Promise<AgentUpsertResult> {
   const write = parseAgentWrite(body);
   const tenant = principal.tenant;
@@ -57,6 +59,7 @@ export async function upsertAgent(
 
     const stored = await findActorByKey(tx, tenant.id, resolution.key);
     if (!stored) throw new Error(`The actor ${resolution.key} just written is not there.`);
+    await peopleChanges.changed(tx, tenant, { kind: 'people', agentKeys: [resolution.key] });
     const details: Record<string, unknown> = {};
     if (write.name !== undefined) details.name = write.name;
     if (resolution.action === 'update') details.matchedBy = resolution.matchedBy;

@@ -7,11 +7,14 @@ import { ApiError } from '../../platform/http/common-schemas.js';
 import { tenantWidePrincipalOf, wholeTenantPrincipalOf } from '../../kernel/principal.js';
 import { getTenantSettings, replaceTenantSettings } from './tenant-settings.service.js';
 import { TenantSettingsBody, TenantSettingsResponse } from './tenant-settings.schemas.js';
+import type { PeopleChanges } from './people-changes.js';
 
 export interface TenantSettingsRoutesOptions {
   sql: SqlClient;
   /** `{tenant}.{baseDomain}`: the default accountHomePage is the tenant's own address. */
   baseDomain: string;
+  /** Told of every change of the settings (they link people to the organisation and the jobs), in its transaction. */
+  peopleChanges: PeopleChanges;
 }
 
 /**
@@ -32,7 +35,10 @@ const exactValidator =
         };
 
 /** `GET` and `PUT /api/settings`: the tenant's import and identity settings (tenant-wide principals). */
-export const tenantSettingsRoutes: FastifyPluginAsyncTypebox<TenantSettingsRoutesOptions> = async (app, { sql, baseDomain }) => {
+export const tenantSettingsRoutes: FastifyPluginAsyncTypebox<TenantSettingsRoutesOptions> = async (
+  app,
+  { sql, baseDomain, peopleChanges },
+) => {
   app.get(
     '/api/settings',
     {
@@ -58,6 +64,6 @@ export const tenantSettingsRoutes: FastifyPluginAsyncTypebox<TenantSettingsRoute
         response: { 200: TenantSettingsResponse, 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 409: ApiError },
       },
     },
-    async (request) => replaceTenantSettings(sql, wholeTenantPrincipalOf(request).tenant, request.body, baseDomain),
+    async (request) => replaceTenantSettings(sql, wholeTenantPrincipalOf(request).tenant, request.body, baseDomain, peopleChanges),
   );
 };

@@ -13,6 +13,7 @@ import {
   upsertStoredSettings,
 } from './tenant-settings.repository.js';
 import type { TenantSettingsBody } from './tenant-settings.schemas.js';
+import type { PeopleChanges } from './people-changes.js';
 
 /** A tenant's settings with every default filled in (docs/imports.md, "Model and settings"). */
 export interface TenantSettings {
@@ -84,12 +85,15 @@ function checkSettings(body: TenantSettingsBody): void {
  * PUT semantics: `body` replaces the stored settings; keys left out take their defaults. When the
  * unique attributes change, the tenant's identifiers are rebuilt from its users' attributes in the
  * same transaction; if two users then share a value the change is refused (409) and nothing changes.
+ * The settings link people to the organisation and the jobs, so `peopleChanges` hears of every
+ * tenant's people as changed, in the same transaction.
  */
 export async function replaceTenantSettings(
   sql: SqlClient,
   tenant: Pick<Tenant, 'id' | 'name'>,
   body: TenantSettingsBody,
   baseDomain: string,
+  peopleChanges: PeopleChanges,
 ): Promise<TenantSettings> {
   checkSettings(body);
   return sql.transaction(async (tx) => {
@@ -120,6 +124,7 @@ export async function replaceTenantSettings(
       await rebuildIdentifiers(tx, tenant.id, after.uniqueAttributes);
     }
     await upsertStoredSettings(tx, tenant.id, body as Record<string, unknown>);
+    await peopleChanges.changed(tx, tenant, { kind: 'everyone' });
     return after;
   });
 }

@@ -3,10 +3,16 @@ import type { ModuleOptions } from '../../platform/module-options.js';
 import { importHistoryRoutes } from './import-history.routes.js';
 import { organisationImportRoutes } from './organisation-import.routes.js';
 import { usersImportRoutes } from './user-import.routes.js';
+import type { PeopleChanges } from '../actors/people-changes.js';
+
+export interface ImportsModuleOptions extends ModuleOptions {
+  /** What hears of people the imports write or relink: the entry hands it in (actors' people-changes.ts). */
+  peopleChanges: PeopleChanges;
+}
 
 /** Imports of users, the organisation and jobs, and their history. */
-export const importsModule: FastifyPluginAsync<ModuleOptions> = async (app, { config, sql }) => {
-  await app.register(usersImportRoutes, { sql, importLimitBytes: config.importLimitBytes, baseDomain: config.baseDomain });
+export const importsModule: FastifyPluginAsync<ImportsModuleOptions> = async (app, { config, sql, peopleChanges }) => {
+  await app.register(usersImportRoutes, { sql, importLimitBytes: config.importLimitBytes, baseDomain: config.baseDomain, peopleChanges });
   await app.register(importHistoryRoutes, { sql });
-  await app.register(organisationImportRoutes, { sql, importLimitBytes: config.importLimitBytes });
+  await app.register(organisationImportRoutes, { sql, importLimitBytes: config.importLimitBytes, peopleChanges });
 };

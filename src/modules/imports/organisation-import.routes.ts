@@ -5,11 +5,14 @@ import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
 import { wholeTenantPrincipalOf } from '../../kernel/principal.js';
 import { JobsImportBody, OrganisationImportBody } from '../organisation/organisation.schemas.js';
 import { importJobs, importOrganisation } from './organisation-import.service.js';
+import type { PeopleChanges } from '../actors/people-changes.js';
 
 export interface OrganisationImportRoutesOptions {
   sql: SqlClient;
   /** Largest import body (bytes); larger ones get 413 (LEARNBASE_IMPORT_LIMIT_BYTES). */
   importLimitBytes: number;
+  /** Told that everyone changed (what their attributes link to did), in the import's transaction. */
+  peopleChanges: PeopleChanges;
 }
 
 const importErrors = { 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 413: ApiError, 415: ApiError };
@@ -17,7 +20,7 @@ const importErrors = { 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiErro
 /** `PUT /api/import/organisation`, `PUT /api/import/jobs`. */
 export const organisationImportRoutes: FastifyPluginAsyncTypebox<OrganisationImportRoutesOptions> = async (
   app,
-  { sql, importLimitBytes },
+  { sql, importLimitBytes, peopleChanges },
 ) => {
   app.put(
     '/api/import/organisation',
@@ -39,7 +42,7 @@ export const organisationImportRoutes: FastifyPluginAsyncTypebox<OrganisationImp
       },
     },
     async (request, reply) => {
-      await importOrganisation(sql, wholeTenantPrincipalOf(request), request.body as unknown);
+      await importOrganisation(sql, wholeTenantPrincipalOf(request), request.body as unknown, peopleChanges);
       return reply.status(204).send(null);
     },
   );
@@ -64,7 +67,7 @@ export const organisationImportRoutes: FastifyPluginAsyncTypebox<OrganisationImp
       },
     },
     async (request, reply) => {
-      await importJobs(sql, wholeTenantPrincipalOf(request), request.body as unknown);
+      await importJobs(sql, wholeTenantPrincipalOf(request), request.body as unknown, peopleChanges);
       return reply.status(204).send(null);
     },
   );

@@ -5,6 +5,7 @@ import { checkJobsImport } from '../organisation/job-role-rules.js';
 import { checkOrganisationImport, type ImportCheck, type ImportProblem } from '../organisation/org-unit-rules.js';
 import { refreshOrganisationStatistics, replaceJobArchitecture, replaceOrganisation } from '../organisation/organisation.service.js';
 import { recordImportRun } from './import-run.service.js';
+import type { PeopleChanges } from '../actors/people-changes.js';
 
 export const OrganisationImportErrors = {
   invalidImport: (kind: 'organisation' | 'jobs', problems: ImportProblem[], body?: string) => {
@@ -23,6 +24,7 @@ async function replaceAll<T>(
   kind: 'organisation' | 'jobs',
   check: () => ImportCheck<T[]>,
   replace: (tx: SqlClient, tenantId: string, items: T[]) => Promise<void>,
+  peopleChanges: PeopleChanges,
 ): Promise<number> {
   const startedAt = new Date();
   const checked = check();
@@ -31,6 +33,8 @@ async function replaceAll<T>(
   const tenantId = principal.tenant.id;
   await sql.transaction(async (tx) => {
     await replace(tx, tenantId, items);
+    // What every person's attributes link to changed: anyone may match other criteria now.
+    await peopleChanges.changed(tx, principal.tenant, { kind: 'everyone' });
     await recordImportRun(tx, { kind, verify: false, principal, startedAt, summary: { entries: items.length } });
   });
   await refreshOrganisationStatistics(sql, kind, items.length);
@@ -41,12 +45,13 @@ async function replaceAll<T>(
  * `PUT /api/import/organisation`: checks the whole body and, when every entry is good, replaces
  * the tenant's organisation structure and records the run, all in one transaction. Two imports
  * at once are serialised (lockReplacement): the last to commit is what is stored, never a mix.
+ * `peopleChanges` hears of everyone as changed, in the same transaction.
  */
-export function importOrganisation(sql: SqlClient, principal: Principal, body: unknown): Promise<number> {
-  return replaceAll(sql, principal, 'organisation', () => checkOrganisationImport(body), replaceOrganisation);
+export function importOrganisation(sql: SqlClient, principal: Principal, body: unknown, peopleChanges: PeopleChanges): Promise<number> {
+  return replaceAll(sql, principal, 'organisation', () => checkOrganisationImport(body), replaceOrganisation, peopleChanges);
 }
 
 /** `PUT /api/import/jobs`: as importOrganisation, for the job architecture. */
-export function importJobs(sql: SqlClient, principal: Principal, body: unknown): Promise<number> {
-  return replaceAll(sql, principal, 'jobs', () => checkJobsImport(body), replaceJobArchitecture);
+export function importJobs(sql: SqlClient, principal: Principal, body: unknown, peopleChanges: PeopleChanges): Promise<number> {
+  return replaceAll(sql, principal, 'jobs', () => checkJobsImport(body), replaceJobArchitecture, peopleChanges);
 }

@@ -6,6 +6,7 @@ import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import { importUsers, parseUserImportBody } from './user-import.service.js';
 import { charsetOf, parseUsersCsv } from './users-csv.js';
+import type { PeopleChanges } from '../actors/people-changes.js';
 
 export interface UsersImportRoutesOptions {
   sql: SqlClient;
@@ -13,6 +14,8 @@ export interface UsersImportRoutesOptions {
   importLimitBytes: number;
   /** For the default accountHomePage, the tenant's own address. */
   baseDomain: string;
+  /** Told of the users an import wrote, in its transaction. */
+  peopleChanges: PeopleChanges;
 }
 
 const ImportMessage = Type.Object({
@@ -60,7 +63,7 @@ function verifyOfQuery(query: unknown): boolean | undefined {
 /** `POST /api/import/users` (interface 4.1): a JSON body, or the same users as CSV (users-csv.ts). */
 export const usersImportRoutes: FastifyPluginAsyncTypebox<UsersImportRoutesOptions> = async (
   app,
-  { sql, importLimitBytes, baseDomain },
+  { sql, importLimitBytes, baseDomain, peopleChanges },
 ) => {
   // Encapsulated in this plugin: `text/csv` means users only here.
   app.addContentTypeParser('text/csv', { parseAs: 'buffer', bodyLimit: importLimitBytes }, (request, body, done) => {
@@ -102,7 +105,7 @@ export const usersImportRoutes: FastifyPluginAsyncTypebox<UsersImportRoutesOptio
       const principal = tenantWidePrincipalOf(request);
       const parsed = parseUserImportBody(request.body);
       const verify = verifyOfQuery(request.query);
-      return importUsers(sql, principal, { ...parsed, verify: parsed.verify || verify === true }, baseDomain);
+      return importUsers(sql, principal, { ...parsed, verify: parsed.verify || verify === true }, baseDomain, peopleChanges);
     },
   );
 };

@@ -20,6 +20,7 @@ import {
   type UserImportSummary,
 } from './user-import.js';
 import { findHoldersOf, findImportedKeys, inBatches, storeImportedPeople } from '../actors/actor-import.service.js';
+import type { PeopleChanges } from '../actors/people-changes.js';
 
 export interface UserImportRequest {
   users: unknown[];
@@ -109,13 +110,15 @@ async function resolveAll(
  * tenant stores, then the valid rows written in one transaction, with the run recorded in it.
  * The tenant's identity lock is held from the first read to the commit, so two imports of one
  * tenant run one after the other and each sees what the other stored: never two actors for one
- * person. Verify takes the same path and writes nothing but the run.
+ * person. Verify takes the same path and writes nothing but the run. `peopleChanges` hears of the
+ * users written, in the same transaction.
  */
 export async function importUsers(
   sql: SqlClient,
   principal: Principal,
   request: UserImportRequest,
   baseDomain: string,
+  peopleChanges: PeopleChanges,
 ): Promise<UserImportSummary> {
   const startedAt = new Date();
   const tenant = principal.tenant;
@@ -161,6 +164,7 @@ export async function importUsers(
         // Only the values their user does not hold yet: a re-import of the same people adds none.
         addedIdentifiers: written.flatMap((user) => user.unheld.map((identifier) => ({ ...identifier, agentKey: user.agentKey }))),
       });
+      if (written.length > 0) await peopleChanges.changed(tx, tenant, { kind: 'people', agentKeys: written.map((user) => user.agentKey) });
     }
 
     const { errors: _errors, warnings: _warnings, ...counts } = summary;

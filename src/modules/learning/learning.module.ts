@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ModuleOptions } from '../../platform/module-options.js';
 import { competencyRoutes } from './competency.routes.js';
 import { skillsGapRoutes } from './skills-gap.routes.js';
+import { assignmentRoutes } from './assignment.routes.js';
 
 /**
  * What the organisation's data is imported for (docs/learning.md): the competency catalogue and
@@ -11,4 +12,5 @@ import { skillsGapRoutes } from './skills-gap.routes.js';
 export const learningModule: FastifyPluginAsync<ModuleOptions> = async (app, { config, sql }) => {
   await app.register(competencyRoutes, { sql });
   await app.register(skillsGapRoutes, { sql, baseDomain: config.baseDomain });
+  await app.register(assignmentRoutes, { sql, baseDomain: config.baseDomain });
 };

@@ -1,57 +1,76 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { isTenantWide, type Principal } from '../../kernel/principal.js';
+import { AppError, badRequest } from '../../platform/http/app-error.js';
 import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
-import { SkillsGapErrors } from './skills-gap.errors.js';
+import { isTenantWide, type Principal } from '../../kernel/principal.js';
 
-/** How a request names the person it is about: `agent` (an xAPI agent as JSON) or `actorId`, or neither. */
-export interface PersonParameters {
+/** How a route over one person's learning data names the person: `agent` (xAPI agent JSON) or `actorId`, or neither. */
+export interface PersonQuery {
   agent?: string;
   actorId?: string;
 }
 
+/** The person a principal may read, and how far. */
+export interface ReadablePerson {
+  agentKey: string;
+  /** A launch token's activity: only it, and what the registry puts below it, may be read. */
+  activityId?: string;
+}
+
+const invalidQuery = (parameter: string, message: string) => badRequest('learning.invalid_query', message, { parameter });
+const forbidden = (message = 'This credential may only read the learning data of its own person.') =>
+  new AppError('learning.forbidden', 403, message);
+
 /**
- * The agent key of the person a request asks about, once the principal may read them
- * (mayReadPerson): the one `agent` or `actorId` names, else the principal's own actor (a learner
- * credential's). A launch token is refused before anything is read: it stands for one activity,
- * not for the learner's whole record.
+ * The one place that says whether `principal` may read the learning data (assignments, skills
+ * gaps, recommendations) of the person `query` names, and which person that is:
+ *
+ * - an admin or an API key reads anyone of its tenant, and must name them (it has no person of its own);
+ * - a learner credential reads only its own person, and names nobody to mean itself;
+ * - a launch token reads only its own person, narrowed to its launch's activity and its registry
+ *   descendants (where a route serves launch tokens at all: personAsked refuses them);
+ * - anyone else's: 403 `learning.forbidden`, before the person is looked up, so the answer tells
+ *   nothing of who exists.
+ *
+ * Managers (a principal reading the people of the positions below its own, issue 28 item 5) slot
+ * in here: the check then reads the organisation, hence `sql` and the promise.
  */
-export async function personAsked(sql: SqlClient, principal: Principal, query: PersonParameters): Promise<string> {
-  if (principal.kind === 'launch') {
-    throw SkillsGapErrors.forbidden(
-      'A launch token reads its own activity only; skills gaps and recommendations need the learner credential or an admin.',
-    );
-  }
+export async function readablePerson(_sql: SqlClient, principal: Principal, query: PersonQuery): Promise<ReadablePerson> {
   if (query.agent !== undefined && query.actorId !== undefined) {
-    throw SkillsGapErrors.invalidQuery(
+    throw invalidQuery(
       'actorId',
       "Send at most one of 'agent' (an xAPI agent as JSON) and 'actorId' (<ifi_property>|<ifi_value>), not both.",
     );
   }
-  const agentKey =
+  const named =
     query.agent !== undefined
       ? parseAgentParameter(query.agent).key
       : query.actorId !== undefined
         ? parseActorId(query.actorId).key
-        : principal.agentKey;
-  if (agentKey === undefined) {
-    throw SkillsGapErrors.invalidQuery(
-      'agent',
-      "An API key or an admin has no actor of its own: name the person with 'agent' (an xAPI agent as JSON) or 'actorId' (<ifi_property>|<ifi_value>).",
-    );
+        : undefined;
+  if (isTenantWide(principal)) {
+    if (named === undefined) {
+      throw invalidQuery(
+        'agent',
+        "An API key or an admin has no person of its own: name the person with 'agent' (an xAPI agent as JSON) or 'actorId' (<ifi_property>|<ifi_value>).",
+      );
+    }
+    return { agentKey: named };
   }
-  await mayReadPerson(sql, principal, agentKey);
-  return agentKey;
+  const own = principal.agentKey;
+  if (own === undefined || (named !== undefined && named !== own)) throw forbidden();
+  return principal.kind === 'launch' && principal.activityId !== undefined
+    ? { agentKey: own, activityId: principal.activityId }
+    : { agentKey: own };
 }
 
 /**
- * The one place that says whether a principal may read a person's learning data (skills gap,
- * recommendations): a tenant-wide principal (an admin, an API key) anyone of its tenant; a
- * learner credential its own actor only. Refused: 403, before the person is looked up, so the
- * answer tells nothing of who exists. Managers (issue 28, item 5: the holder of a position reads
- * the holders of the positions below it) come in here, which is why it may read the database.
+ * The agent key of the person a skills gap or recommendations request asks about (readablePerson).
+ * A launch token is refused before anything is read: it stands for one activity, not for the
+ * learner's whole record.
  */
-export async function mayReadPerson(_sql: SqlClient, principal: Principal, agentKey: string): Promise<void> {
-  if (isTenantWide(principal)) return;
-  if (principal.kind === 'actor' && principal.agentKey === agentKey) return;
-  throw SkillsGapErrors.forbidden('This credential may only read the skills gap and recommendations of its own actor.');
+export async function personAsked(sql: SqlClient, principal: Principal, query: PersonQuery): Promise<string> {
+  if (principal.kind === 'launch') {
+    throw forbidden('A launch token reads its own activity only; skills gaps and recommendations need the learner credential or an admin.');
+  }
+  return (await readablePerson(sql, principal, query)).agentKey;
 }

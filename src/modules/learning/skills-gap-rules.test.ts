@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Principal } from '../../kernel/principal.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError } from '../../platform/http/app-error.js';
-import { mayReadPerson, personAsked } from './person-access.service.js';
+import { personAsked, readablePerson } from './person-access.service.js';
 import { gapOf, MAX_EVIDENCE, readGroupBody, readTarget } from './skills-gap-rules.js';
 
 const refused = (work: () => unknown, code: string, details?: Record<string, unknown>) =>
@@ -89,15 +89,18 @@ describe('who may read whom', () => {
   const ada = 'mbox|mailto:ada@example.com';
 
   it('lets tenant-wide principals read anyone and a learner credential its own actor', async () => {
-    for (const kind of ['admin', 'api_key', 'operator'] as const) await mayReadPerson(sql, principal(kind), ada);
-    await mayReadPerson(sql, principal('actor', ada), ada);
+    for (const kind of ['admin', 'api_key', 'operator'] as const)
+      assert.deepEqual(await readablePerson(sql, principal(kind), { actorId: ada }), { agentKey: ada });
+    assert.deepEqual(await readablePerson(sql, principal('actor', ada), { actorId: ada }), { agentKey: ada });
     assert.equal(await personAsked(sql, principal('actor', ada), {}), ada);
     assert.equal(await personAsked(sql, principal('api_key'), { actorId: ada }), ada);
     assert.equal(await personAsked(sql, principal('api_key'), { agent: '{"mbox":"mailto:ada@example.com"}' }), ada);
   });
 
   it('refuses another person to a learner credential, anything to a launch token', async () => {
-    await assert.rejects(mayReadPerson(sql, principal('actor', ada), 'mbox|mailto:bob@example.com'), { code: 'learning.forbidden' });
+    await assert.rejects(readablePerson(sql, principal('actor', ada), { actorId: 'mbox|mailto:bob@example.com' }), {
+      code: 'learning.forbidden',
+    });
     await assert.rejects(personAsked(sql, principal('launch', ada), {}), { code: 'learning.forbidden' });
     await assert.rejects(personAsked(sql, principal('launch', ada), { actorId: ada }), { code: 'learning.forbidden' });
   });

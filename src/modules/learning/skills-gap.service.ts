@@ -5,7 +5,7 @@ import { getTenantSettings } from '../actors/tenant-settings.service.js';
 import { Parameters, peopleSql, readSearchCriteria, type Criteria } from '../actors/actor-search.service.js';
 import { competenciesById, jobCompetencies, type Competency } from '../organisation/competency.service.js';
 import { existingOrganisationIds, findJobs, OrganisationErrors, type Job, type OrgEntry } from '../organisation/organisation.service.js';
-import { personAsked, type PersonParameters } from './person-access.service.js';
+import { personAsked, type PersonQuery as PersonParameters } from './person-access.service.js';
 import { SkillsGapErrors } from './skills-gap.errors.js';
 import { countGroupGap, findEvidence, type PeopleStatement } from './skills-gap.repository.js';
 import { gapOf, MAX_EVIDENCE, readGroupBody, readTarget, type GroupSelection, type TargetAsked } from './skills-gap-rules.js';

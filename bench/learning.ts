@@ -1,0 +1,400 @@
+/**
+ * The learning benchmark (issue 28): starts `learnbase serve` on a fresh database and builds the
+ * tenant the issue names — 100,000 people in 10,000 positions, 500 jobs of 5 competencies each,
+ * 2,000 activities developing them, 1,000,000 statements — through the HTTP API, then measures
+ * what the learning module answers on it: a person's skills gap and recommendations, the reports
+ * over the whole tenant and over a subtree of about 1,000 people, the creation of a dynamic
+ * assignment over 50,000 people, and statement writes with 100 assignments active beside none.
+ * See bench/README.md, "Learning".
+ *
+ *   node --import tsx bench/learning.ts --backend postgres [--people 100000] [--statements 1000000] [--duration 10]
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type autocannon from 'autocannon';
+import {
+  BENCH_TENANT,
+  createStorage,
+  DEFAULT_POSTGRES,
+  ensureBuilt,
+  integer,
+  load,
+  log,
+  quantile,
+  ROOT,
+  runBench,
+  sequence,
+  startBenchTenant,
+  UsageError,
+} from './support.js';
+
+const USAGE = `Usage: node --import tsx bench/learning.ts --backend pglite|postgres [options]
+
+  --backend pglite|postgres   which storage the server runs on (required; the issue's figures are PostgreSQL's)
+  --people N                  people (default 100000), ten to a position
+  --jobs N                    jobs (default 500), five competencies each from a catalogue of twice as many
+  --activities N              registered activities (default 2000), each developing two competencies
+  --statements N              statements (default 1000000), ten a person at most
+  --duration S                measured seconds per case (default 10)
+  --warmup S                  unmeasured load before each case (default 2)
+  --connections N             concurrent keep-alive connections (default 10)
+  --cases LIST                comma-separated case names (default: every case)
+  --database URL              PostgreSQL server to create the scratch database on (default ${DEFAULT_POSTGRES})
+  --no-save                   do not write bench/results/`;
+
+const RESULTS_DIR = join(ROOT, 'bench', 'results');
+
+function parseOptions(argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      backend: { type: 'string' },
+      people: { type: 'string', default: '100000' },
+      jobs: { type: 'string', default: '500' },
+      activities: { type: 'string', default: '2000' },
+      statements: { type: 'string', default: '1000000' },
+      duration: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '2' },
+      connections: { type: 'string', default: '10' },
+      cases: { type: 'string' },
+      database: { type: 'string', default: DEFAULT_POSTGRES },
+      'no-save': { type: 'boolean', default: false },
+    },
+  });
+  if (values.backend !== 'pglite' && values.backend !== 'postgres') throw new UsageError('--backend must be pglite or postgres.');
+  const people = integer('--people', values.people, 1_000, 1_000_000);
+  return {
+    backend: values.backend as 'pglite' | 'postgres',
+    people,
+    positions: Math.ceil(people / 10),
+    jobs: integer('--jobs', values.jobs, 10, 10_000),
+    activities: integer('--activities', values.activities, 10, 100_000),
+    statements: integer('--statements', values.statements, 0, 10 * people),
+    duration: integer('--duration', values.duration, 1, 120),
+    warmup: integer('--warmup', values.warmup, 0, 60),
+    connections: integer('--connections', values.connections, 1, 1_000),
+    cases: values.cases?.split(',').filter(Boolean),
+    database: values.database,
+    save: !values['no-save'],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tenant. Positions form a tree of ten under each (position n reports to (n - 1) / 10), so a
+// position two levels below the root heads 111 positions and about 1,110 people: the "1,000-person
+// subtree". Each position has a job (attribute `jobCode`, the tenant's positionJobAttribute), and
+// its ten people hold that job through their own `jobCode` too. Job j requires five of the
+// catalogue's 2 × jobs competencies, overlapping its neighbours'; activity a develops two
+// competencies, every fifth one only when passed. Half the people are in cohort A: the dynamic
+// assignment over 50,000 people selects them.
+
+type Options = ReturnType<typeof parseOptions>;
+
+export const positionId = (n: number) => `P${String(n).padStart(6, '0')}`;
+export const jobId = (n: number) => `J${String(n).padStart(4, '0')}`;
+export const employeeId = (n: number) => `E${String(n).padStart(7, '0')}`;
+const competencyName = (n: number) => `Competency ${String(n).padStart(5, '0')}`;
+export const activityIri = (n: number) => `https://bench.example.com/activities/${String(n).padStart(5, '0')}`;
+export const ACCOUNT_HOME = 'https://hr.bench.example.com';
+
+const positionJob = (position: number, options: Options) => position % options.jobs;
+const jobCompetencies = (job: number, options: Options) => [0, 1, 2, 3, 4].map((k) => (job * 2 + k * 3) % (options.jobs * 2));
+const activityCompetencies = (activity: number, options: Options) => [
+  activity % (options.jobs * 2),
+  (activity * 7 + 1) % (options.jobs * 2),
+];
+
+const organisation = (options: Options) =>
+  Array.from({ length: options.positions }, (_, n) => ({
+    id: positionId(n),
+    ...(n === 0 ? {} : { parentId: positionId(Math.floor((n - 1) / 10)) }),
+    attributes: { title: `Position ${n}`, jobCode: jobId(positionJob(n, options)) },
+  }));
+
+const jobs = (options: Options) =>
+  Array.from({ length: options.jobs }, (_, n) => ({
+    id: jobId(n),
+    name: `Job ${n}`,
+    competencies: jobCompetencies(n, options).map((c) => ({ Name: competencyName(c), Description: `Competency ${c} of the bench.` })),
+    attributes: { family: `Family ${n % 20}` },
+  }));
+
+const registry = (options: Options) =>
+  Array.from({ length: options.activities }, (_, n) => ({
+    id: activityIri(n),
+    definition: { name: { en: `Activity ${n}` }, type: 'http://adlnet.gov/expapi/activities/course' },
+    competencies: activityCompetencies(n, options).map(competencyName),
+    requiresSuccess: n % 5 === 0,
+    launchUrl: `https://content.bench.example.com/${n}/index.html`,
+  }));
+
+/** The position of person n: ten people a position. */
+const personPosition = (n: number) => Math.floor(n / 10);
+
+const users = (from: number, to: number, options: Options) =>
+  Array.from({ length: to - from }, (_, i) => {
+    const n = from + i;
+    const position = personPosition(n);
+    return {
+      name: `Learner ${n}`,
+      attributes: {
+        employeeId: employeeId(n),
+        positionNumber: positionId(position),
+        jobCode: jobId(positionJob(position, options)),
+        cohort: n % 2 === 0 ? 'A' : 'B',
+      },
+    };
+  });
+
+/** The activities that develop a competency, for statements that mostly follow each person's job. */
+function developers(options: Options): Map<number, number[]> {
+  const byCompetency = new Map<number, number[]>();
+  for (let a = 0; a < options.activities; a++) {
+    for (const c of activityCompetencies(a, options)) byCompetency.set(c, [...(byCompetency.get(c) ?? []), a]);
+  }
+  return byCompetency;
+}
+
+const ADL = 'http://adlnet.gov/expapi/verbs/';
+const DAY_MS = 86_400_000;
+/** Statements fall in the year before this instant. */
+const END = Date.UTC(2026, 10, 1);
+
+/**
+ * The statements of person n, at most ten: an activity of their job's competencies completed with
+ * a score, one passed, one failed, the rest launched and progressed. Deterministic in n.
+ */
+function statementsOf(n: number, options: Options, byCompetency: Map<number, number[]>, limit: number): object[] {
+  const random = sequence(n + 1);
+  const job = positionJob(personPosition(n), options);
+  const wanted = jobCompetencies(job, options);
+  const pick = (k: number) => {
+    const list = byCompetency.get(wanted[k % wanted.length]) ?? [0];
+    return list[Math.floor(random() * list.length)];
+  };
+  const actor = { objectType: 'Agent', account: { homePage: ACCOUNT_HOME, name: employeeId(n) } };
+  const at = (dayOffset: number) => new Date(END - Math.floor(random() * 365) * DAY_MS - dayOffset * 3_600_000).toISOString();
+  const statement = (verb: string, activity: number, time: string, result?: object) => ({
+    actor,
+    verb: { id: `${ADL}${verb}`, display: { en: verb } },
+    object: { objectType: 'Activity', id: activityIri(activity) },
+    timestamp: time,
+    ...(result ? { result } : {}),
+  });
+  const first = pick(0);
+  const second = pick(1);
+  const third = Math.floor(random() * options.activities);
+  const day = at(0);
+  const made = [
+    statement('launched', first, day),
+    statement('progressed', first, day, { extensions: { 'http://id.tincanapi.com/extension/progress': 50 } }),
+    statement('completed', first, day, { completion: true, score: { scaled: Math.round(random() * 100) / 100 } }),
+    statement('launched', second, at(1)),
+    statement('progressed', second, at(1), { extensions: { 'http://id.tincanapi.com/extension/progress': 80 } }),
+    statement('passed', second, at(1), { success: true, completion: true, score: { scaled: 0.8 + Math.round(random() * 20) / 100 } }),
+    statement('launched', third, at(2)),
+    statement('failed', third, at(2), { success: false, score: { scaled: Math.round(random() * 50) / 100 } }),
+    statement('launched', pick(2), at(3)),
+    statement('progressed', pick(3), at(4), { extensions: { 'http://id.tincanapi.com/extension/progress': 20 } }),
+  ];
+  return made.slice(0, limit);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seeding, through the API
+
+interface Api {
+  base: string;
+  headers: Record<string, string>;
+  send: (method: string, path: string, body?: unknown, extra?: Record<string, string>) => Promise<Record<string, unknown> | undefined>;
+}
+
+async function seed(api: Api, options: Options): Promise<Record<string, number>> {
+  const seconds: Record<string, number> = {};
+  const timed = async (what: string, work: () => Promise<unknown>) => {
+    const started = process.hrtime.bigint();
+    await work();
+    seconds[what] = Math.round(Number(process.hrtime.bigint() - started) / 1e7) / 100;
+    log(`seed: ${what} in ${seconds[what]} s`);
+  };
+  await api.send('PUT', '/api/settings', {
+    uniqueAttributes: ['employeeId'],
+    accountHomePage: ACCOUNT_HOME,
+    organisationAttribute: 'positionNumber',
+    jobAttribute: 'jobCode',
+    positionJobAttribute: 'jobCode',
+  });
+  await timed('organisation', () => api.send('PUT', '/api/import/organisation', organisation(options)));
+  await timed('jobs', () => api.send('PUT', '/api/import/jobs', jobs(options)));
+  await timed('activities', () => api.send('PUT', '/api/activities', registry(options)));
+  await timed('people', async () => {
+    for (let from = 0; from < options.people; from += 50_000) {
+      const to = Math.min(options.people, from + 50_000);
+      const summary = await api.send('POST', '/api/import/users', { users: users(from, to, options) });
+      if (summary?.new !== to - from) throw new Error(`unexpected import summary: ${JSON.stringify(summary).slice(0, 300)}`);
+    }
+  });
+  const byCompetency = developers(options);
+  await timed('statements', async () => {
+    const perPerson = Math.min(10, Math.ceil(options.statements / options.people));
+    let remaining = options.statements;
+    let next = 0;
+    // Ten requests in flight of 1,000 statements each (a hundred people).
+    const worker = async () => {
+      while (remaining > 0 && next < options.people) {
+        const from = next;
+        next += 100;
+        const batch: object[] = [];
+        for (let n = from; n < Math.min(options.people, from + 100) && remaining > 0; n++) {
+          const mine = statementsOf(n, options, byCompetency, Math.min(perPerson, remaining));
+          remaining -= mine.length;
+          batch.push(...mine);
+        }
+        if (batch.length > 0) await api.send('POST', '/xapi/statements', batch, { 'x-experience-api-version': '2.0.0' });
+      }
+    };
+    await Promise.all(Array.from({ length: 10 }, worker));
+  });
+  return seconds;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+interface Case {
+  name: string;
+  /** The issue's figure for the case: p99 under this many ms. */
+  targetP99Ms?: number;
+  /** One request, built anew for each (a random person, a random subtree). */
+  request: () => { method: 'GET' | 'POST'; path: string; body?: unknown; headers?: Record<string, string> };
+}
+
+/** The agent key form of person n: `account|<homePage>|<name>`. */
+const actorId = (n: number) => `account|${ACCOUNT_HOME}|${employeeId(n)}`;
+
+function cases(options: Options): Case[] {
+  const random = sequence(28);
+  const person = () => Math.floor(random() * options.people);
+  /** A position two levels below the root: about 1,110 people below it. */
+  const subtree = () => positionId(11 + Math.floor(random() * Math.min(100, Math.max(1, options.positions - 11))));
+  const q = (parameters: Record<string, string>) => new URLSearchParams(parameters).toString();
+  const list: Case[] = [
+    {
+      name: 'skillsGap',
+      targetP99Ms: 50,
+      request: () => ({ method: 'GET', path: `/api/skills-gap?${q({ actorId: actorId(person()) })}` }),
+    },
+    {
+      name: 'skillsGapNext',
+      targetP99Ms: 50,
+      request: () => ({
+        method: 'GET',
+        path: `/api/skills-gap?${q({ actorId: actorId(10 * 111 + (person() % (options.people - 1110))), target: 'next' })}`,
+      }),
+    },
+    {
+      name: 'recommendations',
+      targetP99Ms: 50,
+      request: () => ({ method: 'GET', path: `/api/recommendations?${q({ actorId: actorId(person()) })}` }),
+    },
+  ];
+  return list;
+}
+
+async function measure(api: Api, options: Options, one: Case) {
+  const first = one.request();
+  const check = await fetch(`${api.base}${first.path}`, {
+    method: first.method,
+    headers: { ...api.headers, ...first.headers },
+    body: first.body === undefined ? undefined : JSON.stringify(first.body),
+  });
+  const text = await check.text();
+  if (!check.ok) throw new Error(`${one.name}: ${first.method} ${first.path} answered ${check.status}: ${text.slice(0, 300)}`);
+  const request: autocannon.Request = {
+    setupRequest: (req) => {
+      const next = one.request();
+      return {
+        ...req,
+        method: next.method,
+        path: next.path,
+        headers: { ...api.headers, ...next.headers },
+        ...(next.body === undefined ? {} : { body: JSON.stringify(next.body) }),
+      };
+    },
+  };
+  if (options.warmup > 0) await load(api.base, request, options.warmup, options.connections);
+  const { result, latencies } = await load(api.base, request, options.duration, options.connections);
+  const p99Ms = quantile(latencies, 0.99);
+  const figure = {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: quantile(latencies, 0.5),
+    p90Ms: quantile(latencies, 0.9),
+    p99Ms,
+    maxMs: quantile(latencies, 1),
+    requests: result['2xx'] + result.non2xx,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    ...(one.targetP99Ms === undefined ? {} : { target: { p99Ms: one.targetP99Ms, met: p99Ms < one.targetP99Ms } }),
+  };
+  log(`${one.name}: ${figure.requestsPerSecond} req/s, p50 ${figure.p50Ms} ms, p99 ${figure.p99Ms} ms`);
+  return figure;
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  ensureBuilt();
+  const storage = await createStorage(options);
+  log(`storage: ${storage.describe}`);
+  const { base, authorization } = await startBenchTenant(storage, { LEARNBASE_IMPORT_LIMIT_BYTES: String(1024 * 1024 * 1024) });
+  const headers = { authorization, 'x-svc-tenant': BENCH_TENANT, 'content-type': 'application/json' };
+  const api: Api = {
+    base,
+    headers,
+    send: async (method, path, body, extra = {}) => {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { ...headers, ...extra },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+      return text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+    },
+  };
+  const seeded = await seed(api, options);
+  const chosen = cases(options).filter((one) => !options.cases || options.cases.includes(one.name));
+  const measured: Record<string, unknown> = {};
+  for (const one of chosen) measured[one.name] = await measure(api, options, one);
+  const report = {
+    backend: options.backend,
+    node: process.version,
+    cpus: cpus().length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    startedAt: new Date().toISOString(),
+    data: {
+      people: options.people,
+      positions: options.positions,
+      jobs: options.jobs,
+      activities: options.activities,
+      statements: options.statements,
+      seedSeconds: seeded,
+    },
+    connections: options.connections,
+    durationSeconds: options.duration,
+    cases: measured,
+  };
+  const text = JSON.stringify(report, null, 2);
+  process.stdout.write(`${text}\n`);
+  if (options.save) {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    const file = join(RESULTS_DIR, `learning-${options.backend}-${report.startedAt.replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, `${text}\n`);
+    log(`saved ${file}`);
+  }
+  return 0;
+}
+
+await runBench(main, USAGE);

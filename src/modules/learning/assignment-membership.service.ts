@@ -1,0 +1,96 @@
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { Tenant } from '../../kernel/principal.js';
+import { Parameters } from '../actors/actor-search-compiler.js';
+import { peopleAmongSql, peopleMatchingSql } from '../actors/actor-search.service.js';
+import type { PeopleChange, PeopleChanges } from '../actors/people-changes.js';
+import { getTenantSettings, type TenantSettings } from '../actors/tenant-settings.service.js';
+import { type PeopleSelection, selectionCriteria } from './assignment-rules.js';
+import { findDynamicAssignments, lockAssignments, refreshMembers } from './assignment.repository.js';
+
+/**
+ * Who an assignment takes (docs/learning.md, "Who is assigned"): its members follow its selection.
+ * A static one (actor ids) changes only when it is replaced; a dynamic one (criteria, an
+ * organisation subtree, a job) also whenever people change, in the transaction that changes them
+ * (the writers call `changed` of the PeopleChanges the entries hand them: this module's).
+ */
+
+/**
+ * Assignments brought up to date in one statement at most: their criteria's values are bound
+ * parameters, at most 100 nodes each (the search's bound), so a batch stays far below the
+ * protocol's 65,535 parameters.
+ */
+const ASSIGNMENTS_A_STATEMENT = 50;
+
+/**
+ * Brings the members of `assignments` up to date with their selections, set-wise: one statement
+ * for up to ASSIGNMENTS_A_STATEMENT of them. The people each selects join, the members it no
+ * longer selects leave keeping what they had done. `within`: only these people changed (agent
+ * keys, read once for every assignment); without it, everyone is looked at. The caller holds the
+ * tenant's assignments lock.
+ */
+export async function refreshMemberships(
+  tx: SqlClient,
+  tenantId: string,
+  assignments: ReadonlyArray<{ id: string; people: PeopleSelection }>,
+  settings: TenantSettings,
+  within?: readonly string[],
+): Promise<{ joined: number; left: number }> {
+  const total = { joined: 0, left: 0 };
+  for (let start = 0; start < assignments.length; start += ASSIGNMENTS_A_STATEMENT) {
+    const batch = assignments.slice(start, start + ASSIGNMENTS_A_STATEMENT);
+    const parameters = new Parameters([tenantId]);
+    const ids = parameters.add(batch.map((assignment) => assignment.id));
+    const scope = within === undefined ? undefined : parameters.add([...within]);
+    const matched = batch.map((assignment) => {
+      const id = `${parameters.add(assignment.id)}::uuid`;
+      const criteria = selectionCriteria(assignment.people);
+      if (criteria !== undefined) {
+        return `SELECT ${id} AS assignment_id, p.agent_key FROM (${peopleMatchingSql(criteria, settings, parameters, scope && 'people')}) p`;
+      }
+      const actorIds = parameters.add('actorIds' in assignment.people ? assignment.people.actorIds : []);
+      const narrowed = scope === undefined ? '' : ` WHERE k.agent_key = ANY(${scope}::text[])`;
+      return `SELECT DISTINCT ${id} AS assignment_id, k.agent_key FROM unnest(${actorIds}::text[]) AS k (agent_key)${narrowed}`;
+    });
+    const counted = await refreshMembers(
+      tx,
+      {
+        preamble: scope === undefined ? '' : `people AS MATERIALIZED (${peopleAmongSql(scope)}),`,
+        matched: matched.join('\n UNION ALL '),
+        assignments: ids,
+        ...(scope === undefined ? {} : { within: scope }),
+      },
+      parameters.values,
+    );
+    total.joined += counted.joined;
+    total.left += counted.left;
+  }
+  return total;
+}
+
+/**
+ * Every dynamic assignment of the tenant brought up to date after `change`, looking only at the
+ * people changed (or at everyone). Nothing but the lock and one read when the tenant has no
+ * dynamic assignment.
+ */
+export async function refreshDynamicAssignments(
+  tx: SqlClient,
+  tenant: Pick<Tenant, 'id' | 'name'>,
+  baseDomain: string,
+  change: PeopleChange,
+): Promise<void> {
+  if (change.kind === 'people' && change.agentKeys.length === 0) return;
+  await lockAssignments(tx, tenant.id);
+  const dynamic = await findDynamicAssignments(tx, tenant.id);
+  if (dynamic.length === 0) return;
+  const settings = await getTenantSettings(tx, tenant, baseDomain);
+  await refreshMemberships(tx, tenant.id, dynamic, settings, change.kind === 'people' ? [...new Set(change.agentKeys)] : undefined);
+}
+
+/**
+ * What the writers of people (imports, `PUT /api/actors/agents`, `PUT /api/settings`) tell: the
+ * dynamic assignments refreshed in their transaction. The entries (server/app.ts, cli/import.ts)
+ * make it and hand it to the actors and imports modules.
+ */
+export function assignmentPeopleChanges(baseDomain: string): PeopleChanges {
+  return { changed: (tx, tenant, change) => refreshDynamicAssignments(tx, tenant, baseDomain, change) };
+}
