@@ -175,7 +175,7 @@ describeEachBackend('Skills gaps', (ctx: TestContext) => {
   it('answers 400 naming the problem for a malformed request', async () => {
     const w = await given();
     const cases: Array<[Record<string, string>, string, RegExp]> = [
-      [{}, 'learning.invalid_query', /no actor of its own: name the person/],
+      [{}, 'learning.invalid_query', /no person of its own: name the person/],
       [{ actorId: w.actorId('ada'), agent: JSON.stringify(w.agent('ada')) }, 'learning.invalid_query', /at most one of 'agent'/],
       [{ actorId: w.actorId('ada'), target: 'next', jobId: 'J-CEO' }, 'learning.invalid_query', /without target=next/],
       [{ actorId: w.actorId('ada'), target: 'previous' }, 'request.invalid', /target/],
