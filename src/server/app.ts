@@ -32,6 +32,7 @@ import { notificationsModule } from '../modules/notifications/notifications.modu
 import { importsModule } from '../modules/imports/imports.module.js';
 import { launchModule } from '../modules/launch/launch.module.js';
 import { learningModule } from '../modules/learning/learning.module.js';
+import { personReach } from '../modules/actors/person-access.service.js';
 import type { SignInPolicy } from '../modules/auth/oauth/sign-in-throttle.js';
 
 export interface BuildOptions {
@@ -207,7 +208,8 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   const modules: ModuleOptions = { config, sql, bus };
   await app.register(tenancyModule, modules);
   await app.register(authModule, { ...modules, signInPolicy: options.signInPolicy });
-  await app.register(auditModule, modules);
+  // Audit sits below actors, which decides who may read whom: the entry hands the rule down.
+  await app.register(auditModule, { ...modules, people: personReach });
   await app.register(organisationModule, modules);
   await app.register(actorsModule, modules);
   await app.register(activitiesModule, modules);

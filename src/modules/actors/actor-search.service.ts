@@ -1,11 +1,12 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
-import type { Tenant } from '../../kernel/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import { getTenantSettings } from './tenant-settings.service.js';
 import { compileCriteria, Parameters, readCriteria } from './actor-search-compiler.js';
 import { findMatchingActors } from './actor-search.repository.js';
 import { ACTOR_KINDS, type ActorKind } from './actor.repository.js';
 import { showActors, type ActorDomains } from './actor.service.js';
+import { readableActorCondition } from './person-access.service.js';
 
 /** The search's errors, `actors.reason`. */
 export const ActorSearchErrors = {
@@ -60,15 +61,17 @@ function readBody(body: unknown) {
 /**
  * `POST /api/actors/search`: the tenant's actors, agents and groups, that the criteria match,
  * a page of them in agent-key order shaped as GET /api/actors shapes them (showActors: the
- * enrichment read now), and how many match in all.
+ * enrichment read now), and how many match in all; only people `principal` may read, when it
+ * does not read everyone (person-access.service.ts).
  */
 export async function searchActors(
   sql: SqlClient,
-  tenant: Pick<Tenant, 'id' | 'name'>,
+  principal: Principal,
   body: unknown,
   query: Record<string, unknown>,
   domains: ActorDomains,
 ): Promise<{ actors: Record<string, unknown>[]; total: number }> {
+  const tenant = principal.tenant;
   const page = readPage(query);
   const criteria = readBody(body);
   const settings = await getTenantSettings(sql, tenant, domains.baseDomain);
@@ -78,6 +81,13 @@ export async function searchActors(
     { tenantParameter: '$1', organisationAttribute: settings.organisationAttribute, jobAttribute: settings.jobAttribute },
     parameters,
   );
-  const found = await findMatchingActors(sql, tenant.id, condition, parameters, page);
+  const readable = readableActorCondition(principal, 'a', '$1', (value) => parameters.add(value));
+  const found = await findMatchingActors(
+    sql,
+    tenant.id,
+    readable === undefined ? condition : `${condition} AND ${readable}`,
+    parameters,
+    page,
+  );
   return { actors: await showActors(sql, tenant, found.actors, domains, settings), total: found.total };
 }
