@@ -452,6 +452,26 @@ describeEachBackend('Scoped administration: an admin or API key limited to an or
     assert.ok(byName(after, 'Nora') && byName(after, 'Dora Updated'));
     for (const name of ['Newcomer', 'Nowhere', 'Ghost', 'Adoptee']) assert.equal(byName(after, name), undefined, name);
     assert.equal(after.length, before.length + 1);
+
+    // The same rules for a CSV body (checked only: verify=true).
+    const csv = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/import/users?verify=true',
+      headers: { ...key, 'content-type': 'text/csv; charset=utf-8' },
+      payload: 'name,email,position\r\nFay,fay@example.com,CFO\r\nNina,nina@example.com,OPS\r\nNobody,nobody@example.com,\r\n',
+    });
+    assert.equal(csv.statusCode, 200, csv.body);
+    assert.deepEqual(
+      { new: csv.json().new, skipped: csv.json().skipped, errors: (csv.json().errors as Json[]).map((error) => [error.row, error.type]) },
+      {
+        new: 1,
+        skipped: 2,
+        errors: [
+          [1, 'out_of_scope'],
+          [3, 'out_of_scope'],
+        ],
+      },
+    );
   });
 
   it('takes a new scope at once: the admin’s tokens are refused, a new sign-in is narrowed (set-scope)', async () => {
