@@ -343,6 +343,93 @@ async function measure(api: Api, options: Options, one: Case) {
   return figure;
 }
 
+/** Statements for the write cases: batches of 100 about random people and activities, each a new id. */
+function statementBatches(options: Options): () => object[] {
+  const random = sequence(2_028);
+  return () =>
+    Array.from({ length: 100 }, () => {
+      const n = Math.floor(random() * options.people);
+      return {
+        actor: { objectType: 'Agent', account: { homePage: ACCOUNT_HOME, name: employeeId(n) } },
+        verb: { id: `${ADL}completed`, display: { en: 'completed' } },
+        object: { objectType: 'Activity', id: activityIri(Math.floor(random() * options.activities)) },
+        result: { completion: true, score: { scaled: Math.round(random() * 100) / 100 } },
+        timestamp: new Date(END - Math.floor(random() * 30) * DAY_MS).toISOString(),
+      };
+    });
+}
+
+/** POST /xapi/statements, batches of 100, for the measured seconds: statements a second and the latency. */
+async function measureWrites(api: Api, options: Options) {
+  const batch = statementBatches(options);
+  const request: autocannon.Request = {
+    setupRequest: (req) => ({
+      ...req,
+      method: 'POST',
+      path: '/xapi/statements',
+      headers: { ...api.headers, 'x-experience-api-version': '2.0.0' },
+      body: JSON.stringify(batch()),
+    }),
+  };
+  if (options.warmup > 0) await load(api.base, request, options.warmup, options.connections);
+  const { result, latencies } = await load(api.base, request, options.duration, options.connections);
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    statementsPerSecond: Math.round(result.requests.average * 100),
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+    non2xx: result.non2xx,
+  };
+}
+
+/**
+ * The assignment cases: one dynamic assignment over cohort A (half the people) created and timed;
+ * statement writes before any assignment and with 100 active (the first of them over cohort A,
+ * the others over jobs and subtrees); then the per-assignment and per-person reads under load.
+ */
+async function assignmentCases(api: Api, options: Options, wanted: (name: string) => boolean): Promise<Record<string, unknown>> {
+  const measured: Record<string, unknown> = {};
+  if (wanted('statementWritesBefore')) measured.statementWritesBefore = await measureWrites(api, options);
+  const activityIds = [0, 1, 2, 3, 4].map((k) => activityIri(k * 37));
+  const started = process.hrtime.bigint();
+  const created = (await api.send('POST', '/api/assignments', {
+    name: 'Cohort A',
+    activityIds,
+    dueAt: '2026-12-31T17:00:00Z',
+    people: { criteria: { field: 'attributes.cohort', op: 'eq', value: 'A' } },
+  })) as { id: string; members: number };
+  const createSeconds = Math.round(Number(process.hrtime.bigint() - started) / 1e6) / 1e3;
+  measured.assignmentCreate = { members: created.members, seconds: createSeconds, target: { seconds: 5, met: createSeconds < 5 } };
+  log(`assignmentCreate: ${created.members} members in ${createSeconds} s`);
+  for (let k = 1; k < 100; k++) {
+    const people = k % 2 === 0 ? { jobId: jobId(k % options.jobs) } : { organisationId: positionId(11 + (k % 100)) };
+    await api.send('POST', '/api/assignments', { name: `Bench ${k}`, activityIds: [activityIri(k)], people });
+  }
+  if (wanted('statementWritesWith100')) {
+    measured.statementWritesWith100 = await measureWrites(api, options);
+    const before = (measured.statementWritesBefore as { statementsPerSecond: number } | undefined)?.statementsPerSecond;
+    const after = (measured.statementWritesWith100 as { statementsPerSecond: number }).statementsPerSecond;
+    if (before)
+      measured.statementWritesRatio = {
+        withOverBefore: Math.round((after / before) * 100) / 100,
+        target: { atLeast: 0.85, met: after / before >= 0.85 },
+      };
+  }
+  const random = sequence(4);
+  const person = () => Math.floor(random() * options.people);
+  const q = (parameters: Record<string, string>) => new URLSearchParams(parameters).toString();
+  const reads: Case[] = [
+    { name: 'assignmentCounts', request: () => ({ method: 'GET', path: `/api/assignments/item?${q({ id: created.id })}` }) },
+    {
+      name: 'assignmentPeopleOverdue',
+      request: () => ({ method: 'GET', path: `/api/assignments/people?${q({ id: created.id, status: 'overdue', limit: '50' })}` }),
+    },
+    { name: 'personAssignments', request: () => ({ method: 'GET', path: `/api/actors/assignments?${q({ actorId: actorId(person()) })}` }) },
+  ];
+  for (const one of reads) if (wanted(one.name)) measured[one.name] = await measure(api, options, one);
+  return measured;
+}
+
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   ensureBuilt();
@@ -365,9 +452,10 @@ async function main(): Promise<number> {
     },
   };
   const seeded = await seed(api, options);
-  const chosen = cases(options).filter((one) => !options.cases || options.cases.includes(one.name));
+  const wanted = (name: string) => !options.cases || options.cases.includes(name);
   const measured: Record<string, unknown> = {};
-  for (const one of chosen) measured[one.name] = await measure(api, options, one);
+  for (const one of cases(options)) if (wanted(one.name)) measured[one.name] = await measure(api, options, one);
+  Object.assign(measured, await assignmentCases(api, options, wanted));
   const report = {
     backend: options.backend,
     node: process.version,

@@ -6,6 +6,7 @@ import {
   listAdmins,
   normaliseEmail,
   setAdminPassword,
+  setAdminScope,
   unlockAdmin,
 } from '../modules/auth/admins/admin.service.js';
 import {
@@ -16,6 +17,7 @@ import {
   none,
   type PasswordInput,
   say,
+  scopeNamed,
   table,
   tenantNamed,
   tokenService,
@@ -23,10 +25,11 @@ import {
   UsageError,
 } from './command.js';
 
-const VERBS = ['create', 'list', 'set-password', 'delete', 'unlock'] as const;
+const VERBS = ['create', 'list', 'set-password', 'set-scope', 'delete', 'unlock'] as const;
 
 /**
- * `learnbase admin create --tenant NAME --email E --password P`, `admin list --tenant NAME`, and
+ * `learnbase admin create --tenant NAME --email E --password P [--scope ENTRY_ID]`, `admin list
+ * --tenant NAME`, `admin set-scope --tenant NAME --email E --scope ENTRY_ID|--whole-tenant`, and
  * `admin set-password|delete|unlock --tenant NAME --email E`: the accounts that sign in on the
  * authorize page.
  */
@@ -34,13 +37,15 @@ export async function adminCommand(context: CommandContext, [verb, ...operands]:
   const { db, values } = context;
   switch (verb) {
     case 'create': {
-      none(operands, 'admin create --tenant NAME --email E --password P');
+      none(operands, 'admin create --tenant NAME --email E --password P [--scope ENTRY_ID]');
       if (!values.tenant || !values.email || !values.password) {
         throw new UsageError('admin create needs --tenant NAME, --email E and --password P.');
       }
       const tenant = await tenantNamed(context, 'admin create');
-      const admin = await createAdmin(db, tenant, values.email, values.password);
-      say(context, admin, `Created admin ${admin.email} in tenant "${tenant.name}".`);
+      const scope = await scopeNamed(context, tenant);
+      const admin = await createAdmin(db, tenant, values.email, values.password, scope);
+      const limited = scope === undefined ? '' : `, limited to the organisation entry "${scope}" and every entry below it`;
+      say(context, admin, `Created admin ${admin.email} in tenant "${tenant.name}"${limited}.`);
       return 0;
     }
     case 'list': {
@@ -55,11 +60,18 @@ export async function adminCommand(context: CommandContext, [verb, ...operands]:
             email: admin.email,
             createdAt: admin.createdAt.toISOString(),
             lockedUntil: admin.lockedUntil?.toISOString() ?? null,
+            scope: admin.scope ?? null,
           })),
         },
         table(
-          ['E-MAIL', 'ID', 'CREATED', 'LOCKED UNTIL'],
-          admins.map((admin) => [admin.email, admin.id, minute(admin.createdAt), admin.lockedUntil ? minute(admin.lockedUntil) : '-']),
+          ['E-MAIL', 'ID', 'CREATED', 'LOCKED UNTIL', 'SCOPE'],
+          admins.map((admin) => [
+            admin.email,
+            admin.id,
+            minute(admin.createdAt),
+            admin.lockedUntil ? minute(admin.lockedUntil) : '-',
+            admin.scope ?? 'whole tenant',
+          ]),
           `Tenant "${tenant.name}" has no admins.`,
         ),
       );
@@ -77,6 +89,26 @@ export async function adminCommand(context: CommandContext, [verb, ...operands]:
       const password = await readPassword(context.stdin);
       const admin = await setAdminPassword(db, tenant, email, password);
       say(context, admin, `Set a new password for ${admin.email} in tenant "${tenant.name}".`);
+      return 0;
+    }
+    case 'set-scope': {
+      const usage = 'admin set-scope --tenant NAME --email E --scope ENTRY_ID|--whole-tenant';
+      none(operands, usage);
+      const email = need(values.email, `admin set-scope needs --tenant NAME, --email E, and --scope ENTRY_ID or --whole-tenant.`);
+      if ((values.scope === undefined) === !values['whole-tenant']) {
+        throw new UsageError(`admin set-scope needs exactly one of --scope ENTRY_ID and --whole-tenant: learnbase ${usage}`);
+      }
+      const tenant = await tenantNamed(context, 'admin set-scope');
+      const scope = (await scopeNamed(context, tenant)) ?? null;
+      // The admin's tokens are revoked, and the running servers hear of it: the new scope applies at their next sign-in.
+      const admin = await announcing(context, (notifications) =>
+        setAdminScope(db, tokenService(context, notifications), tenant, email, scope),
+      );
+      say(
+        context,
+        { id: admin.id, email: admin.email, scope },
+        `${scope === null ? `Admin ${admin.email} administers the whole tenant` : `Admin ${admin.email} is limited to the organisation entry "${scope}" and every entry below it`}; their tokens were revoked, the new scope applies from their next sign-in.`,
+      );
       return 0;
     }
     case 'delete': {
@@ -103,7 +135,7 @@ export async function adminCommand(context: CommandContext, [verb, ...operands]:
       return 0;
     }
     default:
-      throw unknownVerb('admin', verb, VERBS, 'admin create --tenant NAME --email E --password P');
+      throw unknownVerb('admin', verb, VERBS, 'admin create --tenant NAME --email E --password P [--scope ENTRY_ID]');
   }
 }
 

@@ -1,18 +1,20 @@
 import type { NotifyBus } from '../platform/database/notify-bus.js';
 import { ApiKeyService, issueApiKey } from '../modules/auth/api-keys/api-key.service.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
-import { announcing, type CommandContext, minute, none, one, say, table, tenantNamed, unknownVerb } from './command.js';
+import { announcing, type CommandContext, minute, none, one, say, scopeNamed, table, tenantNamed, unknownVerb } from './command.js';
 
 const VERBS = ['create', 'list', 'revoke'] as const;
 
-/** `learnbase apikey create|list --tenant NAME` and `apikey revoke --tenant NAME KEY`. */
+/** `learnbase apikey create|list --tenant NAME [--scope ENTRY_ID]` and `apikey revoke --tenant NAME KEY`. */
 export async function apikeyCommand(context: CommandContext, [verb, ...operands]: string[]): Promise<number> {
   switch (verb) {
     case 'create': {
-      none(operands, 'apikey create --tenant NAME');
+      none(operands, 'apikey create --tenant NAME [--scope ENTRY_ID]');
       const tenant = await tenantNamed(context, 'apikey create');
-      const issued = await issueApiKey(context.db, tenant);
-      say(context, issued, `key:    ${issued.key}\nsecret: ${issued.secret}\n(the secret is shown only this once)`);
+      const scope = await scopeNamed(context, tenant);
+      const issued = await issueApiKey(context.db, tenant, scope);
+      const limited = scope === undefined ? '' : `scope:  ${scope} (and every entry below it)\n`;
+      say(context, issued, `key:    ${issued.key}\nsecret: ${issued.secret}\n${limited}(the secret is shown only this once)`);
       return 0;
     }
     case 'list': {
@@ -27,15 +29,17 @@ export async function apikeyCommand(context: CommandContext, [verb, ...operands]
             createdAt: key.createdAt.toISOString(),
             lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
             revokedAt: key.revokedAt?.toISOString() ?? null,
+            scope: key.scope ?? null,
           })),
         },
         table(
-          ['KEY', 'CREATED', 'LAST USED', 'REVOKED'],
+          ['KEY', 'CREATED', 'LAST USED', 'REVOKED', 'SCOPE'],
           keys.map((key) => [
             key.key,
             minute(key.createdAt),
             key.lastUsedAt ? minute(key.lastUsedAt) : 'never',
             key.revokedAt ? minute(key.revokedAt) : '-',
+            key.scope ?? 'whole tenant',
           ]),
           `Tenant "${tenant.name}" has no API keys.`,
         ),
@@ -51,7 +55,7 @@ export async function apikeyCommand(context: CommandContext, [verb, ...operands]
       return 0;
     }
     default:
-      throw unknownVerb('apikey', verb, VERBS, 'apikey create --tenant NAME');
+      throw unknownVerb('apikey', verb, VERBS, 'apikey create --tenant NAME [--scope ENTRY_ID]');
   }
 }
 

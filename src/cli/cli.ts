@@ -38,9 +38,13 @@ Commands:
                                   (PostgreSQL only; auto: one per core)
   migrate                         apply pending migrations and exit
   tenant create NAME              create a tenant
-  apikey create --tenant NAME     print a new API key and secret for Basic authentication
-  admin create --tenant NAME --email E --password P
-                                  create an admin account that can sign in on the authorize page
+  apikey create --tenant NAME [--scope ENTRY_ID]
+                                  print a new API key and secret for Basic authentication; with
+                                  --scope, limited to that organisation entry and every entry below
+                                  it (docs/learning.md)
+  admin create --tenant NAME --email E --password P [--scope ENTRY_ID]
+                                  create an admin account that can sign in on the authorize page;
+                                  --scope as for apikey create
   client create --tenant NAME --redirect-uri URI [--redirect-uri URI2 …] [--name N]
                                   register an OAuth client; prints its id and secret
   import users|organisation|jobs --tenant NAME FILE [--verify] [--charset NAME]
@@ -57,15 +61,18 @@ Commands:
                                   pg_dump / pg_restore, docs/operations.md)
   tenant list                     list the tenants
   tenant delete NAME --yes        delete the tenant and every row it owns (its name becomes free)
-  apikey list --tenant NAME       list the tenant's API keys: created, last used (to the minute), revoked
+  apikey list --tenant NAME       list the tenant's API keys: created, last used (to the minute), revoked, scope
   apikey revoke --tenant NAME KEY revoke an API key; every running server refuses it within a second
   client list --tenant NAME       list the tenant's OAuth clients
   client delete --tenant NAME ID  delete an OAuth client; the tokens issued to it stop working
   client rotate-secret --tenant NAME ID
                                   print a new client secret (once); the old one stops working
-  admin list --tenant NAME        list the tenant's admins, and which are locked out
+  admin list --tenant NAME        list the tenant's admins, which are locked out, and their scopes
   admin set-password --tenant NAME --email E
                                   read a new password from standard input (never from the command line)
+  admin set-scope --tenant NAME --email E --scope ENTRY_ID|--whole-tenant
+                                  limit an admin to an organisation entry and what is below it, or
+                                  give them the whole tenant again; their tokens are revoked
   admin delete --tenant NAME --email E
                                   delete an admin; their tokens stop working
   admin unlock --tenant NAME --email E

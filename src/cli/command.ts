@@ -5,7 +5,9 @@ import type { CommandOutput } from '../platform/control-socket.js';
 import { LocalNotifyBus, PostgresNotifyBus, type NotifyBus } from '../platform/database/notify-bus.js';
 import type { Database } from '../platform/database/sql-client.js';
 import type { Tenant } from '../kernel/principal.js';
+import { textProblem } from '../platform/json-guard.js';
 import { TokenService } from '../modules/auth/oauth/token.service.js';
+import { existingOrganisationIds } from '../modules/organisation/organisation.service.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 
 /**
@@ -26,6 +28,8 @@ const OPTIONS = {
   password: { type: 'string' },
   'redirect-uri': { type: 'string', multiple: true },
   name: { type: 'string' },
+  scope: { type: 'string' },
+  'whole-tenant': { type: 'boolean', default: false },
   verify: { type: 'boolean', default: false },
   charset: { type: 'string' },
   force: { type: 'boolean', default: false },
@@ -98,6 +102,25 @@ export function one(operands: string[], usage: string): string {
 /** The tenant of `--tenant NAME`, which `command` needs; a tenant that does not exist is a 404 AppError (exit code 1). */
 export function tenantNamed(context: CommandContext, command: string): Promise<Tenant> {
   return new TenancyService(context.db, 0).require(need(context.values.tenant, `${command} needs --tenant NAME.`));
+}
+
+/**
+ * `--scope ENTRY_ID`, checked: the organisation entry a new API key or admin is limited to
+ * (docs/learning.md, "Scoped administration and managers"), which must be an entry of the
+ * tenant's structure now; undefined without the flag. An unknown entry is a usage error (exit 2).
+ */
+export async function scopeNamed(context: CommandContext, tenant: Tenant): Promise<string | undefined> {
+  const scope = context.values.scope;
+  if (scope === undefined) return undefined;
+  const problem = textProblem(scope);
+  if (scope === '' || problem)
+    throw new UsageError(`--scope names an organisation entry by its id, and ${problem ? problem.why : 'is empty'}.`);
+  if (!(await existingOrganisationIds(context.db, tenant.id, [scope])).has(scope)) {
+    throw new UsageError(
+      `Tenant "${tenant.name}" has no organisation entry "${scope}": --scope names an entry of the imported structure (GET /api/organisation).`,
+    );
+  }
+  return scope;
 }
 
 /**

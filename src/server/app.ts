@@ -33,6 +33,7 @@ import { importsModule } from '../modules/imports/imports.module.js';
 import { launchModule } from '../modules/launch/launch.module.js';
 import { learningModule } from '../modules/learning/learning.module.js';
 import { assignmentPeopleChanges } from '../modules/learning/assignment-membership.service.js';
+import { personReach } from '../modules/actors/person-access.service.js';
 import type { SignInPolicy } from '../modules/auth/oauth/sign-in-throttle.js';
 
 export interface BuildOptions {
@@ -211,7 +212,8 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   const peopleChanges = assignmentPeopleChanges(config.baseDomain);
   await app.register(tenancyModule, modules);
   await app.register(authModule, { ...modules, signInPolicy: options.signInPolicy });
-  await app.register(auditModule, modules);
+  // Audit sits below actors, which decides who may read whom: the entry hands the rule down.
+  await app.register(auditModule, { ...modules, people: personReach });
   await app.register(organisationModule, modules);
   await app.register(actorsModule, { ...modules, peopleChanges });
   await app.register(activitiesModule, modules);

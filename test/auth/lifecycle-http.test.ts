@@ -75,7 +75,7 @@ describeEachBackend('Lifecycle over HTTP: /api/api-keys', (ctx) => {
     assert.equal(listed.statusCode, 200, listed.body);
     assert.ok(!listed.body.includes(secret), 'the list shows a secret');
     const entry = listed.json().find((item: { key: string }) => item.key === key);
-    assert.deepEqual(Object.keys(entry).sort(), ['createdAt', 'key', 'lastUsedAt', 'revokedAt']);
+    assert.deepEqual(Object.keys(entry).sort(), ['createdAt', 'key', 'lastUsedAt', 'revokedAt', 'scope']);
     assert.equal(entry.lastUsedAt, null);
     assert.equal(entry.revokedAt, null);
     // The fixture's own key is listed too.

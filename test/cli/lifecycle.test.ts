@@ -246,7 +246,7 @@ function lifecycleSuite(backend: 'pglite' | 'postgres', open: () => Promise<Targ
       assert.ok(Date.now() - lastUsed.getTime() < 120_000);
       assert.equal(byKey.get(idle.key)!.lastUsedAt, null);
       assert.equal(byKey.get(used.key)!.revokedAt, null);
-      assert.match((await cli('apikey', 'list', '--tenant', 'keys')).stdout, /^KEY +CREATED +LAST USED +REVOKED\n/);
+      assert.match((await cli('apikey', 'list', '--tenant', 'keys')).stdout, /^KEY +CREATED +LAST USED +REVOKED +SCOPE\n/);
 
       const revoked = json(await cli('apikey', 'revoke', '--tenant', 'keys', used.key, '--json'));
       assert.equal(revoked.key, used.key);

@@ -390,9 +390,10 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
       own.map((r) => [r.activityId, r.status]),
       [[COURSE, 'completed']],
     );
+    // Someone else, not a report (neither has a position): as if there were no such actor.
     const theirs = await completions(ctx, learner, { actorId: actorIdOf(stranger) });
-    assert.equal(theirs.statusCode, 403, theirs.body);
-    assert.equal(theirs.json().code, 'completions.forbidden');
+    assert.equal(theirs.statusCode, 404, theirs.body);
+    assert.equal(theirs.json().code, 'actors.not_found');
     // The API key sees anyone.
     assert.equal((await records(ctx, tenant.headers, { actorId: actorIdOf(stranger) }))[0].status, 'passed');
   });
@@ -471,7 +472,7 @@ describeEachBackend('GET /api/actors/completions', (ctx) => {
       (await records(ctx, token, {})).map((r) => [r.activityId, r.registration]),
       [[fixture.activityId, registration]],
     );
-    assert.equal((await completions(ctx, token, { actorId: 'mbox|mailto:someone@example.com' })).statusCode, 403);
+    assert.equal((await completions(ctx, token, { actorId: 'mbox|mailto:someone@example.com' })).statusCode, 404);
 
     // The launched content's own statements (no registration sent: the launch's) complete it.
     const sent = await ctx.app.inject({

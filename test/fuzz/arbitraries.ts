@@ -37,6 +37,8 @@ export interface FuzzContext {
    * groups, so both the allowed and the refused writes of issue 24 are tried.
    */
   learner: { credential: string; launchToken: string };
+  /** `Basic …` of an API key limited to the organisation entry P1 (issue 28, item 5), which the tenant's imports may make or drop. */
+  scopedKey: string;
 }
 
 export interface FuzzRequest {
@@ -447,6 +449,7 @@ function authorizationHeader(ctx: FuzzContext): Part<string | undefined> {
       { weight: 4, arbitrary: fc.constant(ctx.tenant.authorization) },
       { weight: 1, arbitrary: fc.constant(`Bearer ${ctx.oauth.accessToken}`) },
       { weight: 1, arbitrary: fc.constantFrom(ctx.learner.credential, ctx.learner.launchToken) },
+      { weight: 1, arbitrary: fc.constant(ctx.scopedKey) },
     ),
     fc.oneof(
       absent,
@@ -1747,6 +1750,18 @@ const LEARNING_FUZZERS: Record<string, RouteFuzzer> = {
       query: {
         agent: param('agent', agentParameter, { hostile: hostileAgentParameter }),
         actorId: param('actorId', actorIdParameter, { hostile: hostileActorId }),
+      },
+      headers: apiHeaders(ctx, false),
+    }),
+  // Managers' reports (issue 28, item 5): a learner credential's own, or the person an admin or key names.
+  'GET /api/actors/reports': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/api/actors/reports',
+      query: {
+        agent: param('agent', agentParameter, { hostile: hostileAgentParameter }),
+        actorId: param('actorId', actorIdParameter, { hostile: hostileActorId }),
+        ...pageQuery(),
       },
       headers: apiHeaders(ctx, false),
     }),

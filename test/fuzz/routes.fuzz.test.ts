@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import { exchange, givenOAuth, REDIRECT_URI } from '../auth/oauth-token-fixtures.js';
+import { issueApiKey } from '../../src/modules/auth/api-keys/api-key.service.js';
+import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import type { GivenTenant } from '../support/given.js';
 import { LAUNCH_ACTIVITY, LEARNER_MBOX, ROUTE_FUZZERS, type FuzzContext, type FuzzRequest } from './arbitraries.js';
 
@@ -136,6 +138,26 @@ async function givenLearner(ctx: TestContext, tenant: GivenTenant): Promise<Fuzz
   };
 }
 
+/**
+ * An API key of the tenant limited to the organisation entry P1 (one of the generators' entry ids),
+ * in a structure P1 > P2 with the fuzz learner placed in P2: the route generators' imports and
+ * settings may later drop the entry or unlink it, which the scoped key must survive as well.
+ */
+async function givenScopedKey(ctx: TestContext, tenant: GivenTenant): Promise<string> {
+  const put = (url: string, payload: unknown) =>
+    ctx.app.inject({ method: 'PUT', url, headers: tenant.headers, payload: payload as object });
+  assert.equal((await put('/api/settings', { organisationAttribute: 'positionNumber' })).statusCode, 200);
+  assert.equal((await put('/api/import/organisation', [{ id: 'P1' }, { id: 'P2', parentId: 'P1' }])).statusCode, 204);
+  const placed = await put('/api/actors/agents', {
+    mbox: LEARNER_MBOX,
+    extensions: { 'http://localhost/api/ext/agent/attributes': { positionNumber: 'P2' } },
+  });
+  assert.ok(placed.statusCode < 300, placed.body);
+  const record = (await new TenancyService(ctx.db, 0).findById(tenant.id)) ?? assert.fail('no tenant');
+  const { key, secret } = await issueApiKey(ctx.db, record, 'P1');
+  return basic(key, secret);
+}
+
 describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {
   let fuzz: FuzzContext;
   let served: Map<string, Set<string>>;
@@ -165,6 +187,7 @@ describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {
         form: await openSignInForm(ctx.app, oauth.client.clientId),
       },
       learner: await givenLearner(ctx, oauth.tenant),
+      scopedKey: await givenScopedKey(ctx, oauth.tenant),
     };
   });
 

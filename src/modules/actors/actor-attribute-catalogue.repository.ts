@@ -54,12 +54,20 @@ interface StatisticsRow {
  * values are grouped per (name, value) first, so each distinct value's patterns are tested once,
  * then per name. Names and values sort by code point (COLLATE "C"), the same on every server.
  */
-export async function findAttributeStatistics(sql: SqlClient, tenantId: string, enumLimit: number): Promise<AttributeStatistics[]> {
+export async function findAttributeStatistics(
+  sql: SqlClient,
+  tenantId: string,
+  enumLimit: number,
+  /** A further condition over the actors (`a`), its values bound with `bind`; undefined: none. */
+  narrow?: (bind: (value: unknown) => string) => string | undefined,
+): Promise<AttributeStatistics[]> {
+  const values: unknown[] = [tenantId, enumLimit];
+  const condition = narrow?.((value) => `$${values.push(value)}`);
   const { rows } = await sql.query<StatisticsRow>(
     `WITH valued AS (
        SELECT e.key, e.value, count(*) AS n
          FROM actors a CROSS JOIN LATERAL jsonb_each_text(a.attributes) e
-        WHERE a.tenant_id = $1 AND a.attributes IS NOT NULL
+        WHERE a.tenant_id = $1 AND a.attributes IS NOT NULL${condition === undefined ? '' : ` AND ${condition}`}
         GROUP BY e.key, e.value
      ), typed AS (
        SELECT key, value, n,
@@ -77,7 +85,7 @@ export async function findAttributeStatistics(sql: SqlClient, tenantId: string, 
        FROM typed
       GROUP BY key
       ORDER BY key COLLATE "C"`,
-    [tenantId, enumLimit],
+    values,
   );
   return rows.map((row) => ({
     name: row.name,

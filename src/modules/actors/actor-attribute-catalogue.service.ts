@@ -1,5 +1,7 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { Principal } from '../../kernel/principal.js';
 import { findAttributeStatistics, type AttributeStatistics } from './actor-attribute-catalogue.repository.js';
+import { readableActorCondition } from './person-access.service.js';
 
 /** At most this many distinct values make an `enum`… */
 export const ENUM_MAX_VALUES = 20;
@@ -38,8 +40,13 @@ export function attributeSchema(statistics: AttributeStatistics): AttributeSchem
   return schema;
 }
 
-/** `GET /api/actors/attributes`: every attribute name on the tenant's actors, how many carry it, and its schema. */
-export async function describeAttributes(sql: SqlClient, tenantId: string): Promise<CatalogueEntry[]> {
-  const statistics = await findAttributeStatistics(sql, tenantId, ENUM_MAX_VALUES);
+/**
+ * `GET /api/actors/attributes`: every attribute name on the tenant's actors, how many carry it, and
+ * its schema; over the people `principal` may read only, when it does not read everyone.
+ */
+export async function describeAttributes(sql: SqlClient, principal: Principal): Promise<CatalogueEntry[]> {
+  const statistics = await findAttributeStatistics(sql, principal.tenant.id, ENUM_MAX_VALUES, (bind) =>
+    readableActorCondition(principal, 'a', '$1', bind),
+  );
   return statistics.map((entry) => ({ name: entry.name, count: entry.count, schema: attributeSchema(entry) }));
 }

@@ -40,7 +40,7 @@ export const actorsSearchRoutes: FastifyPluginAsyncTypebox<ActorsSearchRoutesOpt
     },
     async (request) => {
       const principal = tenantWidePrincipalOf(request);
-      const found = await searchActors(sql, principal.tenant, request.body as unknown, request.query as Record<string, unknown>, domains);
+      const found = await searchActors(sql, principal, request.body as unknown, request.query as Record<string, unknown>, domains);
       return found as Static<typeof SearchResponse>;
     },
   );
@@ -57,7 +57,7 @@ export const actorsSearchRoutes: FastifyPluginAsyncTypebox<ActorsSearchRoutesOpt
     },
     async (request) => {
       const principal = tenantWidePrincipalOf(request);
-      return { attributes: await describeAttributes(sql, principal.tenant.id) };
+      return { attributes: await describeAttributes(sql, principal) };
     },
   );
 };

@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
-import type { Tenant } from '../../kernel/principal.js';
+import type { Principal, Tenant } from '../../kernel/principal.js';
 import { getTenantSettings, type TenantSettings } from './tenant-settings.service.js';
 import { compileCriteria, Parameters, readCriteria, type CompileContext, type Criteria } from './actor-search-compiler.js';
 import type { JobLinkSettings } from './actor-job-rules.js';
@@ -8,6 +8,7 @@ import { jobIdsSql, positionJobsSql } from '../organisation/organisation-search.
 import { findMatchingActors } from './actor-search.repository.js';
 import { ACTOR_KINDS, type ActorKind } from './actor.repository.js';
 import { showActors, type ActorDomains } from './actor.service.js';
+import { readableActorCondition } from './person-access.service.js';
 
 /** The search's errors, `actors.reason`. */
 export const ActorSearchErrors = {
@@ -114,21 +115,30 @@ function readBody(body: unknown) {
 /**
  * `POST /api/actors/search`: the tenant's actors, agents and groups, that the criteria match,
  * a page of them in agent-key order shaped as GET /api/actors shapes them (showActors: the
- * enrichment read now), and how many match in all.
+ * enrichment read now), and how many match in all; only people `principal` may read, when it
+ * does not read everyone (person-access.service.ts).
  */
 export async function searchActors(
   sql: SqlClient,
-  tenant: Pick<Tenant, 'id' | 'name'>,
+  principal: Principal,
   body: unknown,
   query: Record<string, unknown>,
   domains: ActorDomains,
 ): Promise<{ actors: Record<string, unknown>[]; total: number }> {
+  const tenant = principal.tenant;
   const page = readPage(query);
   const criteria = readBody(body);
   const settings = await getTenantSettings(sql, tenant, domains.baseDomain);
   const parameters = new Parameters([tenant.id]);
   const condition = compileCriteria(criteria, linkContext(settings), parameters);
-  const found = await findMatchingActors(sql, tenant.id, condition, parameters, page);
+  const readable = readableActorCondition(principal, 'a', '$1', (value) => parameters.add(value));
+  const found = await findMatchingActors(
+    sql,
+    tenant.id,
+    readable === undefined ? condition : `${condition} AND ${readable}`,
+    parameters,
+    page,
+  );
   return { actors: await showActors(sql, tenant, found.actors, domains, settings), total: found.total };
 }
 

@@ -23,7 +23,7 @@ export interface ActorsRoutesOptions {
 const ActorsQuery = Type.Object({ ...PageQuery('actors').properties, kind: Type.Optional(ActorKindParameter) });
 
 /** The page's response headers, one schema each (as @fastify/swagger reads a response's `headers`). */
-const ListHeaders = {
+export const ListHeaders = {
   'X-Total-Count': Type.Integer({ description: 'How many actors of this kind there are in all.' }),
   Link: Type.String({
     description:
@@ -41,7 +41,7 @@ const Identifiers = {
 
 const Member = Type.Object({ objectType: Type.Literal('Agent'), name: Type.Optional(Type.String()), ...Identifiers });
 
-const Actor = Type.Object(
+export const Actor = Type.Object(
   {
     objectType: Type.Union([Type.Literal('Agent'), Type.Literal('Group')]),
     name: Type.Optional(Type.String()),
@@ -104,7 +104,7 @@ export const actorsRoutes: FastifyPluginAsyncTypebox<ActorsRoutesOptions> = asyn
       const principal = tenantWidePrincipalOf(request);
       const kind = request.query.kind ?? 'people';
       const page = pageOf(request.query);
-      const { actors, total } = await listActors(sql, principal.tenant, kind, page, domains);
+      const { actors, total } = await listActors(sql, principal, kind, page, domains);
       // Interface 4.2, "lists all actors. No parameters": a client that follows the links gets all.
       sendPageHeaders(reply, { url: `${request.publicBaseUrl}/api/actors`, query: { kind }, page, shown: actors.length, total });
       return actors as Static<typeof Actor>[];

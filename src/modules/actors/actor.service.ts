@@ -1,10 +1,13 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { findJobs, findOrganisationLinks, type Job, type OrgEntry, type OrgLink } from '../organisation/organisation.service.js';
-import type { Tenant } from '../../kernel/principal.js';
+import type { Principal, Tenant } from '../../kernel/principal.js';
 import { getTenantSettings, type TenantSettings } from './tenant-settings.service.js';
 import { toAgent, type ActorLinks, type StoredActor } from './actor-attributes.js';
 import { attributeValue, currentJobId, positionJobId, type JobLinkSettings } from './actor-job-rules.js';
 import { findActors, findPersonByKey, type ActorKind } from './actor.repository.js';
+import { Parameters } from './actor-search-compiler.js';
+import { findMatchingActors } from './actor-search.repository.js';
+import { readableActorCondition } from './person-access.service.js';
 
 /** The two domains an actor is shown with. */
 export interface ActorDomains {
@@ -16,16 +19,23 @@ export interface ActorDomains {
 
 /**
  * A page of the tenant's actors of one kind as Agents and Groups (interface 2.6), each enriched as
- * `showActors` says, and how many there are in all.
+ * `showActors` says, and how many there are in all: of the people `principal` may read, when it
+ * does not read everyone (person-access.service.ts), counted and paged in the search's one statement.
  */
 export async function listActors(
   sql: SqlClient,
-  tenant: Pick<Tenant, 'id' | 'name'>,
+  principal: Principal,
   kind: ActorKind,
   page: { limit: number; skip: number },
   domains: ActorDomains,
 ): Promise<{ actors: Record<string, unknown>[]; total: number }> {
-  const found = await findActors(sql, tenant.id, kind, page);
+  const tenant = principal.tenant;
+  const parameters = new Parameters([tenant.id]);
+  const readable = readableActorCondition(principal, 'a', '$1', (value) => parameters.add(value));
+  const found =
+    readable === undefined
+      ? await findActors(sql, tenant.id, kind, page)
+      : await findMatchingActors(sql, tenant.id, readable, parameters, { ...page, kind });
   return { actors: await showActors(sql, tenant, found.actors, domains), total: found.total };
 }
 

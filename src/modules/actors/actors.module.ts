@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ModuleOptions } from '../../platform/module-options.js';
 import { actorsRoutes } from './actor.routes.js';
+import { actorReportsRoutes } from './actor-reports.routes.js';
 import { actorsSearchRoutes } from './actor-search.routes.js';
 import { tenantSettingsRoutes } from './tenant-settings.routes.js';
 import type { PeopleChanges } from './people-changes.js';
@@ -10,10 +11,11 @@ export interface ActorsModuleOptions extends ModuleOptions {
   peopleChanges: PeopleChanges;
 }
 
-/** The actor store, its search, and the tenant's people settings. */
+/** The actor store, its search, managers' reports, and the tenant's people settings. */
 export const actorsModule: FastifyPluginAsync<ActorsModuleOptions> = async (app, { config, sql, peopleChanges }) => {
   const options = { sql, baseDomain: config.baseDomain, serviceDomain: config.serviceDomain, peopleChanges };
   await app.register(actorsRoutes, options);
   await app.register(actorsSearchRoutes, options);
+  await app.register(actorReportsRoutes, options);
   await app.register(tenantSettingsRoutes, { sql, baseDomain: config.baseDomain, peopleChanges });
 };

@@ -40,6 +40,8 @@ export async function findAuditEntries(sql: SqlClient, tenantId: string, filter:
     .andIf(filter.action, (p) => `action = ${p}`)
     .andIf(filter.since, (p) => `at > ${p}`)
     .andIf(filter.until, (p) => `at <= ${p}`);
+  const people = filter.people?.('actor_key', (value) => where.bind(value));
+  if (people !== undefined) where.and(people);
   const { rows } = await sql.query<AuditRow>(
     `SELECT id, at, action, actor_key, actor, source, principal_kind, principal_id, details
        FROM audit_log ${where.clause}

@@ -5,6 +5,7 @@ import { badRequest } from '../../platform/http/app-error.js';
 import { ApiError } from '../../platform/http/common-schemas.js';
 import { PageQuery, pageOf } from '../../platform/http/paged-list.js';
 import { tenantWidePrincipalOf } from '../../kernel/principal.js';
+import type { PersonReach } from '../../kernel/person-reach.js';
 import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
 import { parseTimestamp } from '../../kernel/timestamp.js';
 import { listAuditEntries, type AuditFilter } from './audit.service.js';
@@ -52,8 +53,11 @@ function instant(value: string | undefined, name: string): Date | undefined {
   return parsed;
 }
 
-/** `GET /api/audit`: the audit log of actor writes, credentials and launches, newest first. */
-export const auditRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = async (app, { sql }) => {
+/**
+ * `GET /api/audit`: the audit log of actor writes, credentials and launches, newest first; for a
+ * scoped credential, only the entries about people it may read (`people`), none about no one.
+ */
+export const auditRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; people: PersonReach }> = async (app, { sql, people }) => {
   app.get(
     '/api/audit',
     {
@@ -82,6 +86,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = async 
         action: query.action,
         since: instant(query.since, 'since'),
         until: instant(query.until, 'until'),
+        people: (column, bind) => people.agentKeyCondition(principal, column, '$1', bind),
       };
       const entries = await listAuditEntries(sql, principal.tenant.id, filter, pageOf(query));
       return entries.map((entry) => ({ ...entry, at: entry.at.toISOString() }));

@@ -55,6 +55,11 @@ export interface AuditFilter {
   action?: string;
   since?: Date;
   until?: Date;
+  /**
+   * Only entries about the people this condition on the agent-key `column` keeps (a scoped
+   * credential's, kernel/person-reach.ts; entries about no one never pass it); undefined: all.
+   */
+  people?: (column: string, bind: (value: unknown) => string) => string | undefined;
 }
 
 /** Longest `svc-account-source` kept: the header is free text for a person, not a payload. */

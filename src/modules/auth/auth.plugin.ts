@@ -146,7 +146,7 @@ export const authPlugin = fp<AuthPluginOptions>(
       };
     }
 
-    /** RFC 6750 §2.1: an access token of the OAuth flow; its admin may do everything in the token's tenant. */
+    /** RFC 6750 §2.1: an access token of the OAuth flow; its admin may do everything in the token's tenant (or its scope). */
     async function bearerPrincipal(token: string): Promise<Principal> {
       const check = await options.tokens.checkAccessToken(token);
       if (!check.valid) {
@@ -160,17 +160,21 @@ export const authPlugin = fp<AuthPluginOptions>(
       }
       const tenant = await options.tenancy.findById(check.grant.tenantId);
       if (!tenant) throw invalidToken('The access token is not valid.');
-      return { kind: 'admin', tenant, id: check.grant.adminId };
+      return { kind: 'admin', tenant, id: check.grant.adminId, ...scopeOf(check.grant.scope) };
     }
 
     async function verifyApiKey(key: string, secret: string): Promise<Principal> {
-      const tenant = await options.apiKeys.verify(key, secret);
-      if (!tenant) throw unauthorized('The credential is not valid.');
-      return { kind: 'api_key', tenant, id: key };
+      const verified = await options.apiKeys.verify(key, secret);
+      if (!verified) throw unauthorized('The credential is not valid.');
+      return { kind: 'api_key', tenant: verified.tenant, id: key, ...scopeOf(verified.scope) };
     }
   },
   { name: 'authentication' },
 );
+
+/** An admin's or an API key's organisation scope, as the principal carries it (none: the whole tenant). */
+const scopeOf = (organisationId: string | undefined): Pick<Principal, 'scope'> =>
+  organisationId === undefined ? {} : { scope: { organisationId } };
 
 function decodeBasic(encoded: string): { username: string; password: string } {
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');

@@ -9,6 +9,15 @@ const Me = Type.Object(
     principal: Type.Object({
       kind: Type.Union([Type.Literal('admin'), Type.Literal('api_key'), Type.Literal('actor'), Type.Literal('launch')]),
       id: Type.String({ description: 'The API key, admin id or credential username.' }),
+      scope: Type.Optional(
+        Type.Object(
+          { organisationId: Type.String() },
+          {
+            description:
+              'An admin or API key limited to an organisation subtree: its entry (docs/learning.md, "Scoped administration and managers"). Absent: the whole tenant.',
+          },
+        ),
+      ),
     }),
   },
   { description: 'Who the credential is and which tenant it belongs to.' },
@@ -31,7 +40,11 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return {
         tenant: { id: principal.tenant.id, name: principal.tenant.name },
         // The operator principal is the command line's: it never comes through HTTP.
-        principal: { kind: principal.kind as Exclude<Principal['kind'], 'operator'>, id: principal.id },
+        principal: {
+          kind: principal.kind as Exclude<Principal['kind'], 'operator'>,
+          id: principal.id,
+          ...(principal.scope ? { scope: { organisationId: principal.scope.organisationId } } : {}),
+        },
       };
     },
   );

@@ -1,4 +1,4 @@
-import { AppError, badRequest } from '../../platform/http/app-error.js';
+import { badRequest } from '../../platform/http/app-error.js';
 
 /** The completion records' errors, `completions.reason` (docs/completions.md, "Errors"). */
 export const CompletionErrors = {
@@ -7,5 +7,4 @@ export const CompletionErrors = {
     badRequest('completions.unsupported_version', `Accept-Version ${version} is not supported; supported: ${supported.join(', ')}.`, {
       supported: [...supported],
     }),
-  forbidden: () => new AppError('completions.forbidden', 403, 'This credential may only read the completion records of its own agent.'),
 };

@@ -3,6 +3,7 @@ import type { Principal } from '../../kernel/principal.js';
 import { CompletionErrors } from './completion.errors.js';
 import type { CompletionQuery } from './completion.schemas.js';
 import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
+import { requireReadable } from '../actors/person-access.service.js';
 import {
   STATUS_ORDER,
   foldFacts,
@@ -201,18 +202,17 @@ function actorAsked(principal: Principal, query: CompletionQuery): string {
 }
 
 /**
- * One actor's completion records (GET /api/actors/completions): the actor `actorAsked` names;
- * an actor credential or launch token may name only its own agent.
+ * One actor's completion records (GET /api/actors/completions): the actor `actorAsked` names, if
+ * the principal may read them (person-access.service.ts: a scoped credential its subtree's
+ * people, a learner credential itself and its reports, a launch token itself), else 404.
  * `expand=hierarchy` with `activityId` gives each record the records of the activities below it
  * (registry `parentId` and statements' `contextActivities.parent`), recursively, in `children`.
  */
 export async function listCompletions(sql: SqlClient, principal: Principal, query: CompletionQuery): Promise<CompletionView[]> {
   if (query.expand !== undefined && query.expand !== 'hierarchy') throw invalid('expand', `'expand' takes only the value "hierarchy".`);
   const agentKey = actorAsked(principal, query);
-  if (principal.agentKey !== undefined && principal.agentKey !== agentKey) {
-    throw CompletionErrors.forbidden();
-  }
   const statuses = parseStatuses(query.status);
+  await requireReadable(sql, principal, agentKey);
   const tenantId = principal.tenant.id;
 
   if (query.expand !== 'hierarchy' || query.activityId === undefined) {

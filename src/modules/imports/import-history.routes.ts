@@ -21,7 +21,7 @@ const ImportRunBody = Type.Object({
   summary: Type.Object({}, { additionalProperties: true, description: 'users: the summary counts; organisation, jobs: `{ entries }`.' }),
 });
 
-/** `GET /api/import/history`: the audit trail of imports, newest first. */
+/** `GET /api/import/history`: the audit trail of imports, newest first (a scoped credential's own only). */
 export const importHistoryRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = async (app, { sql }) => {
   app.get(
     '/api/import/history',
@@ -36,7 +36,8 @@ export const importHistoryRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> 
     },
     async (request) => {
       const principal = tenantWidePrincipalOf(request);
-      const runs = await listImportRuns(sql, principal.tenant.id, pageOf(request.query));
+      // A scoped credential sees only the runs it made itself (docs/learning.md, "Scoped administration and managers").
+      const runs = await listImportRuns(sql, principal.tenant.id, pageOf(request.query), principal.scope ? principal : undefined);
       return runs.map((run) => ({ ...run, startedAt: run.startedAt.toISOString(), finishedAt: run.finishedAt.toISOString() }));
     },
   );

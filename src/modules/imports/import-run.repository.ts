@@ -31,9 +31,20 @@ export async function insertImportRun(sql: SqlClient, tenantId: string, run: Imp
   );
 }
 
-/** Newest first; `seq` (the order of recording) breaks ties between runs finished in the same millisecond. */
-export async function findImportRuns(sql: SqlClient, tenantId: string, limit: number, skip: number): Promise<ImportRun[]> {
-  const where = new SqlFilter([tenantId], 'tenant_id = $1');
+/**
+ * Newest first; `seq` (the order of recording) breaks ties between runs finished in the same
+ * millisecond. With `madeBy`, only the runs of that principal (its kind and credential id).
+ */
+export async function findImportRuns(
+  sql: SqlClient,
+  tenantId: string,
+  limit: number,
+  skip: number,
+  madeBy?: { kind: string; id: string },
+): Promise<ImportRun[]> {
+  const where = new SqlFilter([tenantId], 'tenant_id = $1')
+    .andIf(madeBy?.kind, (p) => `principal_kind = ${p}`)
+    .andIf(madeBy?.id, (p) => `principal_id = ${p}`);
   const { rows } = await sql.query<ImportRunRow>(
     `SELECT id, kind, verify, principal_kind, principal_id, started_at, finished_at, summary
        FROM import_runs ${where.clause}

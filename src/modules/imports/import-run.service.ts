@@ -45,6 +45,12 @@ export async function recordImportRun(sql: SqlClient, run: NewImportRun): Promis
   return recorded;
 }
 
-export function listImportRuns(sql: SqlClient, tenantId: string, page: { limit: number; skip: number }): Promise<ImportRun[]> {
-  return findImportRuns(sql, tenantId, page.limit, page.skip);
+/** A page of the tenant's import runs, newest first; with `madeBy`, only the runs that principal made. */
+export function listImportRuns(
+  sql: SqlClient,
+  tenantId: string,
+  page: { limit: number; skip: number },
+  madeBy?: Pick<Principal, 'kind' | 'id'>,
+): Promise<ImportRun[]> {
+  return findImportRuns(sql, tenantId, page.limit, page.skip, madeBy);
 }

@@ -11,6 +11,7 @@ import {
   type CandidateUser,
   checkRows,
   linkWarnings,
+  narrowToScope,
   resolveCandidates,
   type ResolvedUser,
   type StoredIdentities,
@@ -21,6 +22,7 @@ import {
 } from './user-import.js';
 import { findHoldersOf, findImportedKeys, inBatches, storeImportedPeople } from '../actors/actor-import.service.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
+import { readableAmong, scopeEntryIds } from '../actors/person-access.service.js';
 
 export interface UserImportRequest {
   users: unknown[];
@@ -128,7 +130,17 @@ export async function importUsers(
     const checked = checkRows(request.users, settings);
     const accountKey = (name: string) => accountAgent(settings.accountHomePage, name).key;
 
-    const resolved = await resolveAll(tx, tenant.id, checked.candidates, accountKey);
+    let resolved = await resolveAll(tx, tenant.id, checked.candidates, accountKey);
+    // A scoped credential changes and places people of its subtree only: other rows are skipped (out_of_scope).
+    const entries = await scopeEntryIds(tx, principal);
+    if (entries !== undefined) {
+      const stored = resolved.users.filter((user) => user.action !== 'new').map((user) => user.agentKey);
+      const narrowed = narrowToScope(resolved.users, settings.organisationAttribute, {
+        entries,
+        reachable: await readableAmong(tx, principal, stored),
+      });
+      resolved = { users: narrowed.users, errors: [...resolved.errors, ...narrowed.errors] };
+    }
 
     const linked = (attribute: string | null) =>
       attribute

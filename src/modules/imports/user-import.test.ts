@@ -4,7 +4,9 @@ import {
   checkRow,
   checkRows,
   linkWarnings,
+  narrowToScope,
   resolveCandidates,
+  type ResolvedUser,
   shown,
   storedIdentifierKey,
   summarise,
@@ -229,6 +231,63 @@ describe('linkWarnings and summarise', () => {
       { ...summary, errors: summary.errors.length, warnings: summary.warnings.length },
       { rows: 3, new: 1, existing: 0, skipped: 1, errorCount: 1, warningCount: 1, errors: 1, warnings: 1 },
     );
+  });
+});
+
+describe('narrowToScope', () => {
+  const user = (row: number, action: ResolvedUser['action'], attributes: Record<string, string>): ResolvedUser => ({
+    row,
+    name: `User ${row}`,
+    attributes,
+    identifiers: [{ attribute: 'email', value: attributes.email }],
+    agentKey: `key-${row}`,
+    action,
+    unheld: [],
+  });
+  const scope = { entries: new Set(['P1', 'P2']), reachable: new Set(['key-2']) };
+
+  it('keeps the rows that change people of the subtree and place them in it', () => {
+    const kept = narrowToScope(
+      [user(1, 'new', { email: 'a@x', position: 'P1' }), user(2, 'existing', { email: 'b@x', position: 'P2' })],
+      'position',
+      scope,
+    );
+    assert.deepEqual(
+      kept.users.map((item) => item.row),
+      [1, 2],
+    );
+    assert.deepEqual(kept.errors, []);
+  });
+
+  it('skips a row that matches or adopts someone it does not reach, or places its person outside the subtree or nowhere', () => {
+    const { users, errors } = narrowToScope(
+      [
+        user(1, 'existing', { email: 'out@x', position: 'P1' }),
+        user(2, 'existing', { email: 'b@x', position: 'P9' }),
+        user(3, 'new', { email: 'c@x' }),
+        user(4, 'adopt', { email: 'd@x', position: 'P1' }),
+        user(5, 'new', { email: 'e@x', position: '' }),
+      ],
+      'position',
+      scope,
+    );
+    assert.deepEqual(users, []);
+    assert.deepEqual(
+      errors.map((error) => [error.row, error.type, error.value]),
+      [
+        [1, 'out_of_scope', 'out@x'],
+        [2, 'out_of_scope', 'P9'],
+        [3, 'out_of_scope', ''],
+        [4, 'out_of_scope', 'd@x'],
+        [5, 'out_of_scope', ''],
+      ],
+    );
+  });
+
+  it('places no one while the tenant links no attribute to the structure', () => {
+    const { users, errors } = narrowToScope([user(1, 'new', { email: 'a@x', position: 'P1' })], null, scope);
+    assert.deepEqual(users, []);
+    assert.match(errors[0]!.message, /organisationAttribute/);
   });
 });
 

@@ -22,6 +22,7 @@ export type UserImportMessageType =
   | 'duplicate_user'
   | 'ambiguous_match'
   | 'account_taken'
+  | 'out_of_scope'
   // warnings: the row is imported
   | 'empty_attribute_value'
   | 'unknown_field'
@@ -322,6 +323,49 @@ export function resolveCandidates(
     users.push(resolved);
   }
   return { users, errors };
+}
+
+/**
+ * A scoped credential's import (docs/learning.md, "Scoped administration and managers"): every
+ * resolved row must leave the people outside the credential's organisation subtree alone. A row
+ * that matches a stored person (or adopts an actor statements named) the credential does not
+ * reach, or that would place its person outside the subtree (its `organisationAttribute` value
+ * names no entry of it, or it has none), is skipped with `out_of_scope`.
+ */
+export function narrowToScope(
+  users: readonly ResolvedUser[],
+  organisationAttribute: string | null,
+  scope: {
+    /** The subtree's entry ids: the positions the credential may place people in. */
+    entries: ReadonlySet<string>;
+    /** The stored agent keys among the rows' that the credential reaches. */
+    reachable: ReadonlySet<string>;
+  },
+): { users: ResolvedUser[]; errors: UserImportMessage[] } {
+  const kept: ResolvedUser[] = [];
+  const errors: UserImportMessage[] = [];
+  for (const user of users) {
+    const position = organisationAttribute ? attributeOf(user.attributes, organisationAttribute) : undefined;
+    if (user.action !== 'new' && !scope.reachable.has(user.agentKey)) {
+      errors.push({
+        type: 'out_of_scope',
+        message: 'The row matches a person outside the organisation subtree this credential is limited to; nothing of theirs was changed.',
+        value: shown(user.identifiers[0].value),
+        row: user.row,
+      });
+    } else if (position === undefined || !scope.entries.has(position)) {
+      errors.push({
+        type: 'out_of_scope',
+        message:
+          position === undefined
+            ? `The user has no "${organisationAttribute ?? 'organisationAttribute'}": it would be placed outside the organisation subtree this credential is limited to.`
+            : `"${organisationAttribute}" names no entry of the organisation subtree this credential is limited to.`,
+        value: shown(position),
+        row: user.row,
+      });
+    } else kept.push(user);
+  }
+  return { users: kept, errors };
 }
 
 /**

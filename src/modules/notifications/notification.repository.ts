@@ -32,6 +32,8 @@ export interface NotificationFilter {
   channel?: string;
   /** Only later timestamps. */
   since?: Date;
+  /** Only the people this condition on the agent-key `column` keeps (a scoped credential's: person-access.service.ts); undefined: everyone. */
+  people?: (column: string, bind: (value: unknown) => string) => string | undefined;
 }
 
 interface NotificationRow {
@@ -102,6 +104,8 @@ export async function findNotifications(
     .andIf(filter.activityIds, (p) => `activity_id = ANY(${p}::text[])`)
     .andIf(filter.channel, (p) => `channel = ${p}`)
     .andIf(filter.since, (p) => `timestamp > ${p}`);
+  const people = filter.people?.('actor_key', (value) => where.bind(value));
+  if (people !== undefined) where.and(people);
   const { rows } = await sql.query<NotificationRow>(
     `SELECT id, timestamp, actor, activity, channel, object FROM notifications
       ${where.clause}

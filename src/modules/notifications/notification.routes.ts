@@ -57,7 +57,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; cac
     },
     async (request, reply) => {
       const principal = tenantWidePrincipalOf(request);
-      const stored = await makeNotifications(sql, principal.tenant.id, request.body);
+      const stored = await makeNotifications(sql, principal, request.body);
       return reply.status(201).send(Array.isArray(request.body) ? stored.map(answer) : answer(stored[0]));
     },
   );

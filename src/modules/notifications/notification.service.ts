@@ -2,7 +2,8 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { findActivityIdsByTagsAndAttributes, findRegisteredActivities } from '../activities/activity-registry.service.js';
 import { TtlCache } from '../../platform/cache.js';
 import { findActorsByKeys, listActorTexts, type ActorTexts } from '../actors/actor-lookup.service.js';
-import type { Principal } from '../../kernel/principal.js';
+import { PersonAccessErrors, readableAgentKeyCondition, readableAmong, readsEveryone } from '../actors/person-access.service.js';
+import { isTenantWide, type Principal } from '../../kernel/principal.js';
 import { parseActorId } from '../../kernel/agent.js';
 import { NotificationErrors, type NotificationProblem } from './notification.errors.js';
 import { checkNotifications, compilePattern, parseSince, parseTags } from './notification-rules.js';
@@ -13,10 +14,22 @@ import { ATTRIBUTE_PARAMETER } from './notification.schemas.js';
  * `POST /api/notifications`: checks every notification, looks its actor up in the actor store
  * and its activity in the registry, and stores them all in one statement, or none when anything
  * is wrong (400 naming each problem by index). The actor is answered as the store has it, the
- * activity with the registry's definition.
+ * activity with the registry's definition. A scoped credential (person-access.service.ts) makes
+ * them only for people of its subtree: an actor it may not read, stored or not, is 404 for the
+ * whole request, so that its answer never tells an outsider from a stranger.
  */
-export async function makeNotifications(sql: SqlClient, tenantId: string, body: unknown): Promise<StoredNotification[]> {
+export async function makeNotifications(sql: SqlClient, principal: Principal, body: unknown): Promise<StoredNotification[]> {
+  const tenantId = principal.tenant.id;
   const { drafts, problems } = checkNotifications(body);
+  if (!readsEveryone(principal)) {
+    const readable = await readableAmong(
+      sql,
+      principal,
+      drafts.map((draft) => draft.agentKey),
+    );
+    const outside = drafts.find((draft) => !readable.has(draft.agentKey));
+    if (outside) throw PersonAccessErrors.notFound(outside.agentKey);
+  }
   const actors = await findActorsByKeys(
     sql,
     tenantId,
@@ -103,6 +116,8 @@ export async function listNotifications(
     if (filter.actorKey !== undefined && filter.actorKey !== principal.agentKey) throw NotificationErrors.forbidden();
     filter.actorKey = principal.agentKey;
   }
+  // A scoped credential reads the notifications of its subtree's people only (person-access.service.ts).
+  if (isTenantWide(principal)) filter.people = (column, bind) => readableAgentKeyCondition(principal, column, '$1', bind);
   const since = text('since');
   if (since !== undefined) filter.since = parseSince(since);
 

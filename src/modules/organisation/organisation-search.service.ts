@@ -45,3 +45,17 @@ export const positionJobsSql = (tenantParameter: string, attributeParameter: str
 
 /** A condition (over a job `j`) on the names of its competencies, `name` a condition over `(c.value ->> 'Name')`. */
 export const competencyNameSql = (name: string): string => `EXISTS (SELECT 1 FROM jsonb_array_elements(j.competencies) c WHERE ${name})`;
+
+/**
+ * The ids of the entry `root` (an SQL expression: a placeholder, or a subquery giving one id) and
+ * of every entry below it, at any depth; `withRoot` false: those below only. A root naming no
+ * entry (NULL, or an entry a later import dropped) selects nothing. For the people a scoped
+ * credential or a manager reaches (actors' person-access.service.ts), over the column `id`.
+ */
+export function organisationSubtreeIdsSql(tenantParameter: string, root: string, withRoot: boolean): string {
+  return `WITH RECURSIVE subtree AS (
+         SELECT o.id FROM organisation_entries o WHERE o.tenant_id = ${tenantParameter} AND o.id = ${root}
+         UNION
+         SELECT c.id FROM subtree s JOIN organisation_entries c ON c.tenant_id = ${tenantParameter} AND c.parent_id = s.id
+       ) SELECT id FROM subtree${withRoot ? '' : ` WHERE id <> ${root}`}`;
+}

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ModuleOptions } from '../../platform/module-options.js';
+import { outOfScope } from '../../kernel/principal.js';
 import { activitiesRoutes } from './activity-definitions/activity-definition.routes.js';
 import { agentsRoutes } from './agents/agent.routes.js';
 import { documentsPlugin } from './documents/document.plugin.js';
@@ -11,6 +12,15 @@ import { statementsRoutes } from './statements/statement.routes.js';
  * shares (CORS, the version header) is xapi.plugin.ts, registered before authentication.
  */
 export const xapiModule: FastifyPluginAsync<ModuleOptions> = async (app, { config, sql }) => {
+  // The LRS is closed to an admin or API key limited to an organisation subtree (docs/learning.md,
+  // "Scoped administration and managers"): statements, documents and agents are about anyone, and
+  // scoped credentials administer people; content reports through learner credentials and launch
+  // tokens. Added here, it runs on these routes only, after authentication.
+  app.addHook('onRequest', async (request) => {
+    if (request.principal?.scope) {
+      throw outOfScope('This credential is limited to an organisation subtree; the LRS (/xapi/) needs an unscoped one.');
+    }
+  });
   await app.register(documentsPlugin, { sql, documentLimitBytes: config.documentLimitBytes });
   await app.register(statementsRoutes, {
     sql,

@@ -6,8 +6,21 @@ export interface AdminRow {
   password_hash: string;
 }
 
-export async function insertAdmin(sql: SqlClient, tenantId: string, id: string, email: string, passwordHash: string): Promise<void> {
-  await sql.query('INSERT INTO admins (tenant_id, id, email, password_hash) VALUES ($1, $2, $3, $4)', [tenantId, id, email, passwordHash]);
+export async function insertAdmin(
+  sql: SqlClient,
+  tenantId: string,
+  id: string,
+  email: string,
+  passwordHash: string,
+  scope?: string,
+): Promise<void> {
+  await sql.query('INSERT INTO admins (tenant_id, id, email, password_hash, scope_organisation_id) VALUES ($1, $2, $3, $4, $5)', [
+    tenantId,
+    id,
+    email,
+    passwordHash,
+    scope ?? null,
+  ]);
 }
 
 export async function findAdminByEmail(sql: SqlClient, tenantId: string, email: string): Promise<AdminRow | undefined> {
@@ -33,11 +46,19 @@ export interface AdminListing {
   createdAt: Date;
   /** Set while sign-in is refused for this account (sign-in-throttle.ts). */
   lockedUntil?: Date;
+  /** The organisation entry the admin is limited to (with everything below it); undefined: the whole tenant. */
+  scope?: string;
 }
 
 export async function listAdminRows(sql: SqlClient, tenantId: string): Promise<AdminListing[]> {
-  const { rows } = await sql.query<{ id: string; email: string; created_at: Date | string; locked_until: Date | string | null }>(
-    `SELECT a.id, a.email, a.created_at, CASE WHEN f.locked_until > now() THEN f.locked_until END AS locked_until
+  const { rows } = await sql.query<{
+    id: string;
+    email: string;
+    created_at: Date | string;
+    locked_until: Date | string | null;
+    scope_organisation_id: string | null;
+  }>(
+    `SELECT a.id, a.email, a.created_at, CASE WHEN f.locked_until > now() THEN f.locked_until END AS locked_until, a.scope_organisation_id
        FROM admins AS a
        LEFT JOIN sign_in_failures AS f ON f.tenant_id = a.tenant_id AND f.subject = 'email:' || a.email
       WHERE a.tenant_id = $1
@@ -49,7 +70,17 @@ export async function listAdminRows(sql: SqlClient, tenantId: string): Promise<A
     email: row.email,
     createdAt: new Date(row.created_at),
     ...(row.locked_until ? { lockedUntil: new Date(row.locked_until) } : {}),
+    ...(row.scope_organisation_id === null ? {} : { scope: row.scope_organisation_id }),
   }));
+}
+
+/** Sets the admin's scope (NULL: the whole tenant); answers the admin's id, or undefined for an unknown address. */
+export async function updateAdminScope(sql: SqlClient, tenantId: string, email: string, scope: string | null): Promise<string | undefined> {
+  const { rows } = await sql.query<{ id: string }>(
+    'UPDATE admins SET scope_organisation_id = $3 WHERE tenant_id = $1 AND email = $2 RETURNING id',
+    [tenantId, email, scope],
+  );
+  return rows[0]?.id;
 }
 
 export async function updateAdminPassword(sql: SqlClient, tenantId: string, email: string, passwordHash: string): Promise<boolean> {

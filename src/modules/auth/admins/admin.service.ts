@@ -12,6 +12,7 @@ import {
   insertAdmin,
   listAdminRows,
   updateAdminPassword,
+  updateAdminScope,
   type AdminListing,
 } from './admin.repository.js';
 
@@ -20,6 +21,8 @@ export type { AdminListing };
 export interface Admin {
   id: string;
   email: string;
+  /** The organisation entry the admin is limited to, when they are (docs/learning.md, "Scoped administration and managers"). */
+  scope?: string;
 }
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
@@ -33,8 +36,12 @@ export const MAX_EMAIL_LENGTH = 254;
 
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 
-/** Creates an admin who can sign in on the authorize page of the tenant's clients. */
-export async function createAdmin(sql: SqlClient, tenant: Tenant, email: string, password: string): Promise<Admin> {
+/**
+ * Creates an admin who can sign in on the authorize page of the tenant's clients; with `scope`,
+ * limited to that organisation entry and what is below it (the caller checks that the entry
+ * exists: the command line does).
+ */
+export async function createAdmin(sql: SqlClient, tenant: Tenant, email: string, password: string, scope?: string): Promise<Admin> {
   const address = normaliseEmail(email);
   if (!EMAIL.test(address)) throw badRequest('admin.invalid_email', `"${email}" is not an e-mail address.`);
   if (address.length > MAX_EMAIL_LENGTH) {
@@ -48,8 +55,8 @@ export async function createAdmin(sql: SqlClient, tenant: Tenant, email: string,
     throw conflict('admin.exists', `An admin with the e-mail ${address} already exists in tenant "${tenant.name}".`);
   }
   const id = randomUUID();
-  await insertAdmin(sql, tenant.id, id, address, await hashPassword(password));
-  return { id, email: address };
+  await insertAdmin(sql, tenant.id, id, address, await hashPassword(password), scope);
+  return { id, email: address, ...(scope === undefined ? {} : { scope }) };
 }
 
 /**
@@ -97,6 +104,29 @@ export async function deleteAdmin(sql: SqlClient, tokens: TokenService, tenant: 
   const revoked = await sql.transaction((tx) => deleteAdminRows(tx, tenant.id, normaliseEmail(email)));
   if (!revoked) throw adminNotFound(tenant, email);
   await tokens.announce(revoked);
+}
+
+/**
+ * Limits the admin to the organisation entry `scope` and what is below it, or (null) gives them the
+ * whole tenant again. Every token issued to them is revoked in the same transaction and refused at
+ * once in every process, so the new scope applies from their next sign-in, never to a token that
+ * was issued before it.
+ */
+export async function setAdminScope(
+  sql: SqlClient,
+  tokens: TokenService,
+  tenant: Tenant,
+  email: string,
+  scope: string | null,
+): Promise<Admin> {
+  const address = normaliseEmail(email);
+  const { id, revoked } = await sql.transaction(async (tx) => {
+    const adminId = await updateAdminScope(tx, tenant.id, address, scope);
+    if (adminId === undefined) throw adminNotFound(tenant, email);
+    return { id: adminId, revoked: await tokens.revokeAdminTokens(tx, tenant.id, adminId) };
+  });
+  await tokens.announce(revoked);
+  return { id, email: address, ...(scope === null ? {} : { scope }) };
 }
 
 /**

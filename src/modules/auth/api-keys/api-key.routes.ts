@@ -5,7 +5,7 @@ import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError, notFound } from '../../../platform/http/app-error.js';
 import { apiErrorResponse } from '../../../platform/http/common-schemas.js';
 import { recordAudit, sourceOfHeader } from '../../audit/audit.service.js';
-import { type Tenant, principalOf, type Principal } from '../../../kernel/principal.js';
+import { type Tenant, outOfScope, principalOf, type Principal } from '../../../kernel/principal.js';
 import { issueApiKey, tenantIdOfApiKey, type ApiKeyService } from './api-key.service.js';
 
 export interface ApiKeyRoutesOptions {
@@ -17,12 +17,16 @@ export interface ApiKeyRoutesOptions {
  * The principal of the credential-management routes (API keys, OAuth clients): a signed-in admin
  * of the tenant, through an OAuth Bearer token. An API key may not mint or revoke keys (a leaked key
  * could otherwise outlive its own revocation), an actor credential or launch token even less: 403.
+ * An admin limited to an organisation subtree is refused too (403 `auth.out_of_scope`): it could
+ * otherwise mint a key of the whole tenant.
  */
 export function adminPrincipalOf(request: FastifyRequest): Principal {
   const principal = principalOf(request);
   if (principal.kind !== 'admin') {
     throw new AppError('auth.admin_required', 403, 'Only a signed-in admin (an OAuth Bearer token) may manage API keys and OAuth clients.');
   }
+  if (principal.scope)
+    throw outOfScope('This admin is limited to an organisation subtree; managing credentials needs an admin of the whole tenant.');
   return principal;
 }
 
@@ -33,7 +37,9 @@ export const ADMIN_ONLY = [{ bearer: [] }];
 export const ADMIN_ERRORS = {
   400: apiErrorResponse('The request is malformed; `details` names the field.'),
   401: apiErrorResponse('No credential, or one that is not valid (or of another tenant than the one named).'),
-  403: apiErrorResponse('The credential is no admin Bearer token (`auth.admin_required`).'),
+  403: apiErrorResponse(
+    'The credential is no admin Bearer token (`auth.admin_required`), or the admin is limited to an organisation subtree (`auth.out_of_scope`).',
+  ),
 };
 
 export const SourceHeader = Type.Object(
@@ -48,6 +54,10 @@ const ApiKeyListingBody = Type.Object({
     description: 'When it last authenticated a request, to the minute; null when never.',
   }),
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it was revoked; null while it works.' }),
+  scope: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The organisation entry the key is limited to (with everything below it: docs/learning.md, "Scoped administration and managers"); null for the whole tenant.',
+  }),
 });
 
 const IssuedApiKeyBody = Type.Object({
@@ -86,6 +96,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<ApiKeyRoutesOptions> = asyn
         createdAt: key.createdAt.toISOString(),
         lastUsedAt: isoOrNull(key.lastUsedAt),
         revokedAt: isoOrNull(key.revokedAt),
+        scope: key.scope ?? null,
       }));
     },
   );

@@ -7,14 +7,7 @@ import { notFound } from '../../../platform/http/app-error.js';
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
 import type { TenancyService } from '../../tenancy/tenancy.service.js';
 import type { Tenant } from '../../../kernel/principal.js';
-import {
-  findActiveSecretHash,
-  insertApiKey,
-  listApiKeyRows,
-  revokeApiKeyRow,
-  touchApiKeyRow,
-  type ApiKeyListing,
-} from './api-key.repository.js';
+import { findActiveKey, insertApiKey, listApiKeyRows, revokeApiKeyRow, touchApiKeyRow, type ApiKeyListing } from './api-key.repository.js';
 import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
 
 export type { ApiKeyListing };
@@ -33,13 +26,19 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export interface IssuedApiKey {
   key: string;
   secret: string;
+  /** The organisation entry the key is limited to, when it is (docs/learning.md, "Scoped administration and managers"). */
+  scope?: string;
 }
 
-export async function issueApiKey(sql: SqlClient, tenant: Tenant): Promise<IssuedApiKey> {
+/**
+ * A new key of the tenant; with `scope`, limited for good to that organisation entry and what is
+ * below it (the caller checks that the entry exists: the command line does).
+ */
+export async function issueApiKey(sql: SqlClient, tenant: Tenant, scope?: string): Promise<IssuedApiKey> {
   const key = `lb_${tenantHex(tenant.id)}_${randomBytes(8).toString('hex')}`;
   const secret = newSecret();
-  await insertApiKey(sql, tenant.id, key, hashSecret(secret));
-  return { key, secret };
+  await insertApiKey(sql, tenant.id, key, hashSecret(secret), scope);
+  return { key, secret, ...(scope === undefined ? {} : { scope }) };
 }
 
 /** The tenant id a key belongs to, or undefined when the text is no API key at all. */
@@ -49,9 +48,17 @@ export function tenantIdOfApiKey(key: string): string | undefined {
   return tenantIdFromHex(hex);
 }
 
-export async function verifyApiKey(sql: SqlClient, tenantId: string, key: string, secret: string): Promise<boolean> {
-  const stored = await findActiveSecretHash(sql, tenantId, key);
-  return stored !== undefined && secretMatches(secret, stored);
+/** The key's scope (`{}` when it has none) when `secret` is its own and it is not revoked; otherwise undefined. */
+export async function verifyApiKey(sql: SqlClient, tenantId: string, key: string, secret: string): Promise<{ scope?: string } | undefined> {
+  const stored = await findActiveKey(sql, tenantId, key);
+  if (!stored || !secretMatches(secret, stored.secretHash)) return undefined;
+  return stored.scope === undefined ? {} : { scope: stored.scope };
+}
+
+/** A key that verified: its tenant, and the organisation entry it is limited to, if any. */
+export interface VerifiedApiKey {
+  tenant: Tenant;
+  scope?: string;
 }
 
 export interface ApiKeyServiceOptions {
@@ -64,6 +71,8 @@ export interface ApiKeyServiceOptions {
 interface CachedKey {
   /** SHA-256 of the secret that verified: another secret pays a database read again. */
   secretDigest: Buffer;
+  /** Set at creation and never changed, so it is cached with the key. */
+  scope?: string;
 }
 
 /**
@@ -103,21 +112,23 @@ export class ApiKeyService {
     await Promise.all(this.pendingTouches);
   }
 
-  /** The key's tenant when `secret` is its own and the key is not revoked; otherwise undefined. */
-  async verify(key: string, secret: string): Promise<Tenant | undefined> {
+  /** The key's tenant and scope when `secret` is its own and the key is not revoked; otherwise undefined. */
+  async verify(key: string, secret: string): Promise<VerifiedApiKey | undefined> {
     const tenantId = tenantIdOfApiKey(key);
     if (!tenantId || this.cache.isRevoked(key)) return undefined;
     // Usually from the tenancy cache; a deleted tenant is evicted there, which ends its keys here too.
     const tenant = await this.tenancy.findById(tenantId);
     if (!tenant) return undefined;
     const digest = hashSecret(secret);
-    const cached = this.cache.get(key);
+    let cached = this.cache.get(key);
     if (!cached || !timingSafeEqual(cached.secretDigest, digest)) {
-      if (!(await verifyApiKey(this.sql, tenant.id, key, secret))) return undefined;
-      this.cache.set(key, { secretDigest: digest });
+      const verified = await verifyApiKey(this.sql, tenant.id, key, secret);
+      if (!verified) return undefined;
+      cached = { secretDigest: digest, ...verified };
+      this.cache.set(key, cached);
     }
     this.recordUse(tenant.id, key);
-    return tenant;
+    return cached.scope === undefined ? { tenant } : { tenant, scope: cached.scope };
   }
 
   list(tenant: Tenant): Promise<ApiKeyListing[]> {

@@ -9,6 +9,7 @@ import { hashPassword, UNKNOWN_ACCOUNT_HASH, verifyPassword } from '../../../pla
 import { signInFailures, signInLockouts } from '../../../platform/process-metrics.js';
 import { hashSecret } from '../../../platform/secrets.js';
 import { findActorByKey } from '../../actors/actor-lookup.service.js';
+import { mayRead } from '../../actors/person-access.service.js';
 import { recordAudit } from '../../audit/audit.service.js';
 import { parseAgent } from '../../../kernel/agent.js';
 import { tenantIdOfApiKey } from '../api-keys/api-key.service.js';
@@ -156,12 +157,15 @@ export class CredentialService {
     return this.cache.generation;
   }
 
-  /** POST /api/auth/basic: stores a credential for an actor of the store; 404 unknown actor, 409 username ever used. */
+  /**
+   * POST /api/auth/basic: stores a credential for an actor of the store; 404 unknown actor (or one
+   * outside a scoped credential's subtree: person-access.service.ts), 409 username ever used.
+   */
   async create(principal: Principal, body: unknown, source: string | undefined): Promise<CreatedCredential> {
     const request = parseCredentialRequest(body);
     const tenantId = principal.tenant.id;
     const actor = await findActorByKey(this.sql, tenantId, request.agentKey);
-    if (!actor) {
+    if (!actor || !(await mayRead(this.sql, principal, actor.agentKey))) {
       throw notFound(
         'auth.actor_not_found',
         'data.actor is not an actor of this tenant: upsert it first (PUT /api/actors/agents) and send the actor it answers.',
@@ -199,7 +203,11 @@ export class CredentialService {
     return { username: request.username, actor: actor.agent, expiresAt: expiresAt.toISOString() };
   }
 
-  /** DELETE /api/auth/basic/{username}: revokes at once in every process; 404 when the username was never used. */
+  /**
+   * DELETE /api/auth/basic/{username}: revokes at once in every process; 404 when the username was
+   * never used, or (for a scoped credential) is the credential of someone outside its subtree, then
+   * revoking nothing.
+   */
   async revoke(principal: Principal, username: string, source: string | undefined): Promise<void> {
     const tenantId = principal.tenant.id;
     // Text PostgreSQL cannot store was never a username.
@@ -207,7 +215,9 @@ export class CredentialService {
       throw notFound('auth.credential_not_found', 'No credential with this username exists in this tenant.', { username: '' });
     await this.sql.transaction(async (tx) => {
       const revoked = await revokeCredentialRow(tx, tenantId, username);
-      if (!revoked) throw notFound('auth.credential_not_found', 'No credential with this username exists in this tenant.', { username });
+      // Thrown inside the transaction: an outsider's credential stays as it was.
+      if (!revoked || !(await mayRead(tx, principal, revoked.agentKey)))
+        throw notFound('auth.credential_not_found', 'No credential with this username exists in this tenant.', { username });
       const actor = await findActorByKey(tx, tenantId, revoked.agentKey);
       await recordAudit(tx, {
         action: 'credential.revoked',

@@ -65,6 +65,29 @@ export async function findToken(sql: SqlClient, tenantId: string, tokenHash: Buf
   return toStored(rows[0]);
 }
 
+/**
+ * The token with its admin's scope (the organisation entry the admin is limited to, undefined for
+ * the whole tenant), read in the same primary-key lookup: the Bearer check caches both. A token
+ * whose admin no longer exists is not found (the join fails closed).
+ */
+export async function findTokenWithScope(
+  sql: SqlClient,
+  tenantId: string,
+  tokenHash: Buffer,
+): Promise<(StoredToken & { scope?: string }) | undefined> {
+  const { rows } = await sql.query<TokenRecord & { scope_organisation_id: string | null }>(
+    `SELECT t.kind, t.client_id, t.admin_id, t.family_id, t.expires_at, t.expires_at <= now() AS expired,
+            t.used_at IS NOT NULL AS used, t.revoked_at IS NOT NULL AS revoked, a.scope_organisation_id
+       FROM oauth_tokens t JOIN admins a ON a.tenant_id = t.tenant_id AND a.id = t.admin_id
+      WHERE t.tenant_id = $1 AND t.token_hash = $2`,
+    [tenantId, tokenHash],
+  );
+  const row = rows[0];
+  const stored = toStored(row);
+  if (!row || !stored) return undefined;
+  return row.scope_organisation_id === null ? stored : { ...stored, scope: row.scope_organisation_id };
+}
+
 /** The token, its row locked until the transaction `tx` ends: refresh rotation runs one at a time per token. */
 export async function lockToken(tx: SqlClient, tenantId: string, tokenHash: Buffer): Promise<StoredToken | undefined> {
   const { rows } = await tx.query<TokenRecord>(`${SELECT_TOKEN} FOR UPDATE`, [tenantId, tokenHash]);
@@ -82,6 +105,17 @@ export async function revokeTokenRow(sql: SqlClient, tenantId: string, tokenHash
       WHERE tenant_id = $1 AND token_hash = $2 AND revoked_at IS NULL
       RETURNING token_hash, kind`,
     [tenantId, tokenHash],
+  );
+  return rows.filter((row) => row.kind === 'access').map((row) => toBuffer(row.token_hash));
+}
+
+/** Revokes every token issued to one admin; answers the hashes of the access tokens this newly revoked. */
+export async function revokeAdminTokenRows(sql: SqlClient, tenantId: string, adminId: string): Promise<Buffer[]> {
+  const { rows } = await sql.query<{ token_hash: unknown; kind: TokenKind }>(
+    `UPDATE oauth_tokens SET revoked_at = now()
+      WHERE tenant_id = $1 AND admin_id = $2 AND revoked_at IS NULL
+      RETURNING token_hash, kind`,
+    [tenantId, adminId],
   );
   return rows.filter((row) => row.kind === 'access').map((row) => toBuffer(row.token_hash));
 }

@@ -5,7 +5,15 @@ import { hashSecret, newSecret } from '../../../platform/secrets.js';
 import type { TenancyService } from '../../tenancy/tenancy.service.js';
 import type { OAuthClient } from './client.service.js';
 import { InvalidRequest } from './oauth-errors.js';
-import { findToken, insertTokens, revokeFamilyRows, revokeTokenRow, type TokenKind } from './token.repository.js';
+import {
+  findToken,
+  findTokenWithScope,
+  insertTokens,
+  revokeAdminTokenRows,
+  revokeFamilyRows,
+  revokeTokenRow,
+  type TokenKind,
+} from './token.repository.js';
 import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
 
 /** Interface 5.1 step 6: an access token lasts one hour. */
@@ -27,6 +35,11 @@ export interface AccessGrant {
   adminId: string;
   clientId: string;
   expiresAtMs: number;
+  /**
+   * The organisation entry the admin is limited to, as it was when the token was first checked:
+   * a change of the admin's scope revokes their tokens (revokeAdminTokens), so it is never stale.
+   */
+  scope?: string;
 }
 
 export type AccessCheck = { valid: true; grant: AccessGrant } | { valid: false; reason: 'unknown' | 'expired' | 'revoked' };
@@ -126,7 +139,7 @@ export class TokenService {
       this.cache.delete(key);
       return { valid: false, reason: 'expired' };
     }
-    const stored = await findToken(this.sql, parsed.tenantId, hash);
+    const stored = await findTokenWithScope(this.sql, parsed.tenantId, hash);
     if (!stored || stored.kind !== 'access') return { valid: false, reason: 'unknown' };
     if (stored.revoked) return { valid: false, reason: 'revoked' };
     if (stored.expired) return { valid: false, reason: 'expired' };
@@ -135,6 +148,7 @@ export class TokenService {
       adminId: stored.adminId,
       clientId: stored.clientId,
       expiresAtMs: stored.expiresAt.getTime(),
+      ...(stored.scope === undefined ? {} : { scope: stored.scope }),
     };
     this.cache.set(key, grant);
     return { valid: true, grant };
@@ -165,6 +179,11 @@ export class TokenService {
         ? await revokeFamilyRows(this.sql, parsed.tenantId, stored.familyId)
         : await revokeTokenRow(this.sql, parsed.tenantId, hash);
     await this.announce(revoked);
+  }
+
+  /** Revokes every token issued to one admin (a change of their scope); call `announce` after commit. */
+  revokeAdminTokens(sql: SqlClient, tenantId: string, adminId: string): Promise<Buffer[]> {
+    return revokeAdminTokenRows(sql, tenantId, adminId);
   }
 
   /** Revokes every token of one authorization (a replayed code, a reused refresh token); call `announce` after commit. */

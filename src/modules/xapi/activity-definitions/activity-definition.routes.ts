@@ -31,7 +31,7 @@ export const activitiesRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = a
         operationId: 'GET:xapi.activities',
         summary: 'The Activity object with its canonical definition',
         querystring: ActivitiesQuery,
-        response: { 200: Activity, 400: ApiError, 401: ApiError },
+        response: { 200: Activity, 400: ApiError, 401: ApiError, 403: ApiError },
       },
     },
     async (request) => {

@@ -39,7 +39,7 @@ export const agentsRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = async
         operationId: 'GET:xapi.agents',
         summary: 'The Person object combining what statements said about an Agent',
         querystring: AgentsQuery,
-        response: { 200: Person, 400: ApiError, 401: ApiError },
+        response: { 200: Person, 400: ApiError, 401: ApiError, 403: ApiError },
       },
     },
     async (request) => {

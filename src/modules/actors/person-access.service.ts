@@ -1,0 +1,123 @@
+/**
+ * Who may read whom (docs/learning.md, "Scoped administration and managers"): the one place that
+ * decides which people a principal reaches, for every route that reads or writes people.
+ *
+ * - An admin or an API key without a scope, and the command line: everyone (no condition at all).
+ * - An admin or an API key limited to an organisation entry (`Principal.scope`): the people whose
+ *   position (the tenant's `organisationAttribute`) is that entry or an entry below it. A scope
+ *   whose entry a later import dropped reaches nobody, as does any scope while the tenant has no
+ *   `organisationAttribute`: it fails closed.
+ * - A learner credential (`actor`): itself and its reports, the people whose position lies
+ *   strictly below its own, at any depth. A person in the same position is a peer, not a report.
+ * - A launch token: itself.
+ *
+ * The rule is SQL text embedded in the statement that reads the people (set-based, one round
+ * trip), over `actors` (its `agent_key` and `attributes`) and `tenant_settings`, this module's
+ * tables, and the organisation's subtree fragment; values are bound through the caller's `bind`.
+ */
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { SqlFilter } from '../../platform/database/sql-filters.js';
+import { AppError } from '../../platform/http/app-error.js';
+import { isTenantWide, type Principal } from '../../kernel/principal.js';
+import type { PersonReach } from '../../kernel/person-reach.js';
+import { organisationSubtreeIdsSql } from '../organisation/organisation-search.service.js';
+
+/** Binds a value as the statement's next placeholder and answers it (`SqlFilter.bind`, `Parameters.add`). */
+export type Bind = (value: unknown) => string;
+
+/** 404 for a person the principal may not read: the same answer as for a person who does not exist. */
+export const PersonAccessErrors = {
+  notFound: (agentKey: string) =>
+    new AppError('actors.not_found', 404, 'No actor with this identifier is within this credential’s reach.', {
+      details: { actorId: agentKey },
+    }),
+};
+
+/** True for a principal that reaches every person of its tenant: the rule adds no condition. */
+export const readsEveryone = (principal: Principal): boolean => isTenantWide(principal) && principal.scope === undefined;
+
+/** SQL: the tenant's `organisationAttribute` (NULL when it has none), read once per statement. */
+const linkAttribute = (tenant: string) =>
+  `(SELECT s.settings ->> 'organisationAttribute' FROM tenant_settings s WHERE s.tenant_id = ${tenant})`;
+
+/**
+ * SQL: the actor `alias` holds a position among `entryIds` (a SELECT of entry ids). Kept inside
+ * COALESCE, the uncorrelated set is run once into a hash table and probed per actor (as the actor
+ * search's enrichment conditions are: actor-search-compiler.ts, hashedMembership).
+ */
+const positionAmong = (alias: string, tenant: string, entryIds: string) =>
+  `COALESCE((${alias}.attributes ->> ${linkAttribute(tenant)}) IN (${entryIds}), false)`;
+
+/**
+ * SQL: a condition over an `actors` row (`alias`: its `agent_key` and `attributes`) that holds for
+ * the actors `principal` may read, its values bound with `bind`; undefined when it reads everyone
+ * (no condition: the statement stays as it was).
+ */
+export function readableActorCondition(principal: Principal, alias: string, tenant: string, bind: Bind): string | undefined {
+  if (readsEveryone(principal)) return undefined;
+  if (principal.scope !== undefined) {
+    return positionAmong(alias, tenant, organisationSubtreeIdsSql(tenant, bind(principal.scope.organisationId), true));
+  }
+  if (principal.agentKey === undefined) return 'false';
+  const self = bind(principal.agentKey);
+  if (principal.kind !== 'actor') return `${alias}.agent_key = ${self}`;
+  return `(${alias}.agent_key = ${self} OR ${reportCondition(alias, tenant, self)})`;
+}
+
+/**
+ * SQL: the actor `alias` is a report of the person stored under the agent key `manager` (a
+ * placeholder): its position lies strictly below the manager's, at any depth. False for everyone
+ * when the manager has no position, or one the structure does not hold.
+ */
+export function reportCondition(alias: string, tenant: string, manager: string): string {
+  const position = `(SELECT m.attributes ->> ${linkAttribute(tenant)} FROM actors m WHERE m.tenant_id = ${tenant} AND m.agent_key = ${manager})`;
+  return positionAmong(alias, tenant, organisationSubtreeIdsSql(tenant, position, false));
+}
+
+/**
+ * SQL: a condition on `column` (an agent key, of a table of another module: notifications, the
+ * audit log) that holds for the people `principal` may read; NULL never does. Undefined when it
+ * reads everyone. The keys are one uncorrelated SELECT over `actors`, run once per statement.
+ */
+export function readableAgentKeyCondition(principal: Principal, column: string, tenant: string, bind: Bind): string | undefined {
+  const condition = readableActorCondition(principal, 'reached', tenant, bind);
+  if (condition === undefined) return undefined;
+  return `${column} IN (SELECT reached.agent_key FROM actors reached WHERE reached.tenant_id = ${tenant} AND ${condition})`;
+}
+
+/** The rule as the kernel's PersonReach, for the modules below actors that list rows about people (the audit log). */
+export const personReach: PersonReach = { agentKeyCondition: readableAgentKeyCondition };
+
+/** Whether `principal` may read the person stored under `agentKey` (one primary-key read, none for a principal that reads everyone or itself). */
+export async function mayRead(sql: SqlClient, principal: Principal, agentKey: string): Promise<boolean> {
+  if (readsEveryone(principal) || (principal.agentKey !== undefined && principal.agentKey === agentKey)) return true;
+  return (await readableAmong(sql, principal, [agentKey])).has(agentKey);
+}
+
+/** Which of `agentKeys` name people `principal` may read: stored ones it reaches (all of them, stored or not, for a principal that reads everyone). */
+export async function readableAmong(sql: SqlClient, principal: Principal, agentKeys: readonly string[]): Promise<Set<string>> {
+  const keys = [...new Set(agentKeys)];
+  if (readsEveryone(principal) || keys.length === 0) return new Set(keys);
+  const where = new SqlFilter([principal.tenant.id, keys], 'a.tenant_id = $1', 'a.agent_key = ANY($2::text[])');
+  where.and(readableActorCondition(principal, 'a', '$1', (value) => where.bind(value)) as string);
+  const { rows } = await sql.query<{ agent_key: string }>(`SELECT a.agent_key FROM actors a ${where.clause}`, where.values);
+  return new Set(rows.map((row) => row.agent_key));
+}
+
+/** Throws 404 `actors.not_found` unless `principal` may read the person under `agentKey`. */
+export async function requireReadable(sql: SqlClient, principal: Principal, agentKey: string): Promise<void> {
+  if (!(await mayRead(sql, principal, agentKey))) throw PersonAccessErrors.notFound(agentKey);
+}
+
+/**
+ * The organisation entries a scoped principal may place people in: its entry and every entry below
+ * it (none when the entry no longer exists); undefined for a principal without a scope.
+ */
+export async function scopeEntryIds(sql: SqlClient, principal: Principal): Promise<ReadonlySet<string> | undefined> {
+  if (principal.scope === undefined) return undefined;
+  const { rows } = await sql.query<{ id: string }>(`SELECT ids.id FROM (${organisationSubtreeIdsSql('$1', '$2', true)}) ids`, [
+    principal.tenant.id,
+    principal.scope.organisationId,
+  ]);
+  return new Set(rows.map((row) => row.id));
+}
