@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
-import type { Principal, Tenant } from '../../kernel/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import { getTenantSettings, type TenantSettings } from './tenant-settings.service.js';
 import { compileCriteria, Parameters, readCriteria, type CompileContext, type Criteria } from './actor-search-compiler.js';
 import type { JobLinkSettings } from './actor-job-rules.js';
