@@ -249,3 +249,15 @@ export async function listCompletions(sql: SqlClient, principal: Principal, quer
     .filter((record) => record.activityId === query.activityId && (statuses === undefined || statuses.includes(record.status)))
     .map(withChildren);
 }
+
+/**
+ * The tenant's completion records as SQL another module embeds in one statement (reports), one
+ * row per record (actor, activity, registration). Columns: `agent_key`, `activity_id`,
+ * `registration` ('' for none), `status`, `first_at`, `completed_at`, `passed_at` (timestamptz,
+ * NULL until completed or passed), `scaled` (the record's `score.scaled` as numeric, NULL when its
+ * score has none), `score_at` (when that score was given).
+ */
+export const completionRecordsSql = (tenantParameter: string): string =>
+  `SELECT r.agent_key, r.activity_id, r.registration, r.status, r.first_at, r.completed_at, r.passed_at,
+          CASE WHEN jsonb_typeof(r.score -> 'scaled') = 'number' THEN (r.score ->> 'scaled')::numeric END AS scaled, r.score_at
+     FROM completion_records r WHERE r.tenant_id = ${tenantParameter}`;
