@@ -1,4 +1,4 @@
--- What the report of activity over time reads (docs/learning.md, "Activity over time"), kept by
+-- What the report of activity over time reads (docs/learning.md, "Reports"), kept by
 -- the statement write in the statement's own transaction (src/modules/xapi/statements,
 -- statement-tally.service.ts), so a report is right the moment a write is acknowledged. Counting
 -- a year of a tenant's statements from xapi_statements took 1.4 s at 1,000,000 statements (the

@@ -4,7 +4,7 @@ import { parseTimestamp } from '../../../kernel/timestamp.js';
 
 /**
  * What a stored statement adds to the tallies reports of activity over time read
- * (statement-tally.service.ts, docs/learning.md "Activity over time"), and how a batch's
+ * (statement-tally.service.ts, docs/learning.md, "Reports"), and how a batch's
  * statements, stored and voided, change them. Pure: no database.
  *
  * A statement is counted on the UTC day of its `timestamp` (the LRS sets it to `stored` when the
