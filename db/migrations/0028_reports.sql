@@ -11,7 +11,9 @@
 -- write. Rows whose count falls to 0 stay (a later statement counts them up again).
 --
 -- No foreign keys, as xapi_statement_keys (migration 0015): the tenant's statement eraser deletes
--- these rows by tenant_id.
+-- these rows by tenant_id. Rows are counted up by every statement of their learner and day, so the
+-- pages keep room (fillfactor) for the new version of a row beside the old one: an update that
+-- changes no indexed column then writes no index entry (a HOT update).
 
 -- Statements per learner, day, verb and object activity: what a report filtered by people (an
 -- organisation subtree, a job) or by an activity reads. `tally_key` is the md5 of the verb id, a
@@ -26,14 +28,15 @@ CREATE TABLE xapi_statement_tallies (
   activity_id text COLLATE "C" NOT NULL,
   statements integer NOT NULL,
   CONSTRAINT xapi_statement_tallies__tenant_id_actor_key_day_tally_key PRIMARY KEY (tenant_id, actor_key, day, tally_key)
-);
+) WITH (fillfactor = 90);
 -- A report of one activity over the whole tenant.
 CREATE INDEX xapi_statement_tallies__tenant_id_activity_id_day ON xapi_statement_tallies (tenant_id, activity_id, day);
 
--- Statements per learner in a period: a UTC day (`d`) or an ISO week (`w`, `period_start` its
--- Monday). A learner is active in a period while its count is above 0; the write learns from
--- these rows (their row locks deciding between concurrent writes) when a learner becomes active
--- or inactive, and counts that in xapi_statement_totals.
+-- Per learner: its statements of a UTC day (`d`), and its active days of an ISO week (`w`,
+-- `period_start` its Monday; changed only when the learner becomes active or inactive on a day).
+-- A learner is active in a period while its row is above 0; the write learns from these rows
+-- (their row locks deciding between concurrent writes) when a learner becomes active or
+-- inactive, and counts that in xapi_statement_totals. `statements` is the row's count.
 CREATE TABLE xapi_statement_learners (
   tenant_id uuid NOT NULL,
   period "char" NOT NULL CHECK (period IN ('d', 'w')),
@@ -41,7 +44,7 @@ CREATE TABLE xapi_statement_learners (
   actor_key text NOT NULL,
   statements integer NOT NULL,
   CONSTRAINT xapi_statement_learners__tenant_id_period_period_start_actor_key PRIMARY KEY (tenant_id, period, period_start, actor_key)
-);
+) WITH (fillfactor = 90);
 
 -- The tenant's totals, what a report over the whole tenant reads: `s` statements per day and verb
 -- (each statement once, whatever its learners), `d` active learners per day and `w` per ISO week
@@ -55,7 +58,7 @@ CREATE TABLE xapi_statement_totals (
   shard smallint NOT NULL,
   total bigint NOT NULL,
   CONSTRAINT xapi_statement_totals__tenant_id_kind_period_start_verb_id_shard PRIMARY KEY (tenant_id, kind, period_start, verb_id, shard)
-);
+) WITH (fillfactor = 50);
 
 -- The statements stored so far. Their timestamps are read as the statement write reads them
 -- (kernel/timestamp.ts; migration 0024 does the same): a comma before the fraction is a point,
@@ -101,7 +104,7 @@ SELECT tenant_id, actor_key, day, md5(verb_id || E'\n' || activity_id)::uuid, ve
 INSERT INTO xapi_statement_learners (tenant_id, period, period_start, actor_key, statements)
 SELECT tenant_id, 'd', day, actor_key, count(*) FROM tallied WHERE actor_key <> '' GROUP BY tenant_id, day, actor_key
 UNION ALL
-SELECT tenant_id, 'w', day - (extract(isodow FROM day)::int - 1), actor_key, count(*)
+SELECT tenant_id, 'w', day - (extract(isodow FROM day)::int - 1), actor_key, count(DISTINCT day)
   FROM tallied WHERE actor_key <> '' GROUP BY tenant_id, day - (extract(isodow FROM day)::int - 1), actor_key;
 
 INSERT INTO xapi_statement_totals (tenant_id, kind, period_start, verb_id, shard, total)

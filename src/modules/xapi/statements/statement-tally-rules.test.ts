@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JsonObject } from '../../../kernel/formats.js';
-import { activeLearnerChanges, isoWeekStart, learnerRowKey, tallyDeltas, tallyOf } from './statement-tally-rules.js';
+import {
+  activations,
+  activeLearnerTotals,
+  isoWeekStart,
+  learnerRowKey,
+  tallyDeltas,
+  tallyOf,
+  weekDeltas,
+} from './statement-tally-rules.js';
 
 const COMPLETED = 'http://adlnet.gov/expapi/verbs/completed';
 const COURSE = 'https://example.com/course';
@@ -67,7 +75,7 @@ describe('tallyOf', () => {
 });
 
 describe('tallyDeltas', () => {
-  it('sums per row, per learner day and week, and per day and verb, each statement once in the last', () => {
+  it('sums per row, per learner and day, and per day and verb, each statement once in the last', () => {
     const group: JsonObject = { objectType: 'Group', member: [{ mbox: 'mailto:ada@example.com' }, { mbox: 'mailto:bob@example.com' }] };
     const deltas = tallyDeltas(
       [
@@ -86,12 +94,10 @@ describe('tallyDeltas', () => {
       ],
     );
     assert.deepEqual(
-      deltas.learners.map((row) => [row.period, row.start, row.learner, row.delta]),
+      deltas.days.map((row) => [row.period, row.start, row.learner, row.delta]),
       [
         ['d', '2026-03-02', 'mbox|mailto:ada@example.com', 3],
         ['d', '2026-03-02', 'mbox|mailto:bob@example.com', 1],
-        ['w', '2026-03-02', 'mbox|mailto:ada@example.com', 3],
-        ['w', '2026-03-02', 'mbox|mailto:bob@example.com', 1],
       ],
     );
   });
@@ -102,7 +108,7 @@ describe('tallyDeltas', () => {
       deltas.tallies.map((row) => row.learner),
       [''],
     );
-    assert.deepEqual(deltas.learners, []);
+    assert.deepEqual(deltas.days, []);
     assert.equal(deltas.statements[0].delta, 1);
   });
 
@@ -116,31 +122,63 @@ describe('tallyDeltas', () => {
     assert.equal(deltas.tallies.length, 1);
     const removedOnly = tallyDeltas([], [statement()]);
     assert.deepEqual(
-      removedOnly.learners.map((row) => row.delta),
-      [-1, -1],
+      removedOnly.days.map((row) => row.delta),
+      [-1],
     );
   });
 });
 
-describe('activeLearnerChanges', () => {
-  it('counts a learner active when its first statements arrive and inactive when its last are voided', () => {
-    const ada = 'mbox|mailto:ada@example.com';
-    const bob = 'mbox|mailto:bob@example.com';
+describe('activations, weekDeltas and activeLearnerTotals', () => {
+  const ada = 'mbox|mailto:ada@example.com';
+  const bob = 'mbox|mailto:bob@example.com';
+
+  it('counts a learner active when its first statements of a day arrive and inactive when its last are voided', () => {
     const changes = [
       { period: 'd' as const, start: '2026-03-02', learner: ada, delta: 2 },
       { period: 'd' as const, start: '2026-03-02', learner: bob, delta: 1 },
-      { period: 'w' as const, start: '2026-03-02', learner: ada, delta: -1 },
-      { period: 'w' as const, start: '2026-03-02', learner: bob, delta: -1 },
+      { period: 'd' as const, start: '2026-03-03', learner: ada, delta: -1 },
+      { period: 'd' as const, start: '2026-03-03', learner: bob, delta: -1 },
     ];
     const after = new Map([
-      [learnerRowKey('d', '2026-03-02', ada), 2], // new today
+      [learnerRowKey('d', '2026-03-02', ada), 2], // new that day
       [learnerRowKey('d', '2026-03-02', bob), 4], // had 3 already
-      [learnerRowKey('w', '2026-03-02', ada), 0], // its last one voided
-      [learnerRowKey('w', '2026-03-02', bob), 5], // some left
+      [learnerRowKey('d', '2026-03-03', ada), 0], // its last one voided
+      [learnerRowKey('d', '2026-03-03', bob), 5], // some left
     ]);
-    assert.deepEqual(activeLearnerChanges(changes, after), [
+    const days = activations(changes, after);
+    assert.deepEqual(days, [
+      { period: 'd', start: '2026-03-02', learner: ada, delta: 1 },
+      { period: 'd', start: '2026-03-03', learner: ada, delta: -1 },
+    ]);
+    // Ada gained a day and lost one of the same week: her week row does not change.
+    assert.deepEqual(weekDeltas(days), []);
+    assert.deepEqual(activeLearnerTotals(days), [
       { period: 'd', start: '2026-03-02', delta: 1 },
+      { period: 'd', start: '2026-03-03', delta: -1 },
+    ]);
+  });
+
+  it('changes a learner’s week row by the days it became active or inactive in that week', () => {
+    const days = [
+      { period: 'd' as const, start: '2026-03-08', learner: ada, delta: 1 as const }, // a Sunday
+      { period: 'd' as const, start: '2026-03-09', learner: ada, delta: 1 as const }, // the next Monday
+      { period: 'd' as const, start: '2026-03-03', learner: ada, delta: 1 as const },
+      { period: 'd' as const, start: '2026-03-03', learner: bob, delta: -1 as const },
+    ];
+    const weeks = weekDeltas(days);
+    assert.deepEqual(weeks, [
+      { period: 'w', start: '2026-03-02', learner: ada, delta: 2 },
+      { period: 'w', start: '2026-03-02', learner: bob, delta: -1 },
+      { period: 'w', start: '2026-03-09', learner: ada, delta: 1 },
+    ]);
+    const after = new Map([
+      [learnerRowKey('w', '2026-03-02', ada), 3], // active already that week
+      [learnerRowKey('w', '2026-03-02', bob), 0], // no active day left
+      [learnerRowKey('w', '2026-03-09', ada), 1], // new that week
+    ]);
+    assert.deepEqual(activeLearnerTotals(activations(weeks, after)), [
       { period: 'w', start: '2026-03-02', delta: -1 },
+      { period: 'w', start: '2026-03-09', delta: 1 },
     ]);
   });
 });

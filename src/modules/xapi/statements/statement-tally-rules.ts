@@ -72,12 +72,24 @@ export interface TallyDelta {
   delta: number;
 }
 
-/** A change of how many statements a learner has in a period: a day (`d`) or an ISO week (`w`, starting its Monday). */
+/**
+ * A change of a learner row: of how many statements a learner has on a day (`d`), or of how many
+ * days a learner is active in an ISO week (`w`, `start` its Monday). A learner is active in the
+ * period while the row is above 0.
+ */
 export interface LearnerDelta {
   period: 'd' | 'w';
   start: string;
   learner: string;
   delta: number;
+}
+
+/** A learner that became active (+1) or inactive (-1) in a period. */
+export interface Activation {
+  period: 'd' | 'w';
+  start: string;
+  learner: string;
+  delta: 1 | -1;
 }
 
 /** A change of the tenant's statements of a day and verb, each statement once whatever its learners. */
@@ -89,7 +101,8 @@ export interface StatementDelta {
 
 export interface TallyDeltas {
   tallies: TallyDelta[];
-  learners: LearnerDelta[];
+  /** The day rows' changes (statements per learner and day). */
+  days: LearnerDelta[];
   statements: StatementDelta[];
 }
 
@@ -109,7 +122,7 @@ function add<T extends { delta: number }>(into: Map<string, T>, key: string, row
  */
 export function tallyDeltas(added: readonly JsonObject[], removed: readonly JsonObject[]): TallyDeltas {
   const tallies = new Map<string, TallyDelta>();
-  const learners = new Map<string, LearnerDelta>();
+  const days = new Map<string, LearnerDelta>();
   const statements = new Map<string, StatementDelta>();
   const count = (statement: JsonObject, delta: number) => {
     const tally = tallyOf(statement);
@@ -118,38 +131,58 @@ export function tallyDeltas(added: readonly JsonObject[], removed: readonly Json
       const row = { learner, day: tally.day, verbId: tally.verbId, activityId: tally.activityId };
       add(tallies, [learner, tally.day, tally.verbId, tally.activityId].join(SEPARATOR), row, delta);
       if (learner === '') continue;
-      add(learners, ['d', tally.day, learner].join(SEPARATOR), { period: 'd', start: tally.day, learner }, delta);
-      add(learners, ['w', tally.week, learner].join(SEPARATOR), { period: 'w', start: tally.week, learner }, delta);
+      add(days, learnerRowKey('d', tally.day, learner), { period: 'd', start: tally.day, learner }, delta);
     }
   };
   for (const statement of added) count(statement, 1);
   for (const statement of removed) count(statement, -1);
-  const sorted = <T extends { delta: number }>(rows: Map<string, T>) =>
-    [...rows]
-      .filter(([, row]) => row.delta !== 0)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, row]) => row);
-  return { tallies: sorted(tallies), learners: sorted(learners), statements: sorted(statements) };
+  return { tallies: sorted(tallies), days: sorted(days), statements: sorted(statements) };
+}
+
+/** The rows that changed, sorted by their keys (the lock order), those that sum to nothing left out. */
+function sorted<T extends { delta: number }>(rows: Map<string, T>): T[] {
+  return [...rows]
+    .filter(([, row]) => row.delta !== 0)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, row]) => row);
 }
 
 /**
- * How many learners became active (+1) or inactive (-1) in each period, from the learner rows'
- * changes and their counts once changed: a learner becomes active when a positive change leaves
- * exactly that many statements (there were none before), inactive when a negative one leaves none.
+ * The learners that became active or inactive, from the learner rows' changes and their counts
+ * once changed: active when a positive change leaves exactly that much (the row was at 0),
+ * inactive when a negative one leaves 0.
  */
-export function activeLearnerChanges(
-  changes: readonly LearnerDelta[],
-  after: ReadonlyMap<string, number>,
-): Array<{ period: 'd' | 'w'; start: string; delta: number }> {
+export function activations(changes: readonly LearnerDelta[], after: ReadonlyMap<string, number>): Activation[] {
+  return changes.flatMap((change): Activation[] => {
+    const now = after.get(learnerRowKey(change.period, change.start, change.learner));
+    if (change.delta > 0 && now === change.delta) return [{ ...change, delta: 1 }];
+    if (change.delta < 0 && now === 0) return [{ ...change, delta: -1 }];
+    return [];
+  });
+}
+
+/**
+ * The week rows' changes: a learner's active days in a week change only when the learner becomes
+ * active or inactive on one of its days, so most writes (a learner's second statement of the day
+ * and after) leave the week rows alone.
+ */
+export function weekDeltas(days: readonly Activation[]): LearnerDelta[] {
+  const weeks = new Map<string, LearnerDelta>();
+  for (const day of days) {
+    const week = isoWeekStart(day.start);
+    add(weeks, learnerRowKey('w', week, day.learner), { period: 'w', start: week, learner: day.learner }, day.delta);
+  }
+  return sorted(weeks);
+}
+
+/** The changes of the tenant's active learners per period, from the learners' activations. */
+export function activeLearnerTotals(changes: readonly Activation[]): Array<{ period: 'd' | 'w'; start: string; delta: number }> {
   const totals = new Map<string, { period: 'd' | 'w'; start: string; delta: number }>();
   for (const change of changes) {
-    const now = after.get(learnerRowKey(change.period, change.start, change.learner));
-    if (now === undefined) continue;
-    const delta = change.delta > 0 && now === change.delta ? 1 : change.delta < 0 && now === 0 ? -1 : 0;
-    if (delta !== 0) add(totals, `${change.period}${SEPARATOR}${change.start}`, { period: change.period, start: change.start }, delta);
+    add(totals, `${change.period}${SEPARATOR}${change.start}`, { period: change.period, start: change.start }, change.delta);
   }
   return [...totals.values()].filter((total) => total.delta !== 0);
 }
 
-/** The key `activeLearnerChanges` reads the learner rows' counts by. */
+/** A learner row's key: `activations` reads the rows' counts by it. */
 export const learnerRowKey = (period: string, start: string, learner: string) => [period, start, learner].join(SEPARATOR);

@@ -12,9 +12,9 @@ export function tallyKey(verbId: string, activityId: string): string {
 }
 
 /**
- * Adds the changes to the tally rows and to the learner rows, in one statement, each set in the
- * order given (sorted by tallyDeltas, so concurrent writes lock rows in one order), and answers
- * each changed learner row's count afterwards, by learnerRowKey.
+ * Adds the changes to the tally rows and to the learners' day rows, in one statement, each set in
+ * the order given (sorted by tallyDeltas, so concurrent writes lock rows in one order), and
+ * answers each changed day row's count afterwards, by learnerRowKey.
  */
 export async function addTallies(
   tx: SqlClient,
@@ -118,4 +118,24 @@ export async function deleteTenantTallies(tx: SqlClient, tenantId: string): Prom
   await tx.query('DELETE FROM xapi_statement_tallies WHERE tenant_id = $1', [tenantId]);
   await tx.query('DELETE FROM xapi_statement_learners WHERE tenant_id = $1', [tenantId]);
   await tx.query('DELETE FROM xapi_statement_totals WHERE tenant_id = $1', [tenantId]);
+}
+
+/** Adds the changes to learner rows (the week rows), in the order given, and answers their counts afterwards. */
+export async function addLearners(tx: SqlClient, tenantId: string, learners: readonly LearnerDelta[]): Promise<Map<string, number>> {
+  const { rows } = await tx.query<{ period: string; period_start: string; actor_key: string; statements: number }>(
+    `INSERT INTO xapi_statement_learners AS l (tenant_id, period, period_start, actor_key, statements)
+     SELECT $1, r.period, r.period_start, r.actor_key, r.delta
+       FROM unnest($2::"char"[], $3::date[], $4::text[], $5::int[]) WITH ORDINALITY AS r (period, period_start, actor_key, delta, ord)
+      ORDER BY r.ord
+     ON CONFLICT (tenant_id, period, period_start, actor_key) DO UPDATE SET statements = l.statements + EXCLUDED.statements
+     RETURNING l.period::text AS period, l.period_start::text AS period_start, l.actor_key, l.statements`,
+    [
+      tenantId,
+      learners.map((row) => row.period),
+      learners.map((row) => row.start),
+      learners.map((row) => row.learner),
+      learners.map((row) => row.delta),
+    ],
+  );
+  return new Map(rows.map((row) => [learnerRowKey(row.period, row.period_start, row.actor_key), Number(row.statements)]));
 }

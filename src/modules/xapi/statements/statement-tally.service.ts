@@ -1,8 +1,16 @@
 import { randomInt } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { JsonObject } from '../../../kernel/formats.js';
-import { activeLearnerChanges, tallyDeltas } from './statement-tally-rules.js';
-import { addTallies, addTotals, findTotals, TOTAL_SHARDS, type TotalDelta, type TotalRow } from './statement-tally.repository.js';
+import { activations, activeLearnerTotals, tallyDeltas, weekDeltas } from './statement-tally-rules.js';
+import {
+  addLearners,
+  addTallies,
+  addTotals,
+  findTotals,
+  TOTAL_SHARDS,
+  type TotalDelta,
+  type TotalRow,
+} from './statement-tally.repository.js';
 import { findStatements, type NewStatement } from './statement.repository.js';
 
 export type { TotalRow };
@@ -11,8 +19,8 @@ export type { TotalRow };
  * Brings the tallies of activity over time (migration 0028) up to date with a statement write,
  * in its transaction, after voiding was applied: the statements inserted (voiding statements
  * aside) count, the statements the write voided (`voided`, markVoided's answer: in this batch or
- * stored before) count no more. Two statements at most, whatever the batch's size; none when
- * nothing changes.
+ * stored before) count no more. Three statements at most, whatever the batch's size (the week
+ * rows only when a learner became active or inactive on a day); none when nothing changes.
  */
 export async function recordStatementTallies(
   tx: SqlClient,
@@ -36,10 +44,12 @@ export async function recordStatementTallies(
     removed,
   );
   if (deltas.tallies.length === 0) return;
-  const after = await addTallies(tx, tenantId, deltas.tallies, deltas.learners);
+  const days = activations(deltas.days, await addTallies(tx, tenantId, deltas.tallies, deltas.days));
+  const weekChanges = weekDeltas(days);
+  const weeks = weekChanges.length === 0 ? [] : activations(weekChanges, await addLearners(tx, tenantId, weekChanges));
   const totals: TotalDelta[] = [
     ...deltas.statements.map(({ day, verbId, delta }) => ({ kind: 's' as const, start: day, verbId, delta })),
-    ...activeLearnerChanges(deltas.learners, after).map(({ period, start, delta }) => ({ kind: period, start, verbId: '', delta })),
+    ...activeLearnerTotals([...days, ...weeks]).map(({ period, start, delta }) => ({ kind: period, start, verbId: '', delta })),
   ];
   await addTotals(tx, tenantId, totals, randomInt(TOTAL_SHARDS));
 }
