@@ -506,6 +506,47 @@ describeEachBackend('Reports', (ctx) => {
     );
   });
 
+  it('counts concurrent writes of the same learners and day once per learner, and each statement once', async () => {
+    const own = await ctx.given.tenant();
+    const learners = ['mailto:c1@example.com', 'mailto:c2@example.com'];
+    // Requests of more than ten statements are written each in its own transaction: five at once.
+    const writes = Array.from({ length: 5 }, (_, request) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/xapi/statements',
+        headers: own.xapi,
+        payload: Array.from({ length: 20 }, (_, i) => ({
+          actor: { mbox: learners[(request + i) % 2] },
+          verb: { id: `${ADL}${i % 3 === 0 ? 'completed' : 'progressed'}` },
+          object: { id: C1 },
+          timestamp: `2026-04-0${1 + (i % 2)}T10:00:00Z`,
+        })),
+      }),
+    );
+    for (const res of await Promise.all(writes)) assert.equal(res.statusCode, 200, res.body);
+    const days = json(await report(ctx, own, 'activity-over-time', { from: '2026-04-01', to: '2026-04-02' }));
+    // Each request: 10 statements a day, 7 of them progressed, 3 or 4 completed (i % 3 over i = 0…19).
+    const completedOn = (parity: number) =>
+      Array.from({ length: 20 }, (_, i) => i).filter((i) => i % 2 === parity && i % 3 === 0).length * 5;
+    assert.deepEqual(
+      days.intervals.map((i: Json) => [i.start, i.statements, i.activeLearners, i.verbs[`${ADL}completed`]]),
+      [
+        ['2026-04-01', 50, 2, completedOn(0)],
+        ['2026-04-02', 50, 2, completedOn(1)],
+      ],
+    );
+    const week = json(await report(ctx, own, 'activity-over-time', { from: '2026-04-01', to: '2026-04-02', interval: 'week' }));
+    assert.deepEqual(
+      week.intervals.map((i: Json) => [i.start, i.statements, i.activeLearners]),
+      [['2026-03-30', 100, 2]],
+    );
+    // The same through the tallies (a filter), as the totals say.
+    const viaTallies = json(
+      await report(ctx, own, 'activity-over-time', { from: '2026-04-01', to: '2026-04-02', interval: 'week', activityId: C1 }),
+    );
+    assert.deepEqual(viaTallies.intervals, week.intervals);
+  });
+
   it('answers CSV for Accept: text/csv, a row per item, fields quoted, formulas defused; 406 for what it cannot serve', async () => {
     const csv = await report(ctx, tenant, 'completion-by-unit', { organisationId: 'A' }, { ...tenant.headers, accept: 'text/csv' });
     assert.equal(csv.statusCode, 200, csv.body);
