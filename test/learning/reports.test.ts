@@ -4,6 +4,13 @@ import { it } from 'node:test';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 import { basic, PASSWORD } from '../launch/launch-fixtures.js';
+import {
+  activityOverTime,
+  completionByActivity,
+  completionByJob,
+  completionByUnit,
+  type ReportContext,
+} from '../../src/modules/learning/report.service.js';
 
 type Json = Record<string, any>;
 
@@ -450,6 +457,32 @@ describeEachBackend('Reports', (ctx) => {
         ['2026-03-03', 4, 3],
       ],
     );
+  });
+
+  it('answers the same whether it reads the people’s rows person by person or all of them joined', async () => {
+    // Past FEW_PEOPLE people a report joins the tenant's rows instead of probing per person: this
+    // fixture's few people take the probes through HTTP; here the same reports with no person
+    // counted as few take the join.
+    const context = (fewPeople?: number): ReportContext => ({
+      sql: ctx.db,
+      tenant: { id: tenant.id, name: tenant.name },
+      baseDomain: ctx.config.baseDomain,
+      fewPeople,
+    });
+    const range = { from: '2026-03-01', to: '2026-03-10' };
+    for (const query of [{}, { organisationId: 'A' }, { jobId: 'J1', tag: 'mandatory' }, { activityId: C1 }] as Array<
+      Record<string, string>
+    >) {
+      for (const run of [completionByUnit, completionByJob, completionByActivity]) {
+        assert.deepEqual((await run(context(0), query)).body, (await run(context(), query)).body, `${run.name} ${JSON.stringify(query)}`);
+      }
+      const overTime = { ...range, ...query, tag: undefined };
+      assert.deepEqual(
+        (await activityOverTime(context(0), overTime)).body,
+        (await activityOverTime(context(), overTime)).body,
+        `activityOverTime ${JSON.stringify(query)}`,
+      );
+    }
   });
 
   it('is right as soon as a write is acknowledged: a new completion, a voiding, a new person', async () => {

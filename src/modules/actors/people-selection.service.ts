@@ -19,7 +19,9 @@ export { Parameters, type Criteria };
  *   name them;
  * - `position_id`: the organisation entry the person's `organisationAttribute` names (NULL when
  *   the setting or the value is absent; the entry may not exist);
- * - `job_id`: the job the person's `jobAttribute` names, likewise.
+ * - `job_id`: the person's current job, as the search's `job.id` reads it (today the job their
+ *   `jobAttribute` names; NULL likewise). A change to what links a person to a job changes
+ *   `jobPredicate` (actor-search-compiler.ts) and this column together.
  *
  * `parameters` must hold the tenant id first (`$1`); the criteria's values and the settings'
  * attribute names are added to it as bound parameters.

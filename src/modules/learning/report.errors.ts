@@ -8,4 +8,8 @@ export const ReportErrors = {
     }),
   jobNotFound: (id: string) => notFound('reports.job_not_found', `jobId ${JSON.stringify(id)} names no job of this tenant.`, { jobId: id }),
   invalidRange: (parameter: 'from' | 'to', message: string) => badRequest('reports.invalid_range', `${message}.`, { parameter }),
+  activityAndTag: () =>
+    badRequest('reports.invalid_filter', 'Send activityId (one activity) or tag (the registered activities with it), not both.', {
+      parameter: 'tag',
+    }),
 };

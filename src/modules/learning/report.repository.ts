@@ -12,28 +12,41 @@ import type { CompletionCounts } from './report-rules.js';
 /** The report's people (peopleSql's columns) and activity set (`id`, `requires_success`, `name`). */
 export interface CompletionSources {
   people: string;
-  /**
-   * True when the people are a filtered few (an organisation subtree, a job): their rows are then
-   * read person by person, each a probe of an index led by the agent key, rather than by reading
-   * the tenant's rows whole and joining (what every person of the tenant needs). Said by the
-   * caller, because the planner cannot know: it estimates an organisation or job criterion at
-   * half the actors, and would read a million rows for a thousand people.
-   */
-  fewPeople: boolean;
+  /** Up to how many people their rows are read person by person (FEW_PEOPLE unless a test says otherwise). */
+  fewPeople: number;
   activities: string;
   /** completionRecordsSql's text. */
   records: string;
 }
 
 /**
- * The rows of `source` (a fragment with an `agent_key`-like column `key`) of the people: joined
- * whole, or with `fewPeople` probed per person (PER_ROW_PROBE keeps the subquery from being
- * turned back into a join).
+ * Up to how many people a report reads their rows person by person; above, it reads the tenant's
+ * rows whole and joins them to the people. A probe per person costs a few index lookups; the
+ * whole tenant's rows cost one pass whatever the people: for a thousand people the probes are a
+ * hundred times cheaper, for a hundred thousand ten times dearer.
  */
-function ofPeople(source: string, key: string, fewPeople: boolean): string {
-  return fewPeople
-    ? `people p CROSS JOIN LATERAL (SELECT * FROM (${source}) s WHERE s.${key} = p.agent_key ${PER_ROW_PROBE}) r`
-    : `(${source}) r JOIN people p ON p.agent_key = r.${key}`;
+export const FEW_PEOPLE = 10_000;
+
+/** The CTE `selection`: whether the people (the CTE `people`) are at most `fewPeople`, to be probed one by one. */
+const selection = (parameters: Parameters, fewPeople: number) =>
+  `selection AS (SELECT count(*) <= ${parameters.add(fewPeople)}::bigint AS few FROM people)`;
+
+/**
+ * The CTE `name`: the rows of `source` (a fragment with an agent key column `key`) of the people,
+ * read the cheaper way for how many they turn out to be. The planner cannot choose, because it
+ * cannot know: it prices an organisation or job criterion at half the actors, and would read a
+ * million rows for a thousand people. So both ways are in the plan, each under a one-time filter
+ * on the count (`selection`), and only one runs: person by person (PER_ROW_PROBE keeps each probe
+ * from being turned back into a join), or everything joined.
+ */
+function rowsOfPeople(name: string, source: string, key: string): string {
+  return `${name} AS (
+       SELECT s.* FROM people p CROSS JOIN LATERAL (SELECT * FROM (${source}) x WHERE x.${key} = p.agent_key ${PER_ROW_PROBE}) s
+        WHERE (SELECT few FROM selection)
+       UNION ALL
+       SELECT s.* FROM (${source}) s JOIN people p ON p.agent_key = s.${key}
+        WHERE NOT (SELECT few FROM selection)
+     )`;
 }
 
 /**
@@ -67,9 +80,8 @@ const EVIDENCE = 'CASE WHEN a.requires_success THEN r.passed_at ELSE r.completed
  * How many activities the set holds, and per value of `group` (a column of the people: their
  * position or their job) how many people and how many completed (person, activity) pairs. A
  * pair counts once whatever the person's registrations. The people are materialised once (the
- * criteria run once). A few people's records are read person by person; for all of them the
- * records are counted per agent first and joined to the people after (an agent that is no
- * person falls out there). Past the last group, one row keeps the activities' count.
+ * criteria run once), their records read as rowsOfPeople says. Past the last group, one row
+ * keeps the activities' count.
  */
 export async function countCompletions(
   sql: SqlClient,
@@ -79,10 +91,11 @@ export async function countCompletions(
 ): Promise<{ activities: number; groups: Map<string, CompletionCounts> }> {
   const rows = await report<{ activities: string | number; group_id: string | null; people: string | number; completed: string | number }>(
     sql,
-    `WITH people AS MATERIALIZED (${sources.people}),
+    `WITH people AS MATERIALIZED (${sources.people}), ${selection(parameters, sources.fewPeople)},
      activities AS NOT MATERIALIZED (${sources.activities}),
+     ${rowsOfPeople('records', sources.records, 'agent_key')},
      pairs AS (
-       SELECT r.agent_key FROM ${sources.fewPeople ? ofPeople(sources.records, 'agent_key', true) : `(${sources.records}) r`}
+       SELECT r.agent_key FROM records r
          JOIN activities a ON a.id = r.activity_id
         WHERE ${EVIDENCE} IS NOT NULL
         GROUP BY r.agent_key, r.activity_id
@@ -146,12 +159,13 @@ export async function activityFigures(
     median_seconds: number | null;
   }>(
     sql,
-    `WITH people AS MATERIALIZED (${sources.people}),
+    `WITH people AS MATERIALIZED (${sources.people}), ${selection(parameters, sources.fewPeople)},
      activities AS NOT MATERIALIZED (${sources.activities}),
+     ${rowsOfPeople('records', sources.records, 'agent_key')},
      rec AS MATERIALIZED (
        SELECT r.activity_id, r.agent_key, r.passed_at IS NOT NULL AS passed, r.scaled,
               extract(epoch FROM e.at - r.first_at) AS seconds
-         FROM ${ofPeople(sources.records, 'agent_key', sources.fewPeople)}
+         FROM records r
          JOIN activities a ON a.id = r.activity_id
         CROSS JOIN LATERAL (SELECT ${EVIDENCE} AS at) e
      ),
@@ -203,18 +217,20 @@ export interface TallyCounts {
 
 /**
  * Activity over time from the tally rows (statementTalliesSql's text in `tallies`), grouped by day
- * or by ISO week (its Monday), with `people` (peopleSql's text) only the rows of those people,
- * read person by person (a filter of people is an organisation subtree or a job: see fewPeople).
+ * or by ISO week (its Monday), with `people` (peopleSql's text) only the rows of those people.
  */
 export async function countTallies(
   sql: SqlClient,
   parameters: Parameters,
-  sources: { tallies: string; people?: string },
+  sources: { tallies: string; people?: string; fewPeople: number },
   week: boolean,
 ): Promise<TallyCounts> {
   const start = week ? `r.day - (extract(isodow FROM r.day)::int - 1)` : 'r.day';
-  const people = sources.people === undefined ? '' : `people AS MATERIALIZED (${sources.people}),`;
-  const from = sources.people === undefined ? `(${sources.tallies}) r` : ofPeople(sources.tallies, 'actor_key', true);
+  const people =
+    sources.people === undefined
+      ? ''
+      : `people AS MATERIALIZED (${sources.people}), ${selection(parameters, sources.fewPeople)}, ${rowsOfPeople('tallied', sources.tallies, 'actor_key')},`;
+  const from = sources.people === undefined ? `(${sources.tallies}) r` : 'tallied r';
   const rows = await report<{ kind: 's' | 'l'; start: string; verb_id: string; count: string | number }>(
     sql,
     `WITH ${people}
