@@ -57,15 +57,17 @@ function rowsOfPeople(name: string, source: string, key: string): string {
 const REPORT_WORK_MEM = '32MB';
 
 /**
- * Runs a report's one statement with JIT compilation off. A report's estimated cost is large
- * (the planner prices a criterion on people at half the actors, so every per-person probe at
- * tens of thousands of rows), which makes PostgreSQL compile the plan to machine code: measured,
- * 1.1 s of compiling for a 160 ms report of a thousand people. What a report reads is bounded
- * by the rows it counts, not by the cost of evaluating expressions, so JIT never pays here.
+ * Runs a report's one statement with JIT compilation off and sorts priced out. A report's
+ * estimated cost is large (the planner prices a criterion on people at half the actors, so every
+ * per-person probe at tens of thousands of rows), which makes PostgreSQL compile the plan to
+ * machine code: measured, 1.1 s of compiling for a 160 ms report of a thousand people; what a
+ * report reads is bounded by the rows it counts, so JIT never pays here. And grouping by sorting
+ * sorts agent keys in the database's collation (strcoll, slow): hashing them instead took a
+ * report of the whole tenant from 680 to 530 ms.
  */
 function report<Row>(sql: SqlClient, text: string, values: readonly unknown[]): Promise<Row[]> {
   return sql.transaction(async (tx) => {
-    await tx.script(`SET LOCAL jit = off; SET LOCAL work_mem = '${REPORT_WORK_MEM}'`);
+    await tx.script(`SET LOCAL jit = off; SET LOCAL enable_sort = off; SET LOCAL work_mem = '${REPORT_WORK_MEM}'`);
     return (await tx.query<Row>(text, values)).rows;
   });
 }
