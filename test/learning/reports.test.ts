@@ -60,7 +60,6 @@ const PEOPLE: Array<{ id: string; position?: string; job?: string }> = [
 ];
 const agentOf = (who: string) =>
   who === 'stranger' ? { mbox: 'mailto:stranger@example.com' } : { objectType: 'Agent', account: { homePage: HOME, name: who } };
-const keyOf = (who: string) => (who === 'stranger' ? 'mbox|mailto:stranger@example.com' : `account|${HOME}|${who}`);
 
 interface Event {
   who: string;
