@@ -1685,6 +1685,49 @@ const groupBody = () =>
       ),
     ),
   );
+/** The reports (issue 28, item 6): their filters, date ranges and the Accept that picks JSON or CSV. */
+function REPORT_FUZZERS(): Record<string, RouteFuzzer> {
+  const people = () => ({
+    // The fuzz tenant has no organisation or jobs: any value is a 404, so valid requests leave them out.
+    organisationId: param('organisationId', fc.constantFrom('CEO', 'P1'), { rare: true }),
+    jobId: param('jobId', fc.constantFrom('J1', 'J-ENG'), { rare: true }),
+    activityId: param('activityId', fc.constantFrom(...ACTIVITIES), { hostile: iriish }),
+  });
+  const accept = header(
+    fc.constantFrom(undefined, 'text/csv', 'application/json', '*/*', 'text/*', 'application/json;q=0.5, text/csv'),
+    fc.oneof(fc.constantFrom('application/xml', 'text/csv;q=0', '*/*;q=0', 'garbage', 'text/csv;q=2', '*/csv', ',,,'), hostileHeader),
+  );
+  const headers = (ctx: FuzzContext) => ({ ...apiHeaders(ctx, false), accept });
+  // `from` in the first half of 2026, `to` in the second: valid unless a hostile part says otherwise.
+  const day = (first: number) =>
+    fc.integer({ min: first, max: first + 180 }).map((offset) => new Date(Date.UTC(2026, 0, 1 + offset)).toISOString().slice(0, 10));
+  const hostileDay = fc.constantFrom('2026-02-30', '0000-01-01', '9999-12-31', '2026-1-1', '2026-01-01T00:00:00Z', '20260101', '1e3', '');
+  const completion = (path: string) => (ctx: FuzzContext) =>
+    route({
+      method: 'GET',
+      path,
+      query: { ...people(), tag: param('tag', fc.constantFrom('mandatory', 'safety'), { hostile: hostileText }) },
+      headers: headers(ctx),
+    });
+  return {
+    'GET /api/reports/completion-by-unit': completion('/api/reports/completion-by-unit'),
+    'GET /api/reports/completion-by-job': completion('/api/reports/completion-by-job'),
+    'GET /api/reports/completion-by-activity': completion('/api/reports/completion-by-activity'),
+    'GET /api/reports/activity-over-time': (ctx) =>
+      route({
+        method: 'GET',
+        path: '/api/reports/activity-over-time',
+        query: {
+          from: param('from', day(0), { required: true, hostile: hostileDay }),
+          to: param('to', day(182), { required: true, hostile: hostileDay }),
+          interval: param('interval', fc.constantFrom('day', 'week'), { hostile: fc.constantFrom('month', 'DAY', 'weeks') }),
+          ...people(),
+        },
+        headers: headers(ctx),
+      }),
+  };
+}
+
 const LEARNING_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /api/skills-gap': (ctx) => route({ method: 'GET', path: '/api/skills-gap', query: personQuery(), headers: apiHeaders(ctx, false) }),
   'POST /api/skills-gap/group': (ctx) =>
@@ -1765,6 +1808,7 @@ const LEARNING_FUZZERS: Record<string, RouteFuzzer> = {
       },
       headers: apiHeaders(ctx, false),
     }),
+  ...REPORT_FUZZERS(),
 };
 
 /**

@@ -198,3 +198,16 @@ export const competencyActivitiesSql = (tenantParameter: string, matching: strin
      FROM activity_competencies ac
      JOIN activity_registry ar ON ar.tenant_id = ${tenantParameter} AND ar.id = ac.activity_id
     WHERE ac.tenant_id = ${tenantParameter} AND ${matching}`;
+
+/**
+ * The tenant's registered activities as SQL another module embeds in one statement (reports):
+ * all of them, or with `tag` (a placeholder) those tagged with it, or with `id` (a placeholder)
+ * the one entry with that id. Columns: `id`, `requires_success` (boolean: only passing completes
+ * it), `name` (the definition's `name` language map, jsonb; NULL when it has none).
+ */
+export function registeredActivitiesSql(tenantParameter: string, filter: { tag?: string; id?: string } = {}): string {
+  const conditions = [`r.tenant_id = ${tenantParameter}`];
+  if (filter.tag !== undefined) conditions.push(`r.tags @> ARRAY[${filter.tag}::text]`);
+  if (filter.id !== undefined) conditions.push(`r.id = ${filter.id}`);
+  return `SELECT r.id, r.requires_success, r.definition -> 'name' AS name FROM activity_registry r WHERE ${conditions.join(' AND ')}`;
+}

@@ -68,7 +68,8 @@ export function readSearchCriteria(criteria: unknown, path: string): Criteria {
  * SQL selecting the tenant's people that `criteria` match, for a statement of another module:
  * the actors an import or PUT /api/actors/agents wrote (`imported_at` set: not the agents only
  * statements named, nor the statements' authorities), each with the id of their current job
- * (actor-job-rules.ts), NULL for none. Columns: `agent_key`, `job_id`. The tenant id is `$1`
+ * (actor-job-rules.ts), NULL for none, and the organisation entry their `organisationAttribute`
+ * names (NULL likewise; the entry may not exist). Columns: `agent_key`, `job_id`, `position_id`. The tenant id is `$1`
  * of `parameters`; the criteria's values and the settings' attribute names are added to them.
  * The criteria select exactly whom POST /api/actors/search finds with them. `jobs: false` leaves
  * `job_id` NULL, for a caller that needs the people only (and no join with the jobs).
@@ -91,7 +92,9 @@ export function peopleSql(settings: JobLinkSettings, criteria: Criteria, paramet
     );
     ofPosition = 'position_job.job_id';
   }
-  return `SELECT a.agent_key, COALESCE(${own}, ${ofPosition}) AS job_id
+  const position =
+    settings.organisationAttribute === null ? 'NULL::text' : `(a.attributes ->> ${parameters.add(settings.organisationAttribute)})`;
+  return `SELECT a.agent_key, COALESCE(${own}, ${ofPosition}) AS job_id, ${position} AS position_id
             FROM actors a ${joins.join(' ')}
            WHERE a.tenant_id = $1 AND a.imported_at IS NOT NULL AND NOT a.authority_only AND ${condition}`;
 }

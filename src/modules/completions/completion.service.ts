@@ -251,14 +251,18 @@ export async function listCompletions(sql: SqlClient, principal: Principal, quer
 }
 
 /**
- * SQL of the tenant's completion records where `matching` holds, for a statement of another
- * module (skills gaps and recommendations join them with the activities developing competencies).
- * Columns: `agent_key`, `activity_id`, `registration` ('' for none), `completed_at`, `passed_at`
- * (timestamptz, NULL until a statement completed or passed), `score` (jsonb `result.score` or
- * NULL). `matching` is a condition over `r` (those columns, `r.`-prefixed); values bound by the
- * caller. The primary key (tenant_id, agent_key, activity_id, registration) serves a condition
- * on `r.agent_key` (a person's records, one person's in a join).
+ * SQL of the tenant's completion records where `matching` holds (all of them without it), for a
+ * statement of another module: skills gaps and recommendations join them with the activities
+ * developing competencies, reports count them. One row per record (actor, activity, registration).
+ * Columns: `agent_key`, `activity_id`, `registration` ('' for none), `status`, `first_at`,
+ * `completed_at`, `passed_at` (timestamptz, NULL until a statement completed or passed), `score`
+ * (jsonb `result.score` or NULL), `scaled` (its `scaled` as numeric, NULL when it has none),
+ * `score_at` (when that score was given). `matching` is a condition over `r` (those columns,
+ * `r.`-prefixed); values bound by the caller. The primary key (tenant_id, agent_key, activity_id,
+ * registration) serves a condition on `r.agent_key`, completion_records' (tenant_id, activity_id)
+ * index one on `r.activity_id`.
  */
-export const completionRecordsSql = (tenantParameter: string, matching: string): string =>
-  `SELECT r.agent_key, r.activity_id, r.registration, r.completed_at, r.passed_at, r.score
+export const completionRecordsSql = (tenantParameter: string, matching = 'true'): string =>
+  `SELECT r.agent_key, r.activity_id, r.registration, r.status, r.first_at, r.completed_at, r.passed_at, r.score,
+          CASE WHEN jsonb_typeof(r.score -> 'scaled') = 'number' THEN (r.score ->> 'scaled')::numeric END AS scaled, r.score_at
      FROM completion_records r WHERE r.tenant_id = ${tenantParameter} AND ${matching}`;

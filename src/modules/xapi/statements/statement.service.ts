@@ -30,6 +30,8 @@ import {
 } from './statement.repository.js';
 import type { StatementQuery } from './statement.schemas.js';
 import type { TenantEraser } from '../../tenancy/tenancy.service.js';
+import { recordStatementTallies } from './statement-tally.service.js';
+import { deleteTenantTallies } from './statement-tally.repository.js';
 
 /** Who writes or reads, and in which dialect. */
 export interface StatementCaller {
@@ -229,6 +231,7 @@ async function writeStatements(tx: SqlClient, writes: readonly StatementWrite[])
   const written = [...fresh].map(([write, news]) => ({ write, items: news.filter((item) => inserted.has(item.id)) }));
   await recordDefinitionsAndAgents(tx, tenantId, written);
   await recordCompletions(tx, tenantId, insertedItems, voided);
+  await recordStatementTallies(tx, tenantId, insertedItems, voided);
   for (const { write, items } of written) {
     if (write.attachmentData.length > 0) await write.store.put(tx, tenantId, write.attachmentData);
     if (write.caller.principal.agentKey === undefined) continue;
@@ -576,4 +579,7 @@ async function format(sql: SqlClient, tenantId: string, statements: JsonObject[]
 }
 
 /** The statements' part of deleting a tenant (TenancyService.delete runs it in its transaction). */
-export const eraseTenantStatements: TenantEraser = (tx, tenantId) => deleteTenantStatementKeys(tx, tenantId);
+export const eraseTenantStatements: TenantEraser = async (tx, tenantId) => {
+  await deleteTenantStatementKeys(tx, tenantId);
+  await deleteTenantTallies(tx, tenantId);
+};

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  completionRate,
+  dateRange,
+  dayInstant,
+  fillIntervals,
+  isRangeProblem,
+  rollUp,
+  weekStartOf,
+  type DateRange,
+} from './report-rules.js';
+
+describe('completionRate', () => {
+  it('is completed pairs over people × activities, null when there is no pair', () => {
+    assert.equal(completionRate(3, 4, 3), 0.25);
+    assert.equal(completionRate(0, 2, 1), 0);
+    assert.equal(completionRate(0, 0, 5), null);
+    assert.equal(completionRate(0, 5, 0), null);
+  });
+});
+
+describe('rollUp', () => {
+  const entries = [{ id: 'R' }, { id: 'A', parentId: 'R' }, { id: 'A1', parentId: 'A' }, { id: 'B', parentId: 'R' }];
+
+  it('sums each entry’s own counts into it and every ancestor', () => {
+    const direct = new Map([
+      ['R', { people: 1, completed: 1 }],
+      ['A1', { people: 2, completed: 3 }],
+      ['B', { people: 4, completed: 0 }],
+    ]);
+    assert.deepEqual(
+      [...rollUp(entries, direct)],
+      [
+        ['R', { people: 7, completed: 4 }],
+        ['A', { people: 2, completed: 3 }],
+        ['A1', { people: 2, completed: 3 }],
+        ['B', { people: 4, completed: 0 }],
+      ],
+    );
+  });
+
+  it('takes an entry whose parent is not among the entries as a root, and ignores counts of entries not among them', () => {
+    const subtree = entries.filter((entry) => entry.id.startsWith('A'));
+    const direct = new Map([
+      ['A1', { people: 2, completed: 1 }],
+      ['R', { people: 9, completed: 9 }],
+    ]);
+    assert.deepEqual(
+      [...rollUp(subtree, direct)],
+      [
+        ['A', { people: 2, completed: 1 }],
+        ['A1', { people: 2, completed: 1 }],
+      ],
+    );
+  });
+
+  it('counts every entry once into each entry of a cycle (which imports refuse) and stops', () => {
+    const cycle = [
+      { id: 'X', parentId: 'Y' },
+      { id: 'Y', parentId: 'X' },
+    ];
+    const direct = new Map([['X', { people: 1, completed: 0 }]]);
+    assert.deepEqual(
+      [...rollUp(cycle, direct)],
+      [
+        ['X', { people: 1, completed: 0 }],
+        ['Y', { people: 1, completed: 0 }],
+      ],
+    );
+  });
+});
+
+describe('dateRange', () => {
+  const range = (from: string, to: string, interval: 'day' | 'week') => dateRange(from, to, interval) as DateRange;
+
+  it('answers every day from from to to, both counted', () => {
+    assert.deepEqual(range('2026-02-27', '2026-03-01', 'day'), {
+      first: '2026-02-27',
+      last: '2026-03-01',
+      intervals: [
+        { start: '2026-02-27', end: '2026-02-27' },
+        { start: '2026-02-28', end: '2026-02-28' },
+        { start: '2026-03-01', end: '2026-03-01' },
+      ],
+    });
+  });
+
+  it('widens weeks to whole ISO weeks, Monday to Sunday, across a year’s end', () => {
+    assert.deepEqual(range('2026-12-31', '2027-01-05', 'week'), {
+      first: '2026-12-28',
+      last: '2027-01-10',
+      intervals: [
+        { start: '2026-12-28', end: '2027-01-03' },
+        { start: '2027-01-04', end: '2027-01-10' },
+      ],
+    });
+    assert.equal(range('2026-11-23', '2026-11-23', 'week').intervals.length, 1);
+  });
+
+  it('allows to at most 366 days after from', () => {
+    assert.equal(range('2024-01-01', '2025-01-01', 'day').intervals.length, 367);
+    assert.deepEqual(dateRange('2024-01-01', '2025-01-02', 'day'), {
+      parameter: 'to',
+      message: 'to (2025-01-02) is more than 366 days after from (2024-01-01)',
+    });
+  });
+
+  it('refuses days that are not days, and to before from', () => {
+    for (const [from, to, parameter] of [
+      ['2026-02-29', '2026-03-01', 'from'],
+      ['2026-13-01', '2026-03-01', 'from'],
+      ['0000-01-01', '0000-01-02', 'from'],
+      ['2026-03-01', '2026-04-31', 'to'],
+      ['2026-03-02', '2026-03-01', 'to'],
+    ]) {
+      const problem = dateRange(from, to, 'day');
+      assert.ok(isRangeProblem(problem), `${from} ${to}`);
+      assert.equal(problem.parameter, parameter, `${from} ${to}`);
+    }
+    assert.equal(dayInstant('2024-02-29'), Date.UTC(2024, 1, 29));
+    assert.equal(weekStartOf('2024-02-29'), '2024-02-26');
+  });
+});
+
+describe('fillIntervals', () => {
+  it('answers every interval with every verb of the range, zeros where nothing was counted', () => {
+    const range = dateRange('2026-03-01', '2026-03-03', 'day') as DateRange;
+    const filled = fillIntervals(
+      range,
+      [
+        { start: '2026-03-01', verbId: 'http://v/b', count: 2 },
+        { start: '2026-03-03', verbId: 'http://v/a', count: 1 },
+        { start: '2026-03-03', verbId: 'http://v/b', count: 1 },
+        { start: '2026-03-03', verbId: 'http://v/gone', count: 0 },
+      ],
+      [
+        { start: '2026-03-01', count: 1 },
+        { start: '2026-03-03', count: 2 },
+      ],
+    );
+    assert.deepEqual(filled, {
+      verbs: ['http://v/a', 'http://v/b'],
+      intervals: [
+        { start: '2026-03-01', end: '2026-03-01', statements: 2, activeLearners: 1, verbs: { 'http://v/a': 0, 'http://v/b': 2 } },
+        { start: '2026-03-02', end: '2026-03-02', statements: 0, activeLearners: 0, verbs: { 'http://v/a': 0, 'http://v/b': 0 } },
+        { start: '2026-03-03', end: '2026-03-03', statements: 2, activeLearners: 2, verbs: { 'http://v/a': 1, 'http://v/b': 1 } },
+      ],
+    });
+  });
+});

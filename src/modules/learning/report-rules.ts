@@ -1,0 +1,166 @@
+/**
+ * The reports' pure rules (docs/learning.md, "Reports"): completion rates, the roll-up of an
+ * organisation structure, and the date ranges and intervals of activity over time. No database,
+ * no HTTP.
+ */
+
+/** Completed (person, activity) pairs and people, of one organisation entry or job. */
+export interface CompletionCounts {
+  people: number;
+  completed: number;
+}
+
+/** What a report answers for a group of people: the counts and the rate. */
+export interface CompletionFigures extends CompletionCounts {
+  /** completed / (people × activities), from 0 to 1; null when there is no pair at all. */
+  rate: number | null;
+}
+
+/** The completion rate: completed pairs over every (person, activity) pair; null when there are none. */
+export function completionRate(completed: number, people: number, activities: number): number | null {
+  const pairs = people * activities;
+  return pairs === 0 ? null : completed / pairs;
+}
+
+export const figures = (counts: CompletionCounts, activities: number): CompletionFigures => ({
+  people: counts.people,
+  completed: counts.completed,
+  rate: completionRate(counts.completed, counts.people, activities),
+});
+
+/**
+ * Each entry's counts summed over its whole subtree (itself and every entry below it), from the
+ * counts of the people placed directly in each. `entries` are the report's entries; an entry
+ * whose parent is not among them is a root of the report. Walked without recursion; an entry is
+ * summed into its ancestors once even if the data had a cycle (imports refuse them): an entry
+ * on a cycle is its own root.
+ */
+export function rollUp(
+  entries: ReadonlyArray<{ id: string; parentId?: string }>,
+  direct: ReadonlyMap<string, CompletionCounts>,
+): Map<string, CompletionCounts> {
+  const parentOf = new Map(entries.map((entry) => [entry.id, entry.parentId]));
+  const total = new Map<string, CompletionCounts>(entries.map((entry) => [entry.id, { people: 0, completed: 0 }]));
+  for (const entry of entries) {
+    const own = direct.get(entry.id);
+    if (!own || (own.people === 0 && own.completed === 0)) continue;
+    const seen = new Set<string>();
+    for (let at: string | undefined = entry.id; at !== undefined && total.has(at) && !seen.has(at); at = parentOf.get(at)) {
+      seen.add(at);
+      const sum = total.get(at) as CompletionCounts;
+      sum.people += own.people;
+      sum.completed += own.completed;
+    }
+  }
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Activity over time
+
+/** The longest range a report of activity over time covers: `to` at most this many days after `from`. */
+export const MAX_RANGE_DAYS = 366;
+
+export type Interval = 'day' | 'week';
+
+const DAY_MS = 86_400_000;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** The instant (ms, UTC midnight) of a `YYYY-MM-DD` day, or undefined when it is no real day (2026-02-30, year 0000). */
+export function dayInstant(text: string): number | undefined {
+  const match = DATE.exec(text);
+  if (!match) return undefined;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(2000, month - 1, day));
+  date.setUTCFullYear(year);
+  if (year < 1 || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
+  return date.getTime();
+}
+
+const dayText = (instant: number) => new Date(instant).toISOString().slice(0, 10);
+
+/** The Monday (ms) of the ISO week of a day (ms, UTC midnight). */
+const mondayOf = (instant: number) => instant - ((new Date(instant).getUTCDay() + 6) % 7) * DAY_MS;
+
+/** The Monday (`YYYY-MM-DD`) of the ISO week of a real `YYYY-MM-DD` day. */
+export const weekStartOf = (day: string): string => dayText(mondayOf(dayInstant(day) as number));
+
+export interface DateRange {
+  /** The first day counted, `YYYY-MM-DD`: `from`, or with weeks the Monday of its week. */
+  first: string;
+  /** The last day counted: `to`, or with weeks the Sunday of its week. */
+  last: string;
+  /** Each interval's first and last day, in order. */
+  intervals: Array<{ start: string; end: string }>;
+}
+
+/** Why a range is refused, for the 400: the parameter and the reason. */
+export type RangeProblem = { parameter: 'from' | 'to'; message: string };
+
+/**
+ * The days and intervals `from`…`to` (both counted) covers: with `week`, whole ISO weeks (Monday
+ * to Sunday), from the week holding `from` to the week holding `to`. Refused: a day that is not
+ * one, `to` before `from`, or `to` more than MAX_RANGE_DAYS days after `from`.
+ */
+export function dateRange(from: string, to: string, interval: Interval): DateRange | RangeProblem {
+  const start = dayInstant(from);
+  if (start === undefined)
+    return { parameter: 'from', message: `from must be a real day written YYYY-MM-DD (got ${JSON.stringify(from)})` };
+  const end = dayInstant(to);
+  if (end === undefined) return { parameter: 'to', message: `to must be a real day written YYYY-MM-DD (got ${JSON.stringify(to)})` };
+  if (end < start) return { parameter: 'to', message: `to (${to}) is before from (${from})` };
+  if ((end - start) / DAY_MS > MAX_RANGE_DAYS) {
+    return { parameter: 'to', message: `to (${to}) is more than ${MAX_RANGE_DAYS} days after from (${from})` };
+  }
+  const first = interval === 'week' ? mondayOf(start) : start;
+  const last = interval === 'week' ? mondayOf(end) + 6 * DAY_MS : end;
+  const step = interval === 'week' ? 7 * DAY_MS : DAY_MS;
+  const intervals: DateRange['intervals'] = [];
+  for (let at = first; at <= last; at += step) intervals.push({ start: dayText(at), end: dayText(at + step - DAY_MS) });
+  return { first: dayText(first), last: dayText(last), intervals };
+}
+
+export const isRangeProblem = (value: DateRange | RangeProblem): value is RangeProblem => 'parameter' in value;
+
+/** One interval of activity over time as answered. */
+export interface IntervalFigures {
+  start: string;
+  end: string;
+  statements: number;
+  activeLearners: number;
+  /** Statements per verb id: every verb of the whole range, 0 where it had none in this interval. */
+  verbs: Record<string, number>;
+}
+
+/**
+ * The intervals of a range filled from counted rows: statements per (interval start, verb) and
+ * active learners per interval start. Every interval of the range is answered, with zeros where
+ * nothing was counted, and every interval names every verb the range saw (in code-point order),
+ * so that a chart or a CSV has the same series throughout.
+ */
+export function fillIntervals(
+  range: DateRange,
+  statements: ReadonlyArray<{ start: string; verbId: string; count: number }>,
+  learners: ReadonlyArray<{ start: string; count: number }>,
+): { verbs: string[]; intervals: IntervalFigures[] } {
+  const verbs = [...new Set(statements.filter((row) => row.count !== 0).map((row) => row.verbId))].sort((a, b) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
+  const byStart = new Map(
+    range.intervals.map(({ start, end }) => [
+      start,
+      { start, end, statements: 0, activeLearners: 0, verbs: Object.fromEntries(verbs.map((verb) => [verb, 0])) } as IntervalFigures,
+    ]),
+  );
+  for (const row of statements) {
+    const interval = byStart.get(row.start);
+    if (!interval || row.count === 0) continue;
+    interval.verbs[row.verbId] += row.count;
+    interval.statements += row.count;
+  }
+  for (const row of learners) {
+    const interval = byStart.get(row.start);
+    if (interval) interval.activeLearners += row.count;
+  }
+  return { verbs, intervals: [...byStart.values()] };
+}

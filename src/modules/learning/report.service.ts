@@ -1,0 +1,212 @@
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { Tenant } from '../../kernel/principal.js';
+import { Parameters, peopleSql, type Criteria } from '../actors/people-selection.service.js';
+import { registeredActivitiesSql } from '../activities/activity-registry.service.js';
+import { completionRecordsSql } from '../completions/completion.service.js';
+import { existingJobIds, existingOrganisationIds, listJobs, readOrganisation } from '../organisation/organisation.service.js';
+import { statementTalliesSql, statementTotals } from '../xapi/statements/statement-tally.service.js';
+import { ReportErrors } from './report.errors.js';
+import {
+  activityFigures,
+  countCompletions,
+  countTallies,
+  FEW_PEOPLE,
+  type CompletionSources,
+  type TallyCounts,
+} from './report.repository.js';
+import {
+  dateRange,
+  figures,
+  fillIntervals,
+  isRangeProblem,
+  rollUp,
+  weekStartOf,
+  type CompletionCounts,
+  type Interval,
+} from './report-rules.js';
+import type { ActivityOverTimeQuery, CompletionReportQuery } from './report.schemas.js';
+
+/**
+ * The reports (docs/learning.md, "Reports"): completion per organisation entry (rolled up the
+ * structure), per job and per activity, and activity over time. Each is one statement over the
+ * owner modules' fragments, read when asked (no batch, no cache): right the moment the writes
+ * that change it are acknowledged. Every report is a `Report`: its JSON body, and the items its
+ * CSV has a row for, with the columns a CSV has even when there are none.
+ */
+export interface Report {
+  body: Record<string, unknown>;
+  rows: Record<string, unknown>[];
+  columns: string[];
+}
+
+/** Who asks: the tenant, and the base domain its settings' default homePage is made of. */
+export interface ReportContext {
+  sql: SqlClient;
+  tenant: Pick<Tenant, 'id' | 'name'>;
+  baseDomain: string;
+  /** Up to how many people a report reads their rows person by person (FEW_PEOPLE; a test lowers it to try the other way). */
+  fewPeople?: number;
+}
+
+/** Which people a report counts. */
+export interface PeopleFilters {
+  organisationId?: string;
+  jobId?: string;
+}
+
+/**
+ * The one place that says which people a report counts, in the actor search's criteria language
+ * (compiled by the actors module, so `organisation.*` and `job.*` mean what they mean in a
+ * search): those placed in the `organisationId` entry or below it, whose current job is `jobId`.
+ * A scope (an admin limited to a subtree) is one more condition here.
+ */
+export function peopleCriteria(filters: PeopleFilters): Criteria {
+  const conditions: Criteria[] = [];
+  if (filters.organisationId !== undefined) {
+    conditions.push({
+      or: [
+        { field: 'organisation.id', op: 'eq', value: filters.organisationId },
+        { field: 'organisation.ancestors.id', op: 'eq', value: filters.organisationId },
+      ],
+    });
+  }
+  if (filters.jobId !== undefined) conditions.push({ field: 'job.id', op: 'eq', value: filters.jobId });
+  return conditions.length === 0 ? { all: true } : { and: conditions };
+}
+
+/** The people's SQL (peopleSql's columns), after checking that the entry and the job named exist (404). */
+async function selectPeople(context: ReportContext, filters: PeopleFilters, parameters: Parameters): Promise<string> {
+  const { sql, tenant } = context;
+  if (filters.organisationId !== undefined && !(await existingOrganisationIds(sql, tenant.id, [filters.organisationId])).size) {
+    throw ReportErrors.organisationNotFound(filters.organisationId);
+  }
+  if (filters.jobId !== undefined && !(await existingJobIds(sql, tenant.id, [filters.jobId])).size) {
+    throw ReportErrors.jobNotFound(filters.jobId);
+  }
+  return peopleSql(sql, tenant, context.baseDomain, peopleCriteria(filters), parameters);
+}
+
+/**
+ * The activity set of a completion report, as SQL (`id`, `requires_success`, `name`,
+ * `registered`): `activityId`, registered or not (an activity outside the registry completes with
+ * `completedAt`), else the registered activities with `tag`, else every registered activity.
+ */
+function activitySet(query: CompletionReportQuery, parameters: Parameters): string {
+  if (query.activityId !== undefined && query.tag !== undefined) throw ReportErrors.activityAndTag();
+  if (query.activityId !== undefined) {
+    const id = parameters.add(query.activityId);
+    return `SELECT w.id, COALESCE(x.requires_success, false) AS requires_success, x.name, x.id IS NOT NULL AS registered
+              FROM (SELECT ${id}::text COLLATE "C" AS id) w LEFT JOIN (${registeredActivitiesSql('$1', { id })}) x ON true`;
+  }
+  const tag = query.tag === undefined ? undefined : parameters.add(query.tag);
+  return `SELECT x.id, x.requires_success, x.name, true AS registered FROM (${registeredActivitiesSql('$1', { tag })}) x`;
+}
+
+async function completionSources(context: ReportContext, query: CompletionReportQuery, parameters: Parameters): Promise<CompletionSources> {
+  const people = await selectPeople(context, query, parameters);
+  return {
+    people,
+    fewPeople: context.fewPeople ?? FEW_PEOPLE,
+    activities: activitySet(query, parameters),
+    records: completionRecordsSql('$1'),
+  };
+}
+
+const NONE: CompletionCounts = { people: 0, completed: 0 };
+
+/**
+ * `GET /api/reports/completion-by-unit`: every entry of the structure (or of the subtree of
+ * `organisationId`) with the people placed directly in it and in its whole subtree, and their
+ * completion of the activity set.
+ */
+export async function completionByUnit(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
+  const parameters = new Parameters([context.tenant.id]);
+  const sources = await completionSources(context, query, parameters);
+  const entries = await readOrganisation(context.sql, context.tenant.id, query.organisationId);
+  const { activities, groups } = await countCompletions(context.sql, parameters, sources, 'position_id');
+  const subtrees = rollUp(entries, groups);
+  const units = entries.map((entry) => ({
+    id: entry.id,
+    parentId: entry.parentId ?? null,
+    direct: figures(groups.get(entry.id) ?? NONE, activities),
+    subtree: figures(subtrees.get(entry.id) ?? NONE, activities),
+    attributes: entry.attributes,
+  }));
+  return {
+    body: { activities, units },
+    rows: units,
+    columns: ['id', 'parentId', 'direct.people', 'direct.completed', 'direct.rate', 'subtree.people', 'subtree.completed', 'subtree.rate'],
+  };
+}
+
+/** `GET /api/reports/completion-by-job`: every job (or `jobId`'s) with the selected people whose current job it is. */
+export async function completionByJob(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
+  const parameters = new Parameters([context.tenant.id]);
+  const sources = await completionSources(context, query, parameters);
+  const jobs = (await listJobs(context.sql, context.tenant.id)).filter((job) => query.jobId === undefined || job.id === query.jobId);
+  const { activities, groups } = await countCompletions(context.sql, parameters, sources, 'job_id');
+  const items = jobs.map((job) => ({ id: job.id, name: job.name, ...figures(groups.get(job.id) ?? NONE, activities) }));
+  return { body: { activities, jobs: items }, rows: items, columns: ['id', 'name', 'people', 'completed', 'rate'] };
+}
+
+/** `GET /api/reports/completion-by-activity`: per activity of the set, what the selected people did of it. */
+export async function completionByActivity(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
+  const parameters = new Parameters([context.tenant.id]);
+  const sources = await completionSources(context, query, parameters);
+  const { people, activities } = await activityFigures(context.sql, parameters, sources);
+  const items = activities.map(({ name, ...figures }) => (name === null ? figures : { ...figures, name }));
+  return {
+    body: { people, activities: items },
+    rows: items,
+    columns: [
+      'id',
+      'registered',
+      'requiresSuccess',
+      'attempted',
+      'completed',
+      'passed',
+      'averageScore',
+      'scores',
+      'medianSecondsToComplete',
+    ],
+  };
+}
+
+/**
+ * `GET /api/reports/activity-over-time`: statements per interval and verb, and active learners per
+ * interval, from the statement tallies the xapi module keeps. Without a filter, the tenant's
+ * totals (every actor, people or not); with `organisationId` or `jobId`, only those people's
+ * statements; with `activityId`, only the statements whose object is that activity.
+ */
+export async function activityOverTime(context: ReportContext, query: ActivityOverTimeQuery): Promise<Report> {
+  const interval: Interval = query.interval ?? 'day';
+  const range = dateRange(query.from, query.to, interval);
+  if (isRangeProblem(range)) throw ReportErrors.invalidRange(range.parameter, range.message);
+  const week = interval === 'week';
+  let counts: TallyCounts;
+  if (query.organisationId === undefined && query.jobId === undefined && query.activityId === undefined) {
+    const totals = await statementTotals(context.sql, context.tenant.id, range.first, range.last, week);
+    counts = {
+      statements: totals
+        .filter((row) => row.kind === 's')
+        .map((row) => ({ start: week ? weekStartOf(row.start) : row.start, verbId: row.verbId, count: row.total })),
+      learners: totals.filter((row) => row.kind !== 's').map((row) => ({ start: row.start, count: row.total })),
+    };
+  } else {
+    const parameters = new Parameters([context.tenant.id]);
+    const people =
+      query.organisationId === undefined && query.jobId === undefined ? undefined : await selectPeople(context, query, parameters);
+    const tallies = statementTalliesSql('$1', {
+      from: parameters.add(range.first),
+      to: parameters.add(range.last),
+      activity: query.activityId === undefined ? undefined : parameters.add(query.activityId),
+    });
+    counts = await countTallies(context.sql, parameters, { tallies, people, fewPeople: context.fewPeople ?? FEW_PEOPLE }, week);
+  }
+  const { verbs, intervals } = fillIntervals(range, counts.statements, counts.learners);
+  return {
+    body: { from: range.first, to: range.last, interval, verbs, intervals },
+    rows: intervals.map((row) => ({ ...row })),
+    columns: ['start', 'end', 'statements', 'activeLearners'],
+  };
+}
