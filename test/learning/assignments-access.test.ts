@@ -119,8 +119,9 @@ describeEachBackend('Learning assignments: who may read and write, and hostile i
       `?agent=${encodeURIComponent(JSON.stringify(agentOf('E2')))}`,
     ]) {
       const res = await r.call('GET', `/api/actors/assignments${query}`, learner.headers);
-      assert.equal(res.statusCode, 403, res.body);
-      assert.equal(res.json().code, 'learning.forbidden');
+      // Not a report of E1's (neither holds a position): as if there were no such person.
+      assert.equal(res.statusCode, 404, res.body);
+      assert.equal(res.json().code, 'actors.not_found');
     }
     for (const [method, url] of every(made.id)) {
       const res = await r.call(method!, url!, learner.headers, method === 'POST' || method === 'PUT' ? validBody : undefined);

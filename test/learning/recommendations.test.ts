@@ -153,8 +153,9 @@ describeEachBackend('GET /api/recommendations', (ctx: TestContext) => {
     const learner = { authorization: basic(username, PASSWORD), 'x-svc-tenant': w.tenant.name };
     assert.deepEqual(shape(await recommend({}, learner)), expected('ivy', 'J-DEV'));
     const theirs = await get({ actorId: w.actorId('ada') }, learner);
-    assert.equal(theirs.statusCode, 403, theirs.body);
-    assert.equal(theirs.json().code, 'learning.forbidden');
+    // Ivy holds no position: she manages no one (docs/learning.md, "Managers").
+    assert.equal(theirs.statusCode, 404, theirs.body);
+    assert.equal(theirs.json().code, 'actors.not_found');
     const other = await ctx.given.tenant();
     assert.equal((await get({ actorId: w.actorId('ada') }, { ...other.headers, 'x-svc-tenant': w.tenant.name })).statusCode, 401);
     assert.equal((await get({ actorId: w.actorId('ada') }, { 'x-svc-tenant': w.tenant.name })).statusCode, 401);

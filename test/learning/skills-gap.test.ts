@@ -339,8 +339,9 @@ describeEachBackend('Skills gaps', (ctx: TestContext) => {
     assert.equal((await gap({ actorId: w.actorId('ada'), target: 'next' }, learner)).job.id, 'J-LEAD');
     for (const query of [{ actorId: w.actorId('bob') }, { actorId: 'mbox|mailto:nobody@example.com' }]) {
       const res = await get(gapUrl(query), learner);
-      assert.equal(res.statusCode, 403, res.body);
-      assert.equal(res.json().code, 'learning.forbidden');
+      // Bob is Ada's peer, not her report; the other is nobody: both as if there were no such person.
+      assert.equal(res.statusCode, 404, res.body);
+      assert.equal(res.json().code, 'actors.not_found');
     }
     const groupByLearner = await group({ people: { organisationId: 'ENG' } }, learner);
     assert.equal(groupByLearner.statusCode, 403, groupByLearner.body);

@@ -2,6 +2,7 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest } from '../../platform/http/app-error.js';
 import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
 import { isTenantWide, type Principal } from '../../kernel/principal.js';
+import { requireReadable } from '../actors/person-access.service.js';
 
 /** How a route over one person's learning data names the person: `agent` (xAPI agent JSON) or `actorId`, or neither. */
 export interface PersonQuery {
@@ -17,24 +18,25 @@ export interface ReadablePerson {
 }
 
 const invalidQuery = (parameter: string, message: string) => badRequest('learning.invalid_query', message, { parameter });
-const forbidden = (message = 'This credential may only read the learning data of its own person.') =>
+const forbidden = (message = 'A launch token may only read the learning data of its own person.') =>
   new AppError('learning.forbidden', 403, message);
 
 /**
  * The one place that says whether `principal` may read the learning data (assignments, skills
- * gaps, recommendations) of the person `query` names, and which person that is:
+ * gaps, recommendations) of the person `query` names, and which person that is. Who reaches whom
+ * is the actors module's rule (actors/person-access.service.ts, docs/learning.md "Scoped
+ * administration and managers"); this adds how a learning route names the person:
  *
- * - an admin or an API key reads anyone of its tenant, and must name them (it has no person of its own);
- * - a learner credential reads only its own person, and names nobody to mean itself;
+ * - an admin or an API key must name the person (it has no person of its own): anyone of its
+ *   tenant, or, limited to an organisation subtree, anyone placed in it;
+ * - a learner credential names nobody to mean itself, or names one of its reports (a manager);
  * - a launch token reads only its own person, narrowed to its launch's activity and its registry
- *   descendants (where a route serves launch tokens at all: personAsked refuses them);
- * - anyone else's: 403 `learning.forbidden`, before the person is looked up, so the answer tells
- *   nothing of who exists.
- *
- * Managers (a principal reading the people of the positions below its own, issue 28 item 5) slot
- * in here: the check then reads the organisation, hence `sql` and the promise.
+ *   descendants (where a route serves launch tokens at all: personAsked refuses them); naming
+ *   anyone else is 403 `learning.forbidden`, before anything is read;
+ * - a person named but out of reach (outside the scope, not a report, or not stored): 404
+ *   `actors.not_found`, the same answer whether they exist or not.
  */
-export async function readablePerson(_sql: SqlClient, principal: Principal, query: PersonQuery): Promise<ReadablePerson> {
+export async function readablePerson(sql: SqlClient, principal: Principal, query: PersonQuery): Promise<ReadablePerson> {
   if (query.agent !== undefined && query.actorId !== undefined) {
     throw invalidQuery(
       'actorId',
@@ -54,13 +56,18 @@ export async function readablePerson(_sql: SqlClient, principal: Principal, quer
         "An API key or an admin has no person of its own: name the person with 'agent' (an xAPI agent as JSON) or 'actorId' (<ifi_property>|<ifi_value>).",
       );
     }
+    await requireReadable(sql, principal, named);
     return { agentKey: named };
   }
   const own = principal.agentKey;
-  if (own === undefined || (named !== undefined && named !== own)) throw forbidden();
-  return principal.kind === 'launch' && principal.activityId !== undefined
-    ? { agentKey: own, activityId: principal.activityId }
-    : { agentKey: own };
+  if (own === undefined) throw forbidden();
+  if (principal.kind === 'launch') {
+    if (named !== undefined && named !== own) throw forbidden();
+    return principal.activityId === undefined ? { agentKey: own } : { agentKey: own, activityId: principal.activityId };
+  }
+  if (named === undefined || named === own) return { agentKey: own };
+  await requireReadable(sql, principal, named);
+  return { agentKey: named };
 }
 
 /**

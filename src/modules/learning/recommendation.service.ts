@@ -2,7 +2,7 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Principal } from '../../kernel/principal.js';
 import { Parameters, peopleSql } from '../actors/actor-search.service.js';
 import { findEvidence, findRecommendations } from './skills-gap.repository.js';
-import { resolveTarget, targetHead, type PersonQuery } from './skills-gap.service.js';
+import { reachedPeopleSql, resolveTarget, targetHead, type PersonQuery } from './skills-gap.service.js';
 import { DEFAULT_RECOMMENDATIONS } from './skills-gap-rules.js';
 
 /**
@@ -23,12 +23,15 @@ export async function recommendations(sql: SqlClient, principal: Principal, quer
     1,
   );
   const missing = target.competencies.filter((competency) => !evidence.has(competency.id));
-  // Peers: the people of the person's CURRENT job, whatever the target; none without one.
+  // Peers: the people of the person's CURRENT job, whatever the target; none without one. For an
+  // admin or API key limited to a subtree, only those it reaches: a count over the others would
+  // tell it what they completed. A learner (a manager or not) sees the job's popularity whole.
   const currentJob = target.person.links.job;
   const parameters = new Parameters([tenantId]);
+  const ofJob = (job: string) => peopleSql(target.person.settings, { field: 'job.id', op: 'eq', value: job }, parameters, { jobs: false });
   const peers = currentJob
     ? {
-        sql: peopleSql(target.person.settings, { field: 'job.id', op: 'eq', value: currentJob.id }, parameters, { jobs: false }),
+        sql: principal.scope === undefined ? ofJob(currentJob.id) : reachedPeopleSql(principal, ofJob(currentJob.id), parameters),
         parameters,
       }
     : undefined;

@@ -97,8 +97,10 @@ describe('who may read whom', () => {
     assert.equal(await personAsked(sql, principal('api_key'), { agent: '{"mbox":"mailto:ada@example.com"}' }), ada);
   });
 
-  it('refuses another person to a learner credential, anything to a launch token', async () => {
-    await assert.rejects(readablePerson(sql, principal('actor', ada), { actorId: 'mbox|mailto:bob@example.com' }), {
+  // A learner credential naming someone else is a manager asking about a report: that reads the
+  // structure (test/learning/learning-reach.test.ts). A launch token is refused before any read.
+  it('refuses another person to a launch token, anything to it where a whole record is asked', async () => {
+    await assert.rejects(readablePerson(sql, principal('launch', ada), { actorId: 'mbox|mailto:bob@example.com' }), {
       code: 'learning.forbidden',
     });
     await assert.rejects(personAsked(sql, principal('launch', ada), {}), { code: 'learning.forbidden' });

@@ -51,8 +51,7 @@ export const skillsGapRoutes: FastifyPluginAsyncTypebox<SkillsGapRoutesOptions> 
       },
     },
     async (request) => {
-      const { tenant } = tenantWidePrincipalOf(request);
-      return groupGap(sql, tenant, request.body as unknown, baseDomain);
+      return groupGap(sql, tenantWidePrincipalOf(request), request.body as unknown, baseDomain);
     },
   );
 

@@ -1,7 +1,8 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import type { Principal, Tenant } from '../../kernel/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import { findPersonWithLinks, jobOfPosition, type PersonWithLinks } from '../actors/actor.service.js';
 import { getTenantSettings } from '../actors/tenant-settings.service.js';
+import { readableAgentKeyCondition, scopeEntryIds } from '../actors/person-access.service.js';
 import { Parameters, peopleSql, readSearchCriteria, type Criteria } from '../actors/actor-search.service.js';
 import { competenciesById, jobCompetencies, type Competency } from '../organisation/competency.service.js';
 import { existingOrganisationIds, findJobs, OrganisationErrors, type Job, type OrgEntry } from '../organisation/organisation.service.js';
@@ -96,12 +97,16 @@ export async function personGap(sql: SqlClient, principal: Principal, query: Per
 
 /**
  * The criteria of the actor search that select the people of an organisation entry (it and every
- * entry below it) or of a job, once the entry or job is known to exist (404 otherwise).
+ * entry below it) or of a job, once the entry or job is known to exist (404 otherwise). For a
+ * principal limited to a subtree, an entry outside it is not found either: what it does not
+ * reach, it is never told about, even as a count.
  */
-async function criteriaOf(sql: SqlClient, tenantId: string, people: Exclude<GroupSelection, { criteria: unknown }>): Promise<Criteria> {
+async function criteriaOf(sql: SqlClient, principal: Principal, people: Exclude<GroupSelection, { criteria: unknown }>): Promise<Criteria> {
+  const tenantId = principal.tenant.id;
   if ('organisationId' in people) {
     const id = people.organisationId;
-    if (!(await existingOrganisationIds(sql, tenantId, [id])).has(id)) throw OrganisationErrors.entryNotFound(id);
+    const inScope = (await scopeEntryIds(sql, principal)) ?? (await existingOrganisationIds(sql, tenantId, [id]));
+    if (!inScope.has(id)) throw OrganisationErrors.entryNotFound(id);
     return {
       or: [
         { field: 'organisation.id', op: 'eq', value: id },
@@ -114,10 +119,21 @@ async function criteriaOf(sql: SqlClient, tenantId: string, people: Exclude<Grou
 }
 
 /**
- * POST /api/skills-gap/group: the people a body selects (imported or upserted ones only), and per
- * competency their target jobs require, how many it is required of, hold it and lack it.
+ * The people of `peopleSql` (its columns) the principal reaches: the statement unchanged for a
+ * principal that reaches everyone, else narrowed by the actors module's rule, inside the statement.
  */
-export async function groupGap(sql: SqlClient, tenant: Pick<Tenant, 'id' | 'name'>, body: unknown, baseDomain: string) {
+export function reachedPeopleSql(principal: Principal, peopleSql: string, parameters: Parameters): string {
+  const reached = readableAgentKeyCondition(principal, 'p.agent_key', '$1', (value) => parameters.add(value));
+  return reached === undefined ? peopleSql : `SELECT p.* FROM (${peopleSql}) p WHERE ${reached}`;
+}
+
+/**
+ * POST /api/skills-gap/group: the people a body selects (imported or upserted ones only) among those
+ * the principal reaches, and per competency their target jobs require, how many it is required of,
+ * hold it and lack it.
+ */
+export async function groupGap(sql: SqlClient, principal: Principal, body: unknown, baseDomain: string) {
+  const { tenant } = principal;
   const asked = readGroupBody(body);
   // Every 400 before any 404: the criteria are read before the ids are looked up.
   const { people: chosen } = asked;
@@ -125,10 +141,10 @@ export async function groupGap(sql: SqlClient, tenant: Pick<Tenant, 'id' | 'name
     'criteria' in chosen ? { criteria: readSearchCriteria(chosen.criteria, '/people/criteria') } : { ids: chosen };
   const targetJob = asked.jobId === undefined ? undefined : (await findJobs(sql, tenant.id, [asked.jobId])).get(asked.jobId);
   if (asked.jobId !== undefined && !targetJob) throw SkillsGapErrors.jobNotFound(asked.jobId);
-  const criteria = 'criteria' in read ? read.criteria : await criteriaOf(sql, tenant.id, read.ids);
+  const criteria = 'criteria' in read ? read.criteria : await criteriaOf(sql, principal, read.ids);
   const settings = await getTenantSettings(sql, tenant, baseDomain);
   const parameters = new Parameters([tenant.id]);
-  const people: PeopleStatement = { sql: peopleSql(settings, criteria, parameters), parameters };
+  const people: PeopleStatement = { sql: reachedPeopleSql(principal, peopleSql(settings, criteria, parameters), parameters), parameters };
   const counts = await countGroupGap(sql, people, targetJob?.id);
   // One target job: its competencies in its order, each listed even when nobody is selected.
   // Each person's own: the competencies some selected person's job requires, in catalogue order.
