@@ -42,6 +42,7 @@ const USAGE = `Usage: node --import tsx bench/learning.ts --backend pglite|postg
   --connections N             concurrent keep-alive connections (default 10)
   --cases LIST                comma-separated case names (default: every case)
   --database URL              PostgreSQL server to create the scratch database on (default ${DEFAULT_POSTGRES})
+  --keep-database             keep the PostgreSQL database after the run (to look at plans; drop it yourself)
   --no-save                   do not write bench/results/`;
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -62,6 +63,7 @@ function parseOptions(argv: string[]) {
       cases: { type: 'string' },
       database: { type: 'string', default: DEFAULT_POSTGRES },
       'no-save': { type: 'boolean', default: false },
+      'keep-database': { type: 'boolean', default: false },
     },
   });
   if (values.backend !== 'pglite' && values.backend !== 'postgres') throw new UsageError('--backend must be pglite or postgres.');
@@ -79,6 +81,7 @@ function parseOptions(argv: string[]) {
     cases: values.cases?.split(',').filter(Boolean),
     database: values.database,
     save: !values['no-save'],
+    keep: values['keep-database'],
   };
 }
 
@@ -301,6 +304,25 @@ function cases(options: Options): Case[] {
       request: () => ({ method: 'GET', path: `/api/recommendations?${q({ actorId: actorId(person()) })}` }),
     },
   ];
+  // The reports, over the whole tenant (p99 < 250 ms) and over a subtree of about 1,110 people
+  // (p99 < 50 ms); activity over time for the statements' year, by day and by week.
+  const reports: Array<[string, string, Record<string, string>]> = [
+    ['completionByUnit', '/api/reports/completion-by-unit', {}],
+    ['completionByJob', '/api/reports/completion-by-job', {}],
+    ['completionByActivity', '/api/reports/completion-by-activity', {}],
+    ['activityOverTime', '/api/reports/activity-over-time', { from: '2025-11-01', to: '2026-10-31' }],
+    ['activityOverTimeWeeks', '/api/reports/activity-over-time', { from: '2025-11-01', to: '2026-10-31', interval: 'week' }],
+  ];
+  for (const [name, path, parameters] of reports) {
+    list.push(
+      { name: `${name}Whole`, targetP99Ms: 250, request: () => ({ method: 'GET', path: `${path}?${q(parameters)}` }) },
+      {
+        name: `${name}Subtree`,
+        targetP99Ms: 50,
+        request: () => ({ method: 'GET', path: `${path}?${q({ ...parameters, organisationId: subtree() })}` }),
+      },
+    );
+  }
   return list;
 }
 

@@ -79,7 +79,7 @@ export interface Storage {
   statsUrl?: string;
 }
 
-export async function createStorage(options: { backend: 'pglite' | 'postgres'; database: string }): Promise<Storage> {
+export async function createStorage(options: { backend: 'pglite' | 'postgres'; database: string; keep?: boolean }): Promise<Storage> {
   if (options.backend === 'pglite') {
     const dir = mkdtempSync(join(tmpdir(), 'learnbase-bench-'));
     onCleanup('remove the PGlite folder', async () => rmSync(dir, { recursive: true, force: true }));
@@ -91,8 +91,9 @@ export async function createStorage(options: { backend: 'pglite' | 'postgres'; d
     throw new UsageError(`--database must be on loopback (got ${url.hostname}): this benchmark creates and drops a database.`);
   }
   await adminQuery(options.database, `CREATE DATABASE ${name}`);
-  onCleanup(`drop database ${name}`, () => adminQuery(options.database, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   url.pathname = `/${name}`;
+  if (options.keep) log(`keeping database ${url} after the run: drop it yourself`);
+  else onCleanup(`drop database ${name}`, () => adminQuery(options.database, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   return { flags: ['--database', url.toString()], describe: `PostgreSQL database ${name}`, statsUrl: url.toString() };
 }
 
