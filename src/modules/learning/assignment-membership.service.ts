@@ -31,6 +31,12 @@ export interface AssignmentSelection {
  */
 const ASSIGNMENTS_A_STATEMENT = 50;
 
+/** ` WHERE` and the conditions given, or nothing when none is. */
+const where = (...conditions: Array<string | undefined>) => {
+  const given = conditions.filter((condition) => condition !== undefined);
+  return given.length === 0 ? '' : ` WHERE ${given.join(' AND ')}`;
+};
+
 /**
  * Brings the members of `assignments` up to date with their selections, set-wise: one statement
  * for up to ASSIGNMENTS_A_STATEMENT of them. The people each selects join, the members it no
@@ -53,20 +59,17 @@ export async function refreshMemberships(
     const scope = within === undefined ? undefined : parameters.add([...within]);
     const matched = batch.map((assignment) => {
       const id = `${parameters.add(assignment.id)}::uuid`;
+      // A scoped assignment takes the people of its subtree only, whoever refreshes it.
       const placed = (column: string) =>
-        assignment.scope === null ? [] : [placedWithinCondition(column, '$1', parameters.add(assignment.scope))];
+        assignment.scope === null ? undefined : placedWithinCondition(column, '$1', parameters.add(assignment.scope));
       const criteria = selectionCriteria(assignment.people);
       if (criteria !== undefined) {
-        const where = placed('p.agent_key');
-        return `SELECT ${id} AS assignment_id, p.agent_key FROM (${peopleMatchingSql(criteria, settings, parameters, scope && 'people')}) p${
-          where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`
-        }`;
+        const people = peopleMatchingSql(criteria, settings, parameters, scope && 'people');
+        return `SELECT ${id} AS assignment_id, p.agent_key FROM (${people}) p${where(placed('p.agent_key'))}`;
       }
       const actorIds = parameters.add('actorIds' in assignment.people ? assignment.people.actorIds : []);
-      const where = [...(scope === undefined ? [] : [`k.agent_key = ANY(${scope}::text[])`]), ...placed('k.agent_key')];
-      return `SELECT DISTINCT ${id} AS assignment_id, k.agent_key FROM unnest(${actorIds}::text[]) AS k (agent_key)${
-        where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`
-      }`;
+      const narrowed = scope === undefined ? undefined : `k.agent_key = ANY(${scope}::text[])`;
+      return `SELECT DISTINCT ${id} AS assignment_id, k.agent_key FROM unnest(${actorIds}::text[]) AS k (agent_key)${where(narrowed, placed('k.agent_key'))}`;
     });
     const counted = await refreshMembers(
       tx,
