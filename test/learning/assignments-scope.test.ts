@@ -419,12 +419,17 @@ describeEachBackend('Learning assignments and scoped credentials', (ctx: TestCon
     assert.deepEqual(replaced.scope, { organisationId: 'CTO' });
     assert.deepEqual(await actorIdsOf(unscoped, own.id), inside('CTO').map(actorIdOf));
 
-    // A DEV1 key replaces its own; a CTO key may replace it too, and makes it its own (CTO).
+    // A DEV1 key replaces its own; a CTO key may replace it too, and it stays DEV1's: limited to
+    // DEV1's people, still the DEV1 key's to change.
     const dev1Own = await post(dev1, body('DEV1 own', { criteria: {} }));
     assert.deepEqual(await actorIdsOf(unscoped, dev1Own.id), inside('DEV1').map(actorIdOf));
-    const widened = await send('PUT', `/api/assignments/item?id=${dev1Own.id}`, cto, body('Now the CTO’s', { criteria: {} }), 200);
-    assert.deepEqual(widened.scope, { organisationId: 'CTO' });
-    assert.deepEqual(await actorIdsOf(unscoped, dev1Own.id), inside('CTO').map(actorIdOf));
+    const byCto = await send('PUT', `/api/assignments/item?id=${dev1Own.id}`, cto, body('Changed by the CTO', { criteria: {} }), 200);
+    assert.deepEqual(byCto.scope, { organisationId: 'DEV1' });
+    assert.deepEqual(await actorIdsOf(unscoped, dev1Own.id), inside('DEV1').map(actorIdOf));
+    assert.equal(
+      (await send('PUT', `/api/assignments/item?id=${dev1Own.id}`, dev1, body('DEV1 again', { criteria: {} }), 200)).name,
+      'DEV1 again',
+    );
 
     // An unscoped PUT keeps the stored scope: everyone selected, the CTO's people taken.
     const kept = await send(

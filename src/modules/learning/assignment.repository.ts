@@ -147,14 +147,13 @@ export async function updateAssignment(
   tx: SqlClient,
   tenantId: string,
   id: string,
-  assignment: { name: string; selection: SelectionKind; people: PeopleSelection; dueAt: Date | null; scope: string | null },
+  assignment: { name: string; selection: SelectionKind; people: PeopleSelection; dueAt: Date | null },
 ): Promise<{ scope: string | null } | undefined> {
   const { rows } = await tx.query<{ scope_organisation_id: string | null }>(
     `UPDATE learning_assignments
-        SET name = $3, selection = $4, people = $5::jsonb, due_at = $6, updated_at = now(),
-            scope_organisation_id = COALESCE($7, scope_organisation_id)
+        SET name = $3, selection = $4, people = $5::jsonb, due_at = $6, updated_at = now()
       WHERE tenant_id = $1 AND id = $2 RETURNING scope_organisation_id`,
-    [tenantId, id, assignment.name, assignment.selection, JSON.stringify(assignment.people), assignment.dueAt, assignment.scope],
+    [tenantId, id, assignment.name, assignment.selection, JSON.stringify(assignment.people), assignment.dueAt],
   );
   return rows[0] && { scope: rows[0].scope_organisation_id };
 }

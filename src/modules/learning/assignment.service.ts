@@ -171,8 +171,8 @@ export async function createAssignment(sql: SqlClient, principal: Principal, bod
  * `PUT /api/assignments/item`: replaces name, activities, people and due date, then looks at
  * everyone again: whoever the new selection takes is a member, whoever it no longer takes leaves
  * keeping what they had done (of the activities still assigned). 404 when there is no such
- * assignment. A scoped principal changes only one limited to its subtree (requireChangeable), and
- * limits it to its own entry, as POST would; an unscoped one keeps the scope stored.
+ * assignment. A scoped principal changes only one limited to its subtree (requireChangeable); the
+ * assignment keeps the scope it was made with, whoever replaces it.
  */
 export async function replaceAssignment(sql: SqlClient, principal: Principal, id: string, body: unknown, baseDomain: string) {
   const input = readBody(body);
@@ -181,7 +181,7 @@ export async function replaceAssignment(sql: SqlClient, principal: Principal, id
   return sql.transaction(async (tx) => {
     await lockAssignments(tx, tenant.id);
     if (reach) await requireChangeable(tx, principal, reach, id);
-    const updated = await updateAssignment(tx, tenant.id, id, { ...input, scope: principal.scope?.organisationId ?? null });
+    const updated = await updateAssignment(tx, tenant.id, id, input);
     if (!updated) throw AssignmentErrors.notFound(id);
     await checkReferences(tx, principal, input);
     await replaceAssignmentActivities(tx, tenant.id, id, input.activityIds);
