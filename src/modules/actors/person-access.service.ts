@@ -48,6 +48,10 @@ const linkAttribute = (tenant: string) =>
 const positionAmong = (alias: string, tenant: string, entryIds: string) =>
   `COALESCE((${alias}.attributes ->> ${linkAttribute(tenant)}) IN (${entryIds}), false)`;
 
+/** SQL: the actor `alias` holds a position in the subtree of the entry `entry` (an SQL expression: a placeholder). */
+const placedWithin = (alias: string, tenant: string, entry: string) =>
+  positionAmong(alias, tenant, organisationSubtreeIdsSql(tenant, entry, true));
+
 /**
  * SQL: a condition over an `actors` row (`alias`: its `agent_key` and `attributes`) that holds for
  * the actors `principal` may read, its values bound with `bind`; undefined when it reads everyone
@@ -55,9 +59,7 @@ const positionAmong = (alias: string, tenant: string, entryIds: string) =>
  */
 export function readableActorCondition(principal: Principal, alias: string, tenant: string, bind: Bind): string | undefined {
   if (readsEveryone(principal)) return undefined;
-  if (principal.scope !== undefined) {
-    return positionAmong(alias, tenant, organisationSubtreeIdsSql(tenant, bind(principal.scope.organisationId), true));
-  }
+  if (principal.scope !== undefined) return placedWithin(alias, tenant, bind(principal.scope.organisationId));
   if (principal.agentKey === undefined) return 'false';
   const self = bind(principal.agentKey);
   if (principal.kind !== 'actor') return `${alias}.agent_key = ${self}`;
@@ -120,4 +122,27 @@ export async function scopeEntryIds(sql: SqlClient, principal: Principal): Promi
     principal.scope.organisationId,
   ]);
   return new Set(rows.map((row) => row.id));
+}
+
+/**
+ * SQL: a condition on `column` (an organisation entry id, of another module's table: an
+ * assignment's scope) that holds for the entries of a scoped principal's subtree, its entry
+ * included; NULL never does. Undefined for a principal without a scope. The subtree is walked once
+ * per statement.
+ */
+export function scopeEntryCondition(principal: Principal, column: string, tenant: string, bind: Bind): string | undefined {
+  if (principal.scope === undefined) return undefined;
+  return `COALESCE(${column} IN (${organisationSubtreeIdsSql(tenant, bind(principal.scope.organisationId), true)}), false)`;
+}
+
+/**
+ * SQL: a condition on `column` (an agent key, of another module's table) that holds for the people
+ * placed in the organisation entry `entry` (an SQL expression: a placeholder) or below it, the
+ * people a credential scoped to that entry reaches. For a scope stored with what it narrows (an
+ * assignment's), honoured whoever refreshes it: one primary-key probe of `actors` per key, the
+ * subtree walked once per statement, so a refresh of a few people stays a few probes.
+ */
+export function placedWithinCondition(column: string, tenant: string, entry: string): string {
+  return `EXISTS (SELECT 1 FROM actors placed WHERE placed.tenant_id = ${tenant} AND placed.agent_key = ${column}
+             AND ${placedWithin('placed', tenant, entry)})`;
 }

@@ -3,6 +3,7 @@ import type { Tenant } from '../../kernel/principal.js';
 import { Parameters } from '../actors/actor-search-compiler.js';
 import { peopleAmongSql, peopleMatchingSql } from '../actors/actor-search.service.js';
 import type { PeopleChange, PeopleChanges } from '../actors/people-changes.js';
+import { placedWithinCondition } from '../actors/person-access.service.js';
 import { getTenantSettings, type TenantSettings } from '../actors/tenant-settings.service.js';
 import { type PeopleSelection, selectionCriteria } from './assignment-rules.js';
 import { findDynamicAssignments, lockAssignments, refreshMembers } from './assignment.repository.js';
@@ -11,8 +12,17 @@ import { findDynamicAssignments, lockAssignments, refreshMembers } from './assig
  * Who an assignment takes (docs/learning.md, "Who is assigned"): its members follow its selection.
  * A static one (actor ids) changes only when it is replaced; a dynamic one (criteria, an
  * organisation subtree, a job) also whenever people change, in the transaction that changes them
- * (the writers call `changed` of the PeopleChanges the entries hand them: this module's).
+ * (the writers call `changed` of the PeopleChanges the entries hand them: this module's). An
+ * assignment limited to an organisation entry (its `scope`, a scoped credential's) takes only the
+ * people placed in that entry or below it, whoever triggers the refresh.
  */
+
+/** An assignment as a refresh reads it: its selection, and its scope (null: the whole tenant). */
+export interface AssignmentSelection {
+  id: string;
+  people: PeopleSelection;
+  scope: string | null;
+}
 
 /**
  * Assignments brought up to date in one statement at most: their criteria's values are bound
@@ -21,17 +31,23 @@ import { findDynamicAssignments, lockAssignments, refreshMembers } from './assig
  */
 const ASSIGNMENTS_A_STATEMENT = 50;
 
+/** ` WHERE` and the conditions given, or nothing when none is. */
+const where = (...conditions: Array<string | undefined>) => {
+  const given = conditions.filter((condition) => condition !== undefined);
+  return given.length === 0 ? '' : ` WHERE ${given.join(' AND ')}`;
+};
+
 /**
  * Brings the members of `assignments` up to date with their selections, set-wise: one statement
  * for up to ASSIGNMENTS_A_STATEMENT of them. The people each selects join, the members it no
- * longer selects leave keeping what they had done. `within`: only these people changed (agent
- * keys, read once for every assignment); without it, everyone is looked at. The caller holds the
- * tenant's assignments lock.
+ * longer selects leave keeping what they had done; a scoped one selects among the people of its
+ * subtree only. `within`: only these people changed (agent keys, read once for every assignment);
+ * without it, everyone is looked at. The caller holds the tenant's assignments lock.
  */
 export async function refreshMemberships(
   tx: SqlClient,
   tenantId: string,
-  assignments: ReadonlyArray<{ id: string; people: PeopleSelection }>,
+  assignments: readonly AssignmentSelection[],
   settings: TenantSettings,
   within?: readonly string[],
 ): Promise<{ joined: number; left: number }> {
@@ -43,13 +59,17 @@ export async function refreshMemberships(
     const scope = within === undefined ? undefined : parameters.add([...within]);
     const matched = batch.map((assignment) => {
       const id = `${parameters.add(assignment.id)}::uuid`;
+      // A scoped assignment takes the people of its subtree only, whoever refreshes it.
+      const placed = (column: string) =>
+        assignment.scope === null ? undefined : placedWithinCondition(column, '$1', parameters.add(assignment.scope));
       const criteria = selectionCriteria(assignment.people);
       if (criteria !== undefined) {
-        return `SELECT ${id} AS assignment_id, p.agent_key FROM (${peopleMatchingSql(criteria, settings, parameters, scope && 'people')}) p`;
+        const people = peopleMatchingSql(criteria, settings, parameters, scope && 'people');
+        return `SELECT ${id} AS assignment_id, p.agent_key FROM (${people}) p${where(placed('p.agent_key'))}`;
       }
       const actorIds = parameters.add('actorIds' in assignment.people ? assignment.people.actorIds : []);
-      const narrowed = scope === undefined ? '' : ` WHERE k.agent_key = ANY(${scope}::text[])`;
-      return `SELECT DISTINCT ${id} AS assignment_id, k.agent_key FROM unnest(${actorIds}::text[]) AS k (agent_key)${narrowed}`;
+      const narrowed = scope === undefined ? undefined : `k.agent_key = ANY(${scope}::text[])`;
+      return `SELECT DISTINCT ${id} AS assignment_id, k.agent_key FROM unnest(${actorIds}::text[]) AS k (agent_key)${where(narrowed, placed('k.agent_key'))}`;
     });
     const counted = await refreshMembers(
       tx,

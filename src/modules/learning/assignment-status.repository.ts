@@ -3,7 +3,7 @@ import type { Page } from '../../platform/database/sql-filters.js';
 import { requiresSuccessSql } from '../activities/activity-success.service.js';
 import { activityProgressSql } from '../completions/completion-progress.service.js';
 import type { AssignmentStatus } from './assignment-rules.js';
-import { toDate } from './assignment.repository.js';
+import { type AssignmentReach, type Bind, bound, toDate } from './assignment.repository.js';
 
 /**
  * The reads of assignment statuses (docs/learning.md, "Status"): never stored, computed from the
@@ -101,16 +101,27 @@ const personStatusSql = (status: string) =>
         WHEN bool_or(${status} <> 'assigned') THEN 'inProgress'
         ELSE 'assigned' END`;
 
-/** The people of one assignment counted by their status, and how many are former members. */
+/** The condition on the members `m` of one assignment (`$2`): those a scoped reader reaches, when `reach` is given. */
+function membersOf(reach: AssignmentReach | undefined, bind: Bind): string {
+  if (reach === undefined) return 'm.assignment_id = $2';
+  return `m.assignment_id = $2 AND ${reach.people('m.agent_key', bind)}`;
+}
+
+/**
+ * The people of one assignment counted by their status, and how many are former members; for a
+ * scoped reader (`reach`), the people it reaches only.
+ */
 export async function countByStatus(
   sql: SqlClient,
   tenantId: string,
   id: string,
+  reach?: AssignmentReach,
 ): Promise<{ counts: StatusCounts; formerMembers: number }> {
+  const { values, bind } = bound([tenantId, id]);
   const { rows } = await sql.query<{ status: AssignmentStatus; people: string | number; former: string | number }>(
-    `WITH ${statusesSql('a', 'm.assignment_id = $2', 'x.assignment_id = $2')}
+    `WITH ${statusesSql('a', membersOf(reach, bind), 'x.assignment_id = $2')}
      SELECT status, count(*) AS people, count(*) FILTER (WHERE left_at IS NOT NULL) AS former FROM a_persons GROUP BY status`,
-    [tenantId, id],
+    values,
   );
   const counts: StatusCounts = { assigned: 0, inProgress: 0, completed: 0, completedLate: 0, overdue: 0 };
   let formerMembers = 0;
@@ -170,8 +181,9 @@ function toPersons(rows: readonly StateRow[]): PersonState[] {
 /**
  * A page of one assignment's people (members and former members), in agent-key order (bytes, the
  * same on every server), those of `statuses` only when given, each with every activity's status;
- * and how many people match. Two passes in one statement: every person's status (an aggregate,
- * to filter, count and page), then the activities of the page's people alone.
+ * and how many people match; for a scoped reader (`reach`), the people it reaches only. Two passes
+ * in one statement: every person's status (an aggregate, to filter, count and page), then the
+ * activities of the page's people alone.
  */
 export async function findPeoplePage(
   sql: SqlClient,
@@ -179,9 +191,11 @@ export async function findPeoplePage(
   id: string,
   statuses: readonly AssignmentStatus[] | undefined,
   page: Page,
+  reach?: AssignmentReach,
 ): Promise<{ people: PersonState[]; total: number }> {
+  const { values, bind } = bound([tenantId, id, statuses === undefined ? null : [...statuses], page.limit, page.skip]);
   const { rows } = await sql.query<StateRow & { total: string | number }>(
-    `WITH ${statusesSql('a', 'm.assignment_id = $2', 'x.assignment_id = $2')},
+    `WITH ${statusesSql('a', membersOf(reach, bind), 'x.assignment_id = $2')},
      filtered AS MATERIALIZED (
        SELECT p.agent_key, p.status FROM a_persons p WHERE $3::text[] IS NULL OR p.status = ANY($3::text[])
      ),
@@ -192,7 +206,7 @@ export async function findPeoplePage(
        FROM (SELECT count(*) AS total FROM filtered) counted
        LEFT JOIN (page JOIN b_statuses st ON st.agent_key = page.agent_key) ON true
       ORDER BY st.agent_key COLLATE "C", st.position`,
-    [tenantId, id, statuses === undefined ? null : [...statuses], page.limit, page.skip],
+    values,
   );
   const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
   return { people: toPersons(rows.filter((row) => row.agent_key !== null)), total };

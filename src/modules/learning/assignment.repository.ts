@@ -15,8 +15,37 @@ export interface StoredAssignment {
   dueAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
-  /** How many people it takes now. */
+  /** How many people it takes now (those the reader reaches, for a scoped one). */
   members: number;
+  /** The organisation entry it is limited to (migration 0030); null: the whole tenant. */
+  scope: string | null;
+}
+
+/** Binds a value as the statement's next placeholder and answers it (`$4`). */
+export type Bind = (value: unknown) => string;
+
+/**
+ * What a scoped reader reaches (docs/learning.md, "Scoped credentials and assignments"), as SQL the
+ * service builds from the rule of who may read whom (actors' person-access.service.ts). Absent for
+ * a principal that reads everyone: the statements stay as they were.
+ */
+export interface AssignmentReach {
+  /** A condition on an agent-key column: the people the reader reaches. */
+  people(column: string, bind: Bind): string;
+  /** A condition on an organisation-entry column: the entry lies in the reader's subtree (NULL never does). */
+  entries(column: string, bind: Bind): string;
+}
+
+/** A statement's values, and the Bind that adds to them. */
+export function bound(initial: unknown[]): { values: unknown[]; bind: Bind } {
+  const values = [...initial];
+  return {
+    values,
+    bind: (value) => {
+      values.push(value);
+      return `$${values.length}`;
+    },
+  };
 }
 
 interface AssignmentRow {
@@ -29,6 +58,7 @@ interface AssignmentRow {
   created_at: Date | string;
   updated_at: Date | string;
   members: string | number;
+  scope_organisation_id: string | null;
 }
 
 export const toDate = (value: Date | string) => new Date(value);
@@ -43,14 +73,47 @@ const toAssignment = (row: AssignmentRow): StoredAssignment => ({
   createdAt: toDate(row.created_at),
   updatedAt: toDate(row.updated_at),
   members: Number(row.members),
+  scope: row.scope_organisation_id,
 });
 
-/** The columns of an assignment (`s`), its activities in order and its member count. */
-const ASSIGNMENT_COLUMNS = `s.id, s.name, s.selection, s.people, s.due_at, s.created_at, s.updated_at,
+/**
+ * The columns of an assignment (`s`), its activities in order and its member count; for a scoped
+ * reader (`reach`), the members it reaches only, and of explicit actor ids (`people.actorIds`) those
+ * it reaches only, in their order.
+ */
+function assignmentColumns(reach?: AssignmentReach, bind?: Bind): string {
+  const reached = (column: string) => (reach && bind ? ` AND ${reach.people(column, bind)}` : '');
+  const people =
+    reach && bind
+      ? `CASE WHEN s.selection = 'actorIds' THEN jsonb_build_object('actorIds', COALESCE(
+           (SELECT jsonb_agg(k.agent_key ORDER BY k.ord)
+              FROM jsonb_array_elements_text(s.people -> 'actorIds') WITH ORDINALITY AS k (agent_key, ord)
+             WHERE true${reached('k.agent_key')}), '[]'::jsonb)) ELSE s.people END AS people`
+      : 's.people';
+  return `s.id, s.name, s.selection, ${people}, s.due_at, s.created_at, s.updated_at, s.scope_organisation_id,
        ARRAY(SELECT x.activity_id FROM learning_assignment_activities x
               WHERE x.tenant_id = s.tenant_id AND x.assignment_id = s.id ORDER BY x.position) AS activity_ids,
        (SELECT count(*) FROM learning_assignment_members m
-         WHERE m.tenant_id = s.tenant_id AND m.assignment_id = s.id AND m.left_at IS NULL) AS members`;
+         WHERE m.tenant_id = s.tenant_id AND m.assignment_id = s.id AND m.left_at IS NULL${reached('m.agent_key')}) AS members`;
+}
+
+/**
+ * SQL: a scoped reader sees the assignment `s`: it is limited to an entry of the reader's subtree,
+ * or one of its people (a member now, or a former member keeping an activity still assigned: whom
+ * its people list shows) is someone the reader reaches. Per assignment, its members are probed by
+ * key until one is reached; the reached people and the subtree are read once per statement.
+ */
+function seenSql(reach: AssignmentReach, bind: Bind): string {
+  return `(${reach.entries('s.scope_organisation_id', bind)} OR EXISTS (
+       SELECT 1 FROM learning_assignment_members v
+        WHERE v.tenant_id = s.tenant_id AND v.assignment_id = s.id AND ${reach.people('v.agent_key', bind)}
+          AND (v.left_at IS NULL OR EXISTS (
+            SELECT 1 FROM learning_assignment_kept k
+              JOIN learning_assignment_activities x
+                ON x.tenant_id = k.tenant_id AND x.assignment_id = k.assignment_id AND x.activity_id = k.activity_id
+             WHERE k.tenant_id = v.tenant_id AND k.assignment_id = v.assignment_id AND k.agent_key = v.agent_key
+               AND k.left_at = v.left_at))))`;
+}
 
 /**
  * Takes the tenant's assignments lock for the rest of the transaction: the writes of assignments
@@ -65,29 +128,34 @@ export async function lockAssignments(tx: SqlClient, tenantId: string): Promise<
 export async function insertAssignment(
   tx: SqlClient,
   tenantId: string,
-  assignment: { name: string; selection: SelectionKind; people: PeopleSelection; dueAt: Date | null },
+  assignment: { name: string; selection: SelectionKind; people: PeopleSelection; dueAt: Date | null; scope: string | null },
 ): Promise<string> {
   const { rows } = await tx.query<{ id: string }>(
-    `INSERT INTO learning_assignments (tenant_id, name, selection, people, due_at)
-     VALUES ($1, $2, $3, $4::jsonb, $5) RETURNING id`,
-    [tenantId, assignment.name, assignment.selection, JSON.stringify(assignment.people), assignment.dueAt],
+    `INSERT INTO learning_assignments (tenant_id, name, selection, people, due_at, scope_organisation_id)
+     VALUES ($1, $2, $3, $4::jsonb, $5, $6) RETURNING id`,
+    [tenantId, assignment.name, assignment.selection, JSON.stringify(assignment.people), assignment.dueAt, assignment.scope],
   );
   return rows[0]!.id;
 }
 
-/** Replaces an assignment's name, selection and due date; false when the tenant has no such assignment. */
+/**
+ * Replaces an assignment's name, selection and due date, and its scope when `scope` is given (null:
+ * the scope stored stays). Answers the scope it has then (null: the whole tenant), or undefined
+ * when the tenant has no such assignment.
+ */
 export async function updateAssignment(
   tx: SqlClient,
   tenantId: string,
   id: string,
   assignment: { name: string; selection: SelectionKind; people: PeopleSelection; dueAt: Date | null },
-): Promise<boolean> {
-  const { rowCount } = await tx.query(
-    `UPDATE learning_assignments SET name = $3, selection = $4, people = $5::jsonb, due_at = $6, updated_at = now()
-      WHERE tenant_id = $1 AND id = $2`,
+): Promise<{ scope: string | null } | undefined> {
+  const { rows } = await tx.query<{ scope_organisation_id: string | null }>(
+    `UPDATE learning_assignments
+        SET name = $3, selection = $4, people = $5::jsonb, due_at = $6, updated_at = now()
+      WHERE tenant_id = $1 AND id = $2 RETURNING scope_organisation_id`,
     [tenantId, id, assignment.name, assignment.selection, JSON.stringify(assignment.people), assignment.dueAt],
   );
-  return rowCount > 0;
+  return rows[0] && { scope: rows[0].scope_organisation_id };
 }
 
 /**
@@ -118,38 +186,79 @@ export async function deleteAssignment(sql: SqlClient, tenantId: string, id: str
   return rowCount > 0;
 }
 
-export async function findAssignment(sql: SqlClient, tenantId: string, id: string): Promise<StoredAssignment | undefined> {
+/** One assignment; for a scoped reader (`reach`), one it sees, narrowed to the people it reaches. */
+export async function findAssignment(
+  sql: SqlClient,
+  tenantId: string,
+  id: string,
+  reach?: AssignmentReach,
+): Promise<StoredAssignment | undefined> {
+  const { values, bind } = bound([tenantId, id]);
+  const seen = reach ? ` AND ${seenSql(reach, bind)}` : '';
   const { rows } = await sql.query<AssignmentRow>(
-    `SELECT ${ASSIGNMENT_COLUMNS} FROM learning_assignments s WHERE s.tenant_id = $1 AND s.id = $2`,
-    [tenantId, id],
+    `SELECT ${assignmentColumns(reach, bind)} FROM learning_assignments s WHERE s.tenant_id = $1 AND s.id = $2${seen}`,
+    values,
   );
   return rows[0] && toAssignment(rows[0]);
 }
 
-/** A page of the tenant's assignments, newest first, and how many there are. */
+/**
+ * Whether a scoped reader (`reach`) may change the assignment: undefined when it does not see it
+ * (or there is none), `within` true when its scope lies in the reader's subtree.
+ */
+export async function findAssignmentAccess(
+  sql: SqlClient,
+  tenantId: string,
+  id: string,
+  reach: AssignmentReach,
+): Promise<{ within: boolean } | undefined> {
+  const { values, bind } = bound([tenantId, id]);
+  const { rows } = await sql.query<{ within: boolean }>(
+    `SELECT ${reach.entries('s.scope_organisation_id', bind)} AS within
+       FROM learning_assignments s WHERE s.tenant_id = $1 AND s.id = $2 AND ${seenSql(reach, bind)}`,
+    values,
+  );
+  return rows[0] && { within: rows[0].within === true };
+}
+
+/**
+ * A page of the tenant's assignments, newest first, and how many there are; for a scoped reader
+ * (`reach`), those it sees, narrowed to the people it reaches.
+ */
 export async function findAssignments(
   sql: SqlClient,
   tenantId: string,
   page: Page,
+  reach?: AssignmentReach,
 ): Promise<{ assignments: StoredAssignment[]; total: number }> {
+  const { values, bind } = bound([tenantId, page.limit, page.skip]);
+  // The count and the page each embed the condition: each its own placeholders, one statement.
+  const seen = () => (reach ? ` AND ${seenSql(reach, bind)}` : '');
   const { rows } = await sql.query<AssignmentRow & { total: string | number }>(
     `SELECT counted.total, page.*
-       FROM (SELECT count(*) AS total FROM learning_assignments WHERE tenant_id = $1) counted
+       FROM (SELECT count(*) AS total FROM learning_assignments s WHERE s.tenant_id = $1${seen()}) counted
        LEFT JOIN LATERAL (
-         SELECT ${ASSIGNMENT_COLUMNS}, s.seq FROM learning_assignments s
-          WHERE s.tenant_id = $1 ORDER BY s.seq DESC LIMIT $2 OFFSET $3
+         SELECT ${assignmentColumns(reach, bind)}, s.seq FROM learning_assignments s
+          WHERE s.tenant_id = $1${seen()} ORDER BY s.seq DESC LIMIT $2 OFFSET $3
        ) page ON true
       ORDER BY page.seq DESC`,
-    [tenantId, page.limit, page.skip],
+    values,
   );
   const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
   return { assignments: rows.filter((row) => row.id !== null).map(toAssignment), total };
 }
 
-/** The tenant's dynamic assignments (criteria, organisation subtree, job): what a change of people refreshes. */
-export async function findDynamicAssignments(tx: SqlClient, tenantId: string): Promise<Array<{ id: string; people: PeopleSelection }>> {
-  const { rows } = await tx.query<{ id: string; people: PeopleSelection }>(
-    `SELECT id, people FROM learning_assignments WHERE tenant_id = $1 AND selection <> 'actorIds' ORDER BY id`,
+/**
+ * The tenant's dynamic assignments (criteria, organisation subtree, job), each with its scope (null:
+ * the whole tenant): what a change of people refreshes.
+ */
+export async function findDynamicAssignments(
+  tx: SqlClient,
+  tenantId: string,
+): Promise<Array<{ id: string; people: PeopleSelection; scope: string | null }>> {
+  const { rows } = await tx.query<{ id: string; people: PeopleSelection; scope: string | null }>(
+    `SELECT id, people, scope_organisation_id AS scope FROM learning_assignments
+      WHERE tenant_id = $1 AND selection <> 'actorIds' ORDER BY id`,
     [tenantId],
   );
   return rows;

@@ -67,13 +67,14 @@ export const assignmentRoutes: FastifyPluginAsyncTypebox<AssignmentRoutesOptions
         summary: 'Assigns registered activities to people chosen by actor ids, criteria, an organisation subtree or a job',
         description:
           'Answers the assignment with its members and their counts by status. Every bad part of the body is named (400 ' +
-          '`assignments.invalid`, `details.problems` with JSON pointers); unknown activities, actors, organisation entry or job: 400 naming each.',
+          '`assignments.invalid`, `details.problems` with JSON pointers); unknown activities, actors, organisation entry or job: 400 naming each. ' +
+          'A scoped credential’s assignment is limited to its entry: an actor it does not reach is 404 `actors.not_found`, an organisation entry outside its subtree 403 `auth.out_of_scope`.',
         body: AssignmentBody,
-        response: { 201: AssignmentResponse, ...errors, 413: ApiError, 415: ApiError },
+        response: { 201: AssignmentResponse, ...errors, 404: ApiError, 413: ApiError, 415: ApiError },
       },
     },
     async (request, reply) => {
-      const created = await createAssignment(sql, tenantWidePrincipalOf(request).tenant, request.body as unknown, baseDomain);
+      const created = await createAssignment(sql, tenantWidePrincipalOf(request), request.body as unknown, baseDomain);
       return reply.status(201).send(created);
     },
   );
@@ -90,9 +91,8 @@ export const assignmentRoutes: FastifyPluginAsyncTypebox<AssignmentRoutesOptions
       },
     },
     async (request, reply) => {
-      const tenantId = tenantWidePrincipalOf(request).tenant.id;
       const page = pageOf(request.query);
-      const listed = await listAssignments(sql, tenantId, page);
+      const listed = await listAssignments(sql, tenantWidePrincipalOf(request), page);
       sendPageHeaders(reply, { url: '/api/assignments', page, shown: listed.assignments.length, total: listed.total });
       return listed;
     },
@@ -109,7 +109,7 @@ export const assignmentRoutes: FastifyPluginAsyncTypebox<AssignmentRoutesOptions
         response: { 200: AssignmentResponse, ...errors, 404: ApiError },
       },
     },
-    async (request) => readAssignment(sql, tenantWidePrincipalOf(request).tenant.id, request.query.id),
+    async (request) => readAssignment(sql, tenantWidePrincipalOf(request), request.query.id),
   );
 
   app.put(
@@ -128,7 +128,7 @@ export const assignmentRoutes: FastifyPluginAsyncTypebox<AssignmentRoutesOptions
     },
     async (request) => {
       const { id } = request.query as { id: string };
-      return replaceAssignment(sql, tenantWidePrincipalOf(request).tenant, id, request.body as unknown, baseDomain);
+      return replaceAssignment(sql, tenantWidePrincipalOf(request), id, request.body as unknown, baseDomain);
     },
   );
 
@@ -144,7 +144,7 @@ export const assignmentRoutes: FastifyPluginAsyncTypebox<AssignmentRoutesOptions
       },
     },
     async (request, reply) => {
-      await removeAssignment(sql, tenantWidePrincipalOf(request).tenant.id, request.query.id);
+      await removeAssignment(sql, tenantWidePrincipalOf(request), request.query.id);
       return reply.status(204).send(null);
     },
   );
@@ -161,10 +161,10 @@ export const assignmentRoutes: FastifyPluginAsyncTypebox<AssignmentRoutesOptions
       },
     },
     async (request, reply) => {
-      const tenantId = tenantWidePrincipalOf(request).tenant.id;
+      const principal = tenantWidePrincipalOf(request);
       const page = pageOf(request.query);
       const { id, status } = request.query;
-      const answered = await assignmentPeople(sql, tenantId, { id, status }, page);
+      const answered = await assignmentPeople(sql, principal, { id, status }, page);
       sendPageHeaders(reply, {
         url: '/api/assignments/people',
         query: { id, ...(status === undefined ? {} : { status }) },

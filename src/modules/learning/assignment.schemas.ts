@@ -101,7 +101,16 @@ const Summary = {
   dueAt: Type.Optional(DateTime('When its activities are due (UTC); absent: never.')),
   createdAt: DateTime('When it was created (UTC).'),
   updatedAt: DateTime('When it was last created or replaced (UTC).'),
-  members: Type.Integer({ description: 'How many people it takes now.' }),
+  members: Type.Integer({ description: 'How many people it takes now (for a scoped credential: of the people it reaches).' }),
+  scope: Type.Optional(
+    Type.Object(
+      { organisationId: Type.String({ examples: ['CTO'] }) },
+      {
+        description:
+          'The organisation entry it is limited to, set when a scoped admin or API key made it: it takes only people placed in that entry or below it. Absent: the whole tenant.',
+      },
+    ),
+  ),
 };
 
 /** One assignment in the list. */
@@ -119,7 +128,7 @@ export const AssignmentListQuery = PageQuery('assignments', {}, { additionalProp
 
 export const AssignmentListResponse = Type.Object({
   assignments: Type.Array(AssignmentSummary, { description: 'A page of the tenant’s assignments, newest first.' }),
-  total: Type.Integer({ description: 'How many assignments the tenant has.' }),
+  total: Type.Integer({ description: 'How many assignments the tenant has (for a scoped credential: that it sees).' }),
 });
 
 export const AssignmentItemQuery = Type.Object({ id: AssignmentId }, { additionalProperties: false });
