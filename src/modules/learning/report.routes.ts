@@ -39,13 +39,13 @@ const jsonOrCsv = (schema: TSchema, description: string) => ({
 
 /**
  * The report's caller and the media type it answers in: a tenant-wide principal (401, 403
- * before anything else), then JSON or CSV as Accept prefers (406 when it allows neither), so
- * nothing is computed for an answer that cannot be sent.
+ * before anything else; a scoped one's reports count its people only), then JSON or CSV as Accept
+ * prefers (406 when it allows neither), so nothing is computed for an answer that cannot be sent.
  */
 function reportRequest(request: FastifyRequest, sql: SqlClient, baseDomain: string): { context: ReportContext; type: string } {
-  const { tenant } = tenantWidePrincipalOf(request);
+  const principal = tenantWidePrincipalOf(request);
   const type = negotiate(request.headers.accept);
-  return { context: { sql, tenant, baseDomain }, type };
+  return { context: { sql, principal, baseDomain }, type };
 }
 
 /** Sends a report as the JSON its schema describes, or as CSV (`text/csv; charset=utf-8`). */
@@ -54,7 +54,9 @@ function sendReport(reply: FastifyReply, type: string, report: Report) {
   return reply.type(CSV_CONTENT_TYPE).send(toCsv(report.rows, report.columns));
 }
 
-const PEOPLE = 'People are the actors an import or PUT /api/actors/agents made; organisationId and jobId narrow them.';
+const PEOPLE =
+  'People are the actors an import or PUT /api/actors/agents made; organisationId and jobId narrow them, ' +
+  'as does the scope of an admin or API key limited to an organisation subtree.';
 
 /**
  * `GET /api/reports/…` (docs/learning.md, "Reports"): completion per organisation entry, per job
