@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { issueApiKey } from '../../src/modules/auth/api-keys/api-key.service.js';
+import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import type { TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 
@@ -245,3 +247,13 @@ export const report = async (
   query: Record<string, string> = {},
   headers = tenant.headers,
 ) => ctx.app.inject({ method: 'GET', url: `/api/reports/${path}?${new URLSearchParams(query)}`, headers });
+
+/** Headers of an API key of `tenant` limited to the organisation entry `scope` (docs/learning.md, "Scoped credentials"). */
+export async function scopedKey(ctx: TestContext, tenant: GivenTenant, scope: string): Promise<Record<string, string>> {
+  const record = (await new TenancyService(ctx.db, 0).findById(tenant.id)) ?? assert.fail('no tenant');
+  const { key, secret } = await issueApiKey(ctx.db, record, scope);
+  return { authorization: `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}`, 'x-svc-tenant': tenant.name };
+}
+
+/** Whom a principal limited to `scope` reaches: the people placed in it or below it. */
+export const peopleInScope = (scope: string): Set<string> => new Set(selectedPeople({ organisationId: scope }));
