@@ -9,12 +9,15 @@ import {
   ActivityOverTimeQuery,
   ActivityOverTimeReport,
   ActivityReport,
+  AssignmentComplianceQuery,
   CompletionReportQuery,
+  ComplianceReport,
   JobReport,
   UnitReport,
 } from './report.schemas.js';
 import {
   activityOverTime,
+  assignmentCompliance,
   completionByActivity,
   completionByJob,
   completionByUnit,
@@ -60,7 +63,8 @@ const PEOPLE =
 
 /**
  * `GET /api/reports/…` (docs/learning.md, "Reports"): completion per organisation entry, per job
- * and per activity, and activity over time; JSON, or CSV with `Accept: text/csv`.
+ * and per activity, activity over time, and assignment compliance per organisation entry; JSON,
+ * or CSV with `Accept: text/csv`.
  */
 export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomain: string }> = async (app, { sql, baseDomain }) => {
   app.get(
@@ -134,6 +138,26 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
       return sendReport(reply, type, await activityOverTime(context, request.query));
+    },
+  );
+
+  app.get(
+    '/api/reports/assignment-compliance',
+    {
+      schema: {
+        tags: ['learning'],
+        operationId: 'GET:reports.assignment_compliance',
+        summary: 'Assignment compliance per organisation entry: on time, late, overdue, in progress, not started',
+        description:
+          'Each entry: the (person, assignment activity) pairs of the assignments’ members now, placed directly in it and in its whole subtree, ' +
+          `by the assignments’ statuses read now; assignmentId and activityId narrow the pairs. ${PEOPLE}`,
+        querystring: AssignmentComplianceQuery,
+        response: { 200: jsonOrCsv(ComplianceReport, 'The entries, in import order.'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { context, type } = reportRequest(request, sql, baseDomain);
+      return sendReport(reply, type, await assignmentCompliance(context, request.query));
     },
   );
 };

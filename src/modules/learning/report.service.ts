@@ -9,6 +9,8 @@ import { statementTalliesSql, statementTotals } from '../xapi/statements/stateme
 import { ReportErrors } from './report.errors.js';
 import {
   activityFigures,
+  assignmentExists,
+  countAssignmentStatuses,
   countCompletions,
   countTallies,
   FEW_PEOPLE,
@@ -16,20 +18,26 @@ import {
   type TallyCounts,
 } from './report.repository.js';
 import {
+  COMPLIANCE,
+  COMPLIANCE_OF_STATUS,
+  complianceFigures,
   dateRange,
   figures,
+  noCompliance,
   fillIntervals,
   isRangeProblem,
   rollUp,
   weekStartOf,
   type CompletionCounts,
+  type ComplianceCounts,
   type Interval,
 } from './report-rules.js';
-import type { ActivityOverTimeQuery, CompletionReportQuery } from './report.schemas.js';
+import type { ActivityOverTimeQuery, AssignmentComplianceQuery, CompletionReportQuery } from './report.schemas.js';
 
 /**
  * The reports (docs/learning.md, "Reports"): completion per organisation entry (rolled up the
- * structure), per job and per activity, and activity over time. Each is one statement over the
+ * structure), per job and per activity, activity over time, and assignment compliance per
+ * organisation entry. Each is one statement over the
  * owner modules' fragments, read when asked (no batch, no cache): right the moment the writes
  * that change it are acknowledged. Every report is a `Report`: its JSON body, and the items its
  * CSV has a row for, with the columns a CSV has even when there are none.
@@ -249,4 +257,40 @@ export async function activityOverTime(context: ReportContext, query: ActivityOv
     rows: intervals.map((row) => ({ ...row })),
     columns: ['start', 'end', 'statements', 'activeLearners'],
   };
+}
+
+/**
+ * `GET /api/reports/assignment-compliance`: every entry of the structure (or of the subtree of
+ * `organisationId`) with the (person, assignment activity) pairs of the assignments' members now
+ * placed directly in it and in its whole subtree, by compliance (the assignments' statuses, read
+ * now), with `assignmentId` of that assignment only and `activityId` of that activity only.
+ */
+export async function assignmentCompliance(context: ReportContext, query: AssignmentComplianceQuery): Promise<Report> {
+  const parameters = new Parameters([context.principal.tenant.id]);
+  const { people, scope } = await selectPeople(context, query, parameters);
+  if (query.assignmentId !== undefined && !(await assignmentExists(context.sql, context.principal.tenant.id, query.assignmentId))) {
+    throw ReportErrors.assignmentNotFound(query.assignmentId);
+  }
+  const entries = await reportedEntries(context, query.organisationId, scope);
+  const counted = await countAssignmentStatuses(context.sql, parameters, {
+    people,
+    assignment: query.assignmentId === undefined ? undefined : parameters.add(query.assignmentId),
+    activity: query.activityId === undefined ? undefined : parameters.add(query.activityId),
+  });
+  const direct = new Map<string, ComplianceCounts>();
+  for (const { positionId, status, pairs } of counted) {
+    const counts = direct.get(positionId) ?? noCompliance();
+    counts[COMPLIANCE_OF_STATUS[status]] += pairs;
+    direct.set(positionId, counts);
+  }
+  const subtrees = rollUp(entries, direct, noCompliance());
+  const units = entries.map((entry) => ({
+    id: entry.id,
+    parentId: entry.parentId ?? null,
+    direct: complianceFigures(direct.get(entry.id) ?? noCompliance()),
+    subtree: complianceFigures(subtrees.get(entry.id) ?? noCompliance()),
+    attributes: entry.attributes,
+  }));
+  const figureColumns = (set: string) => [...COMPLIANCE, 'total', 'complianceRate'].map((field) => `${set}.${field}`);
+  return { body: { units }, rows: units, columns: ['id', 'parentId', ...figureColumns('direct'), ...figureColumns('subtree')] };
 }
