@@ -23,9 +23,9 @@ import {
   complianceFigures,
   dateRange,
   figures,
-  noCompliance,
   fillIntervals,
   isRangeProblem,
+  noCompliance,
   rollUp,
   weekStartOf,
   type CompletionCounts,
@@ -37,10 +37,10 @@ import type { ActivityOverTimeQuery, AssignmentComplianceQuery, CompletionReport
 /**
  * The reports (docs/learning.md, "Reports"): completion per organisation entry (rolled up the
  * structure), per job and per activity, activity over time, and assignment compliance per
- * organisation entry. Each is one statement over the
- * owner modules' fragments, read when asked (no batch, no cache): right the moment the writes
- * that change it are acknowledged. Every report is a `Report`: its JSON body, and the items its
- * CSV has a row for, with the columns a CSV has even when there are none.
+ * organisation entry. Each is one statement over the owner modules' fragments, read when asked (no
+ * batch, no cache): right the moment the writes that change it are acknowledged. Every report is a
+ * `Report`: its JSON body, and the items its CSV has a row for, with the columns a CSV has even
+ * when there are none.
  */
 export interface Report {
   body: Record<string, unknown>;
