@@ -1725,6 +1725,14 @@ function REPORT_FUZZERS(): Record<string, RouteFuzzer> {
         },
         headers: headers(ctx),
       }),
+    'GET /api/reports/assignment-compliance': (ctx) =>
+      route({
+        method: 'GET',
+        path: '/api/reports/assignment-compliance',
+        // An assignment the fuzz tenant may not have is a 404: valid requests mostly leave it out.
+        query: { ...people(), assignmentId: param('assignmentId', fc.uuid(), { rare: true, hostile: uuidish }) },
+        headers: headers(ctx),
+      }),
   };
 }
 

@@ -72,20 +72,28 @@ export function readSearchCriteria(criteria: unknown, path: string): Criteria {
  * names (NULL likewise; the entry may not exist). Columns: `agent_key`, `job_id`, `position_id`. The tenant id is `$1`
  * of `parameters`; the criteria's values and the settings' attribute names are added to them.
  * The criteria select exactly whom POST /api/actors/search finds with them. `jobs: false` leaves
- * `job_id` NULL, for a caller that needs the people only (and no join with the jobs).
+ * `job_id` NULL, for a caller that needs the people only (and no join with the jobs); `reach`, a
+ * condition over the actor `a` (person-access.service.ts readableActorCondition), keeps only the
+ * people a principal reaches.
  */
-export function peopleSql(settings: JobLinkSettings, criteria: Criteria, parameters: Parameters, options = { jobs: true }): string {
+export function peopleSql(
+  settings: JobLinkSettings,
+  criteria: Criteria,
+  parameters: Parameters,
+  options: { jobs?: boolean; reach?: string } = {},
+): string {
   const condition = compileCriteria(criteria, linkContext(settings), parameters);
+  const jobs = options.jobs ?? true;
   const joins: string[] = [];
   let own = 'NULL::text';
   let ofPosition = 'NULL::text';
-  if (options.jobs && settings.jobAttribute !== null) {
+  if (jobs && settings.jobAttribute !== null) {
     joins.push(
       `LEFT JOIN (${jobIdsSql('$1', 'true')}) own_job ON own_job.id = (a.attributes ->> ${parameters.add(settings.jobAttribute)})`,
     );
     own = 'own_job.id';
   }
-  if (options.jobs && settings.organisationAttribute !== null && settings.positionJobAttribute !== null) {
+  if (jobs && settings.organisationAttribute !== null && settings.positionJobAttribute !== null) {
     joins.push(
       `LEFT JOIN (${positionJobsSql('$1', parameters.add(settings.positionJobAttribute))}) position_job
          ON position_job.id = (a.attributes ->> ${parameters.add(settings.organisationAttribute)})`,
@@ -94,9 +102,10 @@ export function peopleSql(settings: JobLinkSettings, criteria: Criteria, paramet
   }
   const position =
     settings.organisationAttribute === null ? 'NULL::text' : `(a.attributes ->> ${parameters.add(settings.organisationAttribute)})`;
+  const reach = options.reach === undefined ? '' : ` AND ${options.reach}`;
   return `SELECT a.agent_key, COALESCE(${own}, ${ofPosition}) AS job_id, ${position} AS position_id
             FROM actors a ${joins.join(' ')}
-           WHERE a.tenant_id = $1 AND a.imported_at IS NOT NULL AND NOT a.authority_only AND ${condition}`;
+           WHERE a.tenant_id = $1 AND a.imported_at IS NOT NULL AND NOT a.authority_only AND ${condition}${reach}`;
 }
 
 /** The body `{criteria}`, read and checked: the first bad node answers 400 with its JSON pointer. */

@@ -252,3 +252,14 @@ export async function findPersonActivityIds(sql: SqlClient, tenantId: string, ag
   );
   return rows.map((row) => row.activity_id);
 }
+
+/**
+ * For a report embedding the statuses in its own statement (report.repository.ts, assignment
+ * compliance): the CTEs of statusesSql (`<name>_statuses`: a row per person and activity of the
+ * assignments, with its status) for members now only, those `members` selects (a condition over
+ * `m`, learning_assignment_members) of the activities `activities` selects (over `x`,
+ * learning_assignment_activities). `$1` is the tenant id; the same rules as every status read.
+ */
+export function currentMemberStatusesSql(name: string, members: string, activities = 'true'): string {
+  return statusesSql(name, `m.left_at IS NULL AND ${members}`, activities);
+}

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  COMPLIANCE_OF_STATUS,
+  complianceFigures,
   completionRate,
   dateRange,
   dayInstant,
   fillIntervals,
   isRangeProblem,
+  noCompliance,
   rollUp,
   weekStartOf,
   type DateRange,
@@ -68,6 +71,37 @@ describe('rollUp', () => {
         ['Y', { people: 1, completed: 0 }],
       ],
     );
+  });
+});
+
+describe('rollUp of compliance counts', () => {
+  it('sums every field of the counts into each ancestor', () => {
+    const entries = [{ id: 'R' }, { id: 'A', parentId: 'R' }, { id: 'B', parentId: 'R' }];
+    const direct = new Map([
+      ['A', { ...noCompliance(), onTime: 2, overdue: 1 }],
+      ['B', { ...noCompliance(), late: 1, notStarted: 3 }],
+    ]);
+    assert.deepEqual(rollUp(entries, direct, noCompliance()).get('R'), { onTime: 2, late: 1, overdue: 1, inProgress: 0, notStarted: 3 });
+    assert.deepEqual(rollUp(entries, direct, noCompliance()).get('B'), { ...noCompliance(), late: 1, notStarted: 3 });
+  });
+});
+
+describe('complianceFigures', () => {
+  it('adds the total and onTime / total, null when there is no pair', () => {
+    assert.deepEqual(complianceFigures({ onTime: 1, late: 1, overdue: 1, inProgress: 0, notStarted: 1 }), {
+      onTime: 1,
+      late: 1,
+      overdue: 1,
+      inProgress: 0,
+      notStarted: 1,
+      total: 4,
+      complianceRate: 0.25,
+    });
+    assert.equal(complianceFigures(noCompliance()).complianceRate, null);
+  });
+
+  it('names each assignment status once', () => {
+    assert.deepEqual(Object.values(COMPLIANCE_OF_STATUS).sort(), ['inProgress', 'late', 'notStarted', 'onTime', 'overdue']);
   });
 });
 

@@ -1,8 +1,10 @@
 /**
- * The reports' pure rules (docs/learning.md, "Reports"): completion rates, the roll-up of an
- * organisation structure, and the date ranges and intervals of activity over time. No database,
- * no HTTP.
+ * The reports' pure rules (docs/learning.md, "Reports"): completion rates, assignment
+ * compliance, the roll-up of an organisation structure, and the date ranges and intervals of
+ * activity over time. No database, no HTTP.
  */
+
+import type { AssignmentStatus } from './assignment-rules.js';
 
 /** Completed (person, activity) pairs and people, of one organisation entry or job. */
 export interface CompletionCounts {
@@ -30,29 +32,58 @@ export const figures = (counts: CompletionCounts, activities: number): Completio
 
 /**
  * Each entry's counts summed over its whole subtree (itself and every entry below it), from the
- * counts of the people placed directly in each. `entries` are the report's entries; an entry
- * whose parent is not among them is a root of the report. Walked without recursion; an entry is
- * summed into its ancestors once even if the data had a cycle (imports refuse them): an entry
- * on a cycle is its own root.
+ * counts of the people placed directly in each: every field of `Counts` is summed (`zero` is the
+ * counts of nobody). `entries` are the report's entries; an entry whose parent is not among them
+ * is a root of the report. Walked without recursion; an entry is summed into its ancestors once
+ * even if the data had a cycle (imports refuse them): an entry on a cycle is its own root.
  */
-export function rollUp(
+export function rollUp<Counts extends { [K in keyof Counts]: number } = CompletionCounts>(
   entries: ReadonlyArray<{ id: string; parentId?: string }>,
-  direct: ReadonlyMap<string, CompletionCounts>,
-): Map<string, CompletionCounts> {
+  direct: ReadonlyMap<string, Counts>,
+  zero: Counts = { people: 0, completed: 0 } as unknown as Counts,
+): Map<string, Counts> {
   const parentOf = new Map(entries.map((entry) => [entry.id, entry.parentId]));
-  const total = new Map<string, CompletionCounts>(entries.map((entry) => [entry.id, { people: 0, completed: 0 }]));
+  const total = new Map<string, Counts>(entries.map((entry) => [entry.id, { ...zero }]));
+  const fields = Object.keys(zero) as Array<keyof Counts>;
   for (const entry of entries) {
     const own = direct.get(entry.id);
-    if (!own || (own.people === 0 && own.completed === 0)) continue;
+    if (!own || fields.every((field) => own[field] === 0)) continue;
     const seen = new Set<string>();
     for (let at: string | undefined = entry.id; at !== undefined && total.has(at) && !seen.has(at); at = parentOf.get(at)) {
       seen.add(at);
-      const sum = total.get(at) as CompletionCounts;
-      sum.people += own.people;
-      sum.completed += own.completed;
+      const sum = total.get(at) as Counts;
+      for (const field of fields) (sum[field] as number) += own[field];
     }
   }
   return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Assignment compliance
+
+/**
+ * The compliance of a (person, assignment activity) pair, one word per assignment status
+ * (docs/learning.md, "Status"), in the order a report answers them.
+ */
+export const COMPLIANCE = ['onTime', 'late', 'overdue', 'inProgress', 'notStarted'] as const;
+export type Compliance = (typeof COMPLIANCE)[number];
+export type ComplianceCounts = Record<Compliance, number>;
+
+/** The pair's compliance from its status: the assignments' own rule, renamed for a report. */
+export const COMPLIANCE_OF_STATUS: Readonly<Record<AssignmentStatus, Compliance>> = {
+  completed: 'onTime',
+  completedLate: 'late',
+  overdue: 'overdue',
+  inProgress: 'inProgress',
+  assigned: 'notStarted',
+};
+
+export const noCompliance = (): ComplianceCounts => ({ onTime: 0, late: 0, overdue: 0, inProgress: 0, notStarted: 0 });
+
+/** What a report answers for a group's pairs: the counts, their total, and onTime / total (null when there is no pair). */
+export function complianceFigures(counts: ComplianceCounts): ComplianceCounts & { total: number; complianceRate: number | null } {
+  const total = COMPLIANCE.reduce((sum, word) => sum + counts[word], 0);
+  return { ...counts, total, complianceRate: total === 0 ? null : counts.onTime / total };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,10 @@ export const ReportErrors = {
     notFound('reports.organisation_not_found', `organisationId ${JSON.stringify(id)} names no organisation entry of this tenant.`, {
       organisationId: id,
     }),
+  assignmentNotFound: (id: string) =>
+    notFound('reports.assignment_not_found', `assignmentId ${JSON.stringify(id)} names no assignment of this tenant.`, {
+      assignmentId: id,
+    }),
   jobNotFound: (id: string) => notFound('reports.job_not_found', `jobId ${JSON.stringify(id)} names no job of this tenant.`, { jobId: id }),
   invalidRange: (parameter: 'from' | 'to', message: string) => badRequest('reports.invalid_range', `${message}.`, { parameter }),
   activityAndTag: () =>

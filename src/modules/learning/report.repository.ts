@@ -1,5 +1,7 @@
 import { PER_ROW_PROBE, type SqlClient } from '../../platform/database/sql-client.js';
 import type { Parameters } from '../actors/people-selection.service.js';
+import type { AssignmentStatus } from './assignment-rules.js';
+import { currentMemberStatusesSql } from './assignment-status.repository.js';
 import type { CompletionCounts } from './report-rules.js';
 
 /**
@@ -248,4 +250,45 @@ export async function countTallies(
     statements: rows.filter((row) => row.kind === 's').map((row) => ({ start: row.start, verbId: row.verb_id, count: Number(row.count) })),
     learners: rows.filter((row) => row.kind === 'l').map((row) => ({ start: row.start, count: Number(row.count) })),
   };
+}
+
+/** Whether the tenant has the assignment `id` (a UUID). */
+export async function assignmentExists(sql: SqlClient, tenantId: string, id: string): Promise<boolean> {
+  const { rows } = await sql.query('SELECT 1 FROM learning_assignments WHERE tenant_id = $1 AND id = $2::uuid', [tenantId, id]);
+  return rows.length > 0;
+}
+
+/**
+ * The (person, assignment activity) pairs of the people (peopleSql's text) who are members now
+ * of the assignments (`assignment`, a placeholder: that one only), of the activities (`activity`,
+ * a placeholder: that one only), counted per position and status. The statuses are the
+ * assignments' own (assignment-status.repository.ts), read now from the completion records: a
+ * member's pairs are probed one by one through the records' key, so the cost follows the pairs,
+ * not the tenant's records. The people are materialised once; members are found among them.
+ */
+export async function countAssignmentStatuses(
+  sql: SqlClient,
+  parameters: Parameters,
+  sources: { people: string; assignment?: string; activity?: string },
+): Promise<Array<{ positionId: string; status: AssignmentStatus; pairs: number }>> {
+  const assignment = sources.assignment === undefined ? '' : ` AND m.assignment_id = ${sources.assignment}::uuid`;
+  const activities = [
+    ...(sources.assignment === undefined ? [] : [`x.assignment_id = ${sources.assignment}::uuid`]),
+    ...(sources.activity === undefined ? [] : [`x.activity_id = ${sources.activity}`]),
+  ];
+  const rows = await report<{ position_id: string; status: AssignmentStatus; pairs: string | number }>(
+    sql,
+    `WITH people AS MATERIALIZED (${sources.people}),
+     ${currentMemberStatusesSql(
+       'c',
+       `m.agent_key IN (SELECT agent_key FROM people WHERE position_id IS NOT NULL)${assignment}`,
+       activities.length === 0 ? 'true' : activities.join(' AND '),
+     )}
+     SELECT p.position_id, st.status, count(*) AS pairs
+       FROM c_statuses st JOIN people p ON p.agent_key = st.agent_key
+      WHERE p.position_id IS NOT NULL
+      GROUP BY p.position_id, st.status`,
+    parameters.values,
+  );
+  return rows.map((row) => ({ positionId: row.position_id, status: row.status, pairs: Number(row.pairs) }));
 }

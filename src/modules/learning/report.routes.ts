@@ -9,12 +9,15 @@ import {
   ActivityOverTimeQuery,
   ActivityOverTimeReport,
   ActivityReport,
+  AssignmentComplianceQuery,
   CompletionReportQuery,
+  ComplianceReport,
   JobReport,
   UnitReport,
 } from './report.schemas.js';
 import {
   activityOverTime,
+  assignmentCompliance,
   completionByActivity,
   completionByJob,
   completionByUnit,
@@ -39,13 +42,13 @@ const jsonOrCsv = (schema: TSchema, description: string) => ({
 
 /**
  * The report's caller and the media type it answers in: a tenant-wide principal (401, 403
- * before anything else), then JSON or CSV as Accept prefers (406 when it allows neither), so
- * nothing is computed for an answer that cannot be sent.
+ * before anything else; a scoped one's reports count its people only), then JSON or CSV as Accept
+ * prefers (406 when it allows neither), so nothing is computed for an answer that cannot be sent.
  */
 function reportRequest(request: FastifyRequest, sql: SqlClient, baseDomain: string): { context: ReportContext; type: string } {
-  const { tenant } = tenantWidePrincipalOf(request);
+  const principal = tenantWidePrincipalOf(request);
   const type = negotiate(request.headers.accept);
-  return { context: { sql, tenant, baseDomain }, type };
+  return { context: { sql, principal, baseDomain }, type };
 }
 
 /** Sends a report as the JSON its schema describes, or as CSV (`text/csv; charset=utf-8`). */
@@ -54,11 +57,14 @@ function sendReport(reply: FastifyReply, type: string, report: Report) {
   return reply.type(CSV_CONTENT_TYPE).send(toCsv(report.rows, report.columns));
 }
 
-const PEOPLE = 'People are the actors an import or PUT /api/actors/agents made; organisationId and jobId narrow them.';
+const PEOPLE =
+  'People are the actors an import or PUT /api/actors/agents made; organisationId and jobId narrow them, ' +
+  'as does the scope of an admin or API key limited to an organisation subtree.';
 
 /**
  * `GET /api/reports/…` (docs/learning.md, "Reports"): completion per organisation entry, per job
- * and per activity, and activity over time; JSON, or CSV with `Accept: text/csv`.
+ * and per activity, activity over time, and assignment compliance per organisation entry; JSON,
+ * or CSV with `Accept: text/csv`.
  */
 export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomain: string }> = async (app, { sql, baseDomain }) => {
   app.get(
@@ -132,6 +138,26 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
       return sendReport(reply, type, await activityOverTime(context, request.query));
+    },
+  );
+
+  app.get(
+    '/api/reports/assignment-compliance',
+    {
+      schema: {
+        tags: ['learning'],
+        operationId: 'GET:reports.assignment_compliance',
+        summary: 'Assignment compliance per organisation entry: on time, late, overdue, in progress, not started',
+        description:
+          'Each entry: the (person, assignment activity) pairs of the assignments’ members now, placed directly in it and in its whole subtree, ' +
+          `by the assignments’ statuses read now; assignmentId and activityId narrow the pairs. ${PEOPLE}`,
+        querystring: AssignmentComplianceQuery,
+        response: { 200: jsonOrCsv(ComplianceReport, 'The entries, in import order.'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { context, type } = reportRequest(request, sql, baseDomain);
+      return sendReport(reply, type, await assignmentCompliance(context, request.query));
     },
   );
 };

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { AssignmentId } from './assignment.schemas.js';
 
 /** The filters every report takes: which people (an organisation subtree, a job) and which activity. */
 const peopleFilters = {
@@ -154,5 +155,52 @@ export const ActivityOverTimeReport = Type.Object({
       verbs: Type.Record(Type.String(), Type.Integer(), { description: 'Statements per verb id; every verb of the range, 0 included.' }),
     }),
     { description: 'Every interval of the range, in order.' },
+  ),
+});
+
+export const AssignmentComplianceQuery = Type.Object(
+  {
+    ...peopleFilters,
+    activityId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description: 'Only the pairs of this assigned activity (its IRI).',
+        examples: ['https://example.com/courses/fire-safety'],
+      }),
+    ),
+    /** Only the pairs of this assignment (404 when the tenant has no such assignment). */
+    assignmentId: Type.Optional(AssignmentId),
+  },
+  { additionalProperties: false },
+);
+export type AssignmentComplianceQuery = Static<typeof AssignmentComplianceQuery>;
+
+const Compliance = (of: string) =>
+  Type.Object(
+    {
+      onTime: Count('Pairs completed at or before the due date, or with no due date.'),
+      late: Count('Pairs completed after the due date.'),
+      overdue: Count('Pairs not completed whose due date has passed.'),
+      inProgress: Count('Pairs not completed, not overdue, with a completion record (a statement about the activity counted).'),
+      notStarted: Count('Pairs not completed, not overdue, without a record.'),
+      total: Count('Every pair: the sum of the five.'),
+      complianceRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+        description: 'onTime / total; null when there is no pair.',
+      }),
+    },
+    { description: `The (person, assignment activity) pairs of the assignments' members ${of}, by compliance.` },
+  );
+
+export const ComplianceReport = Type.Object({
+  units: Type.Array(
+    Type.Object({
+      id: Type.String({ description: 'The organisation entry.' }),
+      parentId: Type.Union([Type.String(), Type.Null()], { description: 'Its parent; null for a root of the structure.' }),
+      direct: Compliance('placed directly in this entry'),
+      subtree: Compliance('placed in this entry or any entry below it (the roll-up)'),
+      attributes: Type.Record(Type.String(), Type.String(), { description: 'The entry’s attributes, as imported.' }),
+    }),
+    { description: 'Every entry of the selection (the subtree of organisationId, else the whole structure), in import order.' },
   ),
 });

@@ -1,6 +1,7 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import type { Tenant } from '../../kernel/principal.js';
+import type { Principal } from '../../kernel/principal.js';
 import { Parameters, peopleSql, type Criteria } from '../actors/people-selection.service.js';
+import { scopeEntryIds } from '../actors/person-access.service.js';
 import { registeredActivitiesSql } from '../activities/activity-registry.service.js';
 import { completionRecordsSql } from '../completions/completion.service.js';
 import { existingJobIds, existingOrganisationIds, listJobs, readOrganisation } from '../organisation/organisation.service.js';
@@ -8,6 +9,8 @@ import { statementTalliesSql, statementTotals } from '../xapi/statements/stateme
 import { ReportErrors } from './report.errors.js';
 import {
   activityFigures,
+  assignmentExists,
+  countAssignmentStatuses,
   countCompletions,
   countTallies,
   FEW_PEOPLE,
@@ -15,23 +18,29 @@ import {
   type TallyCounts,
 } from './report.repository.js';
 import {
+  COMPLIANCE,
+  COMPLIANCE_OF_STATUS,
+  complianceFigures,
   dateRange,
   figures,
   fillIntervals,
   isRangeProblem,
+  noCompliance,
   rollUp,
   weekStartOf,
   type CompletionCounts,
+  type ComplianceCounts,
   type Interval,
 } from './report-rules.js';
-import type { ActivityOverTimeQuery, CompletionReportQuery } from './report.schemas.js';
+import type { ActivityOverTimeQuery, AssignmentComplianceQuery, CompletionReportQuery } from './report.schemas.js';
 
 /**
  * The reports (docs/learning.md, "Reports"): completion per organisation entry (rolled up the
- * structure), per job and per activity, and activity over time. Each is one statement over the
- * owner modules' fragments, read when asked (no batch, no cache): right the moment the writes
- * that change it are acknowledged. Every report is a `Report`: its JSON body, and the items its
- * CSV has a row for, with the columns a CSV has even when there are none.
+ * structure), per job and per activity, activity over time, and assignment compliance per
+ * organisation entry. Each is one statement over the owner modules' fragments, read when asked (no
+ * batch, no cache): right the moment the writes that change it are acknowledged. Every report is a
+ * `Report`: its JSON body, and the items its CSV has a row for, with the columns a CSV has even
+ * when there are none.
  */
 export interface Report {
   body: Record<string, unknown>;
@@ -39,10 +48,14 @@ export interface Report {
   columns: string[];
 }
 
-/** Who asks: the tenant, and the base domain its settings' default homePage is made of. */
+/**
+ * Who asks: a principal of the tenant (an admin or API key, of the whole tenant or limited to an
+ * organisation subtree: then the report counts only the people it reaches, person-access.service.ts),
+ * and the base domain its settings' default homePage is made of.
+ */
 export interface ReportContext {
   sql: SqlClient;
-  tenant: Pick<Tenant, 'id' | 'name'>;
+  principal: Principal;
   baseDomain: string;
   /** Up to how many people a report reads their rows person by person (FEW_PEOPLE; a test lowers it to try the other way). */
   fewPeople?: number;
@@ -58,7 +71,7 @@ export interface PeopleFilters {
  * The one place that says which people a report counts, in the actor search's criteria language
  * (compiled by the actors module, so `organisation.*` and `job.*` mean what they mean in a
  * search): those placed in the `organisationId` entry or below it, whose current job is `jobId`.
- * A scope (an admin limited to a subtree) is one more condition here.
+ * A scope (an admin limited to a subtree) is one more condition, added by selectPeople.
  */
 export function peopleCriteria(filters: PeopleFilters): Criteria {
   const conditions: Criteria[] = [];
@@ -74,16 +87,43 @@ export function peopleCriteria(filters: PeopleFilters): Criteria {
   return conditions.length === 0 ? { all: true } : { and: conditions };
 }
 
-/** The people's SQL (peopleSql's columns), after checking that the entry and the job named exist (404). */
-async function selectPeople(context: ReportContext, filters: PeopleFilters, parameters: Parameters): Promise<string> {
-  const { sql, tenant } = context;
-  if (filters.organisationId !== undefined && !(await existingOrganisationIds(sql, tenant.id, [filters.organisationId])).size) {
-    throw ReportErrors.organisationNotFound(filters.organisationId);
+/** The people a report counts, as SQL (peopleSql's columns), and the entries of a scoped principal's subtree. */
+interface Selection {
+  people: string;
+  /** A scoped principal's entries (none when its entry is gone); undefined for a principal of the whole tenant. */
+  scope?: ReadonlySet<string>;
+}
+
+/**
+ * The people's SQL (peopleSql's columns) after checking that the entry and the job named exist
+ * (404), narrowed to the people the principal reaches. For a scoped principal an entry outside its
+ * subtree is the same 404 as an entry that does not exist: nothing tells the two apart.
+ */
+async function selectPeople(context: ReportContext, filters: PeopleFilters, parameters: Parameters): Promise<Selection> {
+  const { sql, principal } = context;
+  const { tenant } = principal;
+  const scope = await scopeEntryIds(sql, principal);
+  if (filters.organisationId !== undefined) {
+    const known =
+      scope === undefined
+        ? (await existingOrganisationIds(sql, tenant.id, [filters.organisationId])).size > 0
+        : scope.has(filters.organisationId);
+    if (!known) throw ReportErrors.organisationNotFound(filters.organisationId);
   }
   if (filters.jobId !== undefined && !(await existingJobIds(sql, tenant.id, [filters.jobId])).size) {
     throw ReportErrors.jobNotFound(filters.jobId);
   }
-  return peopleSql(sql, tenant, context.baseDomain, peopleCriteria(filters), parameters);
+  return { people: await peopleSql(sql, tenant, context.baseDomain, peopleCriteria(filters), parameters, principal), scope };
+}
+
+/**
+ * The entries a report by organisation entry lists: the structure (or the subtree of
+ * `organisationId`), and for a scoped principal only the entries of its subtree: an entry above it
+ * would show the roll-up of people outside.
+ */
+async function reportedEntries(context: ReportContext, organisationId: string | undefined, scope: ReadonlySet<string> | undefined) {
+  const entries = await readOrganisation(context.sql, context.principal.tenant.id, organisationId);
+  return scope === undefined ? entries : entries.filter((entry) => scope.has(entry.id));
 }
 
 /**
@@ -102,10 +142,15 @@ function activitySet(query: CompletionReportQuery, parameters: Parameters): stri
   return `SELECT x.id, x.requires_success, x.name, true AS registered FROM (${registeredActivitiesSql('$1', { tag })}) x`;
 }
 
-async function completionSources(context: ReportContext, query: CompletionReportQuery, parameters: Parameters): Promise<CompletionSources> {
-  const people = await selectPeople(context, query, parameters);
+async function completionSources(
+  context: ReportContext,
+  query: CompletionReportQuery,
+  parameters: Parameters,
+): Promise<CompletionSources & { scope?: ReadonlySet<string> }> {
+  const { people, scope } = await selectPeople(context, query, parameters);
   return {
     people,
+    scope,
     fewPeople: context.fewPeople ?? FEW_PEOPLE,
     activities: activitySet(query, parameters),
     records: completionRecordsSql('$1'),
@@ -120,9 +165,9 @@ const NONE: CompletionCounts = { people: 0, completed: 0 };
  * completion of the activity set.
  */
 export async function completionByUnit(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
-  const parameters = new Parameters([context.tenant.id]);
+  const parameters = new Parameters([context.principal.tenant.id]);
   const sources = await completionSources(context, query, parameters);
-  const entries = await readOrganisation(context.sql, context.tenant.id, query.organisationId);
+  const entries = await reportedEntries(context, query.organisationId, sources.scope);
   const { activities, groups } = await countCompletions(context.sql, parameters, sources, 'position_id');
   const subtrees = rollUp(entries, groups);
   const units = entries.map((entry) => ({
@@ -141,9 +186,11 @@ export async function completionByUnit(context: ReportContext, query: Completion
 
 /** `GET /api/reports/completion-by-job`: every job (or `jobId`'s) with the selected people whose current job it is. */
 export async function completionByJob(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
-  const parameters = new Parameters([context.tenant.id]);
+  const parameters = new Parameters([context.principal.tenant.id]);
   const sources = await completionSources(context, query, parameters);
-  const jobs = (await listJobs(context.sql, context.tenant.id)).filter((job) => query.jobId === undefined || job.id === query.jobId);
+  const jobs = (await listJobs(context.sql, context.principal.tenant.id)).filter(
+    (job) => query.jobId === undefined || job.id === query.jobId,
+  );
   const { activities, groups } = await countCompletions(context.sql, parameters, sources, 'job_id');
   const items = jobs.map((job) => ({ id: job.id, name: job.name, ...figures(groups.get(job.id) ?? NONE, activities) }));
   return { body: { activities, jobs: items }, rows: items, columns: ['id', 'name', 'people', 'completed', 'rate'] };
@@ -151,7 +198,7 @@ export async function completionByJob(context: ReportContext, query: CompletionR
 
 /** `GET /api/reports/completion-by-activity`: per activity of the set, what the selected people did of it. */
 export async function completionByActivity(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
-  const parameters = new Parameters([context.tenant.id]);
+  const parameters = new Parameters([context.principal.tenant.id]);
   const sources = await completionSources(context, query, parameters);
   const { people, activities } = await activityFigures(context.sql, parameters, sources);
   const items = activities.map(({ name, ...figures }) => (name === null ? figures : { ...figures, name }));
@@ -175,8 +222,9 @@ export async function completionByActivity(context: ReportContext, query: Comple
 /**
  * `GET /api/reports/activity-over-time`: statements per interval and verb, and active learners per
  * interval, from the statement tallies the xapi module keeps. Without a filter, the tenant's
- * totals (every actor, people or not); with `organisationId` or `jobId`, only those people's
- * statements; with `activityId`, only the statements whose object is that activity.
+ * totals (every actor, people or not); with `organisationId` or `jobId`, or for a scoped
+ * principal, only those people's statements (the tallies per learner); with `activityId`, only
+ * the statements whose object is that activity.
  */
 export async function activityOverTime(context: ReportContext, query: ActivityOverTimeQuery): Promise<Report> {
   const interval: Interval = query.interval ?? 'day';
@@ -184,8 +232,9 @@ export async function activityOverTime(context: ReportContext, query: ActivityOv
   if (isRangeProblem(range)) throw ReportErrors.invalidRange(range.parameter, range.message);
   const week = interval === 'week';
   let counts: TallyCounts;
-  if (query.organisationId === undefined && query.jobId === undefined && query.activityId === undefined) {
-    const totals = await statementTotals(context.sql, context.tenant.id, range.first, range.last, week);
+  const byPeople = query.organisationId !== undefined || query.jobId !== undefined || context.principal.scope !== undefined;
+  if (!byPeople && query.activityId === undefined) {
+    const totals = await statementTotals(context.sql, context.principal.tenant.id, range.first, range.last, week);
     counts = {
       statements: totals
         .filter((row) => row.kind === 's')
@@ -193,9 +242,8 @@ export async function activityOverTime(context: ReportContext, query: ActivityOv
       learners: totals.filter((row) => row.kind !== 's').map((row) => ({ start: row.start, count: row.total })),
     };
   } else {
-    const parameters = new Parameters([context.tenant.id]);
-    const people =
-      query.organisationId === undefined && query.jobId === undefined ? undefined : await selectPeople(context, query, parameters);
+    const parameters = new Parameters([context.principal.tenant.id]);
+    const people = byPeople ? (await selectPeople(context, query, parameters)).people : undefined;
     const tallies = statementTalliesSql('$1', {
       from: parameters.add(range.first),
       to: parameters.add(range.last),
@@ -209,4 +257,40 @@ export async function activityOverTime(context: ReportContext, query: ActivityOv
     rows: intervals.map((row) => ({ ...row })),
     columns: ['start', 'end', 'statements', 'activeLearners'],
   };
+}
+
+/**
+ * `GET /api/reports/assignment-compliance`: every entry of the structure (or of the subtree of
+ * `organisationId`) with the (person, assignment activity) pairs of the assignments' members now
+ * placed directly in it and in its whole subtree, by compliance (the assignments' statuses, read
+ * now), with `assignmentId` of that assignment only and `activityId` of that activity only.
+ */
+export async function assignmentCompliance(context: ReportContext, query: AssignmentComplianceQuery): Promise<Report> {
+  const parameters = new Parameters([context.principal.tenant.id]);
+  const { people, scope } = await selectPeople(context, query, parameters);
+  if (query.assignmentId !== undefined && !(await assignmentExists(context.sql, context.principal.tenant.id, query.assignmentId))) {
+    throw ReportErrors.assignmentNotFound(query.assignmentId);
+  }
+  const entries = await reportedEntries(context, query.organisationId, scope);
+  const counted = await countAssignmentStatuses(context.sql, parameters, {
+    people,
+    assignment: query.assignmentId === undefined ? undefined : parameters.add(query.assignmentId),
+    activity: query.activityId === undefined ? undefined : parameters.add(query.activityId),
+  });
+  const direct = new Map<string, ComplianceCounts>();
+  for (const { positionId, status, pairs } of counted) {
+    const counts = direct.get(positionId) ?? noCompliance();
+    counts[COMPLIANCE_OF_STATUS[status]] += pairs;
+    direct.set(positionId, counts);
+  }
+  const subtrees = rollUp(entries, direct, noCompliance());
+  const units = entries.map((entry) => ({
+    id: entry.id,
+    parentId: entry.parentId ?? null,
+    direct: complianceFigures(direct.get(entry.id) ?? noCompliance()),
+    subtree: complianceFigures(subtrees.get(entry.id) ?? noCompliance()),
+    attributes: entry.attributes,
+  }));
+  const figureColumns = (set: string) => [...COMPLIANCE, 'total', 'complianceRate'].map((field) => `${set}.${field}`);
+  return { body: { units }, rows: units, columns: ['id', 'parentId', ...figureColumns('direct'), ...figureColumns('subtree')] };
 }
