@@ -230,9 +230,15 @@ describeEachBackend('GET /api/reports/assignment-compliance', (ctx) => {
       json(await compliance(ctx, tenant, {}, keyA)).units.map((u: Json) => u.id),
       ['A', 'A1'],
     );
-    // E4 (B) is the undated assignment's only member: for A's key it counts nothing.
-    const undated = json(await compliance(ctx, tenant, { assignmentId: ids.get('undated') }, keyA));
-    assert.deepEqual(undated.units[0].subtree.total, 0);
+    // E4 (B) is the undated assignment's only member, and it was made for the whole tenant: A's
+    // key does not see it (docs/learning.md, "Scoped credentials and assignments"), as if there were none.
+    const undated = await compliance(ctx, tenant, { assignmentId: ids.get('undated') }, keyA);
+    assert.equal(undated.statusCode, 404, undated.body);
+    assert.equal(undated.json().code, 'reports.assignment_not_found');
+    // B's key sees it through E4.
+    const keyB = await scopedKey(ctx, tenant, 'B');
+    const seen = await compliance(ctx, tenant, { assignmentId: ids.get('undated') }, keyB);
+    assert.deepEqual(json(seen), expected(EVENTS, ids, { assignmentId: ids.get('undated') }, 'B'));
     for (const outside of ['ROOT', 'B']) {
       const res = await compliance(ctx, tenant, { organisationId: outside }, keyA);
       assert.equal(res.statusCode, 404);

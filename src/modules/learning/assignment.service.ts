@@ -204,6 +204,11 @@ export async function removeAssignment(sql: SqlClient, principal: Principal, id:
   });
 }
 
+/** Whether the assignment `id` is one `principal` sees (of its tenant; for a scoped one, one it sees: "Scoped credentials and assignments"). */
+export async function assignmentSeen(sql: SqlClient, principal: Principal, id: string): Promise<boolean> {
+  return (await findAssignment(sql, principal.tenant.id, id, reachOf(principal))) !== undefined;
+}
+
 /** `GET /api/assignments/item`. */
 export const readAssignment = (sql: SqlClient, principal: Principal, id: string) => answer(sql, principal, id);
 

@@ -252,12 +252,6 @@ export async function countTallies(
   };
 }
 
-/** Whether the tenant has the assignment `id` (a UUID). */
-export async function assignmentExists(sql: SqlClient, tenantId: string, id: string): Promise<boolean> {
-  const { rows } = await sql.query('SELECT 1 FROM learning_assignments WHERE tenant_id = $1 AND id = $2::uuid', [tenantId, id]);
-  return rows.length > 0;
-}
-
 /**
  * The (person, assignment activity) pairs of the people (peopleSql's text) who are members now
  * of the assignments (`assignment`, a placeholder: that one only), of the activities (`activity`,

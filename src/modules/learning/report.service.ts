@@ -6,10 +6,10 @@ import { registeredActivitiesSql } from '../activities/activity-registry.service
 import { completionRecordsSql } from '../completions/completion.service.js';
 import { existingJobIds, existingOrganisationIds, listJobs, readOrganisation } from '../organisation/organisation.service.js';
 import { statementTalliesSql, statementTotals } from '../xapi/statements/statement-tally.service.js';
+import { assignmentSeen } from './assignment.service.js';
 import { ReportErrors } from './report.errors.js';
 import {
   activityFigures,
-  assignmentExists,
   countAssignmentStatuses,
   countCompletions,
   countTallies,
@@ -268,7 +268,7 @@ export async function activityOverTime(context: ReportContext, query: ActivityOv
 export async function assignmentCompliance(context: ReportContext, query: AssignmentComplianceQuery): Promise<Report> {
   const parameters = new Parameters([context.principal.tenant.id]);
   const { people, scope } = await selectPeople(context, query, parameters);
-  if (query.assignmentId !== undefined && !(await assignmentExists(context.sql, context.principal.tenant.id, query.assignmentId))) {
+  if (query.assignmentId !== undefined && !(await assignmentSeen(context.sql, context.principal, query.assignmentId))) {
     throw ReportErrors.assignmentNotFound(query.assignmentId);
   }
   const entries = await reportedEntries(context, query.organisationId, scope);
