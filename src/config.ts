@@ -53,6 +53,12 @@ export const AppConfig = Type.Object({
   attachmentUploadsInFlight: Type.Integer({ minimum: 1, maximum: 1_000 }),
   /** The same, per tenant: 429. Default: DEFAULTS.attachmentUploadsInFlightPerTenant. */
   attachmentUploadsInFlightPerTenant: Type.Integer({ minimum: 1, maximum: 1_000 }),
+  /**
+   * Reports (GET /api/reports/…) computed at once in this process at most; up to fifty more wait
+   * their turn, a further one is refused with 503 and Retry-After (work-queue.ts). Default:
+   * DEFAULTS.reportsInFlight.
+   */
+  reportsInFlight: Type.Integer({ minimum: 1, maximum: 1_000 }),
   /** Statements one POST /xapi/statements may carry at most (413 above it). Default: DEFAULTS.statementBatchLimit. */
   statementBatchLimit: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
   logLevel: Type.Union([
@@ -167,6 +173,9 @@ export const DEFAULTS = {
   // parsed and stored: two at once stay near 300 MB.
   attachmentUploadsInFlight: 2,
   attachmentUploadsInFlightPerTenant: 1,
+  // A report over a whole tenant of 100,000 people keeps a core busy for about a second: two at
+  // once keep the other requests' share of the cores and of the connection pool (bench/README.md, "Learning").
+  reportsInFlight: 2,
   // Far above what xAPI clients send (TinCanJS and the ADL conformance suite send at most tens);
   // a batch is one transaction, and 10,000 small statements are about 1.5 MB and a few seconds.
   statementBatchLimit: 10_000,
@@ -210,6 +219,7 @@ type Defaulted =
   | 'importsInFlightPerTenant'
   | 'attachmentUploadsInFlight'
   | 'attachmentUploadsInFlightPerTenant'
+  | 'reportsInFlight'
   | 'statementBatchLimit'
   | 'credentialTtlS'
   | 'xapiDefaultVersion'
@@ -232,6 +242,7 @@ export function withDefaults(config: PartialAppConfig): AppConfig {
     importsInFlightPerTenant: config.importsInFlightPerTenant ?? DEFAULTS.importsInFlightPerTenant,
     attachmentUploadsInFlight: config.attachmentUploadsInFlight ?? DEFAULTS.attachmentUploadsInFlight,
     attachmentUploadsInFlightPerTenant: config.attachmentUploadsInFlightPerTenant ?? DEFAULTS.attachmentUploadsInFlightPerTenant,
+    reportsInFlight: config.reportsInFlight ?? DEFAULTS.reportsInFlight,
     statementBatchLimit: config.statementBatchLimit ?? DEFAULTS.statementBatchLimit,
     credentialTtlS: config.credentialTtlS ?? DEFAULTS.credentialTtlS,
     xapiDefaultVersion: config.xapiDefaultVersion ?? DEFAULTS.xapiDefaultVersion,
@@ -313,6 +324,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
       env.LEARNBASE_ATTACHMENT_UPLOADS_IN_FLIGHT_PER_TENANT,
       DEFAULTS.attachmentUploadsInFlightPerTenant,
     ),
+    reportsInFlight: numberFrom(env.LEARNBASE_REPORTS_IN_FLIGHT, DEFAULTS.reportsInFlight),
     statementBatchLimit: numberFrom(env.LEARNBASE_STATEMENT_BATCH_LIMIT, DEFAULTS.statementBatchLimit),
     logLevel: env.LOG_LEVEL ?? DEFAULTS.logLevel,
     cacheTtlMs: numberFrom(env.LEARNBASE_CACHE_TTL_MS, DEFAULTS.cacheTtlMs),

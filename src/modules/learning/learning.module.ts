@@ -1,9 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ModuleOptions } from '../../platform/module-options.js';
+import { WorkQueue } from '../../platform/http/work-queue.js';
 import { competencyRoutes } from './competency.routes.js';
 import { skillsGapRoutes } from './skills-gap.routes.js';
 import { assignmentRoutes } from './assignment.routes.js';
 import { reportRoutes } from './report.routes.js';
+
+/** Reports waiting for a place at most, in one process; one more is refused with 503 (docs/operations.md, "Reports in flight"). */
+const REPORTS_WAITING = 50;
 
 /**
  * What the organisation's data is imported for (docs/learning.md): the competency catalogue and
@@ -14,5 +18,7 @@ export const learningModule: FastifyPluginAsync<ModuleOptions> = async (app, { c
   await app.register(competencyRoutes, { sql });
   await app.register(skillsGapRoutes, { sql, baseDomain: config.baseDomain });
   await app.register(assignmentRoutes, { sql, baseDomain: config.baseDomain });
-  await app.register(reportRoutes, { sql, baseDomain: config.baseDomain });
+  // Reports cost the database up to seconds each: a few at once, the others waiting their turn.
+  const reports = new WorkQueue('reports', config.reportsInFlight, REPORTS_WAITING, 5);
+  await app.register(reportRoutes, { sql, baseDomain: config.baseDomain, reports });
 };

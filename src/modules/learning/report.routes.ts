@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError } from '../../platform/http/common-schemas.js';
+import type { WorkQueue } from '../../platform/http/work-queue.js';
 import { CSV_CONTENT_TYPE, CSV_TYPE, negotiate, toCsv } from '../../platform/http/csv.js';
 import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import {
@@ -25,7 +26,7 @@ import {
   type ReportContext,
 } from './report.service.js';
 
-const errors = { 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 406: ApiError };
+const errors = { 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 406: ApiError, 503: ApiError };
 
 /** A report's 200: its JSON, or its items as CSV. */
 const jsonOrCsv = (schema: TSchema, description: string) => ({
@@ -66,7 +67,10 @@ const PEOPLE =
  * and per activity, activity over time, and assignment compliance per organisation entry; JSON,
  * or CSV with `Accept: text/csv`.
  */
-export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomain: string }> = async (app, { sql, baseDomain }) => {
+export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomain: string; reports: WorkQueue }> = async (
+  app,
+  { sql, baseDomain, reports },
+) => {
   app.get(
     '/api/reports/completion-by-unit',
     {
@@ -81,7 +85,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await completionByUnit(context, request.query));
+      return sendReport(reply, type, await reports.run(() => completionByUnit(context, request.query)));
     },
   );
 
@@ -99,7 +103,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await completionByJob(context, request.query));
+      return sendReport(reply, type, await reports.run(() => completionByJob(context, request.query)));
     },
   );
 
@@ -117,7 +121,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await completionByActivity(context, request.query));
+      return sendReport(reply, type, await reports.run(() => completionByActivity(context, request.query)));
     },
   );
 
@@ -137,7 +141,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await activityOverTime(context, request.query));
+      return sendReport(reply, type, await reports.run(() => activityOverTime(context, request.query)));
     },
   );
 
@@ -157,7 +161,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await assignmentCompliance(context, request.query));
+      return sendReport(reply, type, await reports.run(() => assignmentCompliance(context, request.query)));
     },
   );
 };
