@@ -447,6 +447,16 @@ async function assignmentCases(api: Api, options: Options, wanted: (name: string
       request: () => ({ method: 'GET', path: `/api/assignments/people?${q({ id: created.id, status: 'overdue', limit: '50' })}` }),
     },
     { name: 'personAssignments', request: () => ({ method: 'GET', path: `/api/actors/assignments?${q({ actorId: actorId(person()) })}` }) },
+    // Compliance over every assignment's members (about 65,000 people, 300,000 pairs), and over a subtree of about 1,110 people.
+    { name: 'assignmentComplianceWhole', targetP99Ms: 250, request: () => ({ method: 'GET', path: '/api/reports/assignment-compliance' }) },
+    {
+      name: 'assignmentComplianceSubtree',
+      targetP99Ms: 50,
+      request: () => ({
+        method: 'GET',
+        path: `/api/reports/assignment-compliance?${q({ organisationId: positionId(11 + Math.floor(random() * Math.min(100, Math.max(1, options.positions - 11)))) })}`,
+      }),
+    },
   ];
   for (const one of reads) if (wanted(one.name)) measured[one.name] = await measure(api, options, one);
   return measured;
