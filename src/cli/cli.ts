@@ -20,7 +20,6 @@ import {
 import { migrateCommand, withDatabase } from './database.js';
 import { importCommand } from './import.js';
 import { handOffToServer, NOT_HANDED_OFF } from './pglite-handoff.js';
-import { serveCommand } from './server.js';
 import { tenantCommand } from './tenant.js';
 
 /**
@@ -117,7 +116,9 @@ function runCommand(argv: string[]): Promise<number> {
       baseDomain: values['base-domain'],
     });
     const [noun, ...args] = positionals as [string, ...string[]];
-    if (positionals.join(' ') === 'serve') return serveCommand(config, values, runHandedOff);
+    // Loaded for `serve` only: the server's modules take most of a command's start-up, which every
+    // other command (run by scripts and the tests hundreds of times) would pay for nothing.
+    if (positionals.join(' ') === 'serve') return (await import('./server.js')).serveCommand(config, values, runHandedOff);
     // Before the database is opened: a backup opens the folder itself, and must not migrate what it copies.
     if (noun === 'backup' || noun === 'restore') return backupCommand(noun, config.database, args, values);
     const handedOff = await handOffToServer(config.database, positionals, values, TERMINAL);

@@ -1,9 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { AppConfig } from '../config.js';
-import { prepareDatabase, printBanner } from './main.js';
-import { openDatabase } from '../platform/database/open-database.js';
-import { answerMetricsRequests } from '../platform/cluster-metrics.js';
+import type { prepareDatabase } from './main.js';
 
 /** The most worker processes `serve --workers` starts. */
 export const MAX_WORKERS = 64;
@@ -56,6 +54,12 @@ export async function serveWorkers(config: AppConfig, count: number): Promise<vo
       `--workers ${count} needs PostgreSQL (--database URL or DATABASE_URL): the embedded database lives in one folder that one process holds. Run one process (leave out --workers), or move to PostgreSQL.`,
     );
   }
+  // The server's modules are loaded here, not with this file, which the command line loads for every command.
+  const [{ prepareDatabase, printBanner }, { openDatabase }, { answerMetricsRequests }] = await Promise.all([
+    import('./main.js'),
+    import('../platform/database/open-database.js'),
+    import('../platform/cluster-metrics.js'),
+  ]);
   const db = await openDatabase(config.database);
   let demo: Awaited<ReturnType<typeof prepareDatabase>>;
   try {

@@ -1,8 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const RUN_CLI = fileURLToPath(new URL('./run-cli.ts', import.meta.url));
+import { builtIsCurrent, ROOT } from './built.js';
+
+/**
+ * How a test runs `learnbase …`: the built command line when dist/ is current (npm test builds it
+ * first), else from source through tsx. Decided once per test process.
+ */
+const CLI_ARGS = builtIsCurrent()
+  ? [fileURLToPath(new URL('./run-built-cli.mjs', import.meta.url))]
+  : ['--import', 'tsx', fileURLToPath(new URL('./run-cli.ts', import.meta.url))];
 
 export interface CliResult {
   code: number | null;
@@ -10,9 +17,9 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts `learnbase …` from source in a child process. */
+/** Starts `learnbase …` in a child process (CLI_ARGS). */
 export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', RUN_CLI, ...args], {
+  return spawn(process.execPath, [...CLI_ARGS, ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: '', LEARNBASE_DATA: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -34,7 +41,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
 
 /** Runs `learnbase …` to its end with `input` on its standard input (runCli gives none). */
 export function runCliWithInput(args: string[], input: string): Promise<CliResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', RUN_CLI, ...args], {
+  const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: '', LEARNBASE_DATA: '' },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SKIPPED_BACKENDS_FILE } from './backends-report.js';
+import { builtIsCurrent, ROOT } from './built.js';
 
 const ROOTS = ['test', 'src'];
 
@@ -57,8 +58,25 @@ function skippedPostgres(reportFile: string): string | undefined {
 
 const folder = mkdtempSync(join(tmpdir(), 'learnbase-test-run-'));
 const reportFile = join(folder, 'skipped-backends');
+/**
+ * Brings dist/ up to date when src/ changed since the last build (about 12 s): the tests that run
+ * the command line then run the built one, about a second less per command than compiling the
+ * sources each time (built.ts, cli.ts); a whole run makes hundreds of such commands.
+ */
+function build(): Promise<void> {
+  if (builtIsCurrent()) return Promise.resolve();
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  return new Promise((resolve, reject) =>
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`the build failed (tsc exited with ${code})`)))),
+  );
+}
+
 const named = process.argv.slice(2);
 const files = named.length > 0 ? named : testFiles();
+await build();
 const code = await runNodeTest(files, reportFile);
 const notice = skippedPostgres(reportFile);
 if (notice) process.stdout.write(`${notice}\n`);
