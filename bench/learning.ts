@@ -326,7 +326,14 @@ function cases(options: Options): Case[] {
   return list;
 }
 
+/**
+ * A pause before each case: the previous case's last requests, abandoned by the load generator
+ * when its time was up, finish in the server meanwhile instead of weighing on this case.
+ */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 5_000));
+
 async function measure(api: Api, options: Options, one: Case) {
+  await settle();
   const first = one.request();
   const check = await fetch(`${api.base}${first.path}`, {
     method: first.method,
@@ -383,6 +390,7 @@ function statementBatches(options: Options): () => object[] {
 
 /** POST /xapi/statements, batches of 100, for the measured seconds: statements a second and the latency. */
 async function measureWrites(api: Api, options: Options) {
+  await settle();
   const batch = statementBatches(options);
   const request: autocannon.Request = {
     setupRequest: (req) => ({

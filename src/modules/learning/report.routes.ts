@@ -52,6 +52,9 @@ function reportRequest(request: FastifyRequest, sql: SqlClient, baseDomain: stri
   return { context: { sql, principal, baseDomain }, type };
 }
 
+/** Whether the client of `request` closed its connection (asked when a queued report's turn comes). */
+const gone = (request: FastifyRequest) => () => request.raw.socket?.destroyed === true;
+
 /** Sends a report as the JSON its schema describes, or as CSV (`text/csv; charset=utf-8`). */
 function sendReport(reply: FastifyReply, type: string, report: Report) {
   if (type !== CSV_TYPE) return report.body;
@@ -85,7 +88,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => completionByUnit(context, request.query)));
+      return sendReport(reply, type, await reports.run(() => completionByUnit(context, request.query), gone(request)));
     },
   );
 
@@ -103,7 +106,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => completionByJob(context, request.query)));
+      return sendReport(reply, type, await reports.run(() => completionByJob(context, request.query), gone(request)));
     },
   );
 
@@ -121,7 +124,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => completionByActivity(context, request.query)));
+      return sendReport(reply, type, await reports.run(() => completionByActivity(context, request.query), gone(request)));
     },
   );
 
@@ -141,7 +144,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => activityOverTime(context, request.query)));
+      return sendReport(reply, type, await reports.run(() => activityOverTime(context, request.query), gone(request)));
     },
   );
 
@@ -161,7 +164,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => assignmentCompliance(context, request.query)));
+      return sendReport(reply, type, await reports.run(() => assignmentCompliance(context, request.query), gone(request)));
     },
   );
 };

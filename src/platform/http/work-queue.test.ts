@@ -54,6 +54,26 @@ describe('WorkQueue', () => {
     assert.deepEqual(queue.counts(), { running: 0, waiting: 0 });
   });
 
+  it('skips a task whose client has gone by its turn, and gives its place to the next', async () => {
+    const queue = new WorkQueue('reports', 1, 10, 5);
+    const first = held();
+    let leftRun = false;
+    const runs = [
+      queue.run(first.task),
+      queue.run(
+        async () => (leftRun = true),
+        () => true,
+      ),
+      queue.run(async () => 'next'),
+    ];
+    first.finish('first');
+    assert.equal(await runs[0], 'first');
+    await assert.rejects(runs[1], { code: 'request.abandoned' });
+    assert.equal(await runs[2], 'next');
+    assert.equal(leftRun, false);
+    assert.deepEqual(queue.counts(), { running: 0, waiting: 0 });
+  });
+
   it('refuses one more than `waiting` at once with 503 request.server_busy and Retry-After, and takes it again later', async () => {
     const queue = new WorkQueue('reports', 1, 1, 5);
     const first = held();

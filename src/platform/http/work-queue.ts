@@ -23,13 +23,19 @@ export class WorkQueue {
     readonly retryAfterSeconds: number,
   ) {}
 
-  /** Runs `task` when a place is free (now, or after those waiting before it); its place is given back however it ends. */
-  async run<T>(task: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `task` when a place is free (now, or after those waiting before it); its place is given
+   * back however it ends. A task whose client has gone (`gone`, asked when its turn comes) is not
+   * run: a client that gave up waiting (a closed browser tab, a load generator's timeout) would
+   * otherwise leave its work to delay everyone queued after it.
+   */
+  async run<T>(task: () => Promise<T>, gone: () => boolean = () => false): Promise<T> {
     if (this.active < this.running) this.active += 1;
     else if (this.queue.length >= this.waiting) throw this.busy();
     // The place is handed over by the task that gives it back: `active` does not change.
     else await new Promise<void>((resolve) => this.queue.push(resolve));
     try {
+      if (gone()) throw new AppError('request.abandoned', 503, 'The client closed the connection before its turn came; nothing was done.');
       return await task();
     } finally {
       const next = this.queue.shift();
