@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { describeEachBackend } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
-import { basic, PASSWORD } from '../launch/launch-fixtures.js';
 import {
   agentOf,
   C1,
@@ -26,6 +24,7 @@ import {
   selectedPeople,
   statementOf,
   subtree,
+  learnerHeaders,
 } from './report-fixtures.js';
 
 /**
@@ -287,16 +286,6 @@ describeEachBackend('GET /api/reports/assignment-compliance', (ctx) => {
     }
     assert.equal((await compliance(ctx, tenant, {}, { ...tenant.headers, accept: 'application/xml' })).statusCode, 406);
 
-    const username = `u-${randomBytes(6).toString('hex')}`;
-    json(
-      await ctx.app.inject({
-        method: 'POST',
-        url: '/api/auth/basic',
-        headers: tenant.headers,
-        payload: { username, password: PASSWORD, data: { actor: agentOf('E1') } },
-      }),
-      201,
-    );
     const url = '/api/reports/assignment-compliance';
     assert.equal((await ctx.app.inject({ method: 'GET', url, headers: { 'x-svc-tenant': tenant.name } })).statusCode, 401);
     const crossed = await ctx.app.inject({ method: 'GET', url, headers: { ...other.headers, 'x-svc-tenant': tenant.name } });
@@ -304,7 +293,7 @@ describeEachBackend('GET /api/reports/assignment-compliance', (ctx) => {
     const learner = await ctx.app.inject({
       method: 'GET',
       url,
-      headers: { authorization: basic(username, PASSWORD), 'x-svc-tenant': tenant.name },
+      headers: await learnerHeaders(ctx, tenant, 'E1'),
     });
     assert.equal(learner.statusCode, 403);
     assert.equal(learner.json().code, 'auth.forbidden');

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { issueApiKey } from '../../src/modules/auth/api-keys/api-key.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
+import { basic, PASSWORD } from '../launch/launch-fixtures.js';
 import type { TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 
@@ -257,3 +258,18 @@ export async function scopedKey(ctx: TestContext, tenant: GivenTenant, scope: st
 
 /** Whom a principal limited to `scope` reaches: the people placed in it or below it. */
 export const peopleInScope = (scope: string): Set<string> => new Set(selectedPeople({ organisationId: scope }));
+
+/** A learner credential of `who` in `tenant` (POST /api/auth/basic), as the headers that send it. */
+export async function learnerHeaders(ctx: TestContext, tenant: GivenTenant, who: string): Promise<Record<string, string>> {
+  const username = `u-${randomBytes(6).toString('hex')}`;
+  json(
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth/basic',
+      headers: tenant.headers,
+      payload: { username, password: PASSWORD, data: { actor: agentOf(who) } },
+    }),
+    201,
+  );
+  return { authorization: basic(username, PASSWORD), 'x-svc-tenant': tenant.name };
+}

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { describeEachBackend } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
-import { basic, PASSWORD } from '../launch/launch-fixtures.js';
 import {
   activityOverTime,
   completionByActivity,
@@ -39,6 +37,7 @@ import {
   statementOf,
   subtree,
   UNREGISTERED,
+  learnerHeaders,
 } from './report-fixtures.js';
 
 /**
@@ -479,17 +478,7 @@ describeEachBackend('Reports', (ctx) => {
 
   it('401 without a credential or with another tenant’s, 403 for a learner credential; another tenant sees none of it', async () => {
     const other = await ctx.given.tenant();
-    const username = `u-${randomBytes(6).toString('hex')}`;
-    json(
-      await ctx.app.inject({
-        method: 'POST',
-        url: '/api/auth/basic',
-        headers: tenant.headers,
-        payload: { username, password: PASSWORD, data: { actor: agentOf('E1') } },
-      }),
-      201,
-    );
-    const learner = { authorization: basic(username, PASSWORD), 'x-svc-tenant': tenant.name };
+    const learner = await learnerHeaders(ctx, tenant, 'E1');
     for (const path of [
       'completion-by-unit',
       'completion-by-job',

@@ -3,7 +3,9 @@ import type { Page } from '../../platform/database/sql-filters.js';
 import { requiresSuccessSql } from '../activities/activity-success.service.js';
 import { activityProgressSql } from '../completions/completion-progress.service.js';
 import type { AssignmentStatus } from './assignment-rules.js';
-import { type AssignmentReach, type Bind, bound, toDate } from './assignment.repository.js';
+import { Parameters } from '../actors/people-selection.service.js';
+import type { Bind } from '../actors/person-access.service.js';
+import { type AssignmentReach, toDate } from './assignment.repository.js';
 
 /**
  * The reads of assignment statuses (docs/learning.md, "Status"): never stored, computed from the
@@ -117,11 +119,12 @@ export async function countByStatus(
   id: string,
   reach?: AssignmentReach,
 ): Promise<{ counts: StatusCounts; formerMembers: number }> {
-  const { values, bind } = bound([tenantId, id]);
+  const parameters = new Parameters([tenantId, id]);
+  const bind: Bind = (value) => parameters.add(value);
   const { rows } = await sql.query<{ status: AssignmentStatus; people: string | number; former: string | number }>(
     `WITH ${statusesSql('a', membersOf(reach, bind), 'x.assignment_id = $2')}
      SELECT status, count(*) AS people, count(*) FILTER (WHERE left_at IS NOT NULL) AS former FROM a_persons GROUP BY status`,
-    values,
+    parameters.values,
   );
   const counts: StatusCounts = { assigned: 0, inProgress: 0, completed: 0, completedLate: 0, overdue: 0 };
   let formerMembers = 0;
@@ -193,7 +196,8 @@ export async function findPeoplePage(
   page: Page,
   reach?: AssignmentReach,
 ): Promise<{ people: PersonState[]; total: number }> {
-  const { values, bind } = bound([tenantId, id, statuses === undefined ? null : [...statuses], page.limit, page.skip]);
+  const parameters = new Parameters([tenantId, id, statuses === undefined ? null : [...statuses], page.limit, page.skip]);
+  const bind: Bind = (value) => parameters.add(value);
   const { rows } = await sql.query<StateRow & { total: string | number }>(
     `WITH ${statusesSql('a', membersOf(reach, bind), 'x.assignment_id = $2')},
      filtered AS MATERIALIZED (
@@ -206,7 +210,7 @@ export async function findPeoplePage(
        FROM (SELECT count(*) AS total FROM filtered) counted
        LEFT JOIN (page JOIN b_statuses st ON st.agent_key = page.agent_key) ON true
       ORDER BY st.agent_key COLLATE "C", st.position`,
-    values,
+    parameters.values,
   );
   const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
   return { people: toPersons(rows.filter((row) => row.agent_key !== null)), total };

@@ -3,6 +3,8 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Page } from '../../platform/database/sql-filters.js';
 import { requiresSuccessSql } from '../activities/activity-success.service.js';
 import { activityProgressSql } from '../completions/completion-progress.service.js';
+import { Parameters } from '../actors/people-selection.service.js';
+import type { Bind } from '../actors/person-access.service.js';
 import type { PeopleSelection, SelectionKind } from './assignment-rules.js';
 
 /** An assignment as stored (migration 0027), without its members. */
@@ -21,9 +23,6 @@ export interface StoredAssignment {
   scope: string | null;
 }
 
-/** Binds a value as the statement's next placeholder and answers it (`$4`). */
-export type Bind = (value: unknown) => string;
-
 /**
  * What a scoped reader reaches (docs/learning.md, "Scoped credentials and assignments"), as SQL the
  * service builds from the rule of who may read whom (actors' person-access.service.ts). Absent for
@@ -34,18 +33,6 @@ export interface AssignmentReach {
   people(column: string, bind: Bind): string;
   /** A condition on an organisation-entry column: the entry lies in the reader's subtree (NULL never does). */
   entries(column: string, bind: Bind): string;
-}
-
-/** A statement's values, and the Bind that adds to them. */
-export function bound(initial: unknown[]): { values: unknown[]; bind: Bind } {
-  const values = [...initial];
-  return {
-    values,
-    bind: (value) => {
-      values.push(value);
-      return `$${values.length}`;
-    },
-  };
 }
 
 interface AssignmentRow {
@@ -139,9 +126,8 @@ export async function insertAssignment(
 }
 
 /**
- * Replaces an assignment's name, selection and due date, and its scope when `scope` is given (null:
- * the scope stored stays). Answers the scope it has then (null: the whole tenant), or undefined
- * when the tenant has no such assignment.
+ * Replaces an assignment's name, selection and due date; its scope stays the one it was made with.
+ * Answers that scope (null: the whole tenant), or undefined when the tenant has no such assignment.
  */
 export async function updateAssignment(
   tx: SqlClient,
@@ -193,11 +179,12 @@ export async function findAssignment(
   id: string,
   reach?: AssignmentReach,
 ): Promise<StoredAssignment | undefined> {
-  const { values, bind } = bound([tenantId, id]);
+  const parameters = new Parameters([tenantId, id]);
+  const bind: Bind = (value) => parameters.add(value);
   const seen = reach ? ` AND ${seenSql(reach, bind)}` : '';
   const { rows } = await sql.query<AssignmentRow>(
     `SELECT ${assignmentColumns(reach, bind)} FROM learning_assignments s WHERE s.tenant_id = $1 AND s.id = $2${seen}`,
-    values,
+    parameters.values,
   );
   return rows[0] && toAssignment(rows[0]);
 }
@@ -212,11 +199,12 @@ export async function findAssignmentAccess(
   id: string,
   reach: AssignmentReach,
 ): Promise<{ within: boolean } | undefined> {
-  const { values, bind } = bound([tenantId, id]);
+  const parameters = new Parameters([tenantId, id]);
+  const bind: Bind = (value) => parameters.add(value);
   const { rows } = await sql.query<{ within: boolean }>(
     `SELECT ${reach.entries('s.scope_organisation_id', bind)} AS within
        FROM learning_assignments s WHERE s.tenant_id = $1 AND s.id = $2 AND ${seenSql(reach, bind)}`,
-    values,
+    parameters.values,
   );
   return rows[0] && { within: rows[0].within === true };
 }
@@ -231,7 +219,8 @@ export async function findAssignments(
   page: Page,
   reach?: AssignmentReach,
 ): Promise<{ assignments: StoredAssignment[]; total: number }> {
-  const { values, bind } = bound([tenantId, page.limit, page.skip]);
+  const parameters = new Parameters([tenantId, page.limit, page.skip]);
+  const bind: Bind = (value) => parameters.add(value);
   // The count and the page each embed the condition: each its own placeholders, one statement.
   const seen = () => (reach ? ` AND ${seenSql(reach, bind)}` : '');
   const { rows } = await sql.query<AssignmentRow & { total: string | number }>(
@@ -242,7 +231,7 @@ export async function findAssignments(
           WHERE s.tenant_id = $1${seen()} ORDER BY s.seq DESC LIMIT $2 OFFSET $3
        ) page ON true
       ORDER BY page.seq DESC`,
-    values,
+    parameters.values,
   );
   const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
   return { assignments: rows.filter((row) => row.id !== null).map(toAssignment), total };

@@ -1,8 +1,9 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Principal } from '../../kernel/principal.js';
 import { Parameters, peopleSql } from '../actors/actor-search.service.js';
+import { readableActorCondition } from '../actors/person-access.service.js';
 import { findEvidence, findRecommendations } from './skills-gap.repository.js';
-import { reachedPeopleSql, resolveTarget, targetHead, type PersonQuery } from './skills-gap.service.js';
+import { resolveTarget, targetHead, type PersonQuery } from './skills-gap.service.js';
 import { DEFAULT_RECOMMENDATIONS } from './skills-gap-rules.js';
 
 /**
@@ -28,10 +29,10 @@ export async function recommendations(sql: SqlClient, principal: Principal, quer
   // tell it what they completed. A learner (a manager or not) sees the job's popularity whole.
   const currentJob = target.person.links.job;
   const parameters = new Parameters([tenantId]);
-  const ofJob = (job: string) => peopleSql(target.person.settings, { field: 'job.id', op: 'eq', value: job }, parameters, { jobs: false });
+  const reach = principal.scope === undefined ? undefined : readableActorCondition(principal, 'a', '$1', (value) => parameters.add(value));
   const peers = currentJob
     ? {
-        sql: principal.scope === undefined ? ofJob(currentJob.id) : reachedPeopleSql(principal, ofJob(currentJob.id), parameters),
+        sql: peopleSql(target.person.settings, { field: 'job.id', op: 'eq', value: currentJob.id }, parameters, { jobs: false, reach }),
         parameters,
       }
     : undefined;

@@ -33,7 +33,7 @@ describe('rollUp', () => {
       ['B', { people: 4, completed: 0 }],
     ]);
     assert.deepEqual(
-      [...rollUp(entries, direct)],
+      [...rollUp(entries, direct, { people: 0, completed: 0 })],
       [
         ['R', { people: 7, completed: 4 }],
         ['A', { people: 2, completed: 3 }],
@@ -50,7 +50,7 @@ describe('rollUp', () => {
       ['R', { people: 9, completed: 9 }],
     ]);
     assert.deepEqual(
-      [...rollUp(subtree, direct)],
+      [...rollUp(subtree, direct, { people: 0, completed: 0 })],
       [
         ['A', { people: 2, completed: 1 }],
         ['A1', { people: 2, completed: 1 }],
@@ -65,7 +65,7 @@ describe('rollUp', () => {
     ];
     const direct = new Map([['X', { people: 1, completed: 0 }]]);
     assert.deepEqual(
-      [...rollUp(cycle, direct)],
+      [...rollUp(cycle, direct, { people: 0, completed: 0 })],
       [
         ['X', { people: 1, completed: 0 }],
         ['Y', { people: 1, completed: 0 }],

@@ -37,10 +37,10 @@ export const figures = (counts: CompletionCounts, activities: number): Completio
  * is a root of the report. Walked without recursion; an entry is summed into its ancestors once
  * even if the data had a cycle (imports refuse them): an entry on a cycle is its own root.
  */
-export function rollUp<Counts extends { [K in keyof Counts]: number } = CompletionCounts>(
+export function rollUp<Counts extends { [K in keyof Counts]: number }>(
   entries: ReadonlyArray<{ id: string; parentId?: string }>,
   direct: ReadonlyMap<string, Counts>,
-  zero: Counts = { people: 0, completed: 0 } as unknown as Counts,
+  zero: Counts,
 ): Map<string, Counts> {
   const parentOf = new Map(entries.map((entry) => [entry.id, entry.parentId]));
   const total = new Map<string, Counts>(entries.map((entry) => [entry.id, { ...zero }]));

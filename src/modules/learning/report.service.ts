@@ -169,7 +169,7 @@ export async function completionByUnit(context: ReportContext, query: Completion
   const sources = await completionSources(context, query, parameters);
   const entries = await reportedEntries(context, query.organisationId, sources.scope);
   const { activities, groups } = await countCompletions(context.sql, parameters, sources, 'position_id');
-  const subtrees = rollUp(entries, groups);
+  const subtrees = rollUp(entries, groups, NONE);
   const units = entries.map((entry) => ({
     id: entry.id,
     parentId: entry.parentId ?? null,

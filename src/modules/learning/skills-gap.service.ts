@@ -2,7 +2,7 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Principal } from '../../kernel/principal.js';
 import { findPersonWithLinks, jobOfPosition, type PersonWithLinks } from '../actors/actor.service.js';
 import { getTenantSettings } from '../actors/tenant-settings.service.js';
-import { readableAgentKeyCondition, scopeEntryIds } from '../actors/person-access.service.js';
+import { readableActorCondition, scopeEntryIds } from '../actors/person-access.service.js';
 import { Parameters, peopleSql, readSearchCriteria, type Criteria } from '../actors/actor-search.service.js';
 import { competenciesById, jobCompetencies, type Competency } from '../organisation/competency.service.js';
 import { existingOrganisationIds, findJobs, OrganisationErrors, type Job, type OrgEntry } from '../organisation/organisation.service.js';
@@ -119,15 +119,6 @@ async function criteriaOf(sql: SqlClient, principal: Principal, people: Exclude<
 }
 
 /**
- * The people of `peopleSql` (its columns) the principal reaches: the statement unchanged for a
- * principal that reaches everyone, else narrowed by the actors module's rule, inside the statement.
- */
-export function reachedPeopleSql(principal: Principal, peopleSql: string, parameters: Parameters): string {
-  const reached = readableAgentKeyCondition(principal, 'p.agent_key', '$1', (value) => parameters.add(value));
-  return reached === undefined ? peopleSql : `SELECT p.* FROM (${peopleSql}) p WHERE ${reached}`;
-}
-
-/**
  * POST /api/skills-gap/group: the people a body selects (imported or upserted ones only) among those
  * the principal reaches, and per competency their target jobs require, how many it is required of,
  * hold it and lack it.
@@ -144,7 +135,8 @@ export async function groupGap(sql: SqlClient, principal: Principal, body: unkno
   const criteria = 'criteria' in read ? read.criteria : await criteriaOf(sql, principal, read.ids);
   const settings = await getTenantSettings(sql, tenant, baseDomain);
   const parameters = new Parameters([tenant.id]);
-  const people: PeopleStatement = { sql: reachedPeopleSql(principal, peopleSql(settings, criteria, parameters), parameters), parameters };
+  const reach = readableActorCondition(principal, 'a', '$1', (value) => parameters.add(value));
+  const people: PeopleStatement = { sql: peopleSql(settings, criteria, parameters, { reach }), parameters };
   const counts = await countGroupGap(sql, people, targetJob?.id);
   // One target job: its competencies in its order, each listed even when nobody is selected.
   // Each person's own: the competencies some selected person's job requires, in catalogue order.
