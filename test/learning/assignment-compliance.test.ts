@@ -3,7 +3,6 @@ import { it } from 'node:test';
 import { describeEachBackend } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 import {
-  agentOf,
   C1,
   C2,
   C3,
