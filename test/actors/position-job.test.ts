@@ -160,6 +160,46 @@ describeEachBackend('A person’s job through their position (positionJobAttribu
     );
   });
 
+  it('places people by the organisationAttribute in force: a change of it moves them, and the users written after it', async () => {
+    const tenant = await givenTenant();
+    const inDev = { field: 'organisation.id', op: 'eq', value: 'DEV' };
+    const underEng = { field: 'organisation.ancestors.id', op: 'in', value: ['ENG'] };
+    assert.deepEqual(await found(tenant, inDev), ['Ada', 'Bob', 'Cid']);
+    assert.deepEqual(await found(tenant, underEng), ['Ada', 'Bob', 'Cid', 'Dan']);
+
+    // Another attribute holds the positions now: Ivy's "desk" is DEV, Ada's QA; nobody else has one.
+    const desks = { Ada: 'QA', Ivy: 'DEV' };
+    const users = PEOPLE.map(({ name, attributes }) => ({
+      name,
+      attributes: {
+        email: `${name.toLowerCase()}@example.com`,
+        ...attributes,
+        ...(name in desks ? { desk: desks[name as keyof typeof desks] } : {}),
+      },
+    }));
+    await send(tenant, 'POST', '/api/import/users', { users });
+    assert.deepEqual(await found(tenant, inDev), ['Ada', 'Bob', 'Cid'], 'the setting is still "position"');
+    await send(tenant, 'PUT', '/api/settings', { ...settings, organisationAttribute: 'desk' });
+    assert.deepEqual(await found(tenant, inDev), ['Ivy']);
+    assert.deepEqual(await found(tenant, underEng), ['Ada', 'Ivy']);
+    assert.deepEqual(await found(tenant, { field: 'job.id', op: 'eq', value: 'J-DEV' }), ['Ivy'], 'her own job and her desk’s agree');
+
+    // A user written under the new setting takes it; PUT /api/actors/agents likewise.
+    await send(tenant, 'POST', '/api/import/users', {
+      users: [{ name: 'Kim', attributes: { email: 'kim@example.com', position: 'OPS', desk: 'DEV' } }],
+    });
+    const attributesKey = `http://${ctx.config.serviceDomain ?? ctx.config.baseDomain}/api/ext/agent/attributes`;
+    const agent = { mbox: 'mailto:lee@example.com', name: 'Lee', extensions: { [attributesKey]: { desk: 'QA', position: 'DEV' } } };
+    await send(tenant, 'PUT', '/api/actors/agents', agent);
+    assert.deepEqual(await found(tenant, inDev), ['Ivy', 'Kim']);
+    assert.deepEqual(await found(tenant, underEng), ['Ada', 'Ivy', 'Kim', 'Lee']);
+
+    await send(tenant, 'PUT', '/api/settings', { ...settings, organisationAttribute: null });
+    assert.deepEqual(await found(tenant, underEng), [], 'no position without organisationAttribute');
+    await send(tenant, 'PUT', '/api/settings', settings);
+    assert.deepEqual(await found(tenant, inDev), ['Ada', 'Bob', 'Cid', 'Lee']);
+  });
+
   it('follows a re-imported organisation at once: the users need no re-import', async () => {
     const tenant = await givenTenant();
     await send(

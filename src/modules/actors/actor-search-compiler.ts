@@ -356,8 +356,19 @@ function organisationPredicate(condition: Condition, context: CompileContext, pa
       ? valuePredicate('o.id', condition, parameters)
       : attributePredicate('o.attributes', rest.slice('attributes.'.length), condition, parameters);
   const set = organisationEntryIdsSql(tenant, matching, ancestors);
-  return hashedMembership(`(a.attributes ->> ${parameters.add(context.organisationAttribute)})`, set);
+  // organisation.id or organisation.ancestors.id eq / in name the entries: a bounded set, whose
+  // people the (tenant_id, position_id) index finds; other conditions may select any share of
+  // the structure, probed per actor from a hash.
+  if (rest === 'id' && (condition.op === 'eq' || condition.op === 'in')) return positionIn(set);
+  return hashedMembership('a.position_id', set);
 }
+
+/**
+ * SQL over `actors a`: its position (`position_id`, actor-position.ts) is one of `entries` (an
+ * SQL set of entry ids, computed once into an array), as a condition the actors' (tenant_id,
+ * position_id) index serves; false, never NULL, for an actor without a position.
+ */
+const positionIn = (entries: string) => `(a.position_id IS NOT NULL AND a.position_id = ANY(ARRAY(${entries})))`;
 
 /** Whether the settings give people a job through their position. */
 const linksPositionJobs = (context: CompileContext) =>
@@ -390,10 +401,10 @@ function jobPredicate(condition: Condition, context: CompileContext, parameters:
  * SQL over `actors a`: the actor's current job is in `jobs` (an SQL set of job ids). The rule of
  * actor-job-rules.ts, as uncorrelated sets computed once per statement and probed per actor
  * (hashedMembership): the own `jobAttribute` value is in `jobs`; or it names no job at all and the
- * actor's position (`organisationAttribute`) is one whose `positionJobAttribute` names a job in
- * `jobs`. `byId` (a job.id eq or in) adds the same test as containment, which the GIN index on
- * the attributes serves: the own value as `@>` (attributePredicate), the positions' ids as
- * `@> ANY(ARRAY(…))`, a bitmap scan per position; a tenant-wide scan is then never needed.
+ * actor's position (`position_id`) is one whose `positionJobAttribute` names a job in `jobs`.
+ * `byId` (a job.id eq or in) states the tests as indexes serve them: the own value as containment
+ * (`@>`, attributePredicate: the GIN index on the attributes), the positions as positionIn (the
+ * actors' (tenant_id, position_id) index); a tenant-wide scan is then never needed.
  */
 export function currentJobIn(jobs: string, context: CompileContext, parameters: Parameters, byId?: Condition): string {
   const tenant = context.tenantParameter;
@@ -406,11 +417,8 @@ export function currentJobIn(jobs: string, context: CompileContext, parameters: 
     arms.push(byId ? `(${attributePredicate('a.attributes', context.jobAttribute, byId, parameters)} AND ${exact})` : exact);
   }
   if (viaPosition) {
-    const organisationAttribute = parameters.add(context.organisationAttribute);
     const positions = positionIdsOfJobsSql(tenant, parameters.add(context.positionJobAttribute), jobs);
-    const parts = [hashedMembership(`(a.attributes ->> ${organisationAttribute})`, positions)];
-    if (byId)
-      parts.unshift(`a.attributes @> ANY(ARRAY(SELECT jsonb_build_object(${organisationAttribute}::text, p.id) FROM (${positions}) p))`);
+    const parts = [byId ? positionIn(positions) : hashedMembership('a.position_id', positions)];
     if (own !== undefined) parts.push(`NOT ${hashedMembership(own, jobIdsSql(tenant, 'true'))}`);
     arms.push(`(${parts.join(' AND ')})`);
   }

@@ -96,14 +96,12 @@ export function peopleSql(
   if (jobs && settings.organisationAttribute !== null && settings.positionJobAttribute !== null) {
     joins.push(
       `LEFT JOIN (${positionJobsSql('$1', parameters.add(settings.positionJobAttribute))}) position_job
-         ON position_job.id = (a.attributes ->> ${parameters.add(settings.organisationAttribute)})`,
+         ON position_job.id = a.position_id`,
     );
     ofPosition = 'position_job.job_id';
   }
-  const position =
-    settings.organisationAttribute === null ? 'NULL::text' : `(a.attributes ->> ${parameters.add(settings.organisationAttribute)})`;
   const reach = options.reach === undefined ? '' : ` AND ${options.reach}`;
-  return `SELECT a.agent_key, COALESCE(${own}, ${ofPosition}) AS job_id, ${position} AS position_id
+  return `SELECT a.agent_key, COALESCE(${own}, ${ofPosition}) AS job_id, a.position_id
             FROM actors a ${joins.join(' ')}
            WHERE a.tenant_id = $1 AND a.imported_at IS NOT NULL AND NOT a.authority_only AND ${condition}${reach}`;
 }

@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import { positionOfSql } from './actor-position.js';
 
 /**
  * The SQL of writing one agent. The caller holds the tenant's identity lock
@@ -23,11 +24,12 @@ export interface AgentActorWrite {
  */
 export async function upsertAgentActor(sql: SqlClient, tenantId: string, actor: AgentActorWrite): Promise<{ created: boolean }> {
   const { rows } = await sql.query<{ created: boolean }>(
-    `INSERT INTO actors AS a (tenant_id, agent_key, ifi, updated, name, attributes, imported_at)
-     VALUES ($1, $2, $3::jsonb, now(), $4, $5::jsonb, now())
+    `INSERT INTO actors AS a (tenant_id, agent_key, ifi, updated, name, attributes, position_id, imported_at)
+     VALUES ($1, $2, $3::jsonb, now(), $4, $5::jsonb, ${positionOfSql('$5::jsonb', '$1')}, now())
      ON CONFLICT (tenant_id, agent_key) DO UPDATE
         SET name = CASE WHEN $6::boolean THEN EXCLUDED.name ELSE a.name END,
             attributes = CASE WHEN $7::boolean THEN EXCLUDED.attributes ELSE a.attributes END,
+            position_id = CASE WHEN $7::boolean THEN EXCLUDED.position_id ELSE a.position_id END,
             imported_at = now(),
             updated = now(),
             authority_only = false

@@ -12,8 +12,8 @@
  * - A launch token: itself.
  *
  * The rule is SQL text embedded in the statement that reads the people (set-based, one round
- * trip), over `actors` (its `agent_key` and `attributes`) and `tenant_settings`, this module's
- * tables, and the organisation's subtree fragment; values are bound through the caller's `bind`.
+ * trip), over `actors` (its `agent_key` and `position_id`), this module's table, and the
+ * organisation's subtree fragment; values are bound through the caller's `bind`.
  */
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { SqlFilter } from '../../platform/database/sql-filters.js';
@@ -36,24 +36,20 @@ export const PersonAccessErrors = {
 /** True for a principal that reaches every person of its tenant: the rule adds no condition. */
 export const readsEveryone = (principal: Principal): boolean => isTenantWide(principal) && principal.scope === undefined;
 
-/** SQL: the tenant's `organisationAttribute` (NULL when it has none), read once per statement. */
-const linkAttribute = (tenant: string) =>
-  `(SELECT s.settings ->> 'organisationAttribute' FROM tenant_settings s WHERE s.tenant_id = ${tenant})`;
-
 /**
- * SQL: the actor `alias` holds a position among `entryIds` (a SELECT of entry ids). Kept inside
- * COALESCE, the uncorrelated set is run once into a hash table and probed per actor (as the actor
- * search's enrichment conditions are: actor-search-compiler.ts, hashedMembership).
+ * SQL: the actor `alias` holds a position among `entryIds` (a SELECT of entry ids): its
+ * `position_id` (actor-position.ts) is one of them. The set is run once into an array and the
+ * people of its positions found through the actors' (tenant_id, position_id) index; an actor
+ * without a position is outside every set (false, never NULL).
  */
-const positionAmong = (alias: string, tenant: string, entryIds: string) =>
-  `COALESCE((${alias}.attributes ->> ${linkAttribute(tenant)}) IN (${entryIds}), false)`;
+const positionAmong = (alias: string, entryIds: string) =>
+  `(${alias}.position_id IS NOT NULL AND ${alias}.position_id = ANY(ARRAY(${entryIds})))`;
 
 /** SQL: the actor `alias` holds a position in the subtree of the entry `entry` (an SQL expression: a placeholder). */
-const placedWithin = (alias: string, tenant: string, entry: string) =>
-  positionAmong(alias, tenant, organisationSubtreeIdsSql(tenant, entry, true));
+const placedWithin = (alias: string, tenant: string, entry: string) => positionAmong(alias, organisationSubtreeIdsSql(tenant, entry, true));
 
 /**
- * SQL: a condition over an `actors` row (`alias`: its `agent_key` and `attributes`) that holds for
+ * SQL: a condition over an `actors` row (`alias`: its `agent_key` and `position_id`) that holds for
  * the actors `principal` may read, its values bound with `bind`; undefined when it reads everyone
  * (no condition: the statement stays as it was).
  */
@@ -72,8 +68,8 @@ export function readableActorCondition(principal: Principal, alias: string, tena
  * when the manager has no position, or one the structure does not hold.
  */
 export function reportCondition(alias: string, tenant: string, manager: string): string {
-  const position = `(SELECT m.attributes ->> ${linkAttribute(tenant)} FROM actors m WHERE m.tenant_id = ${tenant} AND m.agent_key = ${manager})`;
-  return positionAmong(alias, tenant, organisationSubtreeIdsSql(tenant, position, false));
+  const position = `(SELECT m.position_id FROM actors m WHERE m.tenant_id = ${tenant} AND m.agent_key = ${manager})`;
+  return positionAmong(alias, organisationSubtreeIdsSql(tenant, position, false));
 }
 
 /**

@@ -85,3 +85,16 @@ export async function rebuildIdentifiers(sql: SqlClient, tenantId: string, attri
     [tenantId, attributes],
   );
 }
+
+/**
+ * Rewrites the position of the tenant's actors (`actors.position_id`, actor-position.ts) from
+ * their attributes for the `organisationAttribute` now in force (NULL: none), after a change of the
+ * setting, in its transaction. Only the rows whose position changes are written.
+ */
+export async function repositionActors(sql: SqlClient, tenantId: string, organisationAttribute: string | null): Promise<void> {
+  await sql.query(
+    `UPDATE actors SET position_id = attributes ->> $2::text
+      WHERE tenant_id = $1 AND position_id IS DISTINCT FROM (attributes ->> $2::text)`,
+    [tenantId, organisationAttribute],
+  );
+}

@@ -8,6 +8,7 @@ import {
   findIdentifierConflicts,
   findStoredSettings,
   lockTenantIdentities,
+  repositionActors,
   findOverlongIdentifierValues,
   rebuildIdentifiers,
   upsertStoredSettings,
@@ -124,6 +125,7 @@ export async function replaceTenantSettings(
       await rebuildIdentifiers(tx, tenant.id, after.uniqueAttributes);
     }
     await upsertStoredSettings(tx, tenant.id, body as Record<string, unknown>);
+    if (before.organisationAttribute !== after.organisationAttribute) await repositionActors(tx, tenant.id, after.organisationAttribute);
     await peopleChanges.changed(tx, tenant, { kind: 'everyone' });
     return after;
   });
