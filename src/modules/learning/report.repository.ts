@@ -39,14 +39,17 @@ const selection = (parameters: Parameters, fewPeople: number) =>
  * cannot know: it prices an organisation or job criterion at half the actors, and would read a
  * million rows for a thousand people. So both ways are in the plan, each under a one-time filter
  * on the count (`selection`), and only one runs: person by person (PER_ROW_PROBE keeps each probe
- * from being turned back into a join), or everything joined.
+ * from being turned back into a join), or everything joined. `joinedLater`: the caller joins what
+ * it makes of the rows to the people itself, after shrinking them (counts per person), so the
+ * second way reads the rows whole and leaves the people to that join: for a whole tenant, a join
+ * of 100,000 counts instead of 500,000 records (a completion report 795 to 617 ms).
  */
-function rowsOfPeople(name: string, source: string, key: string): string {
+function rowsOfPeople(name: string, source: string, key: string, options: { joinedLater?: boolean } = {}): string {
   return `${name} AS (
        SELECT s.* FROM people p CROSS JOIN LATERAL (SELECT * FROM (${source}) x WHERE x.${key} = p.agent_key ${PER_ROW_PROBE}) s
         WHERE (SELECT few FROM selection)
        UNION ALL
-       SELECT s.* FROM (${source}) s JOIN people p ON p.agent_key = s.${key}
+       SELECT s.* FROM (${source}) s ${options.joinedLater ? '' : `JOIN people p ON p.agent_key = s.${key}`}
         WHERE NOT (SELECT few FROM selection)
      )`;
 }
@@ -84,8 +87,9 @@ const EVIDENCE = 'CASE WHEN a.requires_success THEN r.passed_at ELSE r.completed
  * How many activities the set holds, and per value of `group` (a column of the people: their
  * position or their job) how many people and how many completed (person, activity) pairs. A
  * pair counts once whatever the person's registrations. The people are materialised once (the
- * criteria run once), their records read as rowsOfPeople says. Past the last group, one row
- * keeps the activities' count.
+ * criteria run once), their records read as rowsOfPeople says (only the columns counted; for many
+ * people, the tenant's records whole, the people joined to the counts per person). Past the last
+ * group, one row keeps the activities' count.
  */
 export async function countCompletions(
   sql: SqlClient,
@@ -97,7 +101,7 @@ export async function countCompletions(
     sql,
     `WITH people AS MATERIALIZED (${sources.people}), ${selection(parameters, sources.fewPeople)},
      activities AS NOT MATERIALIZED (${sources.activities}),
-     ${rowsOfPeople('records', sources.records, 'agent_key')},
+     ${rowsOfPeople('records', `SELECT x.agent_key, x.activity_id, x.completed_at, x.passed_at FROM (${sources.records}) x`, 'agent_key', { joinedLater: true })},
      pairs AS (
        SELECT r.agent_key FROM records r
          JOIN activities a ON a.id = r.activity_id
