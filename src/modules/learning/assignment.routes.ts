@@ -5,6 +5,7 @@ import { Value } from 'typebox/value';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError } from '../../platform/http/common-schemas.js';
 import { pageOf, sendPageHeaders } from '../../platform/http/paged-list.js';
+import { clientGone, type WorkQueue } from '../../platform/http/work-queue.js';
 import { principalOf, tenantWidePrincipalOf } from '../../kernel/principal.js';
 import {
   AssignmentBody,
@@ -31,6 +32,8 @@ export interface AssignmentRoutesOptions {
   sql: SqlClient;
   /** The tenants' base domain (the tenant settings' default account homePage). */
   baseDomain: string;
+  /** Where an assignment's counts and people lists wait their turn, with the reports (learning.module.ts). */
+  reports: WorkQueue;
 }
 
 const errors = { 400: ApiError, 401: ApiError, 403: ApiError };
@@ -56,7 +59,7 @@ const bodyReadByTheRules =
  * `GET /api/assignments/people` (tenant-wide principals) and `GET /api/actors/assignments` (also a
  * person's own credential and launch tokens): learning assignments (docs/learning.md, "Assignments").
  */
-export const assignmentRoutes: FastifyPluginAsyncTypebox<AssignmentRoutesOptions> = async (app, { sql, baseDomain }) => {
+export const assignmentRoutes: FastifyPluginAsyncTypebox<AssignmentRoutesOptions> = async (app, { sql, baseDomain, reports }) => {
   app.post(
     '/api/assignments',
     {
@@ -109,7 +112,10 @@ export const assignmentRoutes: FastifyPluginAsyncTypebox<AssignmentRoutesOptions
         response: { 200: AssignmentResponse, ...errors, 404: ApiError },
       },
     },
-    async (request) => readAssignment(sql, tenantWidePrincipalOf(request), request.query.id),
+    async (request) => {
+      const principal = tenantWidePrincipalOf(request);
+      return reports.run(() => readAssignment(sql, principal, request.query.id), clientGone(request.raw));
+    },
   );
 
   app.put(
@@ -164,7 +170,7 @@ export const assignmentRoutes: FastifyPluginAsyncTypebox<AssignmentRoutesOptions
       const principal = tenantWidePrincipalOf(request);
       const page = pageOf(request.query);
       const { id, status } = request.query;
-      const answered = await assignmentPeople(sql, principal, { id, status }, page);
+      const answered = await reports.run(() => assignmentPeople(sql, principal, { id, status }, page), clientGone(request.raw));
       sendPageHeaders(reply, {
         url: '/api/assignments/people',
         query: { id, ...(status === undefined ? {} : { status }) },

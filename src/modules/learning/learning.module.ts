@@ -17,8 +17,9 @@ const REPORTS_WAITING = 50;
 export const learningModule: FastifyPluginAsync<ModuleOptions> = async (app, { config, sql }) => {
   await app.register(competencyRoutes, { sql });
   await app.register(skillsGapRoutes, { sql, baseDomain: config.baseDomain });
-  await app.register(assignmentRoutes, { sql, baseDomain: config.baseDomain });
-  // Reports cost the database up to seconds each: a few at once, the others waiting their turn.
+  // Reports, and an assignment's counts and people, cost the database up to seconds each (the
+  // statuses are read when asked): a few at once, the others waiting their turn.
   const reports = new WorkQueue('reports', config.reportsInFlight, REPORTS_WAITING, 5);
+  await app.register(assignmentRoutes, { sql, baseDomain: config.baseDomain, reports });
   await app.register(reportRoutes, { sql, baseDomain: config.baseDomain, reports });
 };

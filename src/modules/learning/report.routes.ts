@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError } from '../../platform/http/common-schemas.js';
-import type { WorkQueue } from '../../platform/http/work-queue.js';
+import { clientGone, type WorkQueue } from '../../platform/http/work-queue.js';
 import { CSV_CONTENT_TYPE, CSV_TYPE, negotiate, toCsv } from '../../platform/http/csv.js';
 import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import {
@@ -52,9 +52,6 @@ function reportRequest(request: FastifyRequest, sql: SqlClient, baseDomain: stri
   return { context: { sql, principal, baseDomain }, type };
 }
 
-/** Whether the client of `request` closed its connection (asked when a queued report's turn comes). */
-const gone = (request: FastifyRequest) => () => request.raw.socket?.destroyed === true;
-
 /** Sends a report as the JSON its schema describes, or as CSV (`text/csv; charset=utf-8`). */
 function sendReport(reply: FastifyReply, type: string, report: Report) {
   if (type !== CSV_TYPE) return report.body;
@@ -88,7 +85,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => completionByUnit(context, request.query), gone(request)));
+      return sendReport(reply, type, await reports.run(() => completionByUnit(context, request.query), clientGone(request.raw)));
     },
   );
 
@@ -106,7 +103,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => completionByJob(context, request.query), gone(request)));
+      return sendReport(reply, type, await reports.run(() => completionByJob(context, request.query), clientGone(request.raw)));
     },
   );
 
@@ -124,7 +121,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => completionByActivity(context, request.query), gone(request)));
+      return sendReport(reply, type, await reports.run(() => completionByActivity(context, request.query), clientGone(request.raw)));
     },
   );
 
@@ -144,7 +141,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => activityOverTime(context, request.query), gone(request)));
+      return sendReport(reply, type, await reports.run(() => activityOverTime(context, request.query), clientGone(request.raw)));
     },
   );
 
@@ -164,7 +161,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => assignmentCompliance(context, request.query), gone(request)));
+      return sendReport(reply, type, await reports.run(() => assignmentCompliance(context, request.query), clientGone(request.raw)));
     },
   );
 };

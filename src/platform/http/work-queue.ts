@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { AppError } from './app-error.js';
 
 /**
@@ -61,3 +62,6 @@ export class WorkQueue {
     );
   }
 }
+
+/** `run`'s `gone` for an HTTP request (its `raw` message): whether its client closed the connection. */
+export const clientGone = (raw: IncomingMessage) => (): boolean => raw.socket?.destroyed === true;
