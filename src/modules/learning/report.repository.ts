@@ -262,7 +262,11 @@ export async function countTallies(
  * a placeholder: that one only), counted per position and status. The statuses are the
  * assignments' own (assignment-status.repository.ts), read now from the completion records: a
  * member's pairs are probed one by one through the records' key, so the cost follows the pairs,
- * not the tenant's records. The people are materialised once; members are found among them.
+ * not the tenant's records. The people are materialised once; members are found among them
+ * through a hash of their keys (COALESCE keeps the set a hashed subplan, probed per member): as a
+ * semi-join, planned on the estimates of assignment tables whose statistics lagged behind a bulk
+ * assignment (the planner saw one member where there were 109,000), it became a nested loop
+ * comparing 300,000 members with each of 1,100 people, 31 s instead of 40 ms.
  */
 export async function countAssignmentStatuses(
   sql: SqlClient,
@@ -279,7 +283,7 @@ export async function countAssignmentStatuses(
     `WITH people AS MATERIALIZED (${sources.people}),
      ${currentMemberStatusesSql(
        'c',
-       `m.agent_key IN (SELECT agent_key FROM people WHERE position_id IS NOT NULL)${assignment}`,
+       `COALESCE(m.agent_key IN (SELECT agent_key FROM people WHERE position_id IS NOT NULL), false)${assignment}`,
        activities.length === 0 ? 'true' : activities.join(' AND '),
      )}
      SELECT p.position_id, st.status, count(*) AS pairs
