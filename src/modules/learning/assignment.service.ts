@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import { ANALYZE_AFTER_ROWS, refreshStatistics } from '../../platform/database/statistics.js';
 import type { Page } from '../../platform/database/sql-filters.js';
 import { outOfScope, type Principal } from '../../kernel/principal.js';
 import { findRegisteredActivities, findRegisteredOutside } from '../activities/activity-registry.service.js';
@@ -157,7 +158,7 @@ export async function createAssignment(sql: SqlClient, principal: Principal, bod
   const input = readBody(body);
   const tenant = principal.tenant;
   const scope = principal.scope?.organisationId ?? null;
-  return sql.transaction(async (tx) => {
+  const answered = await sql.transaction(async (tx) => {
     await lockAssignments(tx, tenant.id);
     await checkReferences(tx, principal, input);
     const id = await insertAssignment(tx, tenant.id, { ...input, scope });
@@ -165,6 +166,18 @@ export async function createAssignment(sql: SqlClient, principal: Principal, bod
     await refreshMemberships(tx, tenant.id, [{ id, people: input.people, scope }], await getTenantSettings(tx, tenant, baseDomain));
     return answer(tx, principal, id);
   });
+  await refreshStatisticsAfter(sql, answered);
+  return answered;
+}
+
+/**
+ * After an assignment took in many people, the planner's statistics of the members, as after a
+ * bulk import (statistics.ts): planned on the table as it was (one member where there were
+ * 109,000), the compliance report and the assignment's counts ran nested loops for seconds.
+ */
+async function refreshStatisticsAfter(sql: SqlClient, answered: AssignmentAnswer): Promise<void> {
+  const members = Object.values(answered.counts).reduce((sum, count) => sum + count, 0);
+  if (members >= ANALYZE_AFTER_ROWS) await refreshStatistics(sql, ['learning_assignment_members']);
 }
 
 /**
@@ -178,7 +191,7 @@ export async function replaceAssignment(sql: SqlClient, principal: Principal, id
   const input = readBody(body);
   const tenant = principal.tenant;
   const reach = reachOf(principal);
-  return sql.transaction(async (tx) => {
+  const answered = await sql.transaction(async (tx) => {
     await lockAssignments(tx, tenant.id);
     if (reach) await requireChangeable(tx, principal, reach, id);
     const updated = await updateAssignment(tx, tenant.id, id, input);
@@ -189,6 +202,8 @@ export async function replaceAssignment(sql: SqlClient, principal: Principal, id
     await refreshMemberships(tx, tenant.id, [{ id, people: input.people, scope: updated.scope }], settings);
     return answer(tx, principal, id);
   });
+  await refreshStatisticsAfter(sql, answered);
+  return answered;
 }
 
 /**
