@@ -1648,6 +1648,38 @@ const competencyEntry = fc.record(
   },
   { requiredKeys: [] },
 );
+/** A CASE framework's item (issue 28): the fields the import reads, sometimes null, long or hostile, and others it does not. */
+const caseText = fc.oneof(fc.string({ maxLength: 12 }), fc.constant(null), hostileText, fc.constant('x'.repeat(1001)));
+const caseItem = fc.record(
+  {
+    identifier: fc.oneof(fc.uuid(), caseText),
+    fullStatement: fc.oneof(competencyName, fc.string({ maxLength: 20 }), hostileText, fc.constant('y'.repeat(10_001))),
+    abbreviatedStatement: fc.oneof(competencyName, caseText),
+    humanCodingScheme: caseText,
+    CFItemType: fc.oneof(fc.constantFrom('Competency', 'Skill', 'Domain'), caseText),
+    educationLevel: fc.array(fc.string({ maxLength: 4 }), { maxLength: 2 }),
+  },
+  { requiredKeys: [] },
+);
+/** A CFPackage: a document, items, associations; or hostile JSON, or items mixed with it. */
+const casePackage = () =>
+  body(
+    fc
+      .record(
+        {
+          CFDocument: fc.record({ identifier: fc.oneof(fc.uuid(), caseText), title: caseText }, { requiredKeys: [] }),
+          CFItems: fc.array(caseItem, { maxLength: 5 }),
+          CFAssociations: fc.array(fc.record({ associationType: fc.constantFrom('isChildOf', 'exactMatchOf') }), { maxLength: 2 }),
+        },
+        { requiredKeys: ['CFItems'] },
+      )
+      .map(toJson),
+    JSON_TYPES,
+    fc.oneof(
+      hostileJson.map(toJson),
+      fc.array(fc.oneof(caseItem, hostileJson), { minLength: 1, maxLength: 4 }).map((items) => toJson({ CFItems: items })),
+    ),
+  );
 /** Skills gaps and recommendations (issue 28): whose, against which job; jobs and entries the fuzz tenant may have. */
 const gapJobId = fc.oneof(fc.constantFrom('J1', 'J2', 'J-ENG'), fc.string({ minLength: 1, maxLength: 8 }));
 const personQuery = () => ({
@@ -1766,6 +1798,18 @@ const LEARNING_FUZZERS: Record<string, RouteFuzzer> = {
     }),
   'PUT /api/competencies': (ctx) =>
     route({ method: 'PUT', path: '/api/competencies', headers: apiHeaders(ctx, false), body: arrayBody(competencyEntry) }),
+  'PUT /api/competencies/case': (ctx) =>
+    route({
+      method: 'PUT',
+      path: '/api/competencies/case',
+      query: {
+        itemTypes: param('itemTypes', fc.constantFrom('Competency', 'skill,Competency', ' , Domain'), {
+          hostile: fc.oneof(hostileText, fc.constantFrom('', ',', 'x'.repeat(2001))),
+        }),
+      },
+      headers: apiHeaders(ctx, false),
+      body: casePackage(),
+    }),
   'POST /api/assignments': (ctx) =>
     route({ method: 'POST', path: '/api/assignments', headers: apiHeaders(ctx, false), body: assignmentBody() }),
   'GET /api/assignments': (ctx) => route({ method: 'GET', path: '/api/assignments', query: pageQuery(), headers: apiHeaders(ctx, false) }),

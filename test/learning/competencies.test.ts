@@ -3,8 +3,38 @@ import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
+import { agentOf, learnerHeaders, scopedKey } from './report-fixtures.js';
 
 type Competency = { id: string; name: string; description: string; jobs: number; activities: number };
+
+/** A small CASE framework (CFPackage): a domain, a competency named like a job's, a skill with a code, an item without a type. */
+const FRAMEWORK = {
+  CFDocument: { identifier: randomUUID(), uri: 'https://case.example.com/uri/doc', title: 'Workplace skills', creator: 'Example' },
+  CFItems: [
+    { identifier: randomUUID(), fullStatement: 'Working with others', abbreviatedStatement: 'Collaboration', CFItemType: 'Domain' },
+    {
+      identifier: randomUUID(),
+      fullStatement: 'Conveys ideas clearly in speech and writing',
+      abbreviatedStatement: 'Communication',
+      CFItemType: 'Competency',
+    },
+    {
+      identifier: randomUUID(),
+      fullStatement: 'Writes clear status reports',
+      humanCodingScheme: 'COM.2',
+      CFItemType: 'Skill',
+      notes: null,
+    },
+    {
+      identifier: randomUUID(),
+      fullStatement: 'Listens actively',
+      humanCodingScheme: 'COM.3',
+      abbreviatedStatement: 'Listening',
+      CFItemType: null,
+    },
+  ],
+  CFAssociations: [{ identifier: randomUUID(), associationType: 'isChildOf' }],
+};
 
 describeEachBackend('The competency catalogue', (ctx: TestContext) => {
   const request = (tenant: GivenTenant, method: 'GET' | 'PUT', url: string, payload?: unknown, headers = tenant.headers) =>
@@ -223,21 +253,121 @@ describeEachBackend('The competency catalogue', (ctx: TestContext) => {
       ['GET', '/api/competencies'],
       ['GET', `/api/competencies/item?id=${ts.id}`],
       ['PUT', '/api/competencies'],
+      ['PUT', '/api/competencies/case'],
     ] as const) {
       const anonymous = await ctx.app.inject({
         method,
         url,
         headers: { 'x-svc-tenant': tenant.name },
-        payload: method === 'PUT' ? [] : undefined,
+        payload: method === 'PUT' ? (url.endsWith('case') ? FRAMEWORK : []) : undefined,
       });
       assert.equal(anonymous.statusCode, 401, `${method} ${url}`);
       const crossed = await ctx.app.inject({
         method,
         url,
         headers: { ...other.headers, 'x-svc-tenant': tenant.name },
-        payload: method === 'PUT' ? [] : undefined,
+        payload: method === 'PUT' ? (url.endsWith('case') ? FRAMEWORK : []) : undefined,
       });
       assert.equal(crossed.statusCode, 401, `${method} ${url}`);
     }
+  });
+  it('imports a CASE framework: one competency per CFItem, named by code and short statement, matched as PUT does', async () => {
+    const tenant = await ctx.given.tenant();
+    // A job import named one of them already: the framework's item updates it in place.
+    await importJobs(tenant, [{ id: 'J1', name: 'Engineer', competencies: [{ Name: 'communication', Description: 'old' }] }]);
+    const [existing] = (await catalogue(tenant)).competencies;
+    const res = await request(tenant, 'PUT', '/api/competencies/case', FRAMEWORK);
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    assert.deepEqual(body.framework, { identifier: FRAMEWORK.CFDocument.identifier, title: 'Workplace skills' });
+    assert.equal(body.skipped, 0);
+    // Expected from the fixture by the rule: code + (abbreviatedStatement or fullStatement); description fullStatement.
+    const expected = FRAMEWORK.CFItems.map((item) => ({
+      name: [item.humanCodingScheme, item.abbreviatedStatement ?? item.fullStatement].filter((part) => part).join(' '),
+      description: item.fullStatement,
+      caseIdentifier: item.identifier,
+    }));
+    assert.deepEqual(
+      body.competencies.map(({ name, description, caseIdentifier }: Record<string, string>) => ({ name, description, caseIdentifier })),
+      expected,
+    );
+    assert.deepEqual(
+      body.competencies.map((c: { created: boolean }) => c.created),
+      [true, false, true, true],
+    );
+    assert.equal(body.competencies[1].id, existing.id, 'matched by name: the job’s competency keeps its id');
+    const stored = await catalogue(tenant);
+    assert.deepEqual(names(stored).sort(), [...expected.map((e) => e.name)].sort());
+    assert.equal(stored.competencies.find((c) => c.id === existing.id)?.jobs, 1);
+
+    // Imported again: nothing new, the same ids.
+    const again = (await request(tenant, 'PUT', '/api/competencies/case', FRAMEWORK)).json();
+    assert.deepEqual(
+      again.competencies.map((c: { id: string; created: boolean }) => [c.id, c.created]),
+      body.competencies.map((c: { id: string }) => [c.id, false]),
+    );
+
+    // itemTypes: only the items of those types (case-insensitively); one without a type is left out.
+    const other = await ctx.given.tenant();
+    const typed = await request(other, 'PUT', '/api/competencies/case?itemTypes=competency,%20SKILL', FRAMEWORK);
+    assert.equal(typed.statusCode, 200, typed.body);
+    assert.deepEqual(
+      typed.json().competencies.map((c: { name: string }) => c.name),
+      [expected[1].name, expected[2].name],
+    );
+    assert.equal(typed.json().skipped, 2);
+    assert.equal((await catalogue(other)).total, 2);
+  });
+
+  it('refuses a CASE package with bad items, naming each by its place among the CFItems, and stores nothing', async () => {
+    const tenant = await ctx.given.tenant();
+    const items = [
+      { identifier: randomUUID(), fullStatement: 'Speaks clearly', abbreviatedStatement: 'Speaking' },
+      { identifier: randomUUID(), fullStatement: '   ' },
+      { identifier: randomUUID(), fullStatement: 'Speaks well', abbreviatedStatement: 'SPEAKING' },
+      { identifier: randomUUID(), fullStatement: 'x'.repeat(10_001), abbreviatedStatement: 'Long' },
+      { identifier: randomUUID(), fullStatement: 'y'.repeat(1_001) },
+    ];
+    const res = await request(tenant, 'PUT', '/api/competencies/case', { CFItems: items });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.equal(res.json().code, 'competencies.invalid');
+    assert.deepEqual(
+      res.json().details.problems.map(({ index, field }: { index: number; field: string }) => [index, field]),
+      [
+        [1, 'fullStatement'],
+        [2, 'abbreviatedStatement'],
+        [3, 'fullStatement'],
+        [4, 'fullStatement'],
+      ],
+    );
+    assert.match(res.json().details.problems[1].message, /the CFItem at index 0/);
+    assert.equal((await catalogue(tenant)).total, 0, 'nothing stored');
+
+    // Not a CASE package: the schema's 400, naming what is wrong.
+    for (const [payload, why] of [
+      [[], 'an array'],
+      [{}, 'no CFItems'],
+      [{ CFItems: [] }, 'no item'],
+      [{ CFItems: [{ abbreviatedStatement: 'x' }] }, 'no fullStatement'],
+      [{ CFItems: [{ fullStatement: 7 }] }, 'a number'],
+      [{ CFItems: [{ fullStatement: 'a', humanCodingScheme: ['x'] }] }, 'an array code'],
+      [{ CFItems: Array.from({ length: 10_001 }, (_, i) => ({ fullStatement: `s${i}` })) }, 'too many'],
+    ] as const) {
+      const refused = await request(tenant, 'PUT', '/api/competencies/case', payload);
+      assert.equal(refused.statusCode, 400, `${why}: ${refused.body}`);
+      assert.equal(refused.json().code, 'request.invalid', why);
+    }
+    for (const query of ['itemTypes=', 'other=1', `itemTypes=${'a'.repeat(2001)}`]) {
+      const refused = await request(tenant, 'PUT', `/api/competencies/case?${query}`, FRAMEWORK);
+      assert.equal(refused.statusCode, 400, `${query}: ${refused.body}`);
+    }
+    assert.equal((await catalogue(tenant)).total, 0, 'nothing stored');
+    // Neither a learner's credential nor a key limited to a subtree writes the catalogue.
+    assert.equal((await request(tenant, 'PUT', '/api/actors/agents', agentOf('E1'))).statusCode < 300, true);
+    for (const headers of [await learnerHeaders(ctx, tenant, 'E1'), await scopedKey(ctx, tenant, 'ROOT')]) {
+      const forbidden = await request(tenant, 'PUT', '/api/competencies/case', FRAMEWORK, headers);
+      assert.equal(forbidden.statusCode, 403, forbidden.body);
+    }
+    assert.equal((await catalogue(tenant)).total, 0, 'nothing stored');
   });
 });

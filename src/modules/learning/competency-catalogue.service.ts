@@ -1,6 +1,13 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { activitiesDeveloping, countActivitiesByCompetency } from '../activities/activity-registry.service.js';
-import { listCatalogue, readCompetency } from '../organisation/competency.service.js';
+import {
+  CompetencyErrors,
+  competencyProblems,
+  listCatalogue,
+  readCompetency,
+  storeCompetencies,
+} from '../organisation/competency.service.js';
+import { type CaseItem, frameworkEntries } from './competency-framework-rules.js';
 import { listJobs } from '../organisation/organisation.service.js';
 
 /** A page of the catalogue, each competency with how many jobs require it and activities develop it. */
@@ -36,4 +43,44 @@ export async function competencyWithUses(sql: SqlClient, tenantId: string, id: s
     return name === undefined ? { id: activity.id } : { id: activity.id, name };
   });
   return { id: competency.id, name: competency.name, description: competency.description, jobs, activities };
+}
+
+/** A CASE package as the route's schema lets it through: the CFItems read, the CFDocument's identifier and title. */
+export interface CasePackage {
+  CFDocument?: { identifier?: string | null; title?: string | null };
+  CFItems: CaseItem[];
+}
+
+/**
+ * `PUT /api/competencies/case`: the CFItems of a CASE framework (those of `itemTypes` only, when
+ * given) into the catalogue, each as the competency frameworkEntry makes of it, stored as PUT
+ * /api/competencies stores (matched by name, all or nothing). A problem names the CFItem by its
+ * place among the CFItems, and the fields its name or description came from.
+ */
+export async function importCaseFramework(sql: SqlClient, tenantId: string, body: CasePackage, itemTypes?: readonly string[]) {
+  const { entries, skipped } = frameworkEntries(body.CFItems, itemTypes);
+  const competencies = entries.map(({ name, description }) => ({ name, description }));
+  const problems = await competencyProblems(sql, competencies);
+  if (problems.length > 0) {
+    throw CompetencyErrors.invalid(
+      problems.map((problem) => {
+        const entry = entries[problem.index];
+        const message = problem.message.replace(/the entry at index (\d+)/, (_, at) => `the CFItem at index ${entries[Number(at)].index}`);
+        return { index: entry.index, field: problem.field === 'name' ? entry.nameFrom : 'fullStatement', message };
+      }),
+    );
+  }
+  const stored = await storeCompetencies(sql, tenantId, competencies);
+  const document = body.CFDocument;
+  return {
+    framework: {
+      ...(document?.identifier ? { identifier: document.identifier } : {}),
+      ...(document?.title ? { title: document.title } : {}),
+    },
+    competencies: stored.map((competency, i) => {
+      const identifier = entries[i].identifier;
+      return identifier === undefined ? competency : { ...competency, caseIdentifier: identifier };
+    }),
+    skipped,
+  };
 }

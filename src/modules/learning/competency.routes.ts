@@ -1,9 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifySchema } from 'fastify';
+import type { TSchema } from 'typebox';
+import { Value } from 'typebox/value';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError } from '../../platform/http/common-schemas.js';
 import { pageOf, sendPageHeaders } from '../../platform/http/paged-list.js';
 import { tenantWidePrincipalOf, wholeTenantPrincipalOf } from '../../kernel/principal.js';
 import {
+  CasePackageBody,
+  CasePackageQuery,
+  CasePackageResponse,
   CompetencyItemQuery,
   CompetencyItemResponse,
   CompetencyListQuery,
@@ -11,12 +17,23 @@ import {
   CompetencyPutBody,
   CompetencyPutResponse,
 } from './competency.schemas.js';
-import { competencyCatalogue, competencyWithUses } from './competency-catalogue.service.js';
+import { type CasePackage, competencyCatalogue, competencyWithUses, importCaseFramework } from './competency-catalogue.service.js';
+import { itemTypesOf } from './competency-framework-rules.js';
 import { storeCompetencies } from '../organisation/competency.service.js';
 
 const errors = { 400: ApiError, 401: ApiError, 403: ApiError };
 
-/** `GET /api/competencies`, `GET /api/competencies/item`, `PUT /api/competencies`: the competency catalogue (docs/learning.md). */
+/**
+ * The CASE import's body and query, checked exactly as their schemas say: the app's Ajv coerces
+ * types (`"fullStatement": 7` would become the competency "7"), and a framework's fields of the
+ * wrong type are a broken export to refuse, not to repair.
+ */
+const checkedAsDescribed =
+  ({ schema }: { schema: FastifySchema }) =>
+  (data: unknown) =>
+    Value.Check(schema as TSchema, data) ? true : { error: [...Value.Errors(schema as TSchema, data)] };
+
+/** `GET /api/competencies`, `GET /api/competencies/item`, `PUT /api/competencies`, `PUT /api/competencies/case`: the competency catalogue (docs/learning.md). */
 export const competencyRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = async (app, { sql }) => {
   app.get(
     '/api/competencies',
@@ -75,5 +92,31 @@ export const competencyRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = a
       },
     },
     async (request) => ({ competencies: await storeCompetencies(sql, wholeTenantPrincipalOf(request).tenant.id, request.body) }),
+  );
+
+  app.put(
+    '/api/competencies/case',
+    {
+      validatorCompiler: checkedAsDescribed,
+      schema: {
+        tags: ['learning'],
+        operationId: 'PUT:competencies.case',
+        summary: 'Import a competency framework in 1EdTech CASE JSON (a CFPackage) into the catalogue',
+        description:
+          'Each CFItem becomes a competency: named by its humanCodingScheme (when it has one) and its abbreviatedStatement (else its fullStatement), ' +
+          'described by its fullStatement, matched and stored as PUT /api/competencies does. All or nothing: any bad item refuses the request ' +
+          '(400 `competencies.invalid`, `index` counting the CFItems from 0).',
+        querystring: CasePackageQuery,
+        body: CasePackageBody,
+        response: { 200: CasePackageResponse, ...errors, 413: ApiError, 415: ApiError },
+      },
+    },
+    async (request) =>
+      importCaseFramework(
+        sql,
+        wholeTenantPrincipalOf(request).tenant.id,
+        request.body as CasePackage,
+        itemTypesOf(request.query.itemTypes),
+      ),
   );
 };

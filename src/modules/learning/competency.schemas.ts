@@ -72,3 +72,72 @@ export const CompetencyPutResponse = Type.Object({
     { description: 'Every competency sent, as stored, in the order sent.' },
   ),
 });
+
+/** A CASE string field that exports often send as null when empty. */
+const CaseText = Type.Union([Type.String(), Type.Null()]);
+
+export const CasePackageBody = Type.Object(
+  {
+    CFDocument: Type.Optional(
+      Type.Object(
+        {
+          identifier: Type.Optional(CaseText),
+          title: Type.Optional(CaseText),
+        },
+        { description: 'The framework: its identifier and title are answered back; the rest is not read.' },
+      ),
+    ),
+    CFItems: Type.Array(
+      Type.Object(
+        {
+          identifier: Type.Optional(CaseText),
+          fullStatement: Type.String({
+            description: 'The statement: the description, and the name when there is no abbreviatedStatement.',
+          }),
+          abbreviatedStatement: Type.Optional(CaseText),
+          humanCodingScheme: Type.Optional(CaseText),
+          CFItemType: Type.Optional(CaseText),
+        },
+        { description: 'One item of the framework; fields not listed here are not read.' },
+      ),
+      { minItems: 1, maxItems: 10_000, description: 'The items: each one becomes a competency of the catalogue (or updates it).' },
+    ),
+  },
+  {
+    description:
+      'A competency framework as 1EdTech CASE JSON (a CFPackage). CFAssociations, CFDefinitions and CFRubrics may be present; they are not read.',
+  },
+);
+
+export const CasePackageQuery = Type.Object(
+  {
+    itemTypes: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description: 'Comma-separated CFItemType values (case-insensitive): only items of these types are imported.',
+        examples: ['Competency,Skill'],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CasePackageQuery = Static<typeof CasePackageQuery>;
+
+export const CasePackageResponse = Type.Object({
+  framework: Type.Object(
+    { identifier: Type.Optional(Type.String()), title: Type.Optional(Type.String()) },
+    { description: 'The CFDocument’s identifier and title, when it had them.' },
+  ),
+  competencies: Type.Array(
+    Type.Object({
+      id: CompetencyId,
+      name: Type.String(),
+      description: Type.String(),
+      created: Type.Boolean({ description: 'True when this request added it to the catalogue.' }),
+      caseIdentifier: Type.Optional(Type.String({ description: 'The CFItem’s identifier.' })),
+    }),
+    { description: 'The competency each imported CFItem became, as stored, in the order of the CFItems.' },
+  ),
+  skipped: Type.Integer({ description: 'CFItems left out by itemTypes.' }),
+});

@@ -67,6 +67,23 @@ export async function storeCompetencies(
   tenantId: string,
   competencies: readonly { name: string; description?: string }[],
 ): Promise<Array<Competency & { created: boolean }>> {
+  const problems = await competencyProblems(sql, competencies);
+  if (problems.length > 0) throw CompetencyErrors.invalid(problems);
+  return sql.transaction(async (tx) => {
+    await lockCatalogue(tx, tenantId);
+    return upsertCompetencies(tx, tenantId, competencies);
+  });
+}
+
+/**
+ * What storeCompetencies would refuse in `competencies`, by index (in index order): each entry's
+ * own problems, and a name that repeats an earlier one case-insensitively. Empty: it would store
+ * them. For a caller that builds the entries from another shape and names the problems in it.
+ */
+export async function competencyProblems(
+  sql: SqlClient,
+  competencies: readonly { name: string; description?: string }[],
+): Promise<CompetencyProblem[]> {
   const problems = competencies.flatMap(problemsOf);
   const textual = new Set(problems.map((problem) => problem.index));
   // Names PostgreSQL cannot hold are not compared with the others.
@@ -78,11 +95,7 @@ export async function storeCompetencies(
       message: `names the same competency as the entry at index ${first} (names match case-insensitively)`,
     });
   }
-  if (problems.length > 0) throw CompetencyErrors.invalid(problems.sort((a, b) => a.index - b.index));
-  return sql.transaction(async (tx) => {
-    await lockCatalogue(tx, tenantId);
-    return upsertCompetencies(tx, tenantId, competencies);
-  });
+  return problems.sort((a, b) => a.index - b.index);
 }
 
 /** A page of the catalogue in name order, `q` matching names that contain it (case-insensitively). */
