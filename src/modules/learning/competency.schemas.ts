@@ -61,16 +61,18 @@ export const CompetencyPutBody = Type.Array(
 );
 export type CompetencyPutBody = Static<typeof CompetencyPutBody>;
 
+/** A competency as a write stored it. */
+const storedCompetency = {
+  id: CompetencyId,
+  name: Type.String(),
+  description: Type.String(),
+  created: Type.Boolean({ description: 'True when this request added it to the catalogue.' }),
+};
+
 export const CompetencyPutResponse = Type.Object({
-  competencies: Type.Array(
-    Type.Object({
-      id: CompetencyId,
-      name: Type.String(),
-      description: Type.String(),
-      created: Type.Boolean({ description: 'True when this request added it to the catalogue.' }),
-    }),
-    { description: 'Every competency sent, as stored, in the order sent.' },
-  ),
+  competencies: Type.Array(Type.Object(storedCompetency), {
+    description: 'Every competency sent, as stored, in the order sent.',
+  }),
 });
 
 /** A CASE string field that exports often send as null when empty. */
@@ -130,13 +132,7 @@ export const CasePackageResponse = Type.Object({
     { description: 'The CFDocument’s identifier and title, when it had them.' },
   ),
   competencies: Type.Array(
-    Type.Object({
-      id: CompetencyId,
-      name: Type.String(),
-      description: Type.String(),
-      created: Type.Boolean({ description: 'True when this request added it to the catalogue.' }),
-      caseIdentifier: Type.Optional(Type.String({ description: 'The CFItem’s identifier.' })),
-    }),
+    Type.Object({ ...storedCompetency, caseIdentifier: Type.Optional(Type.String({ description: 'The CFItem’s identifier.' })) }),
     { description: 'The competency each imported CFItem became, as stored, in the order of the CFItems.' },
   ),
   skipped: Type.Integer({ description: 'CFItems left out by itemTypes.' }),
