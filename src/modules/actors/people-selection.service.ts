@@ -15,7 +15,8 @@ export { Parameters, type Criteria };
  * With `reader`, only the people it reaches (person-access.service.ts: a scoped admin or API key,
  * its subtree's; nothing added for a principal of the whole tenant).
  * Columns: `agent_key`, `job_id`, `position_id` (the entry their `organisationAttribute` names;
- * it may not exist). `parameters` must hold the tenant id first (`$1`).
+ * it may not exist). `parameters` must hold the tenant id first (`$1`). `jobs: false` leaves
+ * `job_id` NULL and the jobs out of the statement, for a caller that groups by position only.
  */
 export async function peopleSql(
   sql: SqlClient,
@@ -24,8 +25,9 @@ export async function peopleSql(
   criteria: Criteria,
   parameters: Parameters,
   reader?: Principal,
+  options: { jobs?: boolean } = {},
 ): Promise<string> {
   const settings = await getTenantSettings(sql, tenant, baseDomain);
   const reach = reader === undefined ? undefined : readableActorCondition(reader, 'a', '$1', (value) => parameters.add(value));
-  return searchedPeopleSql(settings, criteria, parameters, { reach });
+  return searchedPeopleSql(settings, criteria, parameters, { reach, jobs: options.jobs });
 }

@@ -99,7 +99,13 @@ interface Selection {
  * (404), narrowed to the people the principal reaches. For a scoped principal an entry outside its
  * subtree is the same 404 as an entry that does not exist: nothing tells the two apart.
  */
-async function selectPeople(context: ReportContext, filters: PeopleFilters, parameters: Parameters): Promise<Selection> {
+async function selectPeople(
+  context: ReportContext,
+  filters: PeopleFilters,
+  parameters: Parameters,
+  /** false: the people's `job_id` is not read (NULL), for a report that groups them by position only. */
+  jobs = true,
+): Promise<Selection> {
   const { sql, principal } = context;
   const { tenant } = principal;
   const scope = await scopeEntryIds(sql, principal);
@@ -113,7 +119,7 @@ async function selectPeople(context: ReportContext, filters: PeopleFilters, para
   if (filters.jobId !== undefined && !(await existingJobIds(sql, tenant.id, [filters.jobId])).size) {
     throw ReportErrors.jobNotFound(filters.jobId);
   }
-  return { people: await peopleSql(sql, tenant, context.baseDomain, peopleCriteria(filters), parameters, principal), scope };
+  return { people: await peopleSql(sql, tenant, context.baseDomain, peopleCriteria(filters), parameters, principal, { jobs }), scope };
 }
 
 /**
@@ -146,8 +152,9 @@ async function completionSources(
   context: ReportContext,
   query: CompletionReportQuery,
   parameters: Parameters,
+  jobs = true,
 ): Promise<CompletionSources & { scope?: ReadonlySet<string> }> {
-  const { people, scope } = await selectPeople(context, query, parameters);
+  const { people, scope } = await selectPeople(context, query, parameters, jobs);
   return {
     people,
     scope,
@@ -166,7 +173,8 @@ const NONE: CompletionCounts = { people: 0, completed: 0 };
  */
 export async function completionByUnit(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
   const parameters = new Parameters([context.principal.tenant.id]);
-  const sources = await completionSources(context, query, parameters);
+  // Grouped by position: the people's jobs are not read (a jobId filter is a criterion of its own).
+  const sources = await completionSources(context, query, parameters, false);
   const entries = await reportedEntries(context, query.organisationId, sources.scope);
   const { activities, groups } = await countCompletions(context.sql, parameters, sources, 'position_id');
   const subtrees = rollUp(entries, groups, NONE);
@@ -199,7 +207,7 @@ export async function completionByJob(context: ReportContext, query: CompletionR
 /** `GET /api/reports/completion-by-activity`: per activity of the set, what the selected people did of it. */
 export async function completionByActivity(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
   const parameters = new Parameters([context.principal.tenant.id]);
-  const sources = await completionSources(context, query, parameters);
+  const sources = await completionSources(context, query, parameters, false);
   const { people, activities } = await activityFigures(context.sql, parameters, sources);
   const items = activities.map(({ name, ...figures }) => (name === null ? figures : { ...figures, name }));
   return {
@@ -243,7 +251,7 @@ export async function activityOverTime(context: ReportContext, query: ActivityOv
     };
   } else {
     const parameters = new Parameters([context.principal.tenant.id]);
-    const people = byPeople ? (await selectPeople(context, query, parameters)).people : undefined;
+    const people = byPeople ? (await selectPeople(context, query, parameters, false)).people : undefined;
     const tallies = statementTalliesSql('$1', {
       from: parameters.add(range.first),
       to: parameters.add(range.last),
@@ -267,7 +275,7 @@ export async function activityOverTime(context: ReportContext, query: ActivityOv
  */
 export async function assignmentCompliance(context: ReportContext, query: AssignmentComplianceQuery): Promise<Report> {
   const parameters = new Parameters([context.principal.tenant.id]);
-  const { people, scope } = await selectPeople(context, query, parameters);
+  const { people, scope } = await selectPeople(context, query, parameters, false);
   if (query.assignmentId !== undefined && !(await assignmentSeen(context.sql, context.principal, query.assignmentId))) {
     throw ReportErrors.assignmentNotFound(query.assignmentId);
   }
