@@ -4,8 +4,7 @@ import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { migrate } from '../../src/platform/database/migrate.js';
-import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
+import { openMigratedPglite } from '../support/templates.js';
 
 /**
  * docs/architecture.md, "Tables and their one writer": every table is written by exactly one
@@ -66,9 +65,8 @@ function documentedModules(): string[] {
 }
 
 async function tablesOfTheSchema(): Promise<string[]> {
-  const db = await PgliteDatabase.open(undefined);
+  const db = await openMigratedPglite();
   try {
-    await migrate(db);
     const { rows } = await db.query<{ name: string }>(
       `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
     );

@@ -10,6 +10,7 @@ import { migrate, MIGRATIONS_DIR } from '../../src/platform/database/migrate.js'
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
 import { testConfig } from '../support/build-test-app.js';
 import { runCli } from '../support/cli.js';
+import { copyMigratedDataFolder } from '../support/templates.js';
 
 // PGlite only: with PostgreSQL the commands refuse and name pg_dump / pg_restore (tested below).
 
@@ -36,7 +37,7 @@ let source: Promise<Source> | undefined;
 /** One folder with a tenant, an API key, a state document and a statement, backed up once for the tests that only read the backup. */
 function backedUpSource(): Promise<Source> {
   source ??= (async () => {
-    const data = newFolder();
+    const data = await copyMigratedDataFolder(newFolder());
     assert.equal((await runCli(['tenant', 'create', 'acme', '--data', data])).code, 0);
     const created = await runCli(['apikey', 'create', '--tenant', 'acme', '--data', data, '--json']);
     assert.equal(created.code, 0, created.stderr);
@@ -156,7 +157,7 @@ describe('learnbase backup and restore [pglite]', () => {
 
   it('replaces the database in a non-empty folder only with --force', async () => {
     const { file } = await backedUpSource();
-    const target = newFolder();
+    const target = await copyMigratedDataFolder(newFolder());
     assert.equal((await runCli(['tenant', 'create', 'old', '--data', target])).code, 0);
     writeFileSync(join(target, 'notes.txt'), 'kept');
 
@@ -174,7 +175,7 @@ describe('learnbase backup and restore [pglite]', () => {
 
   it('refuses both while another process holds the folder, and changes nothing', async () => {
     const { file } = await backedUpSource();
-    const data = newFolder();
+    const data = await copyMigratedDataFolder(newFolder());
     assert.equal((await runCli(['tenant', 'create', 'held', '--data', data])).code, 0);
     const out = join(newFolder(), 'held.tar.gz');
     const holder = await PgliteDatabase.open(data);
@@ -219,7 +220,7 @@ describe('learnbase backup and restore [pglite]', () => {
   it('refuses a missing FILE and files that are not PGlite backups, leaving the target untouched', async () => {
     const { file } = await backedUpSource();
     const scratch = newFolder();
-    const target = newFolder();
+    const target = await copyMigratedDataFolder(newFolder());
     assert.equal((await runCli(['tenant', 'create', 'old', '--data', target])).code, 0);
     const whole = readFileSync(file);
     const cases: Array<[string, Buffer | undefined, RegExp]> = [

@@ -12,6 +12,7 @@ import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
 import { POSTGRES_AVAILABLE, createPostgresDatabase } from '../support/backends.js';
 import { testConfig } from '../support/build-test-app.js';
 import { runCli, startCli, waitForOutput } from '../support/cli.js';
+import { copyMigratedDataFolder } from '../support/templates.js';
 
 const execAsync = promisify(exec);
 const folders: string[] = [];
@@ -54,7 +55,7 @@ describe('learnbase command line [pglite]', () => {
   });
 
   it('creates admins (password stored as scrypt) and OAuth clients with several redirect URIs', async () => {
-    const data = newFolder();
+    const data = await copyMigratedDataFolder(newFolder());
     assert.equal((await runCli(['tenant', 'create', 'acme', '--data', data])).code, 0);
     const admin = await runCli([
       'admin',
@@ -128,7 +129,7 @@ describe('learnbase command line [pglite]', () => {
   });
 
   it('explains bad names, duplicates, unknown tenants and bad usage', async () => {
-    const data = newFolder();
+    const data = await copyMigratedDataFolder(newFolder());
     const badName = await runCli(['tenant', 'create', 'Not_A_Label', '--data', data]);
     assert.equal(badName.code, 1);
     assert.match(badName.stderr, /not a valid tenant name/);

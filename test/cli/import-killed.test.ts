@@ -8,6 +8,7 @@ import { PostgresDatabase } from '../../src/platform/database/postgres-client.js
 import type { Database } from '../../src/platform/database/sql-client.js';
 import { POSTGRES_AVAILABLE, createPostgresDatabase } from '../support/backends.js';
 import { runCli, startCli } from '../support/cli.js';
+import { copyMigratedDataFolder } from '../support/templates.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'learnbase-import-killed-'));
 after(() => rmSync(folder, { recursive: true, force: true }));
@@ -77,7 +78,7 @@ async function killMidImport(flags: string[], open: () => Promise<Database>): Pr
 
 describe('learnbase import killed mid-import', () => {
   it('[pglite] stores nothing of it, and the folder opens and imports afterwards', async () => {
-    const data = join(folder, 'data');
+    const data = await copyMigratedDataFolder(join(folder, 'data'));
     await killMidImport(['--data', data], () => PgliteDatabase.open(data));
   });
 

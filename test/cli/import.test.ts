@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
 import { POSTGRES_AVAILABLE, createPostgresDatabase } from '../support/backends.js';
 import { runCli } from '../support/cli.js';
+import { copyMigratedDataFolder } from '../support/templates.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'learnbase-import-cli-'));
 after(() => rmSync(folder, { recursive: true, force: true }));
@@ -31,7 +32,7 @@ const storages: Array<{
   {
     name: 'pglite',
     async open() {
-      const data = mkdtempSync(join(folder, 'data-'));
+      const data = await copyMigratedDataFolder(mkdtempSync(join(folder, 'data-')));
       const count = async (sql: string) => {
         const db = await PgliteDatabase.open(data);
         try {

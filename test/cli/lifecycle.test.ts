@@ -15,6 +15,7 @@ import type { Database } from '../../src/platform/database/sql-client.js';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
 import { testConfig } from '../support/build-test-app.js';
 import { runCli, runCliWithInput, type CliResult } from '../support/cli.js';
+import { copyMigratedDataFolder } from '../support/templates.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 const PASSWORD = 'correct horse battery';
@@ -43,7 +44,7 @@ async function withAppOn<T>(db: Database, work: (app: FastifyInstance, db: Datab
 }
 
 async function pgliteTarget(): Promise<Target> {
-  const folder = mkdtempSync(join(tmpdir(), 'learnbase-lifecycle-'));
+  const folder = await copyMigratedDataFolder(mkdtempSync(join(tmpdir(), 'learnbase-lifecycle-')));
   return {
     flags: ['--data', folder],
     withApp: async (work) => withAppOn(await PgliteDatabase.open(folder), work),

@@ -16,6 +16,7 @@ import { REDIRECT_URI, redeemCode } from '../auth/oauth-token-fixtures.js';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
 import { testConfig } from '../support/build-test-app.js';
 import { runCli, type CliResult } from '../support/cli.js';
+import { copyMigratedDataFolder } from '../support/templates.js';
 
 const PASSWORD = 'correct horse battery';
 const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
@@ -193,7 +194,7 @@ function scopesSuite(backend: 'pglite' | 'postgres', open: () => Promise<Target>
 }
 
 scopesSuite('pglite', async () => {
-  const folder = mkdtempSync(join(tmpdir(), 'learnbase-scopes-'));
+  const folder = await copyMigratedDataFolder(mkdtempSync(join(tmpdir(), 'learnbase-scopes-')));
   return {
     flags: ['--data', folder],
     open: () => PgliteDatabase.open(folder),

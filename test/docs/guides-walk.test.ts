@@ -2,7 +2,7 @@
 // then every guide in the order of README's "Documentation" list. This test is that newcomer. It
 // starts the real command line (`serve`, a fresh data folder, a free port), reads the demo credentials
 // from the banner, and runs every ```sh block of the guides in order in one bash session, with the
-// guides' port 8080 replaced by the real one and `./bin/learnbase` running this checkout's source.
+// guides' port 8080 replaced by the real one and `./bin/learnbase` running this checkout's code.
 // After each block it compares what the commands printed with the output block the page shows,
 // and fails with the guide, the line and a diff when they differ. The convention the guides follow
 // (output blocks, `…` for what varies, the `<!-- walk: … -->` markers) is docs/operations.md,
@@ -16,13 +16,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
-import { startCli } from '../support/cli.js';
+import { CLI_ARGS, startCli } from '../support/cli.js';
 import { guideOrder, parseGuide, section, type Guide, type Step } from './guide-steps.js';
 import { ANY, compareOutput, parseHttp } from './output-match.js';
 import { ShellSession, type BlockResult } from './shell-session.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const RUN_CLI = join(ROOT, 'test/support/run-cli.ts');
 
 /** README's "Start" (where the reader keeps the banner's values), then the guides in the README's order. */
 function theGuides(): Guide[] {
@@ -147,12 +146,13 @@ class Walk {
 
   static async start(folder: string, server: ChildProcess, databaseUrl: string | undefined): Promise<Walk> {
     const banner = await readBanner(server);
-    // The reader's folder: `./bin/learnbase` (this checkout's source, so no build is needed) and,
-    // on PGlite, `./data`, the folder the server holds: commands default to it, as after `npm start`.
+    // The reader's folder: `./bin/learnbase` (this checkout's command line, as the tests run it:
+    // cli.ts) and, on PGlite, `./data`, the folder the server holds: commands default to it, as
+    // after `npm start`.
     const reader = join(folder, 'reader');
     mkdirSync(join(reader, 'bin'), { recursive: true });
     const learnbase = join(reader, 'bin', 'learnbase');
-    writeFileSync(learnbase, `#!/bin/sh\nexec '${process.execPath}' --import '${import.meta.resolve('tsx')}' '${RUN_CLI}' "$@"\n`);
+    writeFileSync(learnbase, `#!/bin/sh\nexec '${process.execPath}' ${CLI_ARGS.map((arg) => `'${arg}'`).join(' ')} "$@"\n`);
     chmodSync(learnbase, 0o755);
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: reader };
     delete env.LEARNBASE_DATA;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli, startCli, waitForOutput } from '../support/cli.js';
+import { copyMigratedDataFolder } from '../support/templates.js';
 
 const HR = 'https://hr.example.com';
 const COURSE = 'https://example.com/courses/a';
@@ -58,6 +59,7 @@ describe('learnbase import and dynamic assignments', () => {
   };
 
   before(async () => {
+    await copyMigratedDataFolder(data);
     assert.equal((await cli('tenant', 'create', 'acme')).code, 0);
     const key = await cli('apikey', 'create', '--tenant', 'acme', '--json');
     const { key: id, secret } = JSON.parse(key.stdout) as { key: string; secret: string };

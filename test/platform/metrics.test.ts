@@ -4,13 +4,14 @@ import { createRequire } from 'node:module';
 import { it } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../../src/server/app.js';
-import { migrate, migrationFiles, pendingMigrations } from '../../src/platform/database/migrate.js';
+import { migrationFiles, pendingMigrations } from '../../src/platform/database/migrate.js';
 import { givenOAuth, REDIRECT_URI, type OAuthFixture } from '../auth/oauth-token-fixtures.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
 import type { Database } from '../../src/platform/database/sql-client.js';
 import { createPostgresDatabase } from '../support/backends.js';
 import { describeEachBackend, testConfig } from '../support/build-test-app.js';
+import { openMigratedPglite } from '../support/templates.js';
 
 /**
  * What parse-prometheus-text-format (no types of its own) makes of the text format. It throws on
@@ -357,15 +358,14 @@ describeEachBackend('GET /health, /health/live and /health/ready', (ctx) => {
     // A database of its own, closed under a running app.
     let db: Database;
     let drop = async () => {};
-    if (ctx.backend === 'pglite') db = await PgliteDatabase.open(undefined);
+    if (ctx.backend === 'pglite') db = await openMigratedPglite();
     else {
-      const created = await createPostgresDatabase();
+      const created = await createPostgresDatabase({ migrated: true });
       db = new PostgresDatabase(created.url);
       drop = created.drop;
     }
     let app: FastifyInstance | undefined;
     try {
-      await migrate(db);
       app = await buildApp(testConfig(), db, { logger: false });
       assert.equal((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode, 200);
       await db.close();

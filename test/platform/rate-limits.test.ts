@@ -11,13 +11,13 @@ import { loadConfig, type AppConfig } from '../../src/config.js';
 import { PostgresNotifyBus } from '../../src/platform/database/notify-bus.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
-import { migrate } from '../../src/platform/database/migrate.js';
 import type { Database } from '../../src/platform/database/sql-client.js';
 import { givenOAuth, type OAuthFixture } from '../auth/oauth-token-fixtures.js';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
 import { describeEachBackend, type TestContext, testConfig } from '../support/build-test-app.js';
 import { startCli, waitForOutput } from '../support/cli.js';
 import { Given, type GivenTenant } from '../support/given.js';
+import { openMigratedPglite } from '../support/templates.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const WINDOW_MS = 1_500;
@@ -347,9 +347,8 @@ async function tenantIn(db: Database, app: FastifyInstance, name: string): Promi
 describeTwoProcesses('The postgres store: two apps on one PostgreSQL database', {
   skip: POSTGRES_AVAILABLE ? false : 'PostgreSQL is not reachable',
   async open() {
-    const created = await createPostgresDatabase();
+    const created = await createPostgresDatabase({ migrated: true });
     const dbs = [new PostgresDatabase(created.url, { max: 5 }), new PostgresDatabase(created.url, { max: 5 })];
-    await migrate(dbs[0]!);
     const config = testConfig({ ...LIMITS, database: { kind: 'postgres', url: created.url } });
     const notifications = dbs.map((db) => new PostgresNotifyBus(created.url, db));
     const apps = await Promise.all(dbs.map((db, i) => buildApp(config, db, { logger: false, notifications: notifications[i] })));
@@ -391,11 +390,10 @@ const REDIS_AVAILABLE = await redisReachable();
 describeTwoProcesses('The redis store: two apps, each on its own embedded database', {
   skip: REDIS_AVAILABLE ? false : `Redis is not reachable at ${REDIS_URL}`,
   async open() {
-    const dbs = [await PgliteDatabase.open(undefined), await PgliteDatabase.open(undefined)];
+    const dbs = [await openMigratedPglite(), await openMigratedPglite()];
     const config = testConfig({ ...LIMITS, redisUrl: REDIS_URL });
     const processes: Process[] = [];
     for (const db of dbs) {
-      await migrate(db);
       const app = await buildApp(config, db, { logger: false });
       processes.push({ app, tenant: await tenantIn(db, app, `t-${randomBytes(5).toString('hex')}`) });
     }
@@ -411,9 +409,8 @@ describeTwoProcesses('The redis store: two apps, each on its own embedded databa
 
 describe('A store that fails', () => {
   it('serves requests uncounted while Redis is unreachable, and counts the failures', async () => {
-    const db = await PgliteDatabase.open(undefined);
+    const db = await openMigratedPglite();
     after(() => db.close());
-    await migrate(db);
     const app = await buildApp(testConfig({ ...LIMITS, redisUrl: 'redis://127.0.0.1:1' }), db, { logger: false });
     after(() => app.close());
     const address = newAddress();
@@ -425,13 +422,12 @@ describe('A store that fails', () => {
   it('serves requests uncounted when the postgres store cannot write', {
     skip: POSTGRES_AVAILABLE ? false : 'PostgreSQL is not reachable',
   }, async () => {
-    const created = await createPostgresDatabase();
+    const created = await createPostgresDatabase({ migrated: true });
     const db = new PostgresDatabase(created.url, { max: 5 });
     after(async () => {
       await db.close();
       await created.drop();
     });
-    await migrate(db);
     const app = await buildApp(testConfig({ ...LIMITS, database: { kind: 'postgres', url: created.url } }), db, { logger: false });
     after(() => app.close());
     const address = newAddress();

@@ -2,7 +2,6 @@ import { after, before, describe } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildOptions } from '../../src/server/app.js';
 import { DEFAULTS, withDefaults, type AppConfig } from '../../src/config.js';
-import { migrate } from '../../src/platform/database/migrate.js';
 import type { Database } from '../../src/platform/database/sql-client.js';
 import { BACKENDS, type TestBackend } from './backends.js';
 import { Given } from './given.js';
@@ -38,8 +37,8 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
 
 /**
  * Declares `title` once per backend (`title [pglite]`, `title [postgres]`): each gets a fresh
- * migrated database and an app on it. Tests isolate themselves by creating their own tenant
- * with `ctx.given.tenant()`.
+ * migrated database (a copy of the template, templates.ts) and an app on it. Tests isolate
+ * themselves by creating their own tenant with `ctx.given.tenant()`.
  */
 export function describeEachBackend(
   title: string,
@@ -54,9 +53,8 @@ export function describeEachBackend(
       let listening: Promise<string> | undefined;
 
       before(async () => {
-        const opened = await backend.open();
+        const opened = await backend.openMigrated();
         dispose = opened.dispose;
-        await migrate(opened.db);
         ctx.db = opened.db;
         ctx.config = testConfig(overrides);
         ctx.app = await buildApp(ctx.config, opened.db, { ...buildOptions, logger: false });

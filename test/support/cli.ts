@@ -2,14 +2,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 import { builtIsCurrent, ROOT } from './built.js';
+import { BASELINE_WASM_ONLY } from './node-flags.js';
 
 /**
  * How a test runs `learnbase …`: the built command line when dist/ is current (npm test builds it
- * first), else from source through tsx. Decided once per test process.
+ * first), else from source through tsx; with BASELINE_WASM_ONLY either way. Decided once per test
+ * process; the arguments of `node` (tsx named by its path, so they work from any folder).
  */
-const CLI_ARGS = builtIsCurrent()
-  ? [fileURLToPath(new URL('./run-built-cli.mjs', import.meta.url))]
-  : ['--import', 'tsx', fileURLToPath(new URL('./run-cli.ts', import.meta.url))];
+export const CLI_ARGS = builtIsCurrent()
+  ? [BASELINE_WASM_ONLY, fileURLToPath(new URL('./run-built-cli.mjs', import.meta.url))]
+  : [BASELINE_WASM_ONLY, '--import', import.meta.resolve('tsx'), fileURLToPath(new URL('./run-cli.ts', import.meta.url))];
 
 export interface CliResult {
   code: number | null;

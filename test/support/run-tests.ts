@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SKIPPED_BACKENDS_FILE } from './backends-report.js';
 import { builtIsCurrent, ROOT } from './built.js';
+import { BASELINE_WASM_ONLY } from './node-flags.js';
 
 const ROOTS = ['test', 'src'];
 
@@ -33,10 +34,8 @@ function concurrency(): number {
 }
 
 function runNodeTest(files: string[], reportFile: string): Promise<number> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency()}`, ...files], {
-    stdio: 'inherit',
-    env: { ...process.env, [SKIPPED_BACKENDS_FILE]: reportFile },
-  });
+  const args = [BASELINE_WASM_ONLY, '--import', 'tsx', '--test', `--test-concurrency=${concurrency()}`, ...files];
+  const child = spawn(process.execPath, args, { stdio: 'inherit', env: { ...process.env, [SKIPPED_BACKENDS_FILE]: reportFile } });
   // Ctrl-C reaches the whole process group; a SIGTERM sent to this process alone is passed on.
   process.on('SIGTERM', () => child.kill('SIGTERM'));
   process.on('SIGINT', () => {});

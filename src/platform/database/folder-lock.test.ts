@@ -9,6 +9,8 @@ import { StorageError } from './storage-error.js';
 import { LOCK_FILE, acquireFolderLock, kernelLockName } from './folder-lock.js';
 
 const MODULE = fileURLToPath(new URL('./folder-lock.ts', import.meta.url));
+/** How long before the common instant each racer stops sleeping and spins (see racer). */
+const SPIN_MS = 250;
 const folders: string[] = [];
 const children: ChildProcess[] = [];
 const newFolder = () => {
@@ -42,10 +44,14 @@ async function refusal(attempt: Promise<unknown>): Promise<StorageError> {
 /**
  * A bare process that tries to lock `folder` at the wall-clock instant `at`, so that several collide
  * within the same millisecond; it prints `locked` and holds on, or prints the error code and exits 3.
+ * It sleeps until SPIN_MS before the instant and spins only for that last stretch: six racers
+ * spinning for the whole wait burnt seconds of CPU a round, which the test file running beside
+ * this one on a 2-core machine waited for.
  */
 function racer(folder: string, at: number): { child: ChildProcess; outcome: Promise<string>; exited: Promise<unknown> } {
   const script = `
     const { acquireFolderLock } = await import(${JSON.stringify(MODULE)});
+    await new Promise((resolve) => setTimeout(resolve, ${at} - ${SPIN_MS} - Date.now()));
     while (Date.now() < ${at});
     try {
       await acquireFolderLock(${JSON.stringify(folder)});
