@@ -23,7 +23,8 @@ function testFiles(): string[] {
 /**
  * Test files run two at a time: each has its own databases (a PGlite in memory, a PostgreSQL
  * database of its own), temporary folders and ports (0), so none waits on another, and the
- * machines have two cores (22.6 minutes one by one, 17.3 two at a time, session 8).
+ * machines have two cores (22.6 minutes one by one, 17.3 two at a time, session 8; 7.8 two at a
+ * time once the migrated databases were templates, session 14).
  * LEARNBASE_TEST_CONCURRENCY=1 runs them one by one, as when timing a test.
  */
 function concurrency(): number {
