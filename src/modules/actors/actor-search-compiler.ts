@@ -13,6 +13,7 @@ import {
   competencyNameSql,
   jobIdsSql,
   organisationEntryIdsSql,
+  positionIdsOfFewJobsSql,
   positionIdsOfJobsSql,
 } from '../organisation/organisation-search.service.js';
 
@@ -404,7 +405,8 @@ function jobPredicate(condition: Condition, context: CompileContext, parameters:
  * actor's position (`position_id`) is one whose `positionJobAttribute` names a job in `jobs`.
  * `byId` (a job.id eq or in) states the tests as indexes serve them: the own value as containment
  * (`@>`, attributePredicate: the GIN index on the attributes), the positions as positionIn (the
- * actors' (tenant_id, position_id) index); a tenant-wide scan is then never needed.
+ * actors' (tenant_id, position_id) index) of the job's positions, themselves found through the
+ * entries' attributes index; a tenant-wide scan is then never needed.
  */
 export function currentJobIn(jobs: string, context: CompileContext, parameters: Parameters, byId?: Condition): string {
   const tenant = context.tenantParameter;
@@ -417,8 +419,12 @@ export function currentJobIn(jobs: string, context: CompileContext, parameters: 
     arms.push(byId ? `(${attributePredicate('a.attributes', context.jobAttribute, byId, parameters)} AND ${exact})` : exact);
   }
   if (viaPosition) {
-    const positions = positionIdsOfJobsSql(tenant, parameters.add(context.positionJobAttribute), jobs);
-    const parts = [byId ? positionIn(positions) : hashedMembership('a.position_id', positions)];
+    const attribute = parameters.add(context.positionJobAttribute);
+    const parts = [
+      byId
+        ? positionIn(positionIdsOfFewJobsSql(tenant, attribute, jobs))
+        : hashedMembership('a.position_id', positionIdsOfJobsSql(tenant, attribute, jobs)),
+    ];
     if (own !== undefined) parts.push(`NOT ${hashedMembership(own, jobIdsSql(tenant, 'true'))}`);
     arms.push(`(${parts.join(' AND ')})`);
   }

@@ -34,6 +34,16 @@ export const positionIdsOfJobsSql = (tenantParameter: string, attributeParameter
   `SELECT o.id FROM organisation_entries o WHERE o.tenant_id = ${tenantParameter} AND (o.attributes ->> ${attributeParameter}) IN (${jobs})`;
 
 /**
+ * positionIdsOfJobsSql for a few jobs (`jobs` selects them by id: a job.id eq or in): the same
+ * positions, found through the entries' attributes index (containment of `{attribute: job id}`,
+ * the attributes being strings) instead of a read of every entry.
+ */
+export const positionIdsOfFewJobsSql = (tenantParameter: string, attributeParameter: string, jobs: string): string =>
+  `SELECT o.id FROM organisation_entries o
+    WHERE o.tenant_id = ${tenantParameter}
+      AND o.attributes @> ANY(ARRAY(SELECT jsonb_build_object(${attributeParameter}::text, j.id) FROM (${jobs}) j))`;
+
+/**
  * Every position of the tenant whose attribute named by `attributeParameter` (the
  * `positionJobAttribute` setting) is the id of a job of the tenant, with that job. Columns:
  * `id` (the entry's), `job_id`.
