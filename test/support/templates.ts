@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { backupDataFolder } from '../../src/platform/database/backup.js';
+import { isAlive } from '../../src/platform/database/folder-lock.js';
 import { MIGRATIONS_DIR, migrate, migrationFiles } from '../../src/platform/database/migrate.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
 
@@ -69,17 +70,8 @@ function removeOtherPgliteTemplates(current: string): void {
   for (const name of readdirSync(tmpdir())) {
     if (!name.startsWith(PREFIX) || join(tmpdir(), name) === current) continue;
     const builder = /\.building-(\d+)$/.exec(name)?.[1];
-    if (builder !== undefined && processAlive(Number(builder))) continue;
+    if (builder !== undefined && isAlive(Number(builder))) continue;
     rmSync(join(tmpdir(), name), { recursive: true, force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -136,7 +136,8 @@ function folderInUse(folder: string, owner: number | undefined): StorageError {
   );
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process `pid` is running (one of another user answers EPERM: it is). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
