@@ -13,3 +13,13 @@ const organisationAttributeSql = (tenant: string): string =>
 
 /** SQL: the position that `attributes` (a jsonb expression) gives an actor of the tenant `tenant` (a placeholder). */
 export const positionOfSql = (attributes: string, tenant: string): string => `(${attributes} ->> ${organisationAttributeSql(tenant)})`;
+
+/**
+ * SQL: the actor `alias` holds a position among `entryIds` (a SELECT of entry ids), as a condition
+ * the actors' (tenant_id, position_id) index serves: the set is run once into an array and the
+ * people of its positions found through the index. An actor without a position is outside every
+ * set (false, never NULL). For bounded sets (named entries, a subtree): over a seq scan the array
+ * is searched per actor.
+ */
+export const positionAmongSql = (alias: string, entryIds: string): string =>
+  `(${alias}.position_id IS NOT NULL AND ${alias}.position_id = ANY(ARRAY(${entryIds})))`;

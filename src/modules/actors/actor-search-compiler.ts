@@ -9,6 +9,7 @@
  * simply never matches a comparison.
  */
 import { textProblem } from '../../platform/json-guard.js';
+import { positionAmongSql } from './actor-position.js';
 import {
   competencyNameSql,
   jobIdsSql,
@@ -360,16 +361,9 @@ function organisationPredicate(condition: Condition, context: CompileContext, pa
   // organisation.id or organisation.ancestors.id eq / in name the entries: a bounded set, whose
   // people the (tenant_id, position_id) index finds; other conditions may select any share of
   // the structure, probed per actor from a hash.
-  if (rest === 'id' && (condition.op === 'eq' || condition.op === 'in')) return positionIn(set);
+  if (rest === 'id' && (condition.op === 'eq' || condition.op === 'in')) return positionAmongSql('a', set);
   return hashedMembership('a.position_id', set);
 }
-
-/**
- * SQL over `actors a`: its position (`position_id`, actor-position.ts) is one of `entries` (an
- * SQL set of entry ids, computed once into an array), as a condition the actors' (tenant_id,
- * position_id) index serves; false, never NULL, for an actor without a position.
- */
-const positionIn = (entries: string) => `(a.position_id IS NOT NULL AND a.position_id = ANY(ARRAY(${entries})))`;
 
 /** Whether the settings give people a job through their position. */
 const linksPositionJobs = (context: CompileContext) =>
@@ -404,7 +398,7 @@ function jobPredicate(condition: Condition, context: CompileContext, parameters:
  * (hashedMembership): the own `jobAttribute` value is in `jobs`; or it names no job at all and the
  * actor's position (`position_id`) is one whose `positionJobAttribute` names a job in `jobs`.
  * `byId` (a job.id eq or in) states the tests as indexes serve them: the own value as containment
- * (`@>`, attributePredicate: the GIN index on the attributes), the positions as positionIn (the
+ * (`@>`, attributePredicate: the GIN index on the attributes), the positions as positionAmongSql (the
  * actors' (tenant_id, position_id) index) of the job's positions, themselves found through the
  * entries' attributes index; a tenant-wide scan is then never needed.
  */
@@ -422,7 +416,7 @@ export function currentJobIn(jobs: string, context: CompileContext, parameters: 
     const attribute = parameters.add(context.positionJobAttribute);
     const parts = [
       byId
-        ? positionIn(positionIdsOfFewJobsSql(tenant, attribute, jobs))
+        ? positionAmongSql('a', positionIdsOfFewJobsSql(tenant, attribute, jobs))
         : hashedMembership('a.position_id', positionIdsOfJobsSql(tenant, attribute, jobs)),
     ];
     if (own !== undefined) parts.push(`NOT ${hashedMembership(own, jobIdsSql(tenant, 'true'))}`);

@@ -21,6 +21,7 @@ import { AppError } from '../../platform/http/app-error.js';
 import { isTenantWide, type Principal } from '../../kernel/principal.js';
 import type { PersonReach } from '../../kernel/person-reach.js';
 import { organisationSubtreeIdsSql } from '../organisation/organisation-search.service.js';
+import { positionAmongSql } from './actor-position.js';
 
 /** Binds a value as the statement's next placeholder and answers it (`SqlFilter.bind`, `Parameters.add`). */
 export type Bind = (value: unknown) => string;
@@ -36,17 +37,9 @@ export const PersonAccessErrors = {
 /** True for a principal that reaches every person of its tenant: the rule adds no condition. */
 export const readsEveryone = (principal: Principal): boolean => isTenantWide(principal) && principal.scope === undefined;
 
-/**
- * SQL: the actor `alias` holds a position among `entryIds` (a SELECT of entry ids): its
- * `position_id` (actor-position.ts) is one of them. The set is run once into an array and the
- * people of its positions found through the actors' (tenant_id, position_id) index; an actor
- * without a position is outside every set (false, never NULL).
- */
-const positionAmong = (alias: string, entryIds: string) =>
-  `(${alias}.position_id IS NOT NULL AND ${alias}.position_id = ANY(ARRAY(${entryIds})))`;
-
 /** SQL: the actor `alias` holds a position in the subtree of the entry `entry` (an SQL expression: a placeholder). */
-const placedWithin = (alias: string, tenant: string, entry: string) => positionAmong(alias, organisationSubtreeIdsSql(tenant, entry, true));
+const placedWithin = (alias: string, tenant: string, entry: string) =>
+  positionAmongSql(alias, organisationSubtreeIdsSql(tenant, entry, true));
 
 /**
  * SQL: a condition over an `actors` row (`alias`: its `agent_key` and `position_id`) that holds for
@@ -69,7 +62,7 @@ export function readableActorCondition(principal: Principal, alias: string, tena
  */
 export function reportCondition(alias: string, tenant: string, manager: string): string {
   const position = `(SELECT m.position_id FROM actors m WHERE m.tenant_id = ${tenant} AND m.agent_key = ${manager})`;
-  return positionAmong(alias, organisationSubtreeIdsSql(tenant, position, false));
+  return positionAmongSql(alias, organisationSubtreeIdsSql(tenant, position, false));
 }
 
 /**
