@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifySchema } from 'fastify';
-import type { TSchema } from 'typebox';
-import { Value } from 'typebox/value';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError } from '../../platform/http/common-schemas.js';
+import { exactValidator } from '../../platform/http/exact-validator.js';
 import { tenantWidePrincipalOf, wholeTenantPrincipalOf } from '../../kernel/principal.js';
 import { getTenantSettings, replaceTenantSettings } from './tenant-settings.service.js';
 import { TenantSettingsBody, TenantSettingsResponse } from './tenant-settings.schemas.js';
@@ -18,21 +16,13 @@ export interface TenantSettingsRoutesOptions {
 }
 
 /**
- * Checks the body exactly as the schema says: the app's Ajv coerces types (`""` would pass as
- * null, `"email"` as `["email"]`), which would store a setting the client never sent. The errors
- * keep Ajv's shape, so the error handler names the field as for any schema failure.
+ * The body checked exactly as the schema says (exact-validator.ts): coerced, `""` would pass as
+ * null and `"email"` as `["email"]`, storing a setting the client never sent. An unknown key fails
+ * TypeBox's `additionalProperties: false` as a "false schema" at its own path: named as such.
  */
-const exactValidator =
-  ({ schema }: { schema: FastifySchema }) =>
-  (data: unknown) =>
-    Value.Check(schema as TSchema, data)
-      ? true
-      : {
-          // An unknown key fails TypeBox's `additionalProperties: false` as a "false schema" at its own path.
-          error: [...Value.Errors(schema as TSchema, data)].map((error) =>
-            error.keyword === 'boolean' ? { ...error, message: 'is not a setting' } : error,
-          ),
-        };
+const settingsValidator = exactValidator({
+  explain: (error) => (error.keyword === 'boolean' ? { ...error, message: 'is not a setting' } : error),
+});
 
 /** `GET` and `PUT /api/settings`: the tenant's import and identity settings (tenant-wide principals). */
 export const tenantSettingsRoutes: FastifyPluginAsyncTypebox<TenantSettingsRoutesOptions> = async (
@@ -55,7 +45,7 @@ export const tenantSettingsRoutes: FastifyPluginAsyncTypebox<TenantSettingsRoute
   app.put(
     '/api/settings',
     {
-      validatorCompiler: exactValidator,
+      validatorCompiler: settingsValidator,
       schema: {
         tags: ['settings'],
         operationId: 'PUT:settings',

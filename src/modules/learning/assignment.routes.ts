@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifySchema } from 'fastify';
-import { type TSchema, Type } from 'typebox';
-import { Value } from 'typebox/value';
+import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError } from '../../platform/http/common-schemas.js';
+import { exactValidator } from '../../platform/http/exact-validator.js';
 import { pageOf, sendPageHeaders } from '../../platform/http/paged-list.js';
 import { clientGone, type WorkQueue } from '../../platform/http/work-queue.js';
 import { principalOf, tenantWidePrincipalOf } from '../../kernel/principal.js';
@@ -49,10 +48,7 @@ const pageHeaders = (what: string) => ({
  * (`assignments.invalid`); its schema stays on the route for /openapi.json. The querystring is
  * checked exactly as its schema says (no coercion: it holds strings only).
  */
-const bodyReadByTheRules =
-  ({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) =>
-  (data: unknown) =>
-    httpPart === 'body' || Value.Check(schema as TSchema, data) ? true : { error: [...Value.Errors(schema as TSchema, data)] };
+const bodyReadByTheRules = exactValidator({ unchecked: 'body' });
 
 /**
  * `POST /api/assignments`, `GET /api/assignments`, `GET|PUT|DELETE /api/assignments/item`,

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifySchema } from 'fastify';
-import type { TSchema } from 'typebox';
-import { Value } from 'typebox/value';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError } from '../../platform/http/common-schemas.js';
+import { exactValidator } from '../../platform/http/exact-validator.js';
 import { pageOf, sendPageHeaders } from '../../platform/http/paged-list.js';
 import { tenantWidePrincipalOf, wholeTenantPrincipalOf } from '../../kernel/principal.js';
 import {
@@ -22,16 +20,6 @@ import { itemTypesOf } from './competency-framework-rules.js';
 import { storeCompetencies } from '../organisation/competency.service.js';
 
 const errors = { 400: ApiError, 401: ApiError, 403: ApiError };
-
-/**
- * The CASE import's body and query, checked exactly as their schemas say: the app's Ajv coerces
- * types (`"fullStatement": 7` would become the competency "7"), and a framework's fields of the
- * wrong type are a broken export to refuse, not to repair.
- */
-const checkedAsDescribed =
-  ({ schema }: { schema: FastifySchema }) =>
-  (data: unknown) =>
-    Value.Check(schema as TSchema, data) ? true : { error: [...Value.Errors(schema as TSchema, data)] };
 
 /** `GET /api/competencies`, `GET /api/competencies/item`, `PUT /api/competencies`, `PUT /api/competencies/case`: the competency catalogue (docs/learning.md). */
 export const competencyRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = async (app, { sql }) => {
@@ -97,7 +85,9 @@ export const competencyRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = a
   app.put(
     '/api/competencies/case',
     {
-      validatorCompiler: checkedAsDescribed,
+      // Checked as sent: a framework's field of the wrong type (`"fullStatement": 7`) is a broken
+      // export to refuse, not to coerce into the competency "7".
+      validatorCompiler: exactValidator(),
       schema: {
         tags: ['learning'],
         operationId: 'PUT:competencies.case',
