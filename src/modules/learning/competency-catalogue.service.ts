@@ -1,12 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { activitiesDeveloping, countActivitiesByCompetency } from '../activities/activity-registry.service.js';
-import {
-  CompetencyErrors,
-  competencyProblems,
-  listCatalogue,
-  readCompetency,
-  storeCompetencies,
-} from '../organisation/competency.service.js';
+import { listCatalogue, readCompetency, storeCompetencies } from '../organisation/competency.service.js';
 import { type CaseItem, frameworkEntries } from './competency-framework-rules.js';
 import { listJobs } from '../organisation/organisation.service.js';
 
@@ -60,17 +54,13 @@ export interface CasePackage {
 export async function importCaseFramework(sql: SqlClient, tenantId: string, body: CasePackage, itemTypes?: readonly string[]) {
   const { entries, skipped } = frameworkEntries(body.CFItems, itemTypes);
   const competencies = entries.map(({ name, description }) => ({ name, description }));
-  const problems = await competencyProblems(sql, competencies);
-  if (problems.length > 0) {
-    throw CompetencyErrors.invalid(
-      problems.map((problem) => {
-        const entry = entries[problem.index];
-        const message = problem.message.replace(/the entry at index (\d+)/, (_, at) => `the CFItem at index ${entries[Number(at)].index}`);
-        return { index: entry.index, field: problem.field === 'name' ? entry.nameFrom : 'fullStatement', message };
-      }),
-    );
-  }
-  const stored = await storeCompetencies(sql, tenantId, competencies);
+  const stored = await storeCompetencies(sql, tenantId, competencies, (problems) =>
+    problems.map((problem) => {
+      const entry = entries[problem.index];
+      const message = problem.message.replace(/the entry at index (\d+)/, (_, at) => `the CFItem at index ${entries[Number(at)].index}`);
+      return { index: entry.index, field: problem.field === 'name' ? entry.nameFrom : 'fullStatement', message };
+    }),
+  );
   const document = body.CFDocument;
   return {
     framework: {

@@ -60,15 +60,17 @@ function problemsOf(competency: { name: string; description?: string }, index: n
 /**
  * PUT /api/competencies: adds the competencies named, or updates the spelling (and the
  * description, when one is sent) of those the catalogue has under the same name, matched
- * case-insensitively. All or nothing: any bad entry refuses the whole request.
+ * case-insensitively. All or nothing: any bad entry refuses the whole request. A caller that built
+ * the entries from another shape (a CASE framework) names the problems in that shape with `restate`.
  */
 export async function storeCompetencies(
   sql: SqlClient,
   tenantId: string,
   competencies: readonly { name: string; description?: string }[],
+  restate: (problems: CompetencyProblem[]) => CompetencyProblem[] = (problems) => problems,
 ): Promise<Array<Competency & { created: boolean }>> {
   const problems = await competencyProblems(sql, competencies);
-  if (problems.length > 0) throw CompetencyErrors.invalid(problems);
+  if (problems.length > 0) throw CompetencyErrors.invalid(restate(problems));
   return sql.transaction(async (tx) => {
     await lockCatalogue(tx, tenantId);
     return upsertCompetencies(tx, tenantId, competencies);
@@ -76,11 +78,10 @@ export async function storeCompetencies(
 }
 
 /**
- * What storeCompetencies would refuse in `competencies`, by index (in index order): each entry's
- * own problems, and a name that repeats an earlier one case-insensitively. Empty: it would store
- * them. For a caller that builds the entries from another shape and names the problems in it.
+ * What storeCompetencies refuses in `competencies`, by index (in index order): each entry's own
+ * problems, and a name that repeats an earlier one case-insensitively. Empty: it stores them.
  */
-export async function competencyProblems(
+async function competencyProblems(
   sql: SqlClient,
   competencies: readonly { name: string; description?: string }[],
 ): Promise<CompetencyProblem[]> {
