@@ -16,6 +16,7 @@ const MODULES = [
   'imports',
   'launch',
   'learning',
+  'identity',
 ];
 
 const modulePath = (name) => `^src/modules/${name}/`;

@@ -5,6 +5,7 @@ import type { Database } from '../platform/database/sql-client.js';
 import { isWorker, releaseWorker, WorkersRefused } from '../server/workers.js';
 import { adminCommand } from './admin.js';
 import { apikeyCommand } from './apikey.js';
+import { scimTokenCommand } from './scim-token.js';
 import { backupCommand } from './backup.js';
 import { clientCommand } from './client.js';
 import {
@@ -44,6 +45,9 @@ Commands:
   admin create --tenant NAME --email E --password P [--scope ENTRY_ID]
                                   create an admin account that can sign in on the authorize page;
                                   --scope as for apikey create
+  scim-token create --tenant NAME
+                                  print a new bearer token for the tenant's SCIM client (its identity
+                                  provider: docs/identity.md)
   client create --tenant NAME --redirect-uri URI [--redirect-uri URI2 …] [--name N]
                                   register an OAuth client; prints its id and secret
   import users|organisation|jobs --tenant NAME FILE [--verify] [--charset NAME]
@@ -62,6 +66,9 @@ Commands:
   tenant delete NAME --yes        delete the tenant and every row it owns (its name becomes free)
   apikey list --tenant NAME       list the tenant's API keys: created, last used (to the minute), revoked, scope
   apikey revoke --tenant NAME KEY revoke an API key; every running server refuses it within a second
+  scim-token list --tenant NAME   list the tenant's SCIM tokens: created, revoked
+  scim-token revoke --tenant NAME ID
+                                  revoke a SCIM token; its next request is refused
   client list --tenant NAME       list the tenant's OAuth clients
   client delete --tenant NAME ID  delete an OAuth client; the tokens issued to it stop working
   client rotate-secret --tenant NAME ID
@@ -87,6 +94,7 @@ const DATABASE_COMMANDS: Record<string, DatabaseCommand> = {
   migrate: migrateCommand,
   tenant: tenantCommand,
   apikey: apikeyCommand,
+  'scim-token': scimTokenCommand,
   client: clientCommand,
   admin: adminCommand,
   import: importCommand,

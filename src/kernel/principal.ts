@@ -22,8 +22,11 @@ declare module 'fastify' {
  * tokens only what concerns their own actor (and activity).
  */
 export interface Principal {
-  /** `operator`: the command line (`learnbase import …`), run by whoever can reach the database. */
-  kind: 'admin' | 'api_key' | 'actor' | 'launch' | 'operator';
+  /**
+   * `operator`: the command line (`learnbase import …`), run by whoever can reach the database.
+   * `scim`: an identity provider's SCIM token (docs/identity.md), accepted on `/scim/v2/` only.
+   */
+  kind: 'admin' | 'api_key' | 'actor' | 'launch' | 'operator' | 'scim';
   tenant: Tenant;
   /** The credential's identifier: the API key, the admin id, the actor credential's username. */
   id: string;
@@ -44,7 +47,7 @@ export interface Principal {
 
 /** True for principals allowed to manage everything in their tenant. */
 export const isTenantWide = (principal: Principal): boolean =>
-  principal.kind === 'admin' || principal.kind === 'api_key' || principal.kind === 'operator';
+  principal.kind === 'admin' || principal.kind === 'api_key' || principal.kind === 'operator' || principal.kind === 'scim';
 
 /**
  * The principal of a route that manages the tenant's people or reads what it shares (the actor

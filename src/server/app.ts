@@ -32,6 +32,7 @@ import { notificationsModule } from '../modules/notifications/notifications.modu
 import { importsModule } from '../modules/imports/imports.module.js';
 import { launchModule } from '../modules/launch/launch.module.js';
 import { learningModule } from '../modules/learning/learning.module.js';
+import { identityModule } from '../modules/identity/identity.module.js';
 import { assignmentPeopleChanges } from '../modules/learning/assignment-membership.service.js';
 import { personReach } from '../modules/actors/person-access.service.js';
 import type { SignInPolicy } from '../modules/auth/oauth/sign-in-throttle.js';
@@ -223,4 +224,5 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   await app.register(importsModule, { ...modules, peopleChanges });
   await app.register(launchModule, modules);
   await app.register(learningModule, modules);
+  await app.register(identityModule, { ...modules, peopleChanges });
 }

@@ -137,7 +137,7 @@ describeEachBackend('POST /api/actors/search', (ctx) => {
     const bad = await search(ctx, tenant.headers, { criteria: {} }, '?kind=credentials');
     assert.equal(bad.statusCode, 400, bad.body);
     assert.deepEqual(bad.json().details.problems, [
-      { location: 'querystring', path: '/kind', message: 'must be one of people, authorities, all' },
+      { location: 'querystring', path: '/kind', message: 'must be one of people, authorities, deactivated, all' },
     ]);
     assert.deepEqual(await labels(cond('mbox', 'eq', 'mailto:eve@x.org')), ['Eve']);
     assert.deepEqual(await labels(cond('mbox', 'contains', '@x.org')), ['Eve', 'Team']);

@@ -39,6 +39,9 @@ export interface FuzzContext {
   learner: { credential: string; launchToken: string };
   /** `Basic …` of an API key limited to the organisation entry P1 (issue 28, item 5), which the tenant's imports may make or drop. */
   scopedKey: string;
+  /** The tenant's SCIM token (issue 29), `Bearer …`, and the id of a User it made. */
+  scimToken: string;
+  scimUserId: string;
 }
 
 export interface FuzzRequest {
@@ -1594,7 +1597,7 @@ const pageQuery = () => ({
 
 /** `kind` of the actor lists (issue 25): people, authorities or all. */
 const actorKind = () =>
-  param('kind', fc.constantFrom('people', 'authorities', 'all'), {
+  param('kind', fc.constantFrom('people', 'authorities', 'deactivated', 'all'), {
     hostile: fc.constantFrom('', 'People', 'groups', 'all,people', 'x'.repeat(300)),
   });
 
@@ -2429,6 +2432,164 @@ const OBSERVABILITY_FUZZERS: Record<string, RouteFuzzer> = {
  * generator. A route the app serves but this table lacks fails the coverage test: add its
  * generator here.
  */
+
+// ---------------------------------------------------------------------------------------------
+// Accounts from identity systems (issue 29): the SCIM tokens' HTTP face and the SCIM service provider.
+
+const SCIM_USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const SCIM_ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+const SCIM_PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+const SCIM_TYPES = ['application/scim+json', 'application/scim+json; charset=utf-8', ...JSON_TYPES];
+
+/** Valid: the tenant's SCIM token. Hostile: absent, another credential, a forged or mangled token. */
+function scimHeaders(ctx: FuzzContext): Record<string, Part<string | undefined>> {
+  return {
+    authorization: header(
+      fc.constant(ctx.scimToken),
+      fc.oneof(
+        absent,
+        fc.constantFrom(ctx.tenant.authorization, `Bearer ${ctx.oauth.accessToken}`, 'Bearer ', 'Basic Og=='),
+        hostileText.map((text) => `Bearer ${text}`),
+        hostileText.map((text) => `${ctx.scimToken}${text}`),
+        fc.constant(ctx.scimToken.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A'))),
+      ),
+    ),
+    'x-svc-tenant': header(absent, fc.oneof(fc.constant(ctx.otherTenantName), hostileText)),
+    'if-match': header(absent, fc.oneof(fc.constantFrom('*', 'W/"0"', '"x"'), hostileText)),
+  };
+}
+
+const scimName = fc.oneof(fc.constantFrom('ada@example.com', 'Ada@Example.com', 'bea@example.com'), fc.emailAddress());
+const scimUser = fc
+  .record(
+    {
+      userName: scimName,
+      externalId: fc.string({ maxLength: 12 }),
+      active: fc.constantFrom(true, false, 'True', 'false'),
+      displayName: fc.string({ maxLength: 12 }),
+      emails: fc.array(fc.record({ value: scimName, type: fc.constantFrom('work', 'home'), primary: fc.boolean() }), { maxLength: 2 }),
+      name: fc.record({ givenName: fc.string({ maxLength: 8 }), familyName: fc.string({ maxLength: 8 }) }, { requiredKeys: [] }),
+      title: fc.string({ maxLength: 8 }),
+      [SCIM_ENTERPRISE]: fc.record(
+        { employeeNumber: fc.string({ maxLength: 6 }), manager: fc.record({ value: fc.uuid() }) },
+        { requiredKeys: [] },
+      ),
+    },
+    { requiredKeys: ['userName'] },
+  )
+  .map((user) => ({ schemas: [SCIM_USER, SCIM_ENTERPRISE], ...user }));
+const hostileScimUser: fc.Arbitrary<unknown> = fc.oneof(
+  hostileJson,
+  hostileJson.map((value) => ({ schemas: [SCIM_USER], userName: value, emails: [{ value: 'x@example.com' }] })),
+  hostileJson.map((value) => ({ schemas: [SCIM_USER], userName: 'x@example.com', emails: value })),
+  hostileJson.map((value) => ({ schemas: [SCIM_USER], userName: 'x@example.com', emails: [{ value }], active: value })),
+  hostileJson.map((value) => ({ schemas: value, userName: 'x@example.com' })),
+  hostileText.map((text) => ({
+    schemas: [SCIM_USER],
+    userName: text,
+    emails: [{ value: text }],
+    name: { givenName: text },
+    [SCIM_ENTERPRISE]: { manager: text },
+  })),
+  fc.string({ minLength: 501, maxLength: 600 }).map((long) => ({ schemas: [SCIM_USER], userName: long, emails: [{ value: long }] })),
+);
+const scimUserBody = body(scimUser.map(toJson), SCIM_TYPES, hostileScimUser.map(toJson));
+
+const scimPath = fc.constantFrom(
+  'active',
+  'userName',
+  'displayName',
+  'name.givenName',
+  'emails',
+  'emails[type eq "work"].value',
+  'emails[value eq "a:b"].value',
+  `${SCIM_ENTERPRISE}:manager`,
+  `${SCIM_ENTERPRISE}:department`,
+  'id',
+  'meta.created',
+  'toString.x',
+  '__proto__.polluted',
+);
+const scimOperation = fc.record(
+  {
+    op: fc.constantFrom('add', 'Replace', 'remove', 'REPLACE', 'copy'),
+    path: fc.oneof(scimPath, hostileText),
+    value: fc.oneof(
+      fc.string({ maxLength: 8 }),
+      fc.boolean(),
+      fc.constantFrom('False', 'True'),
+      fc.record({ 'name.givenName': fc.string({ maxLength: 6 }), active: fc.boolean() }),
+    ),
+  },
+  { requiredKeys: ['op'] },
+);
+const scimPatch = fc
+  .array(scimOperation, { minLength: 1, maxLength: 4 })
+  .map((operations) => ({ schemas: [SCIM_PATCH], Operations: operations }));
+const hostileScimPatch: fc.Arbitrary<unknown> = fc.oneof(
+  hostileJson,
+  hostileJson.map((value) => ({ schemas: [SCIM_PATCH], Operations: value })),
+  hostileJson.map((value) => ({ schemas: [SCIM_PATCH], operations: [{ op: 'replace', path: 'active', value }] })),
+  hostileJson.map((value) => ({ schemas: [SCIM_PATCH], Operations: [{ op: 'add', value }] })),
+  hostileText.map((text) => ({ schemas: [SCIM_PATCH], Operations: [{ op: 'replace', path: text, value: text }] })),
+  fc.constant({ schemas: [SCIM_PATCH], Operations: Array.from({ length: 1001 }, () => ({ op: 'replace', path: 'title', value: 'x' })) }),
+);
+const scimPatchBody = body(scimPatch.map(toJson), SCIM_TYPES, hostileScimPatch.map(toJson));
+
+const scimFilter = fc.oneof(
+  fc.constantFrom(
+    'userName eq "ada@example.com"',
+    'externalId eq "x"',
+    'emails[type eq "work"].value eq "ada@example.com"',
+    'active eq true',
+    'userName sw "a" and not (title pr)',
+    'meta.lastModified gt "2020-01-01T00:00:00Z"',
+    'userName eq "x\\" or 1=1"',
+    '((((((((((((((((((((((userName pr))))))))))))))))))))))',
+  ),
+  scimName.map((name) => `userName eq "${name}"`),
+);
+const scimUserPath = (ctx: FuzzContext) =>
+  fc
+    .oneof(
+      { weight: 4, arbitrary: fc.constant(ctx.scimUserId) },
+      { weight: 2, arbitrary: fc.uuid() },
+      { weight: 1, arbitrary: hostileText.map(percentEncode) },
+    )
+    .map((id) => `/scim/v2/Users/${id}`);
+
+const IDENTITY_FUZZERS: Record<string, RouteFuzzer> = {
+  'GET /api/scim-tokens': plainRoute('GET', '/api/scim-tokens', adminHeaders),
+  'POST /api/scim-tokens': plainRoute('POST', '/api/scim-tokens', adminHeaders),
+  'DELETE /api/scim-tokens/:id': (ctx) =>
+    route({
+      method: 'DELETE',
+      path: fc
+        .oneof(fc.constant(`scim_${'0'.repeat(32)}_${'0'.repeat(16)}`), hostileText)
+        .map((id) => `/api/scim-tokens/${percentEncode(id)}`),
+      headers: adminHeaders(ctx),
+    }),
+  'GET /scim/v2/ServiceProviderConfig': plainRoute('GET', '/scim/v2/ServiceProviderConfig', scimHeaders),
+  'GET /scim/v2/ResourceTypes': plainRoute('GET', '/scim/v2/ResourceTypes', scimHeaders),
+  'GET /scim/v2/Schemas': plainRoute('GET', '/scim/v2/Schemas', scimHeaders),
+  'GET /scim/v2/Users': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/scim/v2/Users',
+      query: {
+        filter: param('filter', scimFilter, { hostile: hostileText }),
+        startIndex: param('startIndex', fc.integer({ min: -5, max: 20 }).map(String), { hostile: hostileText }),
+        count: param('count', fc.integer({ min: -5, max: 2000 }).map(String), { hostile: hostileText }),
+      },
+      headers: scimHeaders(ctx),
+    }),
+  'POST /scim/v2/Users': (ctx) => route({ method: 'POST', path: '/scim/v2/Users', headers: scimHeaders(ctx), body: scimUserBody }),
+  'GET /scim/v2/Users/:id': (ctx) => route({ method: 'GET', path: scimUserPath(ctx), headers: scimHeaders(ctx) }),
+  'PUT /scim/v2/Users/:id': (ctx) => route({ method: 'PUT', path: scimUserPath(ctx), headers: scimHeaders(ctx), body: scimUserBody }),
+  'PATCH /scim/v2/Users/:id': (ctx) => route({ method: 'PATCH', path: scimUserPath(ctx), headers: scimHeaders(ctx), body: scimPatchBody }),
+  'DELETE /scim/v2/Users/:id': (ctx) => route({ method: 'DELETE', path: scimUserPath(ctx), headers: scimHeaders(ctx) }),
+};
+
 export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /xapi/about': plainRoute('GET', '/xapi/about', (ctx) => apiHeaders(ctx, true)),
   'GET /xapi/statements': (ctx) =>
@@ -2503,6 +2664,7 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   ...NOTIFICATION_FUZZERS,
   ...OBSERVABILITY_FUZZERS,
   ...LIFECYCLE_FUZZERS,
+  ...IDENTITY_FUZZERS,
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { describeEachBackend, type TestContext } from '../support/build-test-app
 import { exchange, givenOAuth, REDIRECT_URI } from '../auth/oauth-token-fixtures.js';
 import { issueApiKey } from '../../src/modules/auth/api-keys/api-key.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
+import { issueScimToken } from '../../src/modules/identity/scim-token.service.js';
 import type { GivenTenant } from '../support/given.js';
 import { LAUNCH_ACTIVITY, LEARNER_MBOX, ROUTE_FUZZERS, type FuzzContext, type FuzzRequest } from './arbitraries.js';
 
@@ -158,6 +159,24 @@ async function givenScopedKey(ctx: TestContext, tenant: GivenTenant): Promise<st
   return basic(key, secret);
 }
 
+/** The tenant's SCIM token and a User it made (the PATCH, PUT and DELETE generators change that one). */
+async function givenScimUser(ctx: TestContext, tenant: GivenTenant): Promise<{ scimToken: string; scimUserId: string }> {
+  const record = (await new TenancyService(ctx.db, 0).findById(tenant.id)) ?? assert.fail('no tenant');
+  const scimToken = `Bearer ${(await issueScimToken(ctx.db, record)).token}`;
+  const created = await ctx.app.inject({
+    method: 'POST',
+    url: '/scim/v2/Users',
+    headers: { authorization: scimToken },
+    payload: {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName: 'fuzz@example.com',
+      emails: [{ value: 'fuzz@example.com' }],
+    },
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  return { scimToken, scimUserId: (created.json() as { id: string }).id };
+}
+
 describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {
   let fuzz: FuzzContext;
   let served: Map<string, Set<string>>;
@@ -188,6 +207,7 @@ describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {
       },
       learner: await givenLearner(ctx, oauth.tenant),
       scopedKey: await givenScopedKey(ctx, oauth.tenant),
+      ...(await givenScimUser(ctx, oauth.tenant)),
     };
   });
 

@@ -539,6 +539,8 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
         // No learner here: an unknown one is refused (401), like any wrong credential.
         learner: { credential: 'Basic dW51c2VkOnVudXNlZA==', launchToken: 'Basic dW51c2VkOnVudXNlZA==' },
         scopedKey: 'Basic dW51c2VkOnVudXNlZA==',
+        scimToken: 'Bearer unused',
+        scimUserId: 'unused',
       };
     });
 

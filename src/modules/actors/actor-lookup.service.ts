@@ -6,6 +6,8 @@ export interface ActorIdentity {
   objectType: 'Agent' | 'Group';
   /** The xAPI actor: objectType, the name an import or upsert gave (if any) and its one IFI. */
   agent: Record<string, unknown>;
+  /** False when an identity system deactivated the person (docs/identity.md). */
+  active: boolean;
 }
 
 /** The actor stored under a canonical agent key (agent.ts), or undefined when the tenant has none. */
@@ -15,13 +17,18 @@ export async function findActorByKey(sql: SqlClient, tenantId: string, agentKey:
     object_type: 'Agent' | 'Group';
     ifi: Record<string, unknown>;
     name: string | null;
-  }>('SELECT agent_key, object_type, ifi, name FROM actors WHERE tenant_id = $1 AND agent_key = $2', [tenantId, agentKey]);
+    active: boolean;
+  }>('SELECT agent_key, object_type, ifi, name, deactivated_at IS NULL AS active FROM actors WHERE tenant_id = $1 AND agent_key = $2', [
+    tenantId,
+    agentKey,
+  ]);
   const row = rows[0];
   if (!row) return undefined;
   return {
     agentKey: row.agent_key,
     objectType: row.object_type,
     agent: { objectType: row.object_type, ...(row.name ? { name: row.name } : {}), ...row.ifi },
+    active: row.active,
   };
 }
 
@@ -37,10 +44,11 @@ export async function findActorsByKeys(
     object_type: 'Agent' | 'Group';
     ifi: Record<string, unknown>;
     name: string | null;
-  }>('SELECT agent_key, object_type, ifi, name FROM actors WHERE tenant_id = $1 AND agent_key = ANY($2::text[])', [
-    tenantId,
-    [...new Set(agentKeys)],
-  ]);
+    active: boolean;
+  }>(
+    'SELECT agent_key, object_type, ifi, name, deactivated_at IS NULL AS active FROM actors WHERE tenant_id = $1 AND agent_key = ANY($2::text[])',
+    [tenantId, [...new Set(agentKeys)]],
+  );
   return new Map(
     rows.map((row) => [
       row.agent_key,
@@ -48,6 +56,7 @@ export async function findActorsByKeys(
         agentKey: row.agent_key,
         objectType: row.object_type,
         agent: { objectType: row.object_type, ...(row.name ? { name: row.name } : {}), ...row.ifi },
+        active: row.active,
       },
     ]),
   );

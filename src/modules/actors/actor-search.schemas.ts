@@ -97,7 +97,7 @@ export const ActorKindParameter = Type.Union(
   {
     default: 'people',
     description:
-      'people (default): imported, upserted, provisioned or named by a statement; authorities: the credentials statements name as their authority (API keys, admins, learner credentials, launch sessions), listed for audit; all: both.',
+      'people (default): imported, upserted, provisioned or named by a statement, and not deactivated; authorities: the credentials statements name as their authority (API keys, admins, learner credentials, launch sessions), listed for audit; deactivated: the people an identity system deactivated (docs/identity.md); all: every actor.',
   },
 );
 

@@ -46,6 +46,13 @@ export function readPage(query: Record<string, unknown>): { limit: number; skip:
 
 export { Parameters, type Criteria };
 
+/**
+ * SQL: the actor `a` is one of the tenant's people: an import or PUT /api/actors/agents wrote it
+ * (`imported_at` set: not an agent only statements named), and no identity system deactivated it
+ * (docs/identity.md): a deactivated person leaves searches, assignments and reports.
+ */
+const PERSON = 'a.imported_at IS NOT NULL AND a.deactivated_at IS NULL';
+
 /** The compiler's context for a tenant's settings, the tenant id being `$1`. */
 const linkContext = (settings: JobLinkSettings): CompileContext => ({
   tenantParameter: '$1',
@@ -103,7 +110,7 @@ export function peopleSql(
   const reach = options.reach === undefined ? '' : ` AND ${options.reach}`;
   return `SELECT a.agent_key, COALESCE(${own}, ${ofPosition}) AS job_id, a.position_id
             FROM actors a ${joins.join(' ')}
-           WHERE a.tenant_id = $1 AND a.imported_at IS NOT NULL AND NOT a.authority_only AND ${condition}${reach}`;
+           WHERE a.tenant_id = $1 AND ${PERSON} AND NOT a.authority_only AND ${condition}${reach}`;
 }
 
 /** The body `{criteria}`, read and checked: the first bad node answers 400 with its JSON pointer. */
@@ -161,7 +168,7 @@ export async function searchActors(
  * (those a write changed); `$1` is the tenant id. peopleMatchingSql then reads the CTE.
  */
 export function peopleAmongSql(within: string): string {
-  return `SELECT a.* FROM actors a WHERE a.tenant_id = $1 AND a.agent_key = ANY(${within}::text[]) AND a.imported_at IS NOT NULL`;
+  return `SELECT a.* FROM actors a WHERE a.tenant_id = $1 AND a.agent_key = ANY(${within}::text[]) AND ${PERSON}`;
 }
 
 /**
@@ -175,5 +182,5 @@ export function peopleAmongSql(within: string): string {
 export function peopleMatchingSql(criteria: Criteria, settings: TenantSettings, parameters: Parameters, from?: string): string {
   const condition = compileCriteria(criteria, linkContext(settings), parameters);
   if (from !== undefined) return `SELECT a.agent_key FROM ${from} a WHERE ${condition}`;
-  return `SELECT a.agent_key FROM actors a WHERE a.tenant_id = $1 AND a.imported_at IS NOT NULL AND ${condition}`;
+  return `SELECT a.agent_key FROM actors a WHERE a.tenant_id = $1 AND ${PERSON} AND ${condition}`;
 }

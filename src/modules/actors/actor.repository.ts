@@ -27,13 +27,26 @@ export const toStoredActor = (row: ActorRow): StoredActor => ({
   members: row.members,
 });
 
-/** Which actors a list holds: the people, the statement authorities (credentials), or both. */
-export const ACTOR_KINDS = ['people', 'authorities', 'all'] as const;
+/**
+ * Which actors a list holds: the people (active ones: an identity system deactivates people,
+ * docs/identity.md), the statement authorities (credentials), the deactivated people, or all.
+ */
+export const ACTOR_KINDS = ['people', 'authorities', 'deactivated', 'all'] as const;
 export type ActorKind = (typeof ACTOR_KINDS)[number];
 
 /** The conditions on `actors` (under `alias`) that keep the actors of one kind (none for all). */
-export const kindConditions = (kind: ActorKind, alias = 'actors'): string[] =>
-  kind === 'people' ? [`NOT ${alias}.authority_only`] : kind === 'authorities' ? [`${alias}.authority_only`] : [];
+export const kindConditions = (kind: ActorKind, alias = 'actors'): string[] => {
+  switch (kind) {
+    case 'people':
+      return [`NOT ${alias}.authority_only`, `${alias}.deactivated_at IS NULL`];
+    case 'authorities':
+      return [`${alias}.authority_only`];
+    case 'deactivated':
+      return [`${alias}.deactivated_at IS NOT NULL`];
+    case 'all':
+      return [];
+  }
+};
 
 /**
  * A page of the tenant's actors of one kind, agents and groups, imported, upserted or only named
@@ -70,4 +83,83 @@ export async function findPersonByKey(sql: SqlClient, tenantId: string, agentKey
     [tenantId, agentKey],
   );
   return rows[0] && toStoredActor(rows[0]);
+}
+
+/** Whether the person under `agentKey` is active (not deactivated by an identity system); undefined when there is no such actor. */
+export async function findPersonState(sql: SqlClient, tenantId: string, agentKey: string): Promise<{ active: boolean } | undefined> {
+  const { rows } = await sql.query<{ active: boolean }>(
+    'SELECT deactivated_at IS NULL AS active FROM actors WHERE tenant_id = $1 AND agent_key = $2',
+    [tenantId, agentKey],
+  );
+  return rows[0];
+}
+
+/** A person as an identity system sees them (docs/identity.md): their id, identity, attributes and state. */
+export interface PersonRecord {
+  id: string;
+  agentKey: string;
+  ifi: Record<string, unknown>;
+  name: string | null;
+  attributes: Record<string, string>;
+  active: boolean;
+  created: Date;
+  /** When an import, an upsert or an identity system last wrote them. */
+  lastModified: Date;
+}
+
+interface PersonRecordRow {
+  id: string;
+  agent_key: string;
+  ifi: Record<string, unknown>;
+  name: string | null;
+  attributes: Record<string, string> | null;
+  active: boolean;
+  created_at: Date | string;
+  imported_at: Date | string;
+}
+
+const PERSON_RECORD_COLUMNS =
+  'a.id, a.agent_key, a.ifi, a.name, a.attributes, a.deactivated_at IS NULL AS active, a.created_at, a.imported_at';
+
+const toPersonRecord = (row: PersonRecordRow): PersonRecord => ({
+  id: row.id,
+  agentKey: row.agent_key,
+  ifi: row.ifi,
+  name: row.name,
+  attributes: row.attributes ?? {},
+  active: row.active,
+  created: new Date(row.created_at),
+  lastModified: new Date(row.imported_at),
+});
+
+/**
+ * A page of the tenant's people (written by an import, an upsert or an identity system; active or
+ * not) that `condition` (SQL over `actors a`, its values after the tenant id `$1` in `values`)
+ * holds for, in the order they were first stored; and how many there are in all.
+ */
+export async function findPersonRecords(
+  sql: SqlClient,
+  tenantId: string,
+  condition: string,
+  values: readonly unknown[],
+  page: { skip: number; limit: number },
+): Promise<{ records: PersonRecord[]; total: number }> {
+  const all = [tenantId, ...values];
+  const limit = `$${all.push(page.limit)}`;
+  const skip = `$${all.push(page.skip)}`;
+  const { rows } = await sql.query<PersonRecordRow & { total: string | number }>(
+    `WITH matched AS MATERIALIZED (
+       SELECT a.agent_key, a.created_at, a.id FROM actors a
+        WHERE a.tenant_id = $1 AND a.imported_at IS NOT NULL AND NOT a.authority_only AND ${condition}
+     ), page AS (
+       SELECT agent_key FROM matched ORDER BY created_at, id LIMIT ${limit} OFFSET ${skip}
+     )
+     SELECT counted.total, ${PERSON_RECORD_COLUMNS}
+       FROM (SELECT count(*) AS total FROM matched) counted
+       LEFT JOIN (page JOIN actors a ON a.tenant_id = $1 AND a.agent_key = page.agent_key) ON true
+      ORDER BY a.created_at, a.id`,
+    all,
+  );
+  const total = rows.length > 0 ? Number(rows[0].total) : 0;
+  return { records: rows.filter((row) => row.agent_key !== null).map(toPersonRecord), total };
 }

@@ -14,6 +14,11 @@ export interface AgentActorWrite {
   /** Undefined: the stored value stays. */
   name?: string;
   attributes?: Record<string, string>;
+  /**
+   * Undefined: the person stays as they are; false: deactivated (docs/identity.md; the time of the
+   * first deactivation is kept); true: active again.
+   */
+  active?: boolean;
 }
 
 /**
@@ -24,15 +29,19 @@ export interface AgentActorWrite {
  */
 export async function upsertAgentActor(sql: SqlClient, tenantId: string, actor: AgentActorWrite): Promise<{ created: boolean }> {
   const { rows } = await sql.query<{ created: boolean }>(
-    `INSERT INTO actors AS a (tenant_id, agent_key, ifi, updated, name, attributes, position_id, imported_at)
-     VALUES ($1, $2, $3::jsonb, now(), $4, $5::jsonb, ${positionOfSql('$5::jsonb', '$1')}, now())
+    `INSERT INTO actors AS a (tenant_id, agent_key, ifi, updated, name, attributes, position_id, imported_at, deactivated_at)
+     VALUES ($1, $2, $3::jsonb, now(), $4, $5::jsonb, ${positionOfSql('$5::jsonb', '$1')}, now(),
+             CASE WHEN $8::boolean = false THEN now() END)
      ON CONFLICT (tenant_id, agent_key) DO UPDATE
         SET name = CASE WHEN $6::boolean THEN EXCLUDED.name ELSE a.name END,
             attributes = CASE WHEN $7::boolean THEN EXCLUDED.attributes ELSE a.attributes END,
             position_id = CASE WHEN $7::boolean THEN EXCLUDED.position_id ELSE a.position_id END,
             imported_at = now(),
             updated = now(),
-            authority_only = false
+            authority_only = false,
+            deactivated_at = CASE WHEN $8::boolean IS NULL THEN a.deactivated_at
+                                  WHEN $8::boolean THEN NULL
+                                  ELSE COALESCE(a.deactivated_at, now()) END
      RETURNING (xmax = 0) AS created`,
     [
       tenantId,
@@ -42,6 +51,7 @@ export async function upsertAgentActor(sql: SqlClient, tenantId: string, actor: 
       actor.attributes === undefined ? null : JSON.stringify(actor.attributes),
       actor.name !== undefined,
       actor.attributes !== undefined,
+      actor.active ?? null,
     ],
   );
   return { created: rows[0].created };

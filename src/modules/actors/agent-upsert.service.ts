@@ -2,13 +2,15 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { outOfScope, type Principal } from '../../kernel/principal.js';
 import { getTenantSettings, lockTenantIdentities } from './tenant-settings.service.js';
-import { findActorByKey } from './actor.repository.js';
+import { findActorByKey, findPersonState } from './actor.repository.js';
 import { showActors, type ActorDomains } from './actor.service.js';
-import { identifiersOf, parseAgentWrite, resolveAgentWrite } from './agent-upsert.js';
+import { identifiersOf, parseAgentWrite, resolveAgentWrite, type AgentWrite } from './agent-upsert.js';
 import { findIdentifierHolders, replaceIdentifiers } from './actor-identifiers.repository.js';
 import { upsertAgentActor } from './agent-upsert.repository.js';
 import type { PeopleChanges } from './people-changes.js';
 import { mayRead, PersonAccessErrors } from './person-access.service.js';
+
+export { parseAgentWrite, type AgentWrite };
 
 export interface AgentUpsertResult {
   created: boolean;
@@ -35,52 +37,78 @@ export async function upsertAgent(
   peopleChanges: PeopleChanges,
 ): Promise<AgentUpsertResult> {
   const write = parseAgentWrite(body);
+  return sql.transaction((tx) => writeAgent(tx, principal, write, { source, domains, peopleChanges }));
+}
+
+/** How a write of one person is made, besides what it writes. */
+export interface AgentWriteContext {
+  /** Stored with the audit entry (`svc-account-source`, or the channel: `scim`). */
+  source: string | undefined;
+  domains: ActorDomains;
+  peopleChanges: PeopleChanges;
+  /**
+   * Undefined: the person stays active or deactivated as they are; false: deactivated, true:
+   * active again (docs/identity.md). A change is audited (`actor.deactivated`, `actor.reactivated`).
+   */
+  active?: boolean;
+}
+
+/**
+ * upsertAgent's work inside the caller's transaction (`tx`), for a caller that writes people
+ * through other channels (identity's SCIM) and checks more under the same lock: it takes the
+ * tenant's identity lock itself (a caller that took it already holds it: it is re-entrant).
+ */
+export async function writeAgent(
+  tx: SqlClient,
+  principal: Principal,
+  write: AgentWrite,
+  context: AgentWriteContext,
+): Promise<AgentUpsertResult & { agentKey: string }> {
+  const { source, domains, peopleChanges } = context;
   const tenant = principal.tenant;
-  return sql.transaction(async (tx) => {
-    await lockTenantIdentities(tx, tenant.id);
-    const settings = await getTenantSettings(tx, tenant, domains.baseDomain);
-    const identifiers = identifiersOf(write.attributes, settings.uniqueAttributes, write.attributesPath);
-    const byKey = await findActorByKey(tx, tenant.id, write.key);
-    const holders = await findIdentifierHolders(tx, tenant.id, identifiers);
-    const resolution = resolveAgentWrite(write, identifiers, { byKey: byKey && { objectType: byKey.objectType ?? 'Agent' }, holders });
-    // A scoped credential writes only people of its subtree, before and after the write (person-access.service.ts).
-    if (resolution.action === 'update' && !(await mayRead(tx, principal, resolution.key)))
-      throw PersonAccessErrors.notFound(resolution.key);
+  await lockTenantIdentities(tx, tenant.id);
+  const settings = await getTenantSettings(tx, tenant, domains.baseDomain);
+  const identifiers = identifiersOf(write.attributes, settings.uniqueAttributes, write.attributesPath);
+  const byKey = await findActorByKey(tx, tenant.id, write.key);
+  const holders = await findIdentifierHolders(tx, tenant.id, identifiers);
+  const resolution = resolveAgentWrite(write, identifiers, { byKey: byKey && { objectType: byKey.objectType ?? 'Agent' }, holders });
+  // A scoped credential writes only people of its subtree, before and after the write (person-access.service.ts).
+  if (resolution.action === 'update' && !(await mayRead(tx, principal, resolution.key))) throw PersonAccessErrors.notFound(resolution.key);
+  const wasActive = resolution.action === 'update' ? (await findPersonState(tx, tenant.id, resolution.key))?.active : undefined;
 
-    const { created } = await upsertAgentActor(tx, tenant.id, {
-      key: resolution.key,
-      ifi: write.ifi,
-      name: write.name,
-      attributes: write.attributes,
-    });
-    if (write.attributes !== undefined) {
-      const agentKey = resolution.key;
-      await replaceIdentifiers(
-        tx,
-        tenant.id,
-        [{ agentKey, identifiers }],
-        identifiers.map((identifier) => ({ ...identifier, agentKey })),
-      );
-    }
-
-    const stored = await findActorByKey(tx, tenant.id, resolution.key);
-    if (!stored) throw new Error(`The actor ${resolution.key} just written is not there.`);
-    if (!(await mayRead(tx, principal, stored.agentKey))) {
-      // Thrown inside the transaction: nothing of the write stays.
-      throw outOfScope('This credential may place people only in its organisation subtree: the agent written would fall outside it.');
-    }
-    await peopleChanges.changed(tx, tenant, { kind: 'people', agentKeys: [resolution.key] });
-    const details: Record<string, unknown> = {};
-    if (write.name !== undefined) details.name = write.name;
-    if (resolution.action === 'update') details.matchedBy = resolution.matchedBy;
-    await recordAudit(tx, {
-      action: created ? 'actor.created' : 'actor.updated',
-      principal,
-      actor: { key: stored.agentKey, agent: stored.ifi },
-      source,
-      details,
-    });
-    const [actor] = await showActors(tx, tenant, [stored], domains);
-    return { created, actor };
+  const { created } = await upsertAgentActor(tx, tenant.id, {
+    key: resolution.key,
+    ifi: write.ifi,
+    name: write.name,
+    attributes: write.attributes,
+    active: context.active,
   });
+  if (write.attributes !== undefined) {
+    const agentKey = resolution.key;
+    await replaceIdentifiers(
+      tx,
+      tenant.id,
+      [{ agentKey, identifiers }],
+      identifiers.map((identifier) => ({ ...identifier, agentKey })),
+    );
+  }
+
+  const stored = await findActorByKey(tx, tenant.id, resolution.key);
+  if (!stored) throw new Error(`The actor ${resolution.key} just written is not there.`);
+  if (!(await mayRead(tx, principal, stored.agentKey))) {
+    // Thrown inside the transaction: nothing of the write stays.
+    throw outOfScope('This credential may place people only in its organisation subtree: the agent written would fall outside it.');
+  }
+  await peopleChanges.changed(tx, tenant, { kind: 'people', agentKeys: [resolution.key] });
+  const details: Record<string, unknown> = {};
+  if (write.name !== undefined) details.name = write.name;
+  if (resolution.action === 'update') details.matchedBy = resolution.matchedBy;
+  const audited = { principal, actor: { key: stored.agentKey, agent: stored.ifi }, source };
+  await recordAudit(tx, { action: created ? 'actor.created' : 'actor.updated', ...audited, details });
+  const nowActive = context.active ?? wasActive ?? true;
+  if (nowActive !== (wasActive ?? true)) {
+    await recordAudit(tx, { action: nowActive ? 'actor.reactivated' : 'actor.deactivated', ...audited, details: {} });
+  }
+  const [actor] = await showActors(tx, tenant, [stored], domains);
+  return { created, actor, agentKey: stored.agentKey };
 }

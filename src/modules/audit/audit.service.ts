@@ -8,7 +8,8 @@ import { findAuditEntries, insertAuditEntry } from './audit.repository.js';
 
 /**
  * What the audit log records. Stable names, listed in docs/actors.md ("Audit"):
- * `actor.created`, `actor.updated` (PUT /api/actors/agents), `credential.created`,
+ * `actor.created`, `actor.updated` (PUT /api/actors/agents, SCIM), `actor.deactivated`,
+ * `actor.reactivated` (SCIM, docs/identity.md), `scim_token.created`, `scim_token.revoked`, `credential.created`,
  * `credential.revoked` (/api/auth/basic), `launch` (GET /api/activities/launch); and in
  * docs/operations.md ("Lifecycle over HTTP"): `api_key.created`, `api_key.revoked`,
  * `oauth_client.created`, `oauth_client.deleted`, `oauth_client.secret_rotated`.
@@ -16,6 +17,10 @@ import { findAuditEntries, insertAuditEntry } from './audit.repository.js';
 export type AuditAction =
   | 'actor.created'
   | 'actor.updated'
+  | 'actor.deactivated'
+  | 'actor.reactivated'
+  | 'scim_token.created'
+  | 'scim_token.revoked'
   | 'credential.created'
   | 'credential.revoked'
   | 'launch'

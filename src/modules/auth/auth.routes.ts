@@ -39,9 +39,9 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const principal = principalOf(request);
       return {
         tenant: { id: principal.tenant.id, name: principal.tenant.name },
-        // The operator principal is the command line's: it never comes through HTTP.
+        // The operator principal is the command line's, and a SCIM token is taken on /scim/v2/ only: neither comes here.
         principal: {
-          kind: principal.kind as Exclude<Principal['kind'], 'operator'>,
+          kind: principal.kind as Exclude<Principal['kind'], 'operator' | 'scim'>,
           id: principal.id,
           ...(principal.scope ? { scope: { organisationId: principal.scope.organisationId } } : {}),
         },

@@ -24,10 +24,14 @@ export interface PageWording {
  * - absent: the API's JSON, `{code, message, details}`;
  * - `'oauth'`: RFC 6749 §5.2's `{error, error_description}`, never cached (the token and
  *   revocation endpoints); an error the RFC has no name for (the database gone, a bug) keeps the API's JSON;
+ * - `'scim'`: RFC 7644 §3.12's `{schemas, status, scimType, detail}` as `application/scim+json`
+ *   (the SCIM service provider); `scimType` from a `scim.<scimType>` code, `uniqueness` for a 409,
+ *   `invalidSyntax` for a request that failed its schema or is no JSON, `invalidValue` for any
+ *   other 400 (a value the actor store refuses: a unique value over its length);
  * - a function: an HTML page (html-page.ts) with the words it picks for the error (the sign-in
  *   and launch pages, which a person opens in a browser).
  */
-export type ErrorRendering = 'oauth' | ((error: AppError) => PageWording);
+export type ErrorRendering = 'oauth' | 'scim' | ((error: AppError) => PageWording);
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -84,6 +88,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       if (oauth) return sendOAuthError(reply, appError, oauth);
     }
     if (appError.headers) reply.headers(appError.headers);
+    if (rendering === 'scim') return sendScimError(reply, appError);
     const body: ApiErrorBody = { code: appError.code, message: appError.message };
     if (appError.details) body.details = appError.details;
     return reply.status(appError.status).send(appError.body ?? body);
@@ -113,6 +118,30 @@ function logFailure(request: FastifyRequest, error: unknown, appError: AppError,
 function sendPage(reply: FastifyReply, error: AppError, wording: PageWording): FastifyReply {
   if (error.headers) reply.headers(error.headers);
   return reply.status(error.status).headers(PAGE_HEADERS).send(errorPage(wording.title, wording.message));
+}
+
+export const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+/** RFC 7644 §3.12: the SCIM error of an AppError (see ErrorRendering). */
+function sendScimError(reply: FastifyReply, error: AppError): FastifyReply {
+  const scimType = error.code.startsWith('scim.')
+    ? error.code.slice('scim.'.length)
+    : error.status === 409
+      ? 'uniqueness'
+      : error instanceof SchemaRefusal || error.code === 'request.invalid_json'
+        ? 'invalidSyntax'
+        : error.status === 400
+          ? 'invalidValue'
+          : undefined;
+  return reply
+    .status(error.status)
+    .type('application/scim+json; charset=utf-8')
+    .send({
+      schemas: [SCIM_ERROR_SCHEMA],
+      status: String(error.status),
+      ...(scimType === undefined ? {} : { scimType }),
+      detail: error.message,
+    });
 }
 
 interface OAuthErrorBody {

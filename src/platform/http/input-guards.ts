@@ -38,17 +38,28 @@ export const isNotUtf8Error = (error: unknown): boolean => (error as { notUtf8?:
  * in what was stored. Such a body is refused whole (400 `request.invalid_json`) instead.
  */
 function registerUtf8JsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, utf8JsonParser(app));
+}
+
+/**
+ * The parser of `application/json` bodies (registerUtf8JsonParser), for a route that takes JSON
+ * under another media type too (SCIM's `application/scim+json`): `app.addContentTypeParser(type,
+ * { parseAs: 'buffer' }, utf8JsonParser(app))`.
+ */
+export function utf8JsonParser(
+  app: FastifyInstance,
+): (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void) => void {
   const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig;
   const parseJson = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+  return (request, body, done) => {
     const text = utf8Text(body as Buffer);
     if (text === undefined) {
       done(Object.assign(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), { notUtf8: true }), undefined);
       return;
     }
     parseJson(request, text, done);
-  });
+  };
 }
 
 /**

@@ -68,3 +68,14 @@ export async function revokeCredentialRow(sql: SqlClient, tenantId: string, user
   );
   return rows[0] ? { agentKey: rows[0].agent_key } : undefined;
 }
+
+/** Marks every unrevoked credential of one actor revoked; answers their usernames. */
+export async function revokeCredentialRowsOf(sql: SqlClient, tenantId: string, agentKey: string): Promise<string[]> {
+  const { rows } = await sql.query<{ username: string }>(
+    `UPDATE actor_credentials SET revoked_at = now()
+      WHERE tenant_id = $1 AND agent_key = $2 AND revoked_at IS NULL
+      RETURNING username`,
+    [tenantId, agentKey],
+  );
+  return rows.map((row) => row.username);
+}

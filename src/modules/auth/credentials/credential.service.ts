@@ -14,7 +14,7 @@ import { recordAudit } from '../../audit/audit.service.js';
 import { parseAgent } from '../../../kernel/agent.js';
 import { tenantIdOfApiKey } from '../api-keys/api-key.service.js';
 import type { Principal } from '../../../kernel/principal.js';
-import { findCredential, insertCredential, revokeCredentialRow } from './credential.repository.js';
+import { findCredential, insertCredential, revokeCredentialRow, revokeCredentialRowsOf } from './credential.repository.js';
 
 /** The LISTEN/NOTIFY channel that carries the ids (see credentialKey) of revoked credentials, comma-separated. */
 export const CREDENTIAL_REVOCATIONS_CHANNEL = 'learnbase_credential_revocations';
@@ -174,6 +174,13 @@ export class CredentialService {
     }
     if (actor.objectType !== 'Agent')
       throw badRequest('auth.invalid_credential_request', 'data.actor must be an Agent, not a Group.', { field: 'data.actor' });
+    if (!actor.active) {
+      throw conflict(
+        'auth.actor_deactivated',
+        'data.actor was deactivated by an identity system (docs/identity.md): it gets no credential until it is active again.',
+        { actorId: actor.agentKey },
+      );
+    }
     const passwordHash = await hashPassword(request.password);
     const expiresAt = await this.sql.transaction(async (tx) => {
       const expires = await insertCredential(tx, tenantId, {
@@ -228,6 +235,21 @@ export class CredentialService {
       });
     });
     await this.cache.revoke([credentialKey(tenantId, username)]);
+  }
+
+  /**
+   * Revokes every credential of the person under `agentKey` inside the caller's transaction `tx`
+   * (identity deactivating them, docs/identity.md), their launches ending with them. Answers what
+   * to hand `announce` once the transaction committed.
+   */
+  async revokeAllOf(tx: SqlClient, tenantId: string, agentKey: string): Promise<string[]> {
+    const usernames = await revokeCredentialRowsOf(tx, tenantId, agentKey);
+    return usernames.map((username) => credentialKey(tenantId, username));
+  }
+
+  /** Tells every process, this one first, that these credentials (revokeAllOf's answer) no longer authenticate; call after commit. */
+  async announce(keys: string[]): Promise<void> {
+    if (keys.length > 0) await this.cache.revoke(keys);
   }
 
   /**

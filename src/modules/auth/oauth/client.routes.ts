@@ -6,7 +6,7 @@ import { apiErrorResponse, describedOnly } from '../../../platform/http/common-s
 import { textProblem } from '../../../platform/json-guard.js';
 import { recordAudit, sourceOfHeader } from '../../audit/audit.service.js';
 import type { Tenant } from '../../../kernel/principal.js';
-import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../api-keys/api-key.routes.js';
+import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../admin-routes.schemas.js';
 import { checkRedirectUri, createClient, deleteClient, listClients, rotateClientSecret, tenantIdOfClient } from './client.service.js';
 import type { TokenService } from './token.service.js';
 

@@ -1,0 +1,436 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { it } from 'node:test';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
+import type { GivenTenant } from '../support/given.js';
+import { exchange, givenOAuth } from '../auth/oauth-token-fixtures.js';
+import { basic, PASSWORD } from '../launch/launch-fixtures.js';
+
+type Headers = Record<string, string>;
+type Json = Record<string, unknown>;
+
+const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+interface Scim {
+  tenant: GivenTenant;
+  /** The admin's Bearer token, the tenant named. */
+  admin: Headers;
+  /** The SCIM token as a Bearer header (no tenant named: the token names it). */
+  scim: Headers;
+  tokenId: string;
+}
+
+/** A tenant whose admin made a SCIM token over HTTP. */
+async function givenScim(ctx: Pick<TestContext, 'app' | 'db' | 'given'>): Promise<Scim> {
+  const oauth = await givenOAuth(ctx);
+  const { access_token: token } = await exchange(ctx.app, oauth);
+  const admin = { authorization: `Bearer ${token}`, 'x-svc-tenant': oauth.tenant.name };
+  const created = await ctx.app.inject({ method: 'POST', url: '/api/scim-tokens', headers: admin });
+  assert.equal(created.statusCode, 201, created.body);
+  const body = created.json() as { id: string; token: string };
+  return { tenant: oauth.tenant, admin, scim: { authorization: `Bearer ${body.token}` }, tokenId: body.id };
+}
+
+const scimCall = (
+  app: FastifyInstance,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  url: string,
+  headers: Headers,
+  payload?: unknown,
+) =>
+  app.inject({
+    method,
+    url,
+    headers: { ...headers, ...(payload === undefined ? {} : { 'content-type': 'application/scim+json' }) },
+    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+  });
+
+/** The user Entra ID sends on its first provisioning of a person (its documented request, trimmed). */
+const entraUser = (userName: string, extra: Json = {}): Json => ({
+  schemas: [USER, ENTERPRISE],
+  externalId: `ext-${userName}`,
+  userName,
+  active: true,
+  displayName: 'Ada Lovelace',
+  emails: [{ primary: true, type: 'work', value: userName }],
+  name: { formatted: 'Ada Lovelace', familyName: 'Lovelace', givenName: 'Ada' },
+  title: 'Analyst',
+  [ENTERPRISE]: { employeeNumber: 'E1001', department: 'Engineering' },
+  ...extra,
+});
+
+function assertScimError(res: LightMyRequestResponse, status: number, scimType?: string): Json {
+  assert.equal(res.statusCode, status, res.body);
+  assert.match(String(res.headers['content-type']), /^application\/scim\+json/);
+  const body = res.json() as Json;
+  assert.deepEqual(body.schemas, [ERROR]);
+  assert.equal(body.status, String(status));
+  assert.equal(body.scimType, scimType);
+  assert.equal(typeof body.detail, 'string');
+  return body;
+}
+
+async function createUser(app: FastifyInstance, scim: Scim, user: Json): Promise<Json> {
+  const res = await scimCall(app, 'POST', '/scim/v2/Users', scim.scim, user);
+  assert.equal(res.statusCode, 201, res.body);
+  const body = res.json() as Json;
+  assert.equal(res.headers.location, `${String((body.meta as Json).location)}`);
+  assert.equal(res.headers.etag, (body.meta as Json).version);
+  return body;
+}
+
+async function people(app: FastifyInstance, tenant: GivenTenant, kind = 'people'): Promise<Json[]> {
+  const res = await app.inject({ method: 'GET', url: `/api/actors?kind=${kind}`, headers: tenant.headers });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json() as Json[];
+}
+
+const attributesOf = (actor: Json) =>
+  (actor.extensions as Json | undefined)?.['http://localhost/api/ext/agent/attributes'] as Record<string, string> | undefined;
+
+describeEachBackend('SCIM tokens', (ctx) => {
+  it('are made, listed and revoked by an admin; an API key, a learner or nobody is refused; a revoked token is refused at once', async () => {
+    const scim = await givenScim(ctx);
+    const listed = await ctx.app.inject({ method: 'GET', url: '/api/scim-tokens', headers: scim.admin });
+    assert.equal(listed.statusCode, 200, listed.body);
+    const tokens = listed.json() as Json[];
+    assert.equal(tokens.length, 1);
+    assert.equal(tokens[0].id, scim.tokenId);
+    assert.equal(tokens[0].revokedAt, null);
+    assert.ok(!('token' in tokens[0]), 'never the secret');
+
+    const byKey = await ctx.app.inject({ method: 'POST', url: '/api/scim-tokens', headers: scim.tenant.headers });
+    assert.equal(byKey.statusCode, 403, byKey.body);
+    const nobody = await ctx.app.inject({ method: 'POST', url: '/api/scim-tokens', headers: { 'x-svc-tenant': scim.tenant.name } });
+    assert.equal(nobody.statusCode, 401, nobody.body);
+
+    const ok = await scimCall(ctx.app, 'GET', '/scim/v2/Users', scim.scim);
+    assert.equal(ok.statusCode, 200, ok.body);
+    const revoked = await ctx.app.inject({ method: 'DELETE', url: `/api/scim-tokens/${scim.tokenId}`, headers: scim.admin });
+    assert.equal(revoked.statusCode, 204, revoked.body);
+    assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Users', scim.scim), 401);
+    const again = await ctx.app.inject({ method: 'DELETE', url: `/api/scim-tokens/${scim.tokenId}`, headers: scim.admin });
+    assert.equal(again.statusCode, 204, 'revoking twice answers 204 again');
+    const unknown = await ctx.app.inject({ method: 'DELETE', url: '/api/scim-tokens/scim_nothing', headers: scim.admin });
+    assert.equal(unknown.statusCode, 404, unknown.body);
+
+    const audit = await ctx.app.inject({ method: 'GET', url: '/api/audit', headers: scim.admin });
+    const actions = (audit.json() as Array<{ action: string }>).map((entry) => entry.action);
+    assert.ok(actions.includes('scim_token.created') && actions.includes('scim_token.revoked'), actions.join());
+  });
+
+  it('refuses no token, another scheme, a forged token and a token of another tenant than the one named', async () => {
+    const scim = await givenScim(ctx);
+    const other = await givenScim(ctx);
+    assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Users', {}), 401);
+    assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Users', { authorization: scim.tenant.authorization }), 401);
+    const forged = `${scim.tokenId}.${randomBytes(32).toString('base64url').slice(0, 43)}`;
+    assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Users', { authorization: `Bearer ${forged}` }), 401);
+    assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Users', { ...scim.scim, 'x-svc-tenant': other.tenant.name }), 401);
+    const named = await scimCall(ctx.app, 'GET', '/scim/v2/Users', { ...scim.scim, 'x-svc-tenant': scim.tenant.name });
+    assert.equal(named.statusCode, 200, named.body);
+    // A SCIM token is no credential of the API.
+    const api = await ctx.app.inject({ method: 'GET', url: '/api/actors', headers: { ...scim.scim, 'x-svc-tenant': scim.tenant.name } });
+    assert.equal(api.statusCode, 401, api.body);
+  });
+});
+
+describeEachBackend('SCIM discovery', (ctx) => {
+  it('answers ServiceProviderConfig, ResourceTypes and Schemas as application/scim+json', async () => {
+    const scim = await givenScim(ctx);
+    const config = await scimCall(ctx.app, 'GET', '/scim/v2/ServiceProviderConfig', scim.scim);
+    assert.equal(config.statusCode, 200, config.body);
+    assert.match(String(config.headers['content-type']), /^application\/scim\+json/);
+    const body = config.json() as Json;
+    assert.deepEqual(body.patch, { supported: true });
+    assert.deepEqual(body.etag, { supported: true });
+    assert.equal((body.filter as Json).supported, true);
+    const types = (await scimCall(ctx.app, 'GET', '/scim/v2/ResourceTypes', scim.scim)).json() as { Resources: Json[] };
+    assert.deepEqual(
+      types.Resources.map((type) => [type.id, type.endpoint, type.schema]),
+      [['User', '/Users', USER]],
+    );
+    const schemas = (await scimCall(ctx.app, 'GET', '/scim/v2/Schemas', scim.scim)).json() as { Resources: Json[] };
+    assert.deepEqual(
+      schemas.Resources.map((schema) => schema.id),
+      [USER, ENTERPRISE],
+    );
+  });
+});
+
+describeEachBackend('SCIM Users', (ctx) => {
+  it('creates a person from the User Entra ID sends: the mapped attributes, the account the import would give, audited as scim', async () => {
+    const scim = await givenScim(ctx);
+    const user = await createUser(ctx.app, scim, entraUser('ada@example.com'));
+    assert.equal(user.userName, 'ada@example.com');
+    assert.equal(user.externalId, 'ext-ada@example.com');
+    assert.equal(user.active, true);
+    assert.equal(user.displayName, 'Ada Lovelace');
+    assert.deepEqual(user.emails, [{ value: 'ada@example.com', type: 'work', primary: true }]);
+    assert.deepEqual((user[ENTERPRISE] as Json).employeeNumber, 'E1001');
+
+    const [actor] = await people(ctx.app, scim.tenant);
+    assert.deepEqual(actor.account, { homePage: `http://${scim.tenant.name}.localhost`, name: 'ada@example.com' });
+    assert.equal(actor.name, 'Ada Lovelace');
+    assert.deepEqual(attributesOf(actor), {
+      userName: 'ada@example.com',
+      externalId: 'ext-ada@example.com',
+      givenName: 'Ada',
+      familyName: 'Lovelace',
+      email: 'ada@example.com',
+      title: 'Analyst',
+      employeeNumber: 'E1001',
+      department: 'Engineering',
+    });
+
+    const read = await scimCall(ctx.app, 'GET', `/scim/v2/Users/${user.id}`, scim.scim);
+    assert.equal(read.statusCode, 200, read.body);
+    assert.deepEqual(read.json(), user);
+    assert.equal(read.headers.etag, (user.meta as Json).version);
+
+    const audit = await ctx.app.inject({ method: 'GET', url: '/api/audit', headers: scim.admin });
+    const created = (audit.json() as Json[]).find((entry) => entry.action === 'actor.created');
+    assert.ok(created, 'audited');
+    assert.equal(created.source, 'scim');
+    assert.deepEqual(created.principal, { kind: 'scim', id: scim.tokenId });
+  });
+
+  it('adopts the person an import made (matched by the unique e-mail): one actor, their other attributes kept', async () => {
+    const scim = await givenScim(ctx);
+    const imported = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/import/users',
+      headers: scim.tenant.headers,
+      payload: { users: [{ name: 'Ada L.', attributes: { email: 'ada@example.com', positionNumber: 'DEV1', title: 'Old title' } }] },
+    });
+    assert.equal(imported.statusCode, 200, imported.body);
+    const user = await createUser(
+      ctx.app,
+      scim,
+      entraUser('Ada.Lovelace@example.com', { emails: [{ value: 'ada@example.com', primary: true }] }),
+    );
+    const all = await people(ctx.app, scim.tenant);
+    assert.equal(all.length, 1, 'one person');
+    assert.deepEqual(all[0].account, { homePage: `http://${scim.tenant.name}.localhost`, name: 'ada@example.com' });
+    assert.equal(attributesOf(all[0])?.positionNumber, 'DEV1', 'an attribute SCIM does not map stays');
+    assert.equal(attributesOf(all[0])?.title, 'Analyst', 'a mapped one is SCIM’s');
+    // userName compares without case: another User may not take it.
+    const taken = await scimCall(ctx.app, 'POST', '/scim/v2/Users', scim.scim, entraUser('ADA.LOVELACE@example.com', { emails: [] }));
+    assertScimError(taken, 409, 'uniqueness');
+    // Nor may a User whose e-mail names the person another User already is.
+    const adopted = await scimCall(
+      ctx.app,
+      'POST',
+      '/scim/v2/Users',
+      scim.scim,
+      entraUser('someone@example.com', { emails: [{ value: 'ada@example.com' }] }),
+    );
+    assertScimError(adopted, 409, 'uniqueness');
+    assert.equal((await people(ctx.app, scim.tenant)).length, 1, 'nothing stored by the refusals');
+    assert.equal(user.id, (await scimCall(ctx.app, 'GET', `/scim/v2/Users/${user.id}`, scim.scim)).json().id);
+  });
+
+  it('lists and filters Users as Entra ID and Okta look them up, paged with startIndex and count', async () => {
+    const scim = await givenScim(ctx);
+    for (const name of ['ada', 'bea', 'cy']) await createUser(ctx.app, scim, entraUser(`${name}@example.com`, { externalId: `x-${name}` }));
+    const list = async (query: string) => {
+      const res = await scimCall(ctx.app, 'GET', `/scim/v2/Users${query}`, scim.scim);
+      assert.equal(res.statusCode, 200, res.body);
+      const body = res.json() as { totalResults: number; startIndex: number; itemsPerPage: number; Resources: Json[] };
+      return { ...body, names: body.Resources.map((user) => user.userName) };
+    };
+    assert.deepEqual((await list('')).names, ['ada@example.com', 'bea@example.com', 'cy@example.com']);
+    const page = await list('?startIndex=2&count=1');
+    assert.deepEqual([page.totalResults, page.startIndex, page.itemsPerPage, page.names], [3, 2, 1, ['bea@example.com']]);
+    assert.deepEqual((await list(`?filter=${encodeURIComponent('userName eq "BEA@example.com"')}`)).names, ['bea@example.com']);
+    assert.deepEqual((await list(`?filter=${encodeURIComponent('externalId eq "x-cy"')}`)).names, ['cy@example.com']);
+    assert.deepEqual((await list(`?filter=${encodeURIComponent('emails.value eq "ada@example.com"')}`)).names, ['ada@example.com']);
+    assert.deepEqual((await list(`?filter=${encodeURIComponent('userName sw "b" or userName ew "y@example.com"')}`)).names, [
+      'bea@example.com',
+      'cy@example.com',
+    ]);
+    assert.deepEqual((await list(`?filter=${encodeURIComponent('userName eq "nobody@example.com"')}`)).totalResults, 0);
+    assertScimError(
+      await scimCall(ctx.app, 'GET', `/scim/v2/Users?filter=${encodeURIComponent('shoeSize gt 3')}`, scim.scim),
+      400,
+      'invalidFilter',
+    );
+    assertScimError(
+      await scimCall(ctx.app, 'GET', `/scim/v2/Users?filter=${encodeURIComponent('userName eq')}`, scim.scim),
+      400,
+      'invalidFilter',
+    );
+    // A person no SCIM client provisioned is no User.
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/api/import/users',
+      headers: scim.tenant.headers,
+      payload: { users: [{ name: 'Dee', attributes: { email: 'dee@example.com' } }] },
+    });
+    assert.equal((await list('')).totalResults, 3);
+  });
+
+  it('deactivates with Entra ID’s PATCH: credentials refused at once, out of the people and searches; Okta’s PATCH reactivates', async () => {
+    const scim = await givenScim(ctx);
+    const user = await createUser(ctx.app, scim, entraUser('ada@example.com'));
+    const [actor] = await people(ctx.app, scim.tenant);
+    const agent = { account: actor.account };
+    const username = `u-${randomBytes(6).toString('hex')}`;
+    const credential = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth/basic',
+      headers: scim.tenant.headers,
+      payload: { username, password: PASSWORD, data: { actor: agent } },
+    });
+    assert.equal(credential.statusCode, 201, credential.body);
+    const learner = { authorization: basic(username, PASSWORD), 'x-svc-tenant': scim.tenant.name };
+    assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/me', headers: learner })).statusCode, 200);
+
+    const patched = await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${user.id}`, scim.scim, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Replace', path: 'active', value: 'False' }],
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
+    assert.equal(patched.json().active, false);
+    assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/me', headers: learner })).statusCode, 401, 'the credential is revoked');
+    assert.equal((await people(ctx.app, scim.tenant)).length, 0, 'no longer one of the people');
+    assert.equal((await people(ctx.app, scim.tenant, 'deactivated')).length, 1);
+    const searched = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/actors/search',
+      headers: scim.tenant.headers,
+      payload: { criteria: { field: 'attributes.email', op: 'eq', value: 'ada@example.com' } },
+    });
+    assert.equal(searched.statusCode, 200, searched.body);
+    assert.equal((searched.json() as { total: number }).total, 0, 'out of searches');
+    const refused = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth/basic',
+      headers: scim.tenant.headers,
+      payload: { username: `u-${randomBytes(6).toString('hex')}`, password: PASSWORD, data: { actor: agent } },
+    });
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.equal(refused.json().code, 'auth.actor_deactivated');
+
+    const okta = await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${user.id}`, scim.scim, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', value: { active: true } }],
+    });
+    assert.equal(okta.statusCode, 200, okta.body);
+    assert.equal(okta.json().active, true);
+    assert.equal((await people(ctx.app, scim.tenant)).length, 1);
+    assert.equal(
+      (await ctx.app.inject({ method: 'GET', url: '/api/me', headers: learner })).statusCode,
+      401,
+      'a revoked credential stays revoked',
+    );
+
+    const audit = await ctx.app.inject({ method: 'GET', url: '/api/audit', headers: scim.admin });
+    const actions = (audit.json() as Array<{ action: string }>).map((entry) => entry.action);
+    assert.ok(actions.includes('actor.deactivated') && actions.includes('actor.reactivated'), actions.join());
+  });
+
+  it('replaces with PUT under If-Match, patches Entra ID’s e-mail and manager paths, and refuses a stale version', async () => {
+    const scim = await givenScim(ctx);
+    const boss = await createUser(ctx.app, scim, entraUser('boss@example.com'));
+    const user = await createUser(ctx.app, scim, entraUser('ada@example.com'));
+    const stale = await scimCall(
+      ctx.app,
+      'PUT',
+      `/scim/v2/Users/${user.id}`,
+      { ...scim.scim, 'if-match': 'W/"nope"' },
+      entraUser('ada@example.com'),
+    );
+    assert.equal(stale.statusCode, 412, stale.body);
+    const replaced = await scimCall(
+      ctx.app,
+      'PUT',
+      `/scim/v2/Users/${user.id}`,
+      { ...scim.scim, 'if-match': String((user.meta as Json).version) },
+      { schemas: [USER], userName: 'ada@example.com', emails: [{ value: 'ada@example.com' }], name: { givenName: 'Ada' } },
+    );
+    assert.equal(replaced.statusCode, 200, replaced.body);
+    const body = replaced.json() as Json;
+    assert.equal(body.title, undefined, 'a PUT replaces: what it leaves out is gone');
+    assert.notEqual((body.meta as Json).version, (user.meta as Json).version);
+
+    const patched = await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${user.id}`, scim.scim, {
+      schemas: [PATCH_OP],
+      Operations: [
+        { op: 'Add', path: 'emails[type eq "work"].value', value: 'ada.l@example.com' },
+        { op: 'Replace', path: `${ENTERPRISE}:manager`, value: boss.id },
+        { op: 'Add', value: { 'name.familyName': 'Lovelace' } },
+      ],
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
+    const after = (await people(ctx.app, scim.tenant)).find((actor) => attributesOf(actor)?.userName === 'ada@example.com');
+    assert.equal(attributesOf(after as Json)?.manager, boss.id);
+    assert.equal(attributesOf(after as Json)?.familyName, 'Lovelace');
+    assert.ok(['ada.l@example.com', 'ada@example.com'].includes(String(attributesOf(after as Json)?.email)));
+
+    assertScimError(
+      await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${user.id}`, scim.scim, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'id', value: 'x' }],
+      }),
+      400,
+      'mutability',
+    );
+    assertScimError(await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${user.id}`, scim.scim, { Operations: 'nope' }), 400, 'invalidSyntax');
+  });
+
+  it('deletes: the person is deactivated and the id answers 404; the same values later adopt the same person again', async () => {
+    const scim = await givenScim(ctx);
+    const user = await createUser(ctx.app, scim, entraUser('ada@example.com'));
+    const deleted = await scimCall(ctx.app, 'DELETE', `/scim/v2/Users/${user.id}`, scim.scim);
+    assert.equal(deleted.statusCode, 204, deleted.body);
+    assertScimError(await scimCall(ctx.app, 'GET', `/scim/v2/Users/${user.id}`, scim.scim), 404);
+    assertScimError(await scimCall(ctx.app, 'DELETE', `/scim/v2/Users/${user.id}`, scim.scim), 404);
+    assert.equal((await people(ctx.app, scim.tenant)).length, 0);
+    const again = await createUser(ctx.app, scim, entraUser('ada@example.com'));
+    assert.equal(again.id, user.id, 'the same person');
+    assert.equal(again.active, true);
+  });
+
+  it('refuses malformed Users with SCIM errors and stores nothing; another tenant’s User is 404', async () => {
+    const scim = await givenScim(ctx);
+    const other = await givenScim(ctx);
+    const users = '/scim/v2/Users';
+    assertScimError(await scimCall(ctx.app, 'POST', users, scim.scim, [1, 2]), 400, 'invalidSyntax');
+    assertScimError(await scimCall(ctx.app, 'POST', users, scim.scim, { userName: 'no-schemas@example.com' }), 400, 'invalidSyntax');
+    assertScimError(await scimCall(ctx.app, 'POST', users, scim.scim, { schemas: [USER] }), 400, 'invalidValue');
+    assertScimError(
+      await scimCall(ctx.app, 'POST', users, scim.scim, { schemas: [USER], userName: 'a\u0000b', emails: [{ value: 'a@b' }] }),
+      400,
+      'invalidValue',
+    );
+    assertScimError(
+      await scimCall(ctx.app, 'POST', users, scim.scim, { schemas: [USER], userName: 'x', active: 'maybe', emails: [{ value: 'x@y' }] }),
+      400,
+      'invalidValue',
+    );
+    const noEmail = assertScimError(
+      await scimCall(ctx.app, 'POST', users, scim.scim, { schemas: [USER], userName: 'nomail' }),
+      400,
+      'invalidValue',
+    );
+    assert.match(String(noEmail.detail), /"email"/);
+    const badJson = await ctx.app.inject({
+      method: 'POST',
+      url: users,
+      headers: { ...scim.scim, 'content-type': 'application/scim+json' },
+      payload: '{"schemas": [',
+    });
+    assertScimError(badJson, 400, 'invalidSyntax');
+    assert.equal((await people(ctx.app, scim.tenant, 'all')).length, 0, 'nothing stored');
+
+    const user = await createUser(ctx.app, other, entraUser('ada@example.com'));
+    assertScimError(await scimCall(ctx.app, 'GET', `${users}/${user.id}`, scim.scim), 404);
+    assertScimError(await scimCall(ctx.app, 'PUT', `${users}/${user.id}`, scim.scim, entraUser('ada@example.com')), 404);
+    assertScimError(await scimCall(ctx.app, 'GET', `${users}/not-a-uuid`, scim.scim), 404);
+  });
+});
