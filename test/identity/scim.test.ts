@@ -6,6 +6,9 @@ import { describeEachBackend, type TestContext } from '../support/build-test-app
 import type { GivenTenant } from '../support/given.js';
 import { exchange, givenOAuth } from '../auth/oauth-token-fixtures.js';
 import { basic, PASSWORD } from '../launch/launch-fixtures.js';
+import { ADL, COURSE_A, COURSE_D, givenLearningTenant, HR, requests, SETTINGS } from '../learning/assignment-fixtures.js';
+import { issueScimToken } from '../../src/modules/identity/scim-token.service.js';
+import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 
 type Headers = Record<string, string>;
 type Json = Record<string, unknown>;
@@ -432,5 +435,74 @@ describeEachBackend('SCIM Users', (ctx) => {
     assertScimError(await scimCall(ctx.app, 'GET', `${users}/${user.id}`, scim.scim), 404);
     assertScimError(await scimCall(ctx.app, 'PUT', `${users}/${user.id}`, scim.scim, entraUser('ada@example.com')), 404);
     assertScimError(await scimCall(ctx.app, 'GET', `${users}/not-a-uuid`, scim.scim), 404);
+  });
+});
+
+describeEachBackend('SCIM deactivation and learning assignments', (ctx) => {
+  it('a deactivated person leaves static and dynamic assignments keeping what they completed, and rejoins both when reactivated', async () => {
+    const tenant = await givenLearningTenant(ctx);
+    const r = requests(ctx);
+    await r.putSettings(tenant, { ...SETTINGS, uniqueAttributes: ['employeeId', 'email'] });
+    const record = (await new TenancyService(ctx.db, 0).findById(tenant.id)) ?? assert.fail('no tenant');
+    const scim: Scim = {
+      tenant,
+      admin: {},
+      scim: { authorization: `Bearer ${(await issueScimToken(ctx.db, record)).token}` },
+      tokenId: '',
+    };
+    const department = { [ENTERPRISE]: { department: 'Eng' } };
+    const ada = await createUser(ctx.app, scim, entraUser('ada@example.com', { emails: [{ value: 'ada@example.com' }], ...department }));
+    await createUser(ctx.app, scim, entraUser('bea@example.com', { emails: [{ value: 'bea@example.com' }], ...department }));
+    const actorId = (email: string) => `account|${HR}|${email}`;
+    const activities = [COURSE_A, COURSE_D];
+    const fixed = await r.create(tenant, {
+      name: 'Static',
+      activityIds: activities,
+      people: { actorIds: [actorId('ada@example.com'), actorId('bea@example.com')] },
+    });
+    const dynamic = await r.create(tenant, {
+      name: 'Dynamic',
+      activityIds: activities,
+      people: { criteria: { field: 'attributes.department', op: 'eq', value: 'Eng' } },
+    });
+    await r.statements(tenant, [
+      { actor: { account: { homePage: HR, name: 'ada@example.com' } }, verb: { id: `${ADL}completed` }, object: { id: COURSE_A } },
+    ]);
+    const membership = async () =>
+      Promise.all(
+        [fixed, dynamic].map(async (assignment) => {
+          const item = await r.item(tenant, assignment.id);
+          return [item.members, item.formerMembers];
+        }),
+      );
+    assert.deepEqual(await membership(), [
+      [2, 0],
+      [2, 0],
+    ]);
+
+    const off = { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] };
+    assert.equal((await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${ada.id}`, scim.scim, off)).statusCode, 200);
+    assert.deepEqual(
+      await membership(),
+      [
+        [1, 1],
+        [1, 1],
+      ],
+      'Ada left both, keeping course A',
+    );
+    const people = await r.people(tenant, fixed.id);
+    const former = (people.people as Json[]).find((person) => JSON.stringify(person).includes('ada@example.com'));
+    assert.ok(former, `Ada is listed as a former member keeping what she did: ${JSON.stringify(people)}`);
+
+    const on = { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: true }] };
+    assert.equal((await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${ada.id}`, scim.scim, on)).statusCode, 200);
+    assert.deepEqual(
+      await membership(),
+      [
+        [2, 0],
+        [2, 0],
+      ],
+      'reactivated, she rejoins both',
+    );
   });
 });

@@ -160,6 +160,15 @@ export async function searchActors(
 }
 
 /**
+ * SQL: the agent key `column` is not that of a person an identity system deactivated
+ * (docs/identity.md): for a module above that names people by key (learning's assignments made of
+ * actor ids), so a deactivated person leaves them too. `$1` is the tenant id.
+ */
+export function notDeactivatedSql(column: string): string {
+  return `NOT EXISTS (SELECT 1 FROM actors d WHERE d.tenant_id = $1 AND d.agent_key = ${column} AND d.deactivated_at IS NOT NULL)`;
+}
+
+/**
  * The people among some actors, for a module above that keeps its own record of people (learning's
  * dynamic assignments), as SQL text to embed in one of its statements as a CTE: every column of
  * `actors` (what the criteria read), one row a person. The people are the actors an import or

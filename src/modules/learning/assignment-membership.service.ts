@@ -1,20 +1,21 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Tenant } from '../../kernel/principal.js';
 import { Parameters } from '../actors/actor-search-compiler.js';
-import { peopleAmongSql, peopleMatchingSql } from '../actors/actor-search.service.js';
+import { notDeactivatedSql, peopleAmongSql, peopleMatchingSql } from '../actors/actor-search.service.js';
 import type { PeopleChange, PeopleChanges } from '../actors/people-changes.js';
 import { placedWithinCondition } from '../actors/person-access.service.js';
 import { getTenantSettings, type TenantSettings } from '../actors/tenant-settings.service.js';
 import { type PeopleSelection, selectionCriteria } from './assignment-rules.js';
-import { findDynamicAssignments, lockAssignments, refreshMembers } from './assignment.repository.js';
+import { findAssignmentSelections, lockAssignments, refreshMembers } from './assignment.repository.js';
 
 /**
  * Who an assignment takes (docs/learning.md, "Who is assigned"): its members follow its selection.
- * A static one (actor ids) changes only when it is replaced; a dynamic one (criteria, an
- * organisation subtree, a job) also whenever people change, in the transaction that changes them
- * (the writers call `changed` of the PeopleChanges the entries hand them: this module's). An
- * assignment limited to an organisation entry (its `scope`, a scoped credential's) takes only the
- * people placed in that entry or below it, whoever triggers the refresh.
+ * A dynamic one (criteria, an organisation subtree, a job) changes whenever people change, in the
+ * transaction that changes them (the writers call `changed` of the PeopleChanges the entries hand
+ * them: this module's); a static one (actor ids) takes the people it names, and loses one when it
+ * is replaced without them, when an identity system deactivates them (docs/identity.md), or when
+ * they leave its scope. An assignment limited to an organisation entry (its `scope`, a scoped
+ * credential's) takes only the people placed in that entry or below it, whoever triggers the refresh.
  */
 
 /** An assignment as a refresh reads it: its selection, and its scope (null: the whole tenant). */
@@ -69,7 +70,8 @@ export async function refreshMemberships(
       }
       const actorIds = parameters.add('actorIds' in assignment.people ? assignment.people.actorIds : []);
       const narrowed = scope === undefined ? undefined : `k.agent_key = ANY(${scope}::text[])`;
-      return `SELECT DISTINCT ${id} AS assignment_id, k.agent_key FROM unnest(${actorIds}::text[]) AS k (agent_key)${where(narrowed, placed('k.agent_key'))}`;
+      const active = notDeactivatedSql('k.agent_key');
+      return `SELECT DISTINCT ${id} AS assignment_id, k.agent_key FROM unnest(${actorIds}::text[]) AS k (agent_key)${where(narrowed, active, placed('k.agent_key'))}`;
     });
     const counted = await refreshMembers(
       tx,
@@ -88,11 +90,12 @@ export async function refreshMemberships(
 }
 
 /**
- * Every dynamic assignment of the tenant brought up to date after `change`, looking only at the
- * people changed (or at everyone). Nothing but the lock and one read when the tenant has no
- * dynamic assignment.
+ * Every assignment of the tenant brought up to date after `change`, looking only at the people
+ * changed (or at everyone): a dynamic one takes whom its selection selects now, a static one loses
+ * the people it names who were deactivated or left its scope. Nothing but the lock and one read
+ * when the tenant has no assignment.
  */
-export async function refreshDynamicAssignments(
+export async function refreshAssignments(
   tx: SqlClient,
   tenant: Pick<Tenant, 'id' | 'name'>,
   baseDomain: string,
@@ -100,10 +103,10 @@ export async function refreshDynamicAssignments(
 ): Promise<void> {
   if (change.kind === 'people' && change.agentKeys.length === 0) return;
   await lockAssignments(tx, tenant.id);
-  const dynamic = await findDynamicAssignments(tx, tenant.id);
-  if (dynamic.length === 0) return;
+  const assignments = await findAssignmentSelections(tx, tenant.id);
+  if (assignments.length === 0) return;
   const settings = await getTenantSettings(tx, tenant, baseDomain);
-  await refreshMemberships(tx, tenant.id, dynamic, settings, change.kind === 'people' ? [...new Set(change.agentKeys)] : undefined);
+  await refreshMemberships(tx, tenant.id, assignments, settings, change.kind === 'people' ? [...new Set(change.agentKeys)] : undefined);
 }
 
 /**
@@ -112,5 +115,5 @@ export async function refreshDynamicAssignments(
  * make it and hand it to the actors and imports modules.
  */
 export function assignmentPeopleChanges(baseDomain: string): PeopleChanges {
-  return { changed: (tx, tenant, change) => refreshDynamicAssignments(tx, tenant, baseDomain, change) };
+  return { changed: (tx, tenant, change) => refreshAssignments(tx, tenant, baseDomain, change) };
 }

@@ -238,16 +238,16 @@ export async function findAssignments(
 }
 
 /**
- * The tenant's dynamic assignments (criteria, organisation subtree, job), each with its scope (null:
- * the whole tenant): what a change of people refreshes.
+ * The tenant's assignments, each with its selection and its scope (null: the whole tenant): what a
+ * change of people refreshes.
  */
-export async function findDynamicAssignments(
+export async function findAssignmentSelections(
   tx: SqlClient,
   tenantId: string,
 ): Promise<Array<{ id: string; people: PeopleSelection; scope: string | null }>> {
   const { rows } = await tx.query<{ id: string; people: PeopleSelection; scope: string | null }>(
     `SELECT id, people, scope_organisation_id AS scope FROM learning_assignments
-      WHERE tenant_id = $1 AND selection <> 'actorIds' ORDER BY id`,
+      WHERE tenant_id = $1 ORDER BY id`,
     [tenantId],
   );
   return rows;
