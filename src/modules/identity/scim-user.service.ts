@@ -1,18 +1,8 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError } from '../../platform/http/app-error.js';
-import type { Principal } from '../../kernel/principal.js';
-import type { ActorDomains } from '../actors/actor.service.js';
-import { parseAgentWrite, writeAgent } from '../actors/agent-upsert.service.js';
-import type { PeopleChanges } from '../actors/people-changes.js';
-import {
-  listPersonRecords,
-  personRecordById,
-  personRecordByKey,
-  personRecordsByUniqueValues,
-  type PersonRecord,
-} from '../actors/person-record.service.js';
-import { getTenantSettings, lockTenantIdentities } from '../actors/tenant-settings.service.js';
-import type { CredentialService } from '../auth/credentials/credential.service.js';
+import { listPersonRecords, personRecordById, personRecordsByUniqueValues, type PersonRecord } from '../actors/person-record.service.js';
+import { getTenantSettings } from '../actors/tenant-settings.service.js';
+import { inIdentityTransaction, newPersonIfi, writePerson, type IdentityWriter } from './identity-person.service.js';
 import { userFilterSql } from './scim-filter-rules.js';
 import { applyScimPatch, MAPPED_ATTRIBUTES, scimPersonOf, scimUserOf, versionOf, type ScimPerson } from './scim-user-rules.js';
 
@@ -23,13 +13,7 @@ import { applyScimPatch, MAPPED_ATTRIBUTES, scimPersonOf, scimUserOf, versionOf,
  * the actors module's one way of writing a person (`writeAgent`: the identity lock, the unique
  * values, people changes, the audit), in one transaction with SCIM's own checks.
  */
-export interface ScimContext {
-  sql: SqlClient;
-  /** The SCIM token's principal (kind `scim`). */
-  principal: Principal;
-  domains: ActorDomains;
-  peopleChanges: PeopleChanges;
-  credentials: CredentialService;
+export interface ScimContext extends IdentityWriter {
   /** The base of the resources' locations: `<public url>/scim/v2`. */
   base: string;
 }
@@ -43,10 +27,6 @@ export interface ScimUserAnswer {
 
 /** The attribute the SCIM User's `userName` is kept in: a person has it once SCIM created or adopted them. */
 const USER_NAME = 'userName';
-/** Where a person's attributes travel in an xAPI Agent (docs/actors.md, "Writing one agent"). */
-const ATTRIBUTES_KEY = 'http://localhost/api/ext/agent/attributes';
-/** The audit entries' source (docs/actors.md, "Audit"). */
-const SOURCE = 'scim';
 /** The most Users one list page answers (ServiceProviderConfig's `filter.maxResults`). */
 export const MAX_RESULTS = 1000;
 
@@ -109,41 +89,6 @@ function mergedAttributes(stored: Readonly<Record<string, string>>, sent: Readon
 }
 
 /**
- * Writes `person` as the actor `target` names (an existing person: their own identifier; a new one:
- * an account at the tenant's accountHomePage named by the first unique value, as the user import
- * names it), deactivating or reactivating them; the credentials of a person deactivated now are
- * revoked in the same transaction. Answers the record and the credentials to announce.
- */
-async function writePerson(
-  tx: SqlClient,
-  context: ScimContext,
-  person: ScimPerson,
-  attributes: Record<string, string>,
-  ifi: Record<string, unknown>,
-): Promise<{ record: PersonRecord; revoked: string[] }> {
-  const { principal, domains, peopleChanges } = context;
-  const write = parseAgentWrite({ objectType: 'Agent', ...ifi, name: person.name, extensions: { [ATTRIBUTES_KEY]: attributes } });
-  const { agentKey } = await writeAgent(tx, principal, write, { source: SOURCE, domains, peopleChanges, active: person.active });
-  const revoked = person.active ? [] : await context.credentials.revokeAllOf(tx, principal.tenant.id, agentKey);
-  const record = await personRecordByKey(tx, principal.tenant.id, agentKey);
-  if (!record) throw new Error(`The person ${agentKey} just written is not there.`);
-  return { record, revoked };
-}
-
-/** Runs `work` in one transaction holding the tenant's identity lock; announces revoked credentials after the commit. */
-async function inIdentityTransaction(
-  context: ScimContext,
-  work: (tx: SqlClient) => Promise<{ record: PersonRecord; revoked: string[] }>,
-): Promise<PersonRecord> {
-  const { record, revoked } = await context.sql.transaction(async (tx) => {
-    await lockTenantIdentities(tx, context.principal.tenant.id);
-    return work(tx);
-  });
-  await context.credentials.announce(revoked);
-  return record;
-}
-
-/**
  * `POST /Users`: a new person, or the adoption of a stored one the User's unique values match (an
  * imported person becomes this User: one person, whichever channel came first). 409 for a
  * `userName` another User has, or for a match that is already another User.
@@ -152,18 +97,18 @@ export async function createUser(context: ScimContext, body: unknown): Promise<S
   const person = scimPersonOf(body);
   const tenant = context.principal.tenant;
   const userName = person.attributes[USER_NAME] as string;
-  const record = await inIdentityTransaction(context, async (tx) => {
+  const { record } = await inIdentityTransaction(context, async (tx) => {
     if (await userNameHeldElsewhere(tx, tenant.id, userName)) throw ScimUserErrors.userNameTaken(userName);
     const settings = await getTenantSettings(tx, tenant, context.domains.baseDomain);
     const [matched] = await personRecordsByUniqueValues(tx, tenant.id, settings.uniqueAttributes, person.attributes);
     if (matched?.attributes[USER_NAME]) {
       throw ScimUserErrors.adoptedElsewhere(matched.attributes[USER_NAME], settings.uniqueAttributes.join(', '));
     }
-    if (matched) return writePerson(tx, context, person, mergedAttributes(matched.attributes, person.attributes), matched.ifi);
-    const first = settings.uniqueAttributes.find((name) => person.attributes[name]);
-    if (first === undefined) throw ScimUserErrors.noUniqueValue(settings.uniqueAttributes);
-    const account = { homePage: settings.accountHomePage, name: person.attributes[first] };
-    return writePerson(tx, context, person, person.attributes, { account });
+    if (matched)
+      return writePerson(tx, context, { ...person, attributes: mergedAttributes(matched.attributes, person.attributes) }, matched.ifi);
+    const ifi = newPersonIfi(settings, person.attributes);
+    if (ifi === undefined) throw ScimUserErrors.noUniqueValue(settings.uniqueAttributes);
+    return writePerson(tx, context, person, ifi);
   });
   return answerOf(context, record);
 }
@@ -181,13 +126,13 @@ async function rewriteUser(
   next: (record: PersonRecord) => ScimPerson,
 ): Promise<ScimUserAnswer> {
   const tenant = context.principal.tenant;
-  const record = await inIdentityTransaction(context, async (tx) => {
+  const { record } = await inIdentityTransaction(context, async (tx) => {
     const stored = await requireUser(tx, context, id);
     checkIfMatch(context, stored, ifMatch);
     const person = next(stored);
     const userName = person.attributes[USER_NAME] as string;
     if (await userNameHeldElsewhere(tx, tenant.id, userName, stored.agentKey)) throw ScimUserErrors.userNameTaken(userName);
-    return writePerson(tx, context, person, mergedAttributes(stored.attributes, person.attributes), stored.ifi);
+    return writePerson(tx, context, { ...person, attributes: mergedAttributes(stored.attributes, person.attributes) }, stored.ifi);
   });
   return answerOf(context, record);
 }
@@ -213,8 +158,7 @@ export async function deleteUser(context: ScimContext, id: string, ifMatch?: str
     const stored = await requireUser(tx, context, id);
     checkIfMatch(context, stored, ifMatch);
     const { [USER_NAME]: _gone, ...attributes } = stored.attributes;
-    const person: ScimPerson = { name: stored.name ?? stored.attributes[USER_NAME], attributes, active: false };
-    return writePerson(tx, context, person, attributes, stored.ifi);
+    return writePerson(tx, context, { name: stored.name ?? stored.attributes[USER_NAME], attributes, active: false }, stored.ifi);
   });
 }
 

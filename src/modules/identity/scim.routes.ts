@@ -99,6 +99,7 @@ export const scimRoutes: FastifyPluginAsyncTypebox<ScimRoutesOptions> = async (a
   const contextOf = (request: FastifyRequest): ScimContext => ({
     sql,
     principal: request.principal as Principal,
+    source: 'scim',
     domains: options.domains,
     peopleChanges: options.peopleChanges,
     credentials: options.credentials,
