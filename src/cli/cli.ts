@@ -6,6 +6,7 @@ import { isWorker, releaseWorker, WorkersRefused } from '../server/workers.js';
 import { adminCommand } from './admin.js';
 import { apikeyCommand } from './apikey.js';
 import { scimTokenCommand } from './scim-token.js';
+import { hrWebhookCommand } from './hr-webhook.js';
 import { backupCommand } from './backup.js';
 import { clientCommand } from './client.js';
 import {
@@ -48,6 +49,9 @@ Commands:
   scim-token create --tenant NAME
                                   print a new bearer token for the tenant's SCIM client (its identity
                                   provider: docs/identity.md)
+  hr-webhook create --tenant NAME
+                                  print a new HR webhook endpoint (its path and signing secret) for the
+                                  tenant's HR system (docs/identity.md)
   client create --tenant NAME --redirect-uri URI [--redirect-uri URI2 …] [--name N]
                                   register an OAuth client; prints its id and secret
   import users|organisation|jobs --tenant NAME FILE [--verify] [--charset NAME]
@@ -69,6 +73,9 @@ Commands:
   scim-token list --tenant NAME   list the tenant's SCIM tokens: created, revoked
   scim-token revoke --tenant NAME ID
                                   revoke a SCIM token; its next request is refused
+  hr-webhook list --tenant NAME   list the tenant's HR webhook endpoints: created, revoked
+  hr-webhook revoke --tenant NAME ID
+                                  revoke an HR webhook endpoint; its next message is refused
   client list --tenant NAME       list the tenant's OAuth clients
   client delete --tenant NAME ID  delete an OAuth client; the tokens issued to it stop working
   client rotate-secret --tenant NAME ID
@@ -95,6 +102,7 @@ const DATABASE_COMMANDS: Record<string, DatabaseCommand> = {
   tenant: tenantCommand,
   apikey: apikeyCommand,
   'scim-token': scimTokenCommand,
+  'hr-webhook': hrWebhookCommand,
   client: clientCommand,
   admin: adminCommand,
   import: importCommand,

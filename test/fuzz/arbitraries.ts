@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
+import { Webhook } from 'standardwebhooks';
 
 /**
  * The generators of the route fuzz test (routes.fuzz.test.ts): for each route, requests that are
@@ -42,6 +43,8 @@ export interface FuzzContext {
   /** The tenant's SCIM token (issue 29), `Bearer …`, and the id of a User it made. */
   scimToken: string;
   scimUserId: string;
+  /** An HR webhook endpoint of the tenant (issue 29): where it posts, and its signing secret. */
+  hrWebhook: { path: string; secret: string };
 }
 
 export interface FuzzRequest {
@@ -2590,6 +2593,105 @@ const IDENTITY_FUZZERS: Record<string, RouteFuzzer> = {
   'DELETE /scim/v2/Users/:id': (ctx) => route({ method: 'DELETE', path: scimUserPath(ctx), headers: scimHeaders(ctx) }),
 };
 
+const hrPersonEvent = fc.oneof(
+  fc.record({
+    type: fc.constantFrom('person.joined', 'person.moved', 'person.updated'),
+    data: fc.record(
+      {
+        name: fc.string({ maxLength: 8 }),
+        attributes: fc.dictionary(
+          fc.constantFrom('employeeId', 'email', 'city', 'positionNumber'),
+          fc.option(fc.string({ maxLength: 8 }), { nil: null }),
+          { maxKeys: 3 },
+        ),
+      },
+      { requiredKeys: ['attributes'] },
+    ),
+  }),
+  fc.record({
+    type: fc.constant('person.left'),
+    data: fc.record({
+      attributes: fc.dictionary(fc.constantFrom('employeeId', 'email'), fc.string({ maxLength: 8 }), { minKeys: 1, maxKeys: 2 }),
+    }),
+  }),
+);
+const hrMessage = fc.oneof(
+  hrPersonEvent,
+  fc.array(hrPersonEvent, { minLength: 1, maxLength: 5 }).map((events) => ({ type: 'people.batch', data: { events } })),
+);
+const hostileHrMessage: fc.Arbitrary<unknown> = fc.oneof(
+  hostileJson,
+  hostileJson.map((value) => ({ type: 'person.joined', data: value })),
+  hostileJson.map((value) => ({ type: 'person.joined', data: { name: value, attributes: { employeeId: value } } })),
+  hostileJson.map((value) => ({ type: 'people.batch', data: { events: value } })),
+  hostileText.map((text) => ({ type: text, data: { attributes: { [text]: text } } })),
+);
+const hrBody = body(hrMessage.map(toJson), JSON_TYPES, hostileHrMessage.map(toJson));
+
+/** The Standard Webhooks headers, the signature computed over the generated body, or spoiled. */
+function signedHr(ctx: FuzzContext, request: FuzzRequest, how: 'sign' | 'stale' | 'other' | 'none'): FuzzRequest {
+  if (how === 'none') return request;
+  const id = request.headers['webhook-id'] ?? 'msg_fuzz';
+  const at = how === 'stale' ? new Date(Date.now() - 3_600_000) : new Date();
+  const payload = request.payload ?? '';
+  const secret = how === 'other' ? 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' : ctx.hrWebhook.secret;
+  let signature: string;
+  try {
+    signature = new Webhook(secret).sign(id, at, typeof payload === 'string' ? payload : payload.toString());
+  } catch {
+    return request;
+  }
+  return {
+    ...request,
+    headers: {
+      ...request.headers,
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signature,
+    },
+  };
+}
+
+const IDENTITY_FUZZERS_HR: Record<string, RouteFuzzer> = {
+  'GET /api/hr-webhooks': plainRoute('GET', '/api/hr-webhooks', adminHeaders),
+  'POST /api/hr-webhooks': plainRoute('POST', '/api/hr-webhooks', adminHeaders),
+  'DELETE /api/hr-webhooks/:id': (ctx) =>
+    route({
+      method: 'DELETE',
+      path: fc
+        .oneof(fc.constant(`hrw_${'0'.repeat(32)}_${'0'.repeat(16)}`), hostileText)
+        .map((id) => `/api/hr-webhooks/${percentEncode(id)}`),
+      headers: adminHeaders(ctx),
+    }),
+  'GET /api/hr-webhooks/messages': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/api/hr-webhooks/messages',
+      query: { limit: param('limit', fc.integer({ min: 1, max: 1000 }).map(String), { hostile: hostileText }) },
+      headers: adminHeaders(ctx),
+    }),
+  'POST /hooks/hr/:id': (ctx) =>
+    fc
+      .tuple(
+        route({
+          method: 'POST',
+          path: fc.oneof(
+            { weight: 4, arbitrary: fc.constant(ctx.hrWebhook.path) },
+            { weight: 1, arbitrary: hostileText.map((text) => `/hooks/hr/${percentEncode(text)}`) },
+          ),
+          headers: {
+            'webhook-id': header(
+              fc.uuid().map((id) => `msg_${id}`),
+              fc.oneof(absent, hostileText, fc.constant('x'.repeat(300))),
+            ),
+          },
+          body: hrBody,
+        }),
+        fc.constantFrom<'sign' | 'stale' | 'other' | 'none'>('sign', 'sign', 'sign', 'stale', 'other', 'none'),
+      )
+      .map(([request, how]) => signedHr(ctx, request, how)),
+};
+
 export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /xapi/about': plainRoute('GET', '/xapi/about', (ctx) => apiHeaders(ctx, true)),
   'GET /xapi/statements': (ctx) =>
@@ -2665,6 +2767,7 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   ...OBSERVABILITY_FUZZERS,
   ...LIFECYCLE_FUZZERS,
   ...IDENTITY_FUZZERS,
+  ...IDENTITY_FUZZERS_HR,
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import { exchange, givenOAuth, REDIRECT_URI } from '../auth/oauth-token-fixtures
 import { issueApiKey } from '../../src/modules/auth/api-keys/api-key.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { issueScimToken } from '../../src/modules/identity/scim-token.service.js';
+import { issueHrWebhook } from '../../src/modules/identity/hr-webhook.service.js';
 import type { GivenTenant } from '../support/given.js';
 import { LAUNCH_ACTIVITY, LEARNER_MBOX, ROUTE_FUZZERS, type FuzzContext, type FuzzRequest } from './arbitraries.js';
 
@@ -160,7 +161,10 @@ async function givenScopedKey(ctx: TestContext, tenant: GivenTenant): Promise<st
 }
 
 /** The tenant's SCIM token and a User it made (the PATCH, PUT and DELETE generators change that one). */
-async function givenScimUser(ctx: TestContext, tenant: GivenTenant): Promise<{ scimToken: string; scimUserId: string }> {
+async function givenScimUser(
+  ctx: TestContext,
+  tenant: GivenTenant,
+): Promise<{ scimToken: string; scimUserId: string; hrWebhook: { path: string; secret: string } }> {
   const record = (await new TenancyService(ctx.db, 0).findById(tenant.id)) ?? assert.fail('no tenant');
   const scimToken = `Bearer ${(await issueScimToken(ctx.db, record)).token}`;
   const created = await ctx.app.inject({
@@ -174,7 +178,8 @@ async function givenScimUser(ctx: TestContext, tenant: GivenTenant): Promise<{ s
     },
   });
   assert.equal(created.statusCode, 201, created.body);
-  return { scimToken, scimUserId: (created.json() as { id: string }).id };
+  const hook = await issueHrWebhook(ctx.db, record);
+  return { scimToken, scimUserId: (created.json() as { id: string }).id, hrWebhook: { path: hook.path, secret: hook.secret } };
 }
 
 describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {

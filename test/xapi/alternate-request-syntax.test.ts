@@ -541,6 +541,7 @@ describeEachBackend('the xAPI 1.0.3 alternate request syntax', (ctx) => {
         scopedKey: 'Basic dW51c2VkOnVudXNlZA==',
         scimToken: 'Bearer unused',
         scimUserId: 'unused',
+        hrWebhook: { path: '/hooks/hr/unused', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
       };
     });
 

@@ -9,7 +9,8 @@ import { findAuditEntries, insertAuditEntry } from './audit.repository.js';
 /**
  * What the audit log records. Stable names, listed in docs/actors.md ("Audit"):
  * `actor.created`, `actor.updated` (PUT /api/actors/agents, SCIM), `actor.deactivated`,
- * `actor.reactivated` (SCIM, docs/identity.md), `scim_token.created`, `scim_token.revoked`, `credential.created`,
+ * `actor.reactivated` (SCIM, HR webhooks: docs/identity.md), `scim_token.created`, `scim_token.revoked`,
+ * `hr_webhook.created`, `hr_webhook.revoked`, `credential.created`,
  * `credential.revoked` (/api/auth/basic), `launch` (GET /api/activities/launch); and in
  * docs/operations.md ("Lifecycle over HTTP"): `api_key.created`, `api_key.revoked`,
  * `oauth_client.created`, `oauth_client.deleted`, `oauth_client.secret_rotated`.
@@ -21,6 +22,8 @@ export type AuditAction =
   | 'actor.reactivated'
   | 'scim_token.created'
   | 'scim_token.revoked'
+  | 'hr_webhook.created'
+  | 'hr_webhook.revoked'
   | 'credential.created'
   | 'credential.revoked'
   | 'launch'

@@ -26,7 +26,8 @@ export interface IdentityWriter {
 
 /** What a channel says of a person. */
 export interface PersonWrite {
-  name: string;
+  /** Undefined: the stored name stays. */
+  name?: string;
   /** The person's whole attributes after the write. */
   attributes: Record<string, string>;
   /** Undefined: as they are; false: deactivated; true: active again. */
@@ -60,7 +61,12 @@ export async function writePerson(
   ifi: Record<string, unknown>,
 ): Promise<Written> {
   const { principal, domains, peopleChanges, source } = writer;
-  const write = parseAgentWrite({ objectType: 'Agent', ...ifi, name: person.name, extensions: { [ATTRIBUTES_KEY]: person.attributes } });
+  const write = parseAgentWrite({
+    objectType: 'Agent',
+    ...ifi,
+    ...(person.name === undefined ? {} : { name: person.name }),
+    extensions: { [ATTRIBUTES_KEY]: person.attributes },
+  });
   const { agentKey } = await writeAgent(tx, principal, write, { source, domains, peopleChanges, active: person.active });
   const revoked = person.active === false ? await writer.credentials.revokeAllOf(tx, principal.tenant.id, agentKey) : [];
   const record = await personRecordByKey(tx, principal.tenant.id, agentKey);

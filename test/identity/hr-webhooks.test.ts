@@ -1,0 +1,266 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { Webhook } from 'standardwebhooks';
+import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
+import type { GivenTenant } from '../support/given.js';
+import { exchange, givenOAuth } from '../auth/oauth-token-fixtures.js';
+import { basic, PASSWORD } from '../launch/launch-fixtures.js';
+
+type Headers = Record<string, string>;
+type Json = Record<string, unknown>;
+
+const HR = 'https://hr.example.com';
+
+interface HrHook {
+  tenant: GivenTenant;
+  admin: Headers;
+  id: string;
+  url: string;
+  secret: string;
+}
+
+/** A tenant identifying people by employeeId then email, whose admin made an HR webhook over HTTP. */
+async function givenHook(ctx: Pick<TestContext, 'app' | 'db' | 'given'>): Promise<HrHook> {
+  const oauth = await givenOAuth(ctx);
+  const { access_token: token } = await exchange(ctx.app, oauth);
+  const admin = { authorization: `Bearer ${token}`, 'x-svc-tenant': oauth.tenant.name };
+  const settings = await ctx.app.inject({
+    method: 'PUT',
+    url: '/api/settings',
+    headers: oauth.tenant.headers,
+    payload: { uniqueAttributes: ['employeeId', 'email'], accountHomePage: HR, organisationAttribute: 'positionNumber' },
+  });
+  assert.equal(settings.statusCode, 200, settings.body);
+  const created = await ctx.app.inject({ method: 'POST', url: '/api/hr-webhooks', headers: admin });
+  assert.equal(created.statusCode, 201, created.body);
+  const body = created.json() as { id: string; url: string; secret: string };
+  assert.match(body.secret, /^whsec_/);
+  return { tenant: oauth.tenant, admin, id: body.id, url: new URL(body.url).pathname, secret: body.secret };
+}
+
+/** Posts `payload` as the HR system would: signed with the endpoint's secret (or `secret`), at `at`. */
+function post(
+  app: FastifyInstance,
+  hook: HrHook,
+  payload: unknown,
+  options: { id?: string; at?: Date; secret?: string; url?: string } = {},
+) {
+  const id = options.id ?? `msg_${randomUUID()}`;
+  const body = JSON.stringify(payload);
+  const at = options.at ?? new Date();
+  const signature = new Webhook(options.secret ?? hook.secret).sign(id, at, body);
+  return app.inject({
+    method: 'POST',
+    url: options.url ?? hook.url,
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signature,
+    },
+    payload: body,
+  });
+}
+
+async function messages(app: FastifyInstance, hook: HrHook): Promise<Json[]> {
+  const res = await app.inject({ method: 'GET', url: '/api/hr-webhooks/messages', headers: hook.admin });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json() as Json[];
+}
+
+/** Waits until every message of the tenant was applied (the applier runs right after the 202). */
+async function applied(app: FastifyInstance, hook: HrHook): Promise<Json[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const listed = await messages(app, hook);
+    if (listed.every((message) => message.appliedAt !== null)) return listed;
+    if (Date.now() > deadline) assert.fail(`messages still waiting: ${JSON.stringify(listed)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function person(app: FastifyInstance, hook: HrHook, employeeId: string, kind = 'all'): Promise<Json | undefined> {
+  const res = await app.inject({ method: 'GET', url: `/api/actors?kind=${kind}`, headers: hook.tenant.headers });
+  assert.equal(res.statusCode, 200, res.body);
+  return (res.json() as Json[]).find((actor) => (actor.account as Json | undefined)?.name === employeeId);
+}
+
+const attributesOf = (actor: Json | undefined) =>
+  (actor?.extensions as Json | undefined)?.['http://localhost/api/ext/agent/attributes'] as Record<string, string> | undefined;
+
+const joiner = (employeeId: string, attributes: Json = {}) => ({
+  type: 'person.joined',
+  data: { name: `Person ${employeeId}`, attributes: { employeeId, email: `${employeeId.toLowerCase()}@example.com`, ...attributes } },
+});
+
+describeEachBackend('HR webhooks', (ctx) => {
+  it('are made, listed and revoked by an admin only; a revoked endpoint refuses its next message', async () => {
+    const hook = await givenHook(ctx);
+    const listed = await ctx.app.inject({ method: 'GET', url: '/api/hr-webhooks', headers: hook.admin });
+    assert.equal(listed.statusCode, 200, listed.body);
+    assert.deepEqual(
+      (listed.json() as Json[]).map((webhook) => [webhook.id, webhook.revokedAt, 'secret' in webhook]),
+      [[hook.id, null, false]],
+    );
+    assert.equal((await ctx.app.inject({ method: 'POST', url: '/api/hr-webhooks', headers: hook.tenant.headers })).statusCode, 403);
+    assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/hr-webhooks/messages', headers: hook.tenant.headers })).statusCode, 403);
+    const revoked = await ctx.app.inject({ method: 'DELETE', url: `/api/hr-webhooks/${hook.id}`, headers: hook.admin });
+    assert.equal(revoked.statusCode, 204, revoked.body);
+    const refused = await post(ctx.app, hook, joiner('E1'));
+    assert.equal(refused.statusCode, 401, refused.body);
+    assert.deepEqual(await messages(ctx.app, hook), []);
+  });
+
+  it('applies a joiner after answering 202: a person with the attributes, audited as the webhook; the same message id twice is applied once', async () => {
+    const hook = await givenHook(ctx);
+    const accepted = await post(ctx.app, hook, joiner('E1', { positionNumber: 'CTO' }), { id: 'msg_1' });
+    assert.equal(accepted.statusCode, 202, accepted.body);
+    assert.deepEqual(accepted.json(), { id: 'msg_1', status: 'accepted' });
+    const [message] = await applied(ctx.app, hook);
+    assert.deepEqual((message.result as Json).events, [{ type: 'person.joined', outcome: 'created', actorId: `account|${HR}|E1` }]);
+    const actor = await person(ctx.app, hook, 'E1');
+    assert.equal(actor?.name, 'Person E1');
+    assert.deepEqual(attributesOf(actor), { employeeId: 'E1', email: 'e1@example.com', positionNumber: 'CTO' });
+
+    const again = await post(ctx.app, hook, joiner('E1', { positionNumber: 'CFO' }), { id: 'msg_1' });
+    assert.equal(again.statusCode, 200, again.body);
+    assert.deepEqual(again.json(), { id: 'msg_1', status: 'duplicate' });
+    assert.equal((await applied(ctx.app, hook)).length, 1);
+    assert.equal(attributesOf(await person(ctx.app, hook, 'E1'))?.positionNumber, 'CTO', 'the replay changed nothing');
+
+    const audit = await ctx.app.inject({ method: 'GET', url: '/api/audit', headers: hook.admin });
+    const created = (audit.json() as Json[]).find((entry) => entry.action === 'actor.created');
+    assert.equal(created?.source, `webhook:${hook.id}`);
+    assert.deepEqual(created?.principal, { kind: 'hr_webhook', id: hook.id });
+  });
+
+  it('moves (only the attributes sent change, null removes one) and lets a leaver go: deactivated, credential refused at once, records kept', async () => {
+    const hook = await givenHook(ctx);
+    assert.equal((await post(ctx.app, hook, joiner('E2', { positionNumber: 'DEV1', city: 'Oslo' }))).statusCode, 202);
+    await applied(ctx.app, hook);
+    const moved = await post(ctx.app, hook, {
+      type: 'person.moved',
+      data: { attributes: { employeeId: 'E2', positionNumber: 'CTO', city: null } },
+    });
+    assert.equal(moved.statusCode, 202, moved.body);
+    await applied(ctx.app, hook);
+    assert.deepEqual(attributesOf(await person(ctx.app, hook, 'E2')), { employeeId: 'E2', email: 'e2@example.com', positionNumber: 'CTO' });
+
+    const username = `u-${randomUUID()}`;
+    const credential = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth/basic',
+      headers: hook.tenant.headers,
+      payload: { username, password: PASSWORD, data: { actor: { account: { homePage: HR, name: 'E2' } } } },
+    });
+    assert.equal(credential.statusCode, 201, credential.body);
+    const learner = { authorization: basic(username, PASSWORD), 'x-svc-tenant': hook.tenant.name };
+    assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/me', headers: learner })).statusCode, 200);
+
+    assert.equal((await post(ctx.app, hook, { type: 'person.left', data: { attributes: { email: 'E2@example.com' } } })).statusCode, 202);
+    const [latest] = await applied(ctx.app, hook);
+    assert.deepEqual((latest.result as Json).events, [{ type: 'person.left', outcome: 'unknown_person' }], 'values compare exactly');
+    assert.equal((await post(ctx.app, hook, { type: 'person.left', data: { attributes: { email: 'e2@example.com' } } })).statusCode, 202);
+    const [left] = await applied(ctx.app, hook);
+    assert.deepEqual((left.result as Json).events, [{ type: 'person.left', outcome: 'deactivated', actorId: `account|${HR}|E2` }]);
+    assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/me', headers: learner })).statusCode, 401);
+    assert.ok(await person(ctx.app, hook, 'E2', 'deactivated'), 'listed as deactivated');
+    assert.equal(await person(ctx.app, hook, 'E2', 'people'), undefined, 'no longer one of the people');
+
+    // Rehired: a joiner makes them active again.
+    assert.equal((await post(ctx.app, hook, joiner('E2'))).statusCode, 202);
+    await applied(ctx.app, hook);
+    assert.ok(await person(ctx.app, hook, 'E2', 'people'));
+  });
+
+  it('applies a batch event by event: one refused (ambiguous, or new without a name) is recorded and the others stay', async () => {
+    const hook = await givenHook(ctx);
+    assert.equal((await post(ctx.app, hook, { type: 'people.batch', data: { events: [joiner('E3'), joiner('E4')] } })).statusCode, 202);
+    await applied(ctx.app, hook);
+    const batch = await post(ctx.app, hook, {
+      type: 'people.batch',
+      data: {
+        events: [
+          { type: 'person.updated', data: { attributes: { employeeId: 'E3', email: 'e4@example.com' } } },
+          { type: 'person.updated', data: { attributes: { employeeId: 'E9' } } },
+          { type: 'person.updated', data: { attributes: { employeeId: 'E4', title: 'Lead' } } },
+        ],
+      },
+    });
+    assert.equal(batch.statusCode, 202, batch.body);
+    const [message] = await applied(ctx.app, hook);
+    const events = (message.result as { events: Json[] }).events;
+    assert.deepEqual(
+      events.map((event) => [event.outcome, (event.error as Json | undefined)?.code]),
+      [
+        ['refused', 'identity.ambiguous_person'],
+        ['refused', 'identity.name_required'],
+        ['updated', undefined],
+      ],
+    );
+    assert.equal(attributesOf(await person(ctx.app, hook, 'E4'))?.title, 'Lead');
+    assert.equal(attributesOf(await person(ctx.app, hook, 'E3'))?.email, 'e3@example.com', 'the refused event changed nothing');
+  });
+
+  it('refuses a bad signature, an old timestamp, another endpoint’s secret and malformed events: 4xx, nothing stored', async () => {
+    const hook = await givenHook(ctx);
+    const other = await givenHook(ctx);
+    assert.equal((await post(ctx.app, hook, joiner('E5'), { secret: other.secret })).statusCode, 401);
+    assert.equal((await post(ctx.app, hook, joiner('E5'), { at: new Date(Date.now() - 6 * 60_000) })).statusCode, 401);
+    assert.equal((await post(ctx.app, hook, joiner('E5'), { url: other.url })).statusCode, 401, 'another tenant’s endpoint');
+    assert.equal((await post(ctx.app, hook, joiner('E5'), { url: '/hooks/hr/hrw_nothing' })).statusCode, 401);
+    const unsigned = await ctx.app.inject({
+      method: 'POST',
+      url: hook.url,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(joiner('E5')),
+    });
+    assert.equal(unsigned.statusCode, 401, unsigned.body);
+    const invalid = await post(ctx.app, hook, { type: 'person.joined', data: { attributes: { employeeId: 5 } } });
+    assert.equal(invalid.statusCode, 400, invalid.body);
+    assert.equal(invalid.json().code, 'identity.invalid_event');
+    assert.deepEqual(
+      (invalid.json().details.problems as Json[]).map((problem) => problem.path),
+      ['/data/name', '/data/attributes/employeeId'],
+    );
+    const notJson = await ctx.app.inject({
+      method: 'POST',
+      url: hook.url,
+      headers: (() => {
+        const id = 'msg_x';
+        const at = new Date();
+        return {
+          'content-type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+          'webhook-signature': new Webhook(hook.secret).sign(id, at, '{nope'),
+        };
+      })(),
+      payload: '{nope',
+    });
+    assert.equal(notJson.statusCode, 400, notJson.body);
+    assert.deepEqual(await messages(ctx.app, hook), []);
+    assert.equal(await person(ctx.app, hook, 'E5'), undefined);
+  });
+
+  it('applies a message stored but never applied (the process died after answering), in the order received', async () => {
+    const hook = await givenHook(ctx);
+    // As if a process had stored two messages and died before applying them: the rows alone.
+    for (const [index, event] of [
+      joiner('E6', { city: 'Rome' }),
+      { type: 'person.moved', data: { attributes: { employeeId: 'E6', city: 'Paris' } } },
+    ].entries()) {
+      await ctx.db.query('INSERT INTO hr_webhook_messages (tenant_id, webhook_id, message_id, payload) VALUES ($1, $2, $3, $4::jsonb)', [
+        hook.tenant.id,
+        hook.id,
+        `orphan_${index}`,
+        JSON.stringify(event),
+      ]);
+    }
+    const listed = await applied(ctx.app, hook);
+    assert.equal(listed.length, 2);
+    assert.equal(attributesOf(await person(ctx.app, hook, 'E6'))?.city, 'Paris', 'applied in order');
+  });
+});
