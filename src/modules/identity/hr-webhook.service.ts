@@ -203,7 +203,8 @@ export class HrMessageApplier {
     const done = await sql.transaction(async (tx) => {
       const message = await claimPendingHrMessage(tx);
       if (!message) return undefined;
-      const tenant = await this.options.tenancy.findById(message.tenantId);
+      // Read in the transaction: on PGlite (one connection) a read outside it would wait for it to end.
+      const tenant = await this.options.tenancy.findById(message.tenantId, tx);
       if (!tenant) {
         await markHrMessage(tx, message, { refused: 'The tenant is gone.' });
         return { revoked: [] };

@@ -102,10 +102,11 @@ export class TenancyService {
     return tenant;
   }
 
-  async findById(id: string): Promise<Tenant | undefined> {
+  /** The tenant of that id (cached); a caller inside a transaction reads it with that transaction (`sql`). */
+  async findById(id: string, sql: SqlClient = this.sql): Promise<Tenant | undefined> {
     const cached = this.byId.get(id);
     if (cached) return cached;
-    const tenant = await findTenantById(this.sql, id);
+    const tenant = await findTenantById(sql, id);
     if (tenant) this.remember(tenant);
     return tenant;
   }

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { Webhook } from 'standardwebhooks';
+import { buildApp } from '../../src/server/app.js';
+import { migrate } from '../../src/platform/database/migrate.js';
+import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
+import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
+import type { Database } from '../../src/platform/database/sql-client.js';
+import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
+import { testConfig } from '../support/build-test-app.js';
+import { runCli, type CliResult } from '../support/cli.js';
+import { copyMigratedDataFolder } from '../support/templates.js';
+
+/** One database the commands work on, and a way to serve it between commands (PGlite: one process at a time). */
+interface Target {
+  flags: string[];
+  withApp<T>(work: (app: FastifyInstance) => Promise<T>): Promise<T>;
+  dispose(): Promise<void>;
+}
+
+async function withAppOn<T>(db: Database, work: (app: FastifyInstance) => Promise<T>): Promise<T> {
+  try {
+    await migrate(db);
+    const app = await buildApp(testConfig(), db, { logger: false });
+    try {
+      return await work(app);
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+async function pgliteTarget(): Promise<Target> {
+  const folder = await copyMigratedDataFolder(mkdtempSync(join(tmpdir(), 'learnbase-identity-cli-')));
+  return {
+    flags: ['--data', folder],
+    withApp: async (work) => withAppOn(await PgliteDatabase.open(folder), work),
+    async dispose() {
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresTarget(): Promise<Target> {
+  const created = await createPostgresDatabase();
+  return {
+    flags: ['--database', created.url],
+    withApp: async (work) => withAppOn(new PostgresDatabase(created.url, { max: 5 }), work),
+    dispose: () => created.drop(),
+  };
+}
+
+const json = <T = any>(result: CliResult): T => {
+  assert.equal(result.code, 0, `exit ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+};
+
+const scimUsers = (app: FastifyInstance, token: string) =>
+  app.inject({ method: 'GET', url: '/scim/v2/Users', headers: { authorization: `Bearer ${token}` } });
+
+function signed(app: FastifyInstance, path: string, secret: string, id: string) {
+  const body = JSON.stringify({ type: 'person.joined', data: { name: 'Ada', attributes: { email: 'ada@example.com' } } });
+  const at = new Date();
+  return app.inject({
+    method: 'POST',
+    url: path,
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign(id, at, body),
+    },
+    payload: body,
+  });
+}
+
+function identitySuite(backend: 'pglite' | 'postgres', open: () => Promise<Target>): void {
+  describe(`learnbase scim-token and hr-webhook [${backend}]`, { skip: backend === 'postgres' && !POSTGRES_AVAILABLE }, () => {
+    let target: Target;
+    const cli = (...args: string[]) => runCli([...args, ...target.flags]);
+    before(async () => {
+      target = await open();
+      json(await cli('tenant', 'create', 'acme', '--json'));
+    });
+    after(async () => target?.dispose());
+
+    it('scim-token create prints a token that works once, list shows it without the secret, revoke ends it', async () => {
+      const created = json<{ id: string; token: string; createdAt: string }>(
+        await cli('scim-token', 'create', '--tenant', 'acme', '--json'),
+      );
+      assert.match(created.id, /^scim_[0-9a-f]{32}_[0-9a-f]{16}$/);
+      assert.ok(created.token.startsWith(`${created.id}.`));
+      assert.equal((await target.withApp((app) => scimUsers(app, created.token))).statusCode, 200);
+      const listed = json<{ scimTokens: Array<Record<string, unknown>> }>(await cli('scim-token', 'list', '--tenant', 'acme', '--json'));
+      assert.deepEqual(listed.scimTokens, [{ id: created.id, createdAt: created.createdAt, revokedAt: null }]);
+      assert.match((await cli('scim-token', 'list', '--tenant', 'acme')).stdout, /^ID +CREATED +REVOKED\nscim_/);
+      json(await cli('scim-token', 'revoke', '--tenant', 'acme', created.id, '--json'));
+      assert.equal((await target.withApp((app) => scimUsers(app, created.token))).statusCode, 401);
+      assert.equal((await cli('scim-token', 'revoke', '--tenant', 'acme', 'scim_nothing')).code, 1);
+      assert.equal((await cli('scim-token', 'create', '--tenant', 'nobody')).code, 1);
+      assert.equal((await cli('scim-token', 'create')).code, 2);
+      assert.equal((await cli('scim-token', 'rotate', '--tenant', 'acme')).code, 2);
+    });
+
+    it('hr-webhook create prints the path and the secret a signed message is accepted with; revoke ends it', async () => {
+      const created = json<{ id: string; path: string; secret: string }>(await cli('hr-webhook', 'create', '--tenant', 'acme', '--json'));
+      assert.equal(created.path, `/hooks/hr/${created.id}`);
+      assert.match(created.secret, /^whsec_/);
+      assert.equal((await target.withApp((app) => signed(app, created.path, created.secret, 'msg_1'))).statusCode, 202);
+      const listed = json<{ hrWebhooks: Array<{ id: string; revokedAt: string | null }> }>(
+        await cli('hr-webhook', 'list', '--tenant', 'acme', '--json'),
+      );
+      assert.deepEqual(
+        listed.hrWebhooks.map((webhook) => [webhook.id, webhook.revokedAt]),
+        [[created.id, null]],
+      );
+      json(await cli('hr-webhook', 'revoke', '--tenant', 'acme', created.id, '--json'));
+      assert.equal((await target.withApp((app) => signed(app, created.path, created.secret, 'msg_2'))).statusCode, 401);
+      assert.equal((await cli('hr-webhook', 'revoke', '--tenant', 'acme', 'hrw_nothing')).code, 1);
+    });
+  });
+}
+
+identitySuite('pglite', pgliteTarget);
+identitySuite('postgres', postgresTarget);
