@@ -25,9 +25,10 @@ export interface Principal {
   /**
    * `operator`: the command line (`learnbase import …`), run by whoever can reach the database.
    * `scim`: an identity provider's SCIM token (docs/identity.md), accepted on `/scim/v2/` only;
-   * `hr_webhook`: an HR system's webhook endpoint, whose signed messages are applied later.
+   * `hr_webhook`: an HR system's webhook endpoint, whose signed messages are applied later;
+   * `sso`: a tenant's identity provider, writing the person who signed in through it.
    */
-  kind: 'admin' | 'api_key' | 'actor' | 'launch' | 'operator' | 'scim' | 'hr_webhook';
+  kind: 'admin' | 'api_key' | 'actor' | 'launch' | 'operator' | 'scim' | 'hr_webhook' | 'sso';
   tenant: Tenant;
   /** The credential's identifier: the API key, the admin id, the actor credential's username. */
   id: string;
@@ -49,8 +50,8 @@ export interface Principal {
 /** True for principals allowed to manage everything in their tenant. */
 export const isTenantWide = (principal: Principal): boolean => TENANT_WIDE_KINDS.has(principal.kind);
 
-/** Admins, API keys, the command line, and the identity channels that write people (SCIM tokens, HR webhooks). */
-const TENANT_WIDE_KINDS: ReadonlySet<Principal['kind']> = new Set(['admin', 'api_key', 'operator', 'scim', 'hr_webhook']);
+/** Admins, API keys, the command line, and the identity channels that write people (SCIM tokens, HR webhooks, single sign-on). */
+const TENANT_WIDE_KINDS: ReadonlySet<Principal['kind']> = new Set(['admin', 'api_key', 'operator', 'scim', 'hr_webhook', 'sso']);
 
 /**
  * The principal of a route that manages the tenant's people or reads what it shares (the actor

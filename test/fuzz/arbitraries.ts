@@ -2692,6 +2692,63 @@ const IDENTITY_FUZZERS_HR: Record<string, RouteFuzzer> = {
       .map(([request, how]) => signedHr(ctx, request, how)),
 };
 
+const ssoConnection = fc.record(
+  {
+    issuer: fc.constantFrom(
+      'https://login.example.com/realms/acme',
+      'http://127.0.0.1:9/realms/x',
+      'https://login.microsoftonline.com/tid/v2.0',
+    ),
+    clientId: fc.string({ minLength: 1, maxLength: 12 }),
+    clientSecret: fc.string({ maxLength: 12 }),
+    scopes: fc.constantFrom('openid', 'openid email profile', 'openid email'),
+    claims: fc.dictionary(
+      fc.constantFrom('email', 'given_name', 'family_name', 'employee_id'),
+      fc.constantFrom('email', 'givenName', 'employeeId'),
+      { minKeys: 1, maxKeys: 3 },
+    ),
+  },
+  { requiredKeys: ['issuer', 'clientId'] },
+);
+const hostileSsoConnection: fc.Arbitrary<unknown> = fc.oneof(
+  hostileJson,
+  hostileText.map((text) => ({ issuer: text, clientId: text, clientSecret: text, scopes: text, claims: { [text]: text } })),
+  hostileJson.map((value) => ({ issuer: 'https://login.example.com', clientId: 'x', claims: value, scopes: value })),
+);
+const ssoName = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom('corp', 'entra', 'a-b-1') },
+  { weight: 1, arbitrary: hostileText.map(percentEncode) },
+);
+
+const IDENTITY_FUZZERS_SSO: Record<string, RouteFuzzer> = {
+  'GET /api/sso/connections': plainRoute('GET', '/api/sso/connections', adminHeaders),
+  'PUT /api/sso/connections/:name': (ctx) =>
+    route({
+      method: 'PUT',
+      path: ssoName.map((name) => `/api/sso/connections/${name}`),
+      headers: adminHeaders(ctx),
+      body: body(ssoConnection.map(toJson), JSON_TYPES, hostileSsoConnection.map(toJson)),
+    }),
+  'DELETE /api/sso/connections/:name': (ctx) =>
+    route({ method: 'DELETE', path: ssoName.map((name) => `/api/sso/connections/${name}`), headers: adminHeaders(ctx) }),
+  'GET /auth/sso/callback': () =>
+    route({
+      method: 'GET',
+      path: '/auth/sso/callback',
+      query: {
+        state: param('state', fc.base64String({ minLength: 8, maxLength: 43 }), { hostile: hostileText }),
+        code: param('code', fc.base64String({ maxLength: 43 }), { hostile: hostileText }),
+        error: param('error', fc.constantFrom('access_denied', 'login_required'), { hostile: hostileText }),
+      },
+      headers: {
+        cookie: header(
+          fc.constantFrom(undefined, 'lb_sso_state=abc'),
+          hostileText.map((text) => `lb_sso_state=${text}`),
+        ),
+      },
+    }),
+};
+
 export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /xapi/about': plainRoute('GET', '/xapi/about', (ctx) => apiHeaders(ctx, true)),
   'GET /xapi/statements': (ctx) =>
@@ -2768,6 +2825,7 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   ...LIFECYCLE_FUZZERS,
   ...IDENTITY_FUZZERS,
   ...IDENTITY_FUZZERS_HR,
+  ...IDENTITY_FUZZERS_SSO,
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import { findAuditEntries, insertAuditEntry } from './audit.repository.js';
  * What the audit log records. Stable names, listed in docs/actors.md ("Audit"):
  * `actor.created`, `actor.updated` (PUT /api/actors/agents, SCIM), `actor.deactivated`,
  * `actor.reactivated` (SCIM, HR webhooks: docs/identity.md), `scim_token.created`, `scim_token.revoked`,
- * `hr_webhook.created`, `hr_webhook.revoked`, `credential.created`,
+ * `hr_webhook.created`, `hr_webhook.revoked`, `sso_connection.created|updated|deleted`, `credential.created`,
  * `credential.revoked` (/api/auth/basic), `launch` (GET /api/activities/launch); and in
  * docs/operations.md ("Lifecycle over HTTP"): `api_key.created`, `api_key.revoked`,
  * `oauth_client.created`, `oauth_client.deleted`, `oauth_client.secret_rotated`.
@@ -24,6 +24,9 @@ export type AuditAction =
   | 'scim_token.revoked'
   | 'hr_webhook.created'
   | 'hr_webhook.revoked'
+  | 'sso_connection.created'
+  | 'sso_connection.updated'
+  | 'sso_connection.deleted'
   | 'credential.created'
   | 'credential.revoked'
   | 'launch'

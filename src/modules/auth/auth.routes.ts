@@ -39,9 +39,9 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const principal = principalOf(request);
       return {
         tenant: { id: principal.tenant.id, name: principal.tenant.name },
-        // The operator principal is the command line's, a SCIM token is taken on /scim/v2/ only, an HR webhook signs messages: none comes here.
+        // The operator principal is the command line's, a SCIM token is taken on /scim/v2/ only, an HR webhook signs messages, single sign-on writes a person: none comes here.
         principal: {
-          kind: principal.kind as Exclude<Principal['kind'], 'operator' | 'scim' | 'hr_webhook'>,
+          kind: principal.kind as Exclude<Principal['kind'], 'operator' | 'scim' | 'hr_webhook' | 'sso'>,
           id: principal.id,
           ...(principal.scope ? { scope: { organisationId: principal.scope.organisationId } } : {}),
         },

@@ -151,11 +151,24 @@ export class LaunchSessionService implements LaunchTokenVerifier {
     const check = await this.credentials.verify(tenant.id, username, password, client);
     if (!check.valid && check.reason === 'throttled') throw LaunchErrors.tooManyAttempts(check.retryAfterSeconds);
     if (!check.valid) throw LaunchErrors.unauthorized(check.reason, credentialRefusal(check.reason));
-    const credential = check.credential;
+    return this.startSession(tenant, check.credential, query.activityId, baseUrl);
+  }
 
-    const activity = await findRegisteredActivity(this.sql, tenant.id, query.activityId);
-    if (!activity) throw LaunchErrors.activityNotFound(query.activityId);
-    if (!activity.launchUrl) throw LaunchErrors.notLaunchable(query.activityId);
+  /**
+   * A session of `activityId` for the person of a learner credential the caller vouches for
+   * (verified by `launch`, or just made by identity's single sign-on for the person who signed in):
+   * finds the activity and its launchUrl, and in one transaction creates the session, stores the
+   * `launched` statement and the audit entry. The session ends with the credential.
+   */
+  async startSession(
+    tenant: Tenant,
+    credential: { username: string; agentKey: string },
+    activityId: string,
+    baseUrl: string,
+  ): Promise<Launched> {
+    const activity = await findRegisteredActivity(this.sql, tenant.id, activityId);
+    if (!activity) throw LaunchErrors.activityNotFound(activityId);
+    if (!activity.launchUrl) throw LaunchErrors.notLaunchable(activityId);
     const actor = await findActorByKey(this.sql, tenant.id, credential.agentKey);
     if (!actor) throw LaunchErrors.unauthorized('actor_gone', 'The credential’s actor is no longer in this organisation’s actor store.');
 

@@ -6,18 +6,24 @@ import { namedTenant } from '../tenancy/tenant-host.js';
 import { clientAddress } from '../../platform/http/client-address.js';
 import { LaunchErrors, type LaunchSessionService } from './launch-session.service.js';
 import { launchErrorWording } from './launch.page.js';
+import type { LaunchSignOn } from './launch-sign-on.js';
 
 export interface LaunchRoutesOptions {
   launches: LaunchSessionService;
   tenancy: TenancyService;
   baseDomain: string;
+  /** The single sign-on a link without `auth` starts (identity's, once it registered). */
+  signOn: () => LaunchSignOn;
 }
 
 const LaunchQuery = Type.Object(
   {
     activityId: Type.Optional(Type.String({ description: 'The activity to launch (its IRI), registered with a launchUrl. Required.' })),
     auth: Type.Optional(
-      Type.String({ description: '`Basic ` and base64 of `username:password` of a learner credential (POST /api/auth/basic). Required.' }),
+      Type.String({
+        description:
+          '`Basic ` and base64 of `username:password` of a learner credential (POST /api/auth/basic). Without it, the learner signs in at the tenant’s identity provider (docs/identity.md), when it has one.',
+      }),
     ),
   },
   { additionalProperties: true },
@@ -31,7 +37,7 @@ const Html = (description: string) => ({ description, content: { 'text/html': { 
  * HTML page in a learner's words (launch.page.ts, rendered by the app's error handler), never a
  * redirect, and its technical message goes to the log.
  */
-export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = async (app, { launches, tenancy, baseDomain }) => {
+export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = async (app, { launches, tenancy, baseDomain, signOn }) => {
   app.get(
     '/api/activities/launch',
     {
@@ -69,6 +75,11 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
       const query = request.query as Record<string, unknown>;
       for (const parameter of ['activityId', 'auth']) if (Array.isArray(query[parameter])) throw LaunchErrors.repeatedParameter(parameter);
       const tenant = await tenancy.require(name);
+      // No credential: the learner signs in at the tenant's identity provider, when it has one.
+      if (request.query.auth === undefined && typeof request.query.activityId === 'string') {
+        const redirected = await signOn().begin(request, reply, tenant, request.query.activityId);
+        if (redirected) return redirected;
+      }
       const launched = await launches.launch(
         tenant,
         request.query,

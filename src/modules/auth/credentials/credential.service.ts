@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { FailureWindow } from '../../../platform/failure-window.js';
 import type { NotifyBus } from '../../../platform/database/notify-bus.js';
 import { RevocableCache } from '../../../platform/revocable-cache.js';
@@ -69,6 +69,9 @@ interface CachedCredential extends VerifiedCredential {
   /** SHA-256 of the password that verified: a later request with another password pays scrypt again. */
   passwordDigest: Buffer;
 }
+
+/** What a single sign-on anchor stores as its password hash: not an scrypt hash, so no password verifies. */
+const SIGN_ON_ANCHOR_HASH = '!single-sign-on';
 
 /** The id of one credential across processes: SHA-256 (hex) of its tenant and username, so any username fits a message. */
 export const credentialKey = (tenantId: string, username: string): string => hashSecret(`${tenantId}\n${username}`).toString('hex');
@@ -235,6 +238,24 @@ export class CredentialService {
       });
     });
     await this.cache.revoke([credentialKey(tenantId, username)]);
+  }
+
+  /**
+   * A credential for a person who signed in through single sign-on (identity's, docs/identity.md):
+   * it anchors the launch sessions started for them, which end with it (revoked when the person is
+   * deactivated), and no password opens it (its stored hash is none scrypt makes).
+   */
+  async createSignOnAnchor(sql: SqlClient, tenantId: string, agentKey: string): Promise<{ username: string; agentKey: string }> {
+    for (;;) {
+      const username = `sso.${randomBytes(16).toString('hex')}`;
+      const expires = await insertCredential(sql, tenantId, {
+        username,
+        passwordHash: SIGN_ON_ANCHOR_HASH,
+        agentKey,
+        lifetimeSeconds: this.options.lifetimeSeconds,
+      });
+      if (expires) return { username, agentKey };
+    }
   }
 
   /**

@@ -1,0 +1,206 @@
+import cookie from '@fastify/cookie';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { AppError } from '../../platform/http/app-error.js';
+import { apiErrorResponse } from '../../platform/http/common-schemas.js';
+import type { PageWording } from '../../platform/http/error-handler.js';
+import { recordAudit, sourceOfHeader } from '../audit/audit.service.js';
+import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../auth/admin-routes.schemas.js';
+import {
+  CALLBACK_PATH,
+  connectionView,
+  listConnections,
+  putConnection,
+  removeConnection,
+  STATE_COOKIE,
+  type SingleSignOn,
+} from './sso.service.js';
+
+const ConnectionBody = Type.Object({
+  name: Type.String(),
+  issuer: Type.String({ description: 'The provider’s issuer URL (its /.well-known/openid-configuration is read).' }),
+  clientId: Type.String(),
+  clientSecret: Type.Union([Type.Literal('(set)'), Type.Null()], { description: 'Never answered: "(set)" when there is one.' }),
+  scopes: Type.String(),
+  claims: Type.Record(Type.String(), Type.String(), { description: 'ID token claim → actor attribute.' }),
+  redirectUri: Type.String({ description: 'What to register at the provider as this client’s redirect URI.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+
+const NameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, description: 'The connection’s name.' }) });
+
+/** What a person reads when signing in failed: what happened and what to do, never a code. */
+function signInWording(error: AppError): PageWording {
+  switch (error.code) {
+    case 'identity.person_deactivated':
+      return {
+        title: 'Your account is not active',
+        message: 'Your organisation has deactivated your account. Ask your administrator if this is a mistake.',
+      };
+    case 'identity.sign_in_unknown':
+      return {
+        title: 'This sign-in cannot be finished',
+        message: 'It took too long, was already used, or was started in another browser. Open the link you were sent again.',
+      };
+    case 'identity.provider_refused':
+      return {
+        title: 'You were not signed in',
+        message: 'Your organisation’s sign-in service did not sign you in. Open the link you were sent again.',
+      };
+    default:
+      return {
+        title: 'You could not be signed in',
+        message: 'Something went wrong while signing you in. Try the link again later; if it keeps happening, tell your administrator.',
+      };
+  }
+}
+
+/**
+ * `GET /api/sso/connections`, `PUT|DELETE /api/sso/connections/{name}`: a tenant's admins configure
+ * its identity providers; `GET /auth/sso/callback`: where the providers return the browser
+ * (docs/identity.md, "Single sign-on").
+ */
+export const ssoRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; signOn: SingleSignOn }> = async (app, { sql, signOn }) => {
+  await app.register(cookie);
+
+  app.get(
+    '/api/sso/connections',
+    {
+      schema: {
+        tags: ['identity'],
+        security: ADMIN_ONLY,
+        operationId: 'GET:sso.connections',
+        summary: "The tenant's single sign-on connections (never a secret)",
+        response: { 200: Type.Array(ConnectionBody), ...ADMIN_ERRORS },
+      },
+    },
+    async (request) => {
+      const { tenant } = adminPrincipalOf(request);
+      return (await listConnections(sql, tenant)).map((connection) => connectionView(connection, request.publicBaseUrl));
+    },
+  );
+
+  app.put(
+    '/api/sso/connections/:name',
+    {
+      schema: {
+        tags: ['identity'],
+        security: ADMIN_ONLY,
+        operationId: 'PUT:sso.connections',
+        summary: 'Create or replace a single sign-on connection (an OpenID Connect provider)',
+        headers: SourceHeader,
+        params: NameParams,
+        body: Type.Object(
+          {
+            issuer: Type.String(),
+            clientId: Type.String(),
+            clientSecret: Type.Optional(Type.String()),
+            scopes: Type.Optional(Type.String({ default: 'openid email profile' })),
+            claims: Type.Optional(Type.Record(Type.String(), Type.String())),
+          },
+          { additionalProperties: true },
+        ),
+        response: {
+          200: ConnectionBody,
+          201: ConnectionBody,
+          ...ADMIN_ERRORS,
+          400: apiErrorResponse('The connection is invalid (`identity.invalid_connection`, every problem in details.problems).'),
+        },
+      },
+      validatorCompiler: () => () => true,
+    },
+    async (request, reply) => {
+      const principal = adminPrincipalOf(request);
+      const source = sourceOfHeader(request.headers['svc-account-source']);
+      const { connection, created } = await sql.transaction(async (tx) => {
+        const written = await putConnection(tx, principal.tenant, request.params.name, request.body);
+        await recordAudit(tx, {
+          action: written.created ? 'sso_connection.created' : 'sso_connection.updated',
+          principal,
+          source,
+          details: { name: request.params.name },
+        });
+        return written;
+      });
+      return reply.status(created ? 201 : 200).send(connectionView(connection, request.publicBaseUrl));
+    },
+  );
+
+  app.delete(
+    '/api/sso/connections/:name',
+    {
+      schema: {
+        tags: ['identity'],
+        security: ADMIN_ONLY,
+        operationId: 'DELETE:sso.connections',
+        summary: 'Delete a single sign-on connection',
+        headers: SourceHeader,
+        params: NameParams,
+        response: {
+          204: Type.Null({ description: 'Deleted.' }),
+          ...ADMIN_ERRORS,
+          404: apiErrorResponse('The tenant has no connection of this name (`identity.connection_not_found`).'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = adminPrincipalOf(request);
+      const source = sourceOfHeader(request.headers['svc-account-source']);
+      await sql.transaction(async (tx) => {
+        await removeConnection(tx, principal.tenant, request.params.name);
+        await recordAudit(tx, { action: 'sso_connection.deleted', principal, source, details: { name: request.params.name } });
+      });
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    CALLBACK_PATH,
+    {
+      config: { public: true, errors: signInWording },
+      exposeHeadRoute: false,
+      schema: {
+        tags: ['identity'],
+        operationId: 'GET:auth.sso.callback',
+        summary: 'Where an identity provider returns the browser after a sign-in; redirects to what the sign-in was for',
+        security: [],
+        querystring: Type.Object(
+          {
+            code: Type.Optional(Type.String()),
+            state: Type.Optional(Type.String()),
+            error: Type.Optional(Type.String()),
+            error_description: Type.Optional(Type.String()),
+          },
+          { additionalProperties: true },
+        ),
+        response: {
+          302: { description: 'To the launched content.' },
+          400: {
+            description: 'An unknown, expired or used sign-in, or one started in another browser (a page).',
+            content: { 'text/html': { schema: Type.String() } },
+          },
+          401: {
+            description: 'The provider refused, or its answer did not check (a page).',
+            content: { 'text/html': { schema: Type.String() } },
+          },
+          403: {
+            description: 'The person is deactivated, or could not be identified (a page).',
+            content: { 'text/html': { schema: Type.String() } },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const location = await signOn.finish(request, request.query, request.cookies[STATE_COOKIE]);
+      return reply
+        .status(302)
+        .header('Set-Cookie', `${STATE_COOKIE}=; Path=${CALLBACK_PATH}; Max-Age=0; HttpOnly; SameSite=Lax`)
+        .header('Location', location)
+        .header('Cache-Control', 'no-store')
+        .header('Referrer-Policy', 'no-referrer')
+        .send();
+    },
+  );
+};
