@@ -7,6 +7,7 @@ import { adminCommand } from './admin.js';
 import { apikeyCommand } from './apikey.js';
 import { scimTokenCommand } from './scim-token.js';
 import { hrWebhookCommand } from './hr-webhook.js';
+import { ssoCommand } from './sso.js';
 import { backupCommand } from './backup.js';
 import { clientCommand } from './client.js';
 import {
@@ -52,6 +53,10 @@ Commands:
   hr-webhook create --tenant NAME
                                   print a new HR webhook endpoint (its path and signing secret) for the
                                   tenant's HR system (docs/identity.md)
+  sso set --tenant NAME --name CONNECTION --issuer URL --client-id ID [--client-secret S]
+          [--scopes "openid email profile"] [--claim CLAIM=ATTRIBUTE …]
+                                  create or replace a single sign-on connection (an OpenID Connect
+                                  provider: docs/identity.md)
   client create --tenant NAME --redirect-uri URI [--redirect-uri URI2 …] [--name N]
                                   register an OAuth client; prints its id and secret
   import users|organisation|jobs --tenant NAME FILE [--verify] [--charset NAME]
@@ -76,6 +81,9 @@ Commands:
   hr-webhook list --tenant NAME   list the tenant's HR webhook endpoints: created, revoked
   hr-webhook revoke --tenant NAME ID
                                   revoke an HR webhook endpoint; its next message is refused
+  sso list --tenant NAME          list the tenant's single sign-on connections (never a secret)
+  sso delete --tenant NAME --name CONNECTION
+                                  delete a single sign-on connection
   client list --tenant NAME       list the tenant's OAuth clients
   client delete --tenant NAME ID  delete an OAuth client; the tokens issued to it stop working
   client rotate-secret --tenant NAME ID
@@ -103,6 +111,7 @@ const DATABASE_COMMANDS: Record<string, DatabaseCommand> = {
   apikey: apikeyCommand,
   'scim-token': scimTokenCommand,
   'hr-webhook': hrWebhookCommand,
+  sso: ssoCommand,
   client: clientCommand,
   admin: adminCommand,
   import: importCommand,

@@ -81,7 +81,7 @@ function signed(app: FastifyInstance, path: string, secret: string, id: string) 
 }
 
 function identitySuite(backend: 'pglite' | 'postgres', open: () => Promise<Target>): void {
-  describe(`learnbase scim-token and hr-webhook [${backend}]`, { skip: backend === 'postgres' && !POSTGRES_AVAILABLE }, () => {
+  describe(`learnbase scim-token, hr-webhook and sso [${backend}]`, { skip: backend === 'postgres' && !POSTGRES_AVAILABLE }, () => {
     let target: Target;
     const cli = (...args: string[]) => runCli([...args, ...target.flags]);
     before(async () => {
@@ -123,6 +123,31 @@ function identitySuite(backend: 'pglite' | 'postgres', open: () => Promise<Targe
       json(await cli('hr-webhook', 'revoke', '--tenant', 'acme', created.id, '--json'));
       assert.equal((await target.withApp((app) => signed(app, created.path, created.secret, 'msg_2'))).statusCode, 401);
       assert.equal((await cli('hr-webhook', 'revoke', '--tenant', 'acme', 'hrw_nothing')).code, 1);
+    });
+
+    it('sso set creates then replaces a connection, list never shows its secret, a bad one exits 1, delete removes it', async () => {
+      const set = (...flags: string[]) => cli('sso', 'set', '--tenant', 'acme', '--name', 'corp', ...flags);
+      const issuer = ['--issuer', 'https://login.example.com/realms/acme', '--client-id', 'learnbase'];
+      const created = json(await set(...issuer, '--client-secret', 's3cret', '--json'));
+      assert.deepEqual(
+        [created.created, created.clientSecret, created.redirectUri, created.scopes],
+        [true, '(set)', '/auth/sso/callback', 'openid email profile'],
+      );
+      const replaced = json(await set(...issuer, '--claim', 'email=email', '--claim', 'employee_id=employeeId', '--json'));
+      assert.equal(replaced.created, false);
+      assert.deepEqual(replaced.claims, { email: 'email', employee_id: 'employeeId' });
+      assert.equal(replaced.clientSecret, null, 'a replacement without a secret makes a public client');
+      const listed = await cli('sso', 'list', '--tenant', 'acme', '--json');
+      assert.deepEqual(
+        json(listed).connections.map((connection: { name: string }) => connection.name),
+        ['corp'],
+      );
+      const refused = await set('--issuer', 'http://login.example.com', '--client-id', 'x');
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /issuer must be an https URL/);
+      assert.equal((await set(...issuer, '--claim', 'nothing')).code, 2);
+      json(await cli('sso', 'delete', '--tenant', 'acme', '--name', 'corp', '--json'));
+      assert.equal((await cli('sso', 'delete', '--tenant', 'acme', '--name', 'corp')).code, 1);
     });
   });
 }
