@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig } from './config.js';
 
@@ -169,4 +170,26 @@ describe('loadConfig: LEARNBASE_METRICS_TOKEN', () => {
       );
     }
   });
+});
+
+describe('loadConfig: the import folder', () => {
+  it('watches no folder unless LEARNBASE_IMPORT_DROP_DIR names one, made absolute; polls every 2 s and waits for 3 s of stillness', () => {
+    for (const blank of [undefined, '', ' ']) assert.equal(loadConfig({}, { LEARNBASE_IMPORT_DROP_DIR: blank }).importDropDir, undefined);
+    const config = loadConfig({}, { LEARNBASE_IMPORT_DROP_DIR: 'drop' });
+    assert.equal(config.importDropDir, resolve('drop'));
+    assert.deepEqual([config.importDropIntervalMs, config.importDropStableMs], [2_000, 3_000]);
+    const set = loadConfig({}, { LEARNBASE_IMPORT_DROP_INTERVAL_MS: '500', LEARNBASE_IMPORT_DROP_STABLE_MS: '0' });
+    assert.deepEqual([set.importDropIntervalMs, set.importDropStableMs], [500, 0]);
+  });
+
+  for (const [name, value] of [
+    ['LEARNBASE_IMPORT_DROP_INTERVAL_MS', '50'],
+    ['LEARNBASE_IMPORT_DROP_INTERVAL_MS', 'often'],
+    ['LEARNBASE_IMPORT_DROP_STABLE_MS', '-1'],
+    ['LEARNBASE_IMPORT_DROP_STABLE_MS', '86400001'],
+  ]) {
+    it(`refuses ${name}=${value}`, () => {
+      assert.throws(() => loadConfig({}, { [name]: value }), /Invalid configuration/);
+    });
+  }
 });

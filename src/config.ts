@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { compile as compileTrust } from '@fastify/proxy-addr';
 import { Errors, type XStatic } from 'typebox/schema';
 import { normalisePublicUrl } from './platform/http/public-url.js';
@@ -65,6 +66,8 @@ export const AppConfig = {
     'rateLimitAuthorizePerMinute',
     'rateLimitTokenPerMinute',
     'rateLimitFailedAuthPerMinute',
+    'importDropIntervalMs',
+    'importDropStableMs',
   ],
   properties: {
     database: DatabaseConfig,
@@ -196,6 +199,19 @@ export const AppConfig = {
      * until its minute ends. 0: no limit. Default: DEFAULTS.rateLimitFailedAuthPerMinute.
      */
     rateLimitFailedAuthPerMinute: integer({ minimum: 0, maximum: 1_000_000 }),
+    /**
+     * The import folder (docs/identity.md, "The import folder"): an absolute path, one sub-folder
+     * per tenant named as the tenant, whose complete files are imported once each. Absent: no
+     * folder is watched.
+     */
+    importDropDir: string({ minLength: 1 }),
+    /** How often the import folder is looked at, in ms. Default: DEFAULTS.importDropIntervalMs. */
+    importDropIntervalMs: Milliseconds(100),
+    /**
+     * How long a file of the import folder must have been left unchanged (size and modification
+     * time) before it is taken as complete, in ms. Default: DEFAULTS.importDropStableMs.
+     */
+    importDropStableMs: Milliseconds(0),
   },
 } as const;
 export type AppConfig = XStatic<typeof AppConfig>;
@@ -257,6 +273,11 @@ export const DEFAULTS = {
   rateLimitTokenPerMinute: 600,
   // Expired tokens and revoked keys fail now and then; a client failing twice a second is guessing or broken.
   rateLimitFailedAuthPerMinute: 120,
+  // A file dropped in the import folder is imported within a few seconds of being complete.
+  importDropIntervalMs: 2_000,
+  // A copy that stalls for longer than this looks complete: writers that cannot rename a finished
+  // file in (docs/identity.md, "The import folder") should not pause for seconds.
+  importDropStableMs: 3_000,
 } as const;
 
 /** The settings a config given in code (a test's) may leave out: withDefaults fills them. */
@@ -276,7 +297,9 @@ type Defaulted =
   | 'refreshTokenTtlS'
   | 'rateLimitAuthorizePerMinute'
   | 'rateLimitTokenPerMinute'
-  | 'rateLimitFailedAuthPerMinute';
+  | 'rateLimitFailedAuthPerMinute'
+  | 'importDropIntervalMs'
+  | 'importDropStableMs';
 
 export type PartialAppConfig = Omit<AppConfig, Defaulted> & Partial<Pick<AppConfig, Defaulted>>;
 
@@ -300,6 +323,8 @@ export function withDefaults(config: PartialAppConfig): AppConfig {
     rateLimitAuthorizePerMinute: config.rateLimitAuthorizePerMinute ?? DEFAULTS.rateLimitAuthorizePerMinute,
     rateLimitTokenPerMinute: config.rateLimitTokenPerMinute ?? DEFAULTS.rateLimitTokenPerMinute,
     rateLimitFailedAuthPerMinute: config.rateLimitFailedAuthPerMinute ?? DEFAULTS.rateLimitFailedAuthPerMinute,
+    importDropIntervalMs: config.importDropIntervalMs ?? DEFAULTS.importDropIntervalMs,
+    importDropStableMs: config.importDropStableMs ?? DEFAULTS.importDropStableMs,
   };
 }
 
@@ -393,6 +418,9 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     rateLimitAuthorizePerMinute: numberFrom(env.LEARNBASE_RATE_LIMIT_AUTHORIZE_PER_MINUTE, DEFAULTS.rateLimitAuthorizePerMinute),
     rateLimitTokenPerMinute: numberFrom(env.LEARNBASE_RATE_LIMIT_TOKEN_PER_MINUTE, DEFAULTS.rateLimitTokenPerMinute),
     rateLimitFailedAuthPerMinute: numberFrom(env.LEARNBASE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE, DEFAULTS.rateLimitFailedAuthPerMinute),
+    importDropDir: env.LEARNBASE_IMPORT_DROP_DIR?.trim() ? resolve(env.LEARNBASE_IMPORT_DROP_DIR.trim()) : undefined,
+    importDropIntervalMs: numberFrom(env.LEARNBASE_IMPORT_DROP_INTERVAL_MS, DEFAULTS.importDropIntervalMs),
+    importDropStableMs: numberFrom(env.LEARNBASE_IMPORT_DROP_STABLE_MS, DEFAULTS.importDropStableMs),
   };
   const problems = Errors(AppConfig, candidate)[1].map((error) => `${error.instancePath || '/'} ${error.message}`);
   if (Array.isArray(candidate.trustProxy)) {

@@ -1,22 +1,18 @@
 import { createReadStream, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { extname } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { SqlClient } from '../platform/database/sql-client.js';
-import { AppError, badRequest } from '../platform/http/app-error.js';
-import { utf8Text } from '../platform/json-guard.js';
+import { AppError } from '../platform/http/app-error.js';
 import type { Principal, Tenant } from '../kernel/principal.js';
-import { importJobs, importOrganisation } from '../modules/imports/organisation-import.service.js';
-import { importUsers, parseUserImportBody } from '../modules/imports/user-import.service.js';
-import type { UserImportSummary } from '../modules/imports/user-import.js';
-import { parseUsersCsv } from '../modules/imports/users-csv.js';
+import {
+  IMPORT_FILE_KINDS,
+  type ImportFileKind,
+  type ImportFileOutcome,
+  importFileContents,
+} from '../modules/imports/import-file.service.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 import { assignmentPeopleChanges } from '../modules/learning/assignment-membership.service.js';
 import { type CommandContext, type ProgressStream, say, UsageError } from './command.js';
-
-const IMPORT_KINDS = ['users', 'organisation', 'jobs'] as const;
-
-export type ImportFileKind = (typeof IMPORT_KINDS)[number];
 
 export interface ImportFileOptions {
   kind: ImportFileKind;
@@ -29,8 +25,6 @@ export interface ImportFileOptions {
   /** Where progress goes: a bar when it is a terminal, plain lines otherwise (stderr). */
   progress: ProgressStream;
 }
-
-export type ImportFileOutcome = { kind: 'users'; summary: UserImportSummary } | { kind: 'organisation' | 'jobs'; entries: number };
 
 /** A file the import refused as a whole (unreadable, not JSON or CSV, refused by the rules): exit code 2. */
 export class RefusedFile extends Error {
@@ -49,7 +43,7 @@ export class RefusedFile extends Error {
  */
 export async function importCommand(context: CommandContext, [kind, file, ...extra]: string[]): Promise<number> {
   const { values } = context;
-  if (!IMPORT_KINDS.includes(kind as ImportFileKind) || !file || extra.length > 0 || !values.tenant) {
+  if (!IMPORT_FILE_KINDS.includes(kind as ImportFileKind) || !file || extra.length > 0 || !values.tenant) {
     throw new UsageError('Expected: learnbase import users|organisation|jobs --tenant NAME FILE [--verify] [--charset NAME]');
   }
   const tenantName = values.tenant;
@@ -110,54 +104,31 @@ export async function importFile(sql: SqlClient, options: ImportFileOptions): Pr
   const report = progressReporter(options.progress);
   const bytes = await readWithProgress(options.file, report);
   const principal: Principal = { kind: 'operator', tenant: options.tenant, id: `cli:${userInfo().username}` };
-  // As the server does: learning's dynamic assignments follow the people imported, in the import's transaction.
-  const peopleChanges = assignmentPeopleChanges(options.baseDomain);
   try {
-    if (options.kind === 'users') {
-      const request = parseUserImportBody(usersBody(options.file, bytes, options.charset));
-      report.stage(`${options.verify ? 'checking' : 'importing'} ${request.users.length} users`);
-      const summary = await importUsers(
-        sql,
-        principal,
-        { ...request, verify: options.verify || request.verify },
-        options.baseDomain,
-        peopleChanges,
-      );
-      report.done(`${summary.rows} rows in ${seconds(started)} s`);
-      return { kind: 'users', summary };
-    }
-    if (options.verify)
+    if (options.verify && options.kind !== 'users')
       throw new RefusedFile('--verify checks user imports only: organisation and jobs imports are checked whole and refused whole.');
-    const body = parseJson(options.file, bytes);
-    report.stage(`importing ${Array.isArray(body) ? body.length : 0} ${options.kind === 'jobs' ? 'jobs' : 'organisation entries'}`);
-    const entries =
-      options.kind === 'jobs'
-        ? await importJobs(sql, principal, body, peopleChanges)
-        : await importOrganisation(sql, principal, body, peopleChanges);
-    report.done(`${entries} entries in ${seconds(started)} s`);
-    return { kind: options.kind, entries };
+    const outcome = await importFileContents(sql, principal, {
+      kind: options.kind,
+      file: options.file,
+      bytes,
+      verify: options.verify,
+      ...(options.charset !== undefined ? { charset: options.charset } : {}),
+      baseDomain: options.baseDomain,
+      // As the server does: learning's dynamic assignments follow the people imported, in the import's transaction.
+      peopleChanges: assignmentPeopleChanges(options.baseDomain),
+      onParsed: (what) => report.stage(what),
+    });
+    report.done(
+      outcome.kind === 'users'
+        ? `${outcome.summary.rows} rows in ${seconds(started)} s`
+        : `${outcome.entries} entries in ${seconds(started)} s`,
+    );
+    return outcome;
   } catch (error) {
     report.stop();
     // The API's 4xx for a body bad as a whole is the command line's refused file.
     if (error instanceof AppError && error.status < 500) throw new RefusedFile(error.message, error.details);
     throw error;
-  }
-}
-
-function usersBody(file: string, bytes: Buffer, charset: string | undefined): unknown {
-  if (extname(file).toLowerCase() === '.csv') return { users: parseUsersCsv(bytes, charset) };
-  const body = parseJson(file, bytes);
-  return Array.isArray(body) ? { users: body } : body;
-}
-
-function parseJson(file: string, bytes: Buffer): unknown {
-  if (extname(file).toLowerCase() === '.csv') throw new RefusedFile(`${file}: organisation and jobs are imported from JSON files only.`);
-  const text = utf8Text(bytes);
-  if (text === undefined) throw badRequest('imports.invalid_json', `${file} is not valid JSON: its bytes are not UTF-8.`);
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw badRequest('imports.invalid_json', `${file} is not valid JSON: ${(error as Error).message}`);
   }
 }
 

@@ -192,9 +192,10 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   // Before authentication too: every /xapi/ answer, a 401 included, carries the version header and CORS.
   await app.register(xapiPlugin, { defaultVersion: config.xapiDefaultVersion, versionHeader: config.xapiVersionHeader });
   // Before the routes: those naming a budget in `config.admission` get its hook (docs/operations.md, "Memory").
+  const importAdmission = new Admission('imports', { perProcess: config.importsInFlight, perTenant: config.importsInFlightPerTenant }, 10);
   registerAdmission(app, {
     admissions: {
-      imports: new Admission('imports', { perProcess: config.importsInFlight, perTenant: config.importsInFlightPerTenant }, 10),
+      imports: importAdmission,
       attachments: new Admission(
         'attachments',
         { perProcess: config.attachmentUploadsInFlight, perTenant: config.attachmentUploadsInFlightPerTenant },
@@ -224,5 +225,6 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   await app.register(importsModule, { ...modules, peopleChanges });
   await app.register(launchModule, modules);
   await app.register(learningModule, modules);
-  await app.register(identityModule, { ...modules, peopleChanges });
+  // The import folder's files take their places among the imports in flight, as the API's do.
+  await app.register(identityModule, { ...modules, peopleChanges, importAdmission });
 }

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ModuleOptions } from '../../platform/module-options.js';
+import type { Admission } from '../../platform/http/admission.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
+import { DropFolder } from './drop-folder.service.js';
 import { hrWebhookInbox, hrWebhookRoutes } from './hr-webhook.routes.js';
 import { HrMessageApplier } from './hr-webhook.service.js';
 import { scimRoutes } from './scim.routes.js';
@@ -9,8 +11,10 @@ import { ssoRoutes } from './sso.routes.js';
 import { SingleSignOn } from './sso.service.js';
 
 export interface IdentityModuleOptions extends ModuleOptions {
-  /** What hears of people written here (SCIM, HR webhooks): the entry hands it in (actors' people-changes.ts). */
+  /** What hears of people written here (SCIM, HR webhooks, single sign-on, the import folder): the entry hands it in (actors' people-changes.ts). */
   peopleChanges: PeopleChanges;
+  /** The imports in flight in this process (LEARNBASE_IMPORTS_IN_FLIGHT): the import folder's large files count among them. */
+  importAdmission: Admission;
 }
 
 /** How often stored HR webhook messages are looked at besides when one arrives here. */
@@ -18,16 +22,18 @@ const HR_MESSAGES_INTERVAL_MS = 2_000;
 
 /**
  * Accounts from identity systems (docs/identity.md): the SCIM 2.0 service provider at `/scim/v2/`
- * and its tokens, the HR webhooks with the applier of their messages (stopped, and the message in
- * flight finished, when the app closes), and single sign-on, which it hands the launch route. Needs
+ * and its tokens, the HR webhooks with the applier of their messages, single sign-on (handed to the
+ * launch route), and the import folder when `importDropDir` is set. The applier and the folder run
+ * from the app's start to its close, which waits for the message or file in hand. Needs
  * `app.tenancy`, `app.auth` (deactivating a person revokes their learner credentials) and
  * `app.launch` (a sign-in launches).
  */
-export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (app, { config, sql, peopleChanges }) => {
+export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (app, { config, sql, peopleChanges, importAdmission }) => {
   const domains = { baseDomain: config.baseDomain, serviceDomain: config.serviceDomain };
   const credentials = app.auth.credentials;
   await app.register(scimTokenRoutes, { sql });
   await app.register(scimRoutes, { sql, tenancy: app.tenancy, baseDomain: config.baseDomain, domains, peopleChanges, credentials });
+
   const applier = new HrMessageApplier({
     sql,
     tenancy: app.tenancy,
@@ -41,7 +47,25 @@ export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
   app.addHook('onClose', async () => applier.stop());
   await app.register(hrWebhookRoutes, { sql });
   await app.register(hrWebhookInbox, { sql, applier });
+
   const signOn = new SingleSignOn({ sql, tenancy: app.tenancy, domains, peopleChanges, credentials, launches: app.launch.launches });
   app.launch.acceptSignOn(signOn);
   await app.register(ssoRoutes, { sql, signOn });
+
+  if (config.importDropDir !== undefined) {
+    const dropFolder = new DropFolder({
+      dir: config.importDropDir,
+      intervalMs: config.importDropIntervalMs,
+      stableMs: config.importDropStableMs,
+      importLimitBytes: config.importLimitBytes,
+      admission: importAdmission,
+      sql,
+      tenancy: app.tenancy,
+      baseDomain: config.baseDomain,
+      peopleChanges,
+      log: app.log,
+    });
+    app.addHook('onReady', () => dropFolder.start());
+    app.addHook('onClose', () => dropFolder.stop());
+  }
 };

@@ -45,6 +45,13 @@ export async function recordImportRun(sql: SqlClient, run: NewImportRun): Promis
   return recorded;
 }
 
+/**
+ * A caller's own write inside an import's transaction, after the run is recorded, with the summary
+ * the import answers: what it writes commits with the import or not at all (identity's import
+ * folder records the file it imported this way). Throwing rolls the whole import back.
+ */
+export type OnCommitting<Summary> = (tx: SqlClient, summary: Summary) => Promise<void>;
+
 /** A page of the tenant's import runs, newest first; with `madeBy`, only the runs that principal made. */
 export function listImportRuns(
   sql: SqlClient,

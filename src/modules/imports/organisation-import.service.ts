@@ -4,7 +4,7 @@ import type { Principal } from '../../kernel/principal.js';
 import { checkJobsImport } from '../organisation/job-role-rules.js';
 import { checkOrganisationImport, type ImportCheck, type ImportProblem } from '../organisation/org-unit-rules.js';
 import { refreshOrganisationStatistics, replaceJobArchitecture, replaceOrganisation } from '../organisation/organisation.service.js';
-import { recordImportRun } from './import-run.service.js';
+import { type OnCommitting, recordImportRun } from './import-run.service.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 
 export const OrganisationImportErrors = {
@@ -25,6 +25,7 @@ async function replaceAll<T>(
   check: () => ImportCheck<T[]>,
   replace: (tx: SqlClient, tenantId: string, items: T[]) => Promise<void>,
   peopleChanges: PeopleChanges,
+  onCommitting: OnCommitting<{ entries: number }> | undefined,
 ): Promise<number> {
   const startedAt = new Date();
   const checked = check();
@@ -36,6 +37,7 @@ async function replaceAll<T>(
     // What every person's attributes link to changed: anyone may match other criteria now.
     await peopleChanges.changed(tx, principal.tenant, { kind: 'everyone' });
     await recordImportRun(tx, { kind, verify: false, principal, startedAt, summary: { entries: items.length } });
+    await onCommitting?.(tx, { entries: items.length });
   });
   await refreshOrganisationStatistics(sql, kind, items.length);
   return items.length;
@@ -45,13 +47,26 @@ async function replaceAll<T>(
  * `PUT /api/import/organisation`: checks the whole body and, when every entry is good, replaces
  * the tenant's organisation structure and records the run, all in one transaction. Two imports
  * at once are serialised (lockReplacement): the last to commit is what is stored, never a mix.
- * `peopleChanges` hears of everyone as changed, in the same transaction.
+ * `peopleChanges` hears of everyone as changed, in the same transaction; so does `onCommitting`,
+ * with the summary, last.
  */
-export function importOrganisation(sql: SqlClient, principal: Principal, body: unknown, peopleChanges: PeopleChanges): Promise<number> {
-  return replaceAll(sql, principal, 'organisation', () => checkOrganisationImport(body), replaceOrganisation, peopleChanges);
+export function importOrganisation(
+  sql: SqlClient,
+  principal: Principal,
+  body: unknown,
+  peopleChanges: PeopleChanges,
+  onCommitting?: OnCommitting<{ entries: number }>,
+): Promise<number> {
+  return replaceAll(sql, principal, 'organisation', () => checkOrganisationImport(body), replaceOrganisation, peopleChanges, onCommitting);
 }
 
 /** `PUT /api/import/jobs`: as importOrganisation, for the job architecture. */
-export function importJobs(sql: SqlClient, principal: Principal, body: unknown, peopleChanges: PeopleChanges): Promise<number> {
-  return replaceAll(sql, principal, 'jobs', () => checkJobsImport(body), replaceJobArchitecture, peopleChanges);
+export function importJobs(
+  sql: SqlClient,
+  principal: Principal,
+  body: unknown,
+  peopleChanges: PeopleChanges,
+  onCommitting?: OnCommitting<{ entries: number }>,
+): Promise<number> {
+  return replaceAll(sql, principal, 'jobs', () => checkJobsImport(body), replaceJobArchitecture, peopleChanges, onCommitting);
 }

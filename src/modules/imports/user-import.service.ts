@@ -4,7 +4,7 @@ import { badRequest } from '../../platform/http/app-error.js';
 import type { Principal } from '../../kernel/principal.js';
 import { getTenantSettings, lockTenantIdentities } from '../actors/tenant-settings.service.js';
 import { parseAgent } from '../../kernel/agent.js';
-import { recordImportRun } from './import-run.service.js';
+import { type OnCommitting, recordImportRun } from './import-run.service.js';
 import { existingJobIds, existingOrganisationIds } from '../organisation/organisation.service.js';
 import {
   attributeOf,
@@ -113,7 +113,7 @@ async function resolveAll(
  * The tenant's identity lock is held from the first read to the commit, so two imports of one
  * tenant run one after the other and each sees what the other stored: never two actors for one
  * person. Verify takes the same path and writes nothing but the run. `peopleChanges` hears of the
- * users written, in the same transaction.
+ * users written, in the same transaction; so does `onCommitting`, with the summary, last.
  */
 export async function importUsers(
   sql: SqlClient,
@@ -121,6 +121,7 @@ export async function importUsers(
   request: UserImportRequest,
   baseDomain: string,
   peopleChanges: PeopleChanges,
+  onCommitting?: OnCommitting<UserImportSummary>,
 ): Promise<UserImportSummary> {
   const startedAt = new Date();
   const tenant = principal.tenant;
@@ -181,6 +182,7 @@ export async function importUsers(
 
     const { errors: _errors, warnings: _warnings, ...counts } = summary;
     await recordImportRun(tx, { kind: 'users', verify: request.verify, principal, startedAt, summary: counts });
+    await onCommitting?.(tx, summary);
     return summary;
   });
   // The planner should see the new rows before the next search or import does.

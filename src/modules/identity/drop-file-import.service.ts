@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import type { SqlClient } from '../../platform/database/sql-client.js';
+import { AppError } from '../../platform/http/app-error.js';
+import type { Principal, Tenant } from '../../kernel/principal.js';
+import type { PeopleChanges } from '../actors/people-changes.js';
+import { importFileContents, type ImportFileKind } from '../imports/import-file.service.js';
+import { type DropFileRecord, findDropFile, insertDropFile } from './drop-file.repository.js';
+import {
+  type Claim,
+  DONE,
+  type DropFacts,
+  type DropResult,
+  FAILED,
+  importedResult,
+  isRefusal,
+  refusedResult,
+} from './drop-folder-rules.js';
+
+/** A file of the import folder claimed for its tenant. */
+export interface ClaimedFile extends Claim {
+  tenant: Tenant;
+  kind: ImportFileKind;
+}
+
+export interface DropFileImportContext {
+  sql: SqlClient;
+  /** LEARNBASE_IMPORT_LIMIT_BYTES: the server holds a file whole while it imports it, so a larger one is refused. */
+  importLimitBytes: number;
+  baseDomain: string;
+  peopleChanges: PeopleChanges;
+}
+
+export const DropFolderErrors = {
+  tooLarge: (file: string, limit: number) =>
+    new AppError(
+      'imports.file_too_large',
+      413,
+      `${file} is larger than ${limit} bytes (LEARNBASE_IMPORT_LIMIT_BYTES, the largest import the server takes); nothing was imported.`,
+    ),
+};
+
+/** Thrown inside an import's transaction, to roll it back, when another import of the same claim committed first. */
+class AlreadyImported extends Error {}
+
+/**
+ * Imports a claimed file (at `path`, in processing/) exactly once: the import records the claim
+ * in its own transaction (import_drop_files), so a claim already recorded is not imported again,
+ * and of two imports of one claim at once (a process taking over the claim of one still at it)
+ * one commits and the other rolls back. Answers where the file goes, done/ or failed/, and what
+ * its result file says; undefined when the file is gone (another process took the claim over).
+ * Throws on a failure that may pass (the database unreachable): the file stays claimed.
+ */
+export async function importClaimedFile(
+  context: DropFileImportContext,
+  claimed: ClaimedFile,
+  path: string,
+): Promise<{ to: typeof DONE | typeof FAILED; result: DropResult } | undefined> {
+  const { tenant, claimId, file, kind } = claimed;
+  const recorded = await findDropFile(context.sql, tenant.id, claimId);
+  if (recorded) return { to: DONE, result: importedResult(factsOf(claimed, recorded.sha256), recorded) };
+  let bytes: Buffer;
+  try {
+    const { size } = await stat(path);
+    if (size > context.importLimitBytes) {
+      const error = DropFolderErrors.tooLarge(file, context.importLimitBytes);
+      return { to: FAILED, result: refusedResult(factsOf(claimed, await sha256Of(path)), error) };
+    }
+    bytes = await readFile(path);
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  // The audit trail names the file: the import history shows the operator `drop:<file>`.
+  const principal: Principal = { kind: 'operator', tenant, id: `drop:${file}` };
+  let record: DropFileRecord | undefined;
+  try {
+    await importFileContents(context.sql, principal, {
+      kind,
+      file,
+      bytes,
+      verify: false,
+      baseDomain: context.baseDomain,
+      peopleChanges: context.peopleChanges,
+      onCommitting: async (tx, summary) => {
+        record = { claimId, file, kind, sha256, summary, importedAt: new Date() };
+        if (!(await insertDropFile(tx, tenant.id, record))) throw new AlreadyImported();
+      },
+    });
+  } catch (error) {
+    if (error instanceof AlreadyImported) {
+      const first = await findDropFile(context.sql, tenant.id, claimId);
+      if (first) return { to: DONE, result: importedResult(factsOf(claimed, first.sha256), first) };
+    }
+    if (isRefusal(error)) return { to: FAILED, result: refusedResult(factsOf(claimed, sha256), error) };
+    throw error;
+  }
+  if (!record) throw new Error(`The import of ${file} recorded no claim.`);
+  return { to: DONE, result: importedResult(factsOf(claimed, sha256), record) };
+}
+
+const factsOf = (claimed: ClaimedFile, sha256: string): DropFacts => ({
+  file: claimed.file,
+  tenant: claimed.tenant.name,
+  kind: claimed.kind,
+  claim: claimed.claimId,
+  sha256,
+});
+
+const codeOf = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code;
+
+async function sha256Of(path: string): Promise<string> {
+  const digest = createHash('sha256');
+  for await (const chunk of createReadStream(path)) digest.update(chunk as Buffer);
+  return digest.digest('hex');
+}
