@@ -1,7 +1,7 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { outOfScope, type Principal } from '../../kernel/principal.js';
-import { getTenantSettings, lockTenantIdentities } from './tenant-settings.service.js';
+import { getTenantSettings, lockTenantIdentities, type TenantSettings } from './tenant-settings.service.js';
 import { findActorByKey, findPersonState } from './actor.repository.js';
 import { showActors, type ActorDomains } from './actor.service.js';
 import { identifiersOf, parseAgentWrite, resolveAgentWrite, type AgentWrite } from './agent-upsert.js';
@@ -37,7 +37,10 @@ export async function upsertAgent(
   peopleChanges: PeopleChanges,
 ): Promise<AgentUpsertResult> {
   const write = parseAgentWrite(body);
-  return sql.transaction((tx) => writeAgent(tx, principal, write, { source, domains, peopleChanges }));
+  return sql.transaction(async (tx) => {
+    const { created, actor } = await writeAgent(tx, principal, write, { source, domains, peopleChanges });
+    return { created, actor: actor as Record<string, unknown> };
+  });
 }
 
 /** How a write of one person is made, besides what it writes. */
@@ -51,6 +54,14 @@ export interface AgentWriteContext {
    * active again (docs/identity.md). A change is audited (`actor.deactivated`, `actor.reactivated`).
    */
   active?: boolean;
+  /**
+   * The tenant's settings as the caller read them under the identity lock it already holds (a
+   * caller that writes many people in one transaction): then writeAgent neither takes the lock nor
+   * reads them again. Under the lock they cannot change.
+   */
+  lockedSettings?: TenantSettings;
+  /** false: no answer is built (the actor as GET /api/actors shows it costs three more reads); a caller with a shape of its own. */
+  answer?: boolean;
 }
 
 /**
@@ -63,11 +74,14 @@ export async function writeAgent(
   principal: Principal,
   write: AgentWrite,
   context: AgentWriteContext,
-): Promise<AgentUpsertResult & { agentKey: string }> {
+): Promise<{ created: boolean; agentKey: string; actor?: Record<string, unknown> }> {
   const { source, domains, peopleChanges } = context;
   const tenant = principal.tenant;
-  await lockTenantIdentities(tx, tenant.id);
-  const settings = await getTenantSettings(tx, tenant, domains.baseDomain);
+  let settings = context.lockedSettings;
+  if (settings === undefined) {
+    await lockTenantIdentities(tx, tenant.id);
+    settings = await getTenantSettings(tx, tenant, domains.baseDomain);
+  }
   const identifiers = identifiersOf(write.attributes, settings.uniqueAttributes, write.attributesPath);
   const byKey = await findActorByKey(tx, tenant.id, write.key);
   const holders = await findIdentifierHolders(tx, tenant.id, identifiers);
@@ -109,6 +123,7 @@ export async function writeAgent(
   if (nowActive !== (wasActive ?? true)) {
     await recordAudit(tx, { action: nowActive ? 'actor.reactivated' : 'actor.deactivated', ...audited, details: {} });
   }
-  const [actor] = await showActors(tx, tenant, [stored], domains);
+  if (context.answer === false) return { created, agentKey: stored.agentKey };
+  const [actor] = await showActors(tx, tenant, [stored], domains, settings);
   return { created, actor, agentKey: stored.agentKey };
 }

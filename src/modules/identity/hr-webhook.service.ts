@@ -276,7 +276,7 @@ async function applyEvent(
   const [stored] = matches;
   if (event.type === 'person.left') {
     if (!stored) return { outcome: { type: event.type, outcome: 'unknown_person' }, revoked: [] };
-    const { record, revoked } = await writePerson(tx, writer, { attributes: stored.attributes, active: false }, stored.ifi);
+    const { record, revoked } = await writePerson(tx, writer, settings, { attributes: stored.attributes, active: false }, stored.ifi);
     return { outcome: { type: event.type, outcome: 'deactivated', actorId: record.agentKey }, revoked };
   }
   const attributes: Record<string, string> = { ...(stored?.attributes ?? {}) };
@@ -292,6 +292,6 @@ async function applyEvent(
     attributes,
     ...(event.type === 'person.joined' ? { active: true } : {}),
   };
-  const { record, revoked } = await writePerson(tx, writer, person, ifi);
+  const { record, revoked } = await writePerson(tx, writer, settings, person, ifi);
   return { outcome: { type: event.type, outcome: stored ? 'updated' : 'created', actorId: record.agentKey }, revoked };
 }

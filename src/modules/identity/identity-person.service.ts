@@ -53,10 +53,14 @@ export function newPersonIfi(settings: TenantSettings, attributes: Readonly<Reco
   return first === undefined ? undefined : { account: { homePage: settings.accountHomePage, name: attributes[first] } };
 }
 
-/** Writes `person` as the actor `ifi` names (a stored person's own identifier, or newPersonIfi's), inside `tx`. */
+/**
+ * Writes `person` as the actor `ifi` names (a stored person's own identifier, or newPersonIfi's),
+ * inside `tx`, which holds the identity lock (inIdentityTransaction) and read `settings` under it.
+ */
 export async function writePerson(
   tx: SqlClient,
   writer: IdentityWriter,
+  settings: TenantSettings,
   person: PersonWrite,
   ifi: Record<string, unknown>,
 ): Promise<Written> {
@@ -67,7 +71,14 @@ export async function writePerson(
     ...(person.name === undefined ? {} : { name: person.name }),
     extensions: { [ATTRIBUTES_KEY]: person.attributes },
   });
-  const { agentKey } = await writeAgent(tx, principal, write, { source, domains, peopleChanges, active: person.active });
+  const { agentKey } = await writeAgent(tx, principal, write, {
+    source,
+    domains,
+    peopleChanges,
+    active: person.active,
+    lockedSettings: settings,
+    answer: false,
+  });
   const revoked = person.active === false ? await writer.credentials.revokeAllOf(tx, principal.tenant.id, agentKey) : [];
   const record = await personRecordByKey(tx, principal.tenant.id, agentKey);
   if (!record) throw new Error(`The person ${agentKey} just written is not there.`);

@@ -105,10 +105,16 @@ export async function createUser(context: ScimContext, body: unknown): Promise<S
       throw ScimUserErrors.adoptedElsewhere(matched.attributes[USER_NAME], settings.uniqueAttributes.join(', '));
     }
     if (matched)
-      return writePerson(tx, context, { ...person, attributes: mergedAttributes(matched.attributes, person.attributes) }, matched.ifi);
+      return writePerson(
+        tx,
+        context,
+        settings,
+        { ...person, attributes: mergedAttributes(matched.attributes, person.attributes) },
+        matched.ifi,
+      );
     const ifi = newPersonIfi(settings, person.attributes);
     if (ifi === undefined) throw ScimUserErrors.noUniqueValue(settings.uniqueAttributes);
-    return writePerson(tx, context, person, ifi);
+    return writePerson(tx, context, settings, person, ifi);
   });
   return answerOf(context, record);
 }
@@ -132,7 +138,14 @@ async function rewriteUser(
     const person = next(stored);
     const userName = person.attributes[USER_NAME] as string;
     if (await userNameHeldElsewhere(tx, tenant.id, userName, stored.agentKey)) throw ScimUserErrors.userNameTaken(userName);
-    return writePerson(tx, context, { ...person, attributes: mergedAttributes(stored.attributes, person.attributes) }, stored.ifi);
+    const settings = await getTenantSettings(tx, tenant, context.domains.baseDomain);
+    return writePerson(
+      tx,
+      context,
+      settings,
+      { ...person, attributes: mergedAttributes(stored.attributes, person.attributes) },
+      stored.ifi,
+    );
   });
   return answerOf(context, record);
 }
@@ -158,7 +171,8 @@ export async function deleteUser(context: ScimContext, id: string, ifMatch?: str
     const stored = await requireUser(tx, context, id);
     checkIfMatch(context, stored, ifMatch);
     const { [USER_NAME]: _gone, ...attributes } = stored.attributes;
-    return writePerson(tx, context, { name: stored.name ?? stored.attributes[USER_NAME], attributes, active: false }, stored.ifi);
+    const settings = await getTenantSettings(tx, context.principal.tenant, context.domains.baseDomain);
+    return writePerson(tx, context, settings, { name: stored.name ?? stored.attributes[USER_NAME], attributes, active: false }, stored.ifi);
   });
 }
 

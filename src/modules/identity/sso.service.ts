@@ -253,7 +253,13 @@ export class SingleSignOn implements LaunchSignOn {
       const ifi = stored?.ifi ?? newPersonIfi(settings, attributes);
       if (ifi === undefined) throw SsoErrors.noUniqueValue(settings.uniqueAttributes);
       const name = nameOfClaims(claims) ?? stored?.name ?? undefined;
-      const { record } = await writePerson(tx, { ...writer, sql: tx }, { ...(name === undefined ? {} : { name }), attributes }, ifi);
+      const { record } = await writePerson(
+        tx,
+        { ...writer, sql: tx },
+        settings,
+        { ...(name === undefined ? {} : { name }), attributes },
+        ifi,
+      );
       return { anchor: await credentials.createSignOnAnchor(tx, tenant.id, record.agentKey), revoked: [] as string[] };
     });
     return anchor;
