@@ -438,6 +438,57 @@ describeEachBackend('SCIM Users', (ctx) => {
   });
 });
 
+describeEachBackend('SCIM Users written at once', (ctx) => {
+  it('one userName sent by ten requests at once is one User (nine 409s); ten people at once are ten; one imported person is adopted once', async () => {
+    const scim = await givenScim(ctx);
+    const same = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        scimCall(
+          ctx.app,
+          'POST',
+          '/scim/v2/Users',
+          scim.scim,
+          entraUser('ada@example.com', { emails: [{ value: `ada${i}@example.com` }] }),
+        ),
+      ),
+    );
+    assert.deepEqual(same.map((res) => res.statusCode).sort(), [201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
+    const distinct = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => scimCall(ctx.app, 'POST', '/scim/v2/Users', scim.scim, entraUser(`p${i}@example.com`))),
+    );
+    assert.deepEqual(
+      distinct.map((res) => res.statusCode),
+      Array(10).fill(201),
+    );
+    const imported = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/import/users',
+      headers: scim.tenant.headers,
+      payload: { users: [{ name: 'Bea', attributes: { email: 'bea@example.com' } }] },
+    });
+    assert.equal(imported.statusCode, 200, imported.body);
+    const adopting = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        scimCall(
+          ctx.app,
+          'POST',
+          '/scim/v2/Users',
+          scim.scim,
+          entraUser(`bea${i}@corp.example.com`, { emails: [{ value: 'bea@example.com' }] }),
+        ),
+      ),
+    );
+    assert.deepEqual(adopting.map((res) => res.statusCode).sort(), [201, 409, 409, 409, 409, 409]);
+    const listed = await ctx.app.inject({ method: 'GET', url: '/api/actors?limit=1000', headers: scim.tenant.headers });
+    const accounts = (listed.json() as Json[]).map((actor) => String((actor.account as Json).name));
+    assert.equal(accounts.filter((name) => /^ada\d@example\.com$/.test(name)).length, 1, 'one Ada, whichever request won');
+    assert.deepEqual(
+      accounts.filter((name) => !name.startsWith('ada')).sort(),
+      ['bea@example.com', ...Array.from({ length: 10 }, (_, i) => `p${i}@example.com`)].sort(),
+    );
+  });
+});
+
 describeEachBackend('SCIM deactivation and learning assignments', (ctx) => {
   it('a deactivated person leaves static and dynamic assignments keeping what they completed, and rejoins both when reactivated', async () => {
     const tenant = await givenLearningTenant(ctx);

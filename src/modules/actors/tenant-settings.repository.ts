@@ -1,4 +1,4 @@
-import { lockForTransaction } from '../../platform/database/advisory-lock.js';
+import { lockEachForTransaction, lockForTransaction, lockSharedForTransaction } from '../../platform/database/advisory-lock.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 
 /** The stored settings object of a tenant, as PUT left it (absent keys mean defaults). */
@@ -24,6 +24,20 @@ export async function upsertStoredSettings(sql: SqlClient, tenantId: string, set
  */
 export async function lockTenantIdentities(sql: SqlClient, tenantId: string): Promise<void> {
   await lockForTransaction(sql, `learnbase:actor-identities:${tenantId}`);
+}
+
+/**
+ * The tenant's identity lock shared, then each of `keys` (a person's agent key, the unique values
+ * they hold or take: `lockPeopleIdentities`' callers say which) exclusively: writers of different
+ * people run side by side, writers of one person (or of one value) one after the other, and none
+ * of them beside an import or a settings change, which take the tenant's lock exclusively.
+ */
+export async function lockPeopleIdentities(sql: SqlClient, tenantId: string, keys: readonly string[]): Promise<void> {
+  await lockSharedForTransaction(sql, `learnbase:actor-identities:${tenantId}`);
+  await lockEachForTransaction(
+    sql,
+    keys.map((key) => `learnbase:actor-identity:${tenantId}:${key}`),
+  );
 }
 
 export interface IdentifierConflict {

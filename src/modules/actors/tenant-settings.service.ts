@@ -7,6 +7,7 @@ import type { Tenant } from '../../kernel/principal.js';
 import {
   findIdentifierConflicts,
   findStoredSettings,
+  lockPeopleIdentities,
   lockTenantIdentities,
   repositionActors,
   findOverlongIdentifierValues,
@@ -33,7 +34,7 @@ export interface TenantSettings {
   positionJobAttribute: string | null;
 }
 
-export { lockTenantIdentities };
+export { lockPeopleIdentities, lockTenantIdentities };
 
 /** The tenant's own address, `http://{tenant}.{base-domain}`: the default account homePage. */
 export const tenantAddress = (tenant: Pick<Tenant, 'name'>, baseDomain: string) => `http://${tenant.name}.${baseDomain}`;

@@ -7,7 +7,7 @@ import type { Principal, Tenant } from '../../kernel/principal.js';
 import type { ActorDomains } from '../actors/actor.service.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 import { personRecordsByUniqueValues } from '../actors/person-record.service.js';
-import { getTenantSettings, lockTenantIdentities } from '../actors/tenant-settings.service.js';
+import { getTenantSettings, lockPeopleIdentities } from '../actors/tenant-settings.service.js';
 import type { CredentialService } from '../auth/credentials/credential.service.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { tenantHex, tenantIdFromHex } from '../tenancy/tenant-credential.js';
@@ -25,7 +25,7 @@ import {
   type HrWebhookListing,
   type PendingHrMessage,
 } from './hr-webhook.repository.js';
-import { newPersonIfi, writePerson, type IdentityWriter } from './identity-person.service.js';
+import { lockedPlan, newPersonIfi, personKeys, writePerson, type IdentityWriter } from './identity-person.service.js';
 
 export type { HrMessageListing, HrWebhookListing };
 
@@ -209,7 +209,8 @@ export class HrMessageApplier {
         await markHrMessage(tx, message, { refused: 'The tenant is gone.' });
         return { revoked: [] };
       }
-      await lockTenantIdentities(tx, tenant.id);
+      // Shared: SCIM and sign-ins of other people go on; each event locks its person (lockedPlan).
+      await lockPeopleIdentities(tx, tenant.id, []);
       const writer: IdentityWriter = {
         sql: tx,
         principal: { kind: 'hr_webhook', tenant, id: message.webhookId } satisfies Principal,
@@ -271,9 +272,13 @@ async function applyEvent(
   event: HrEvent,
 ): Promise<{ outcome: EventOutcome; revoked: string[] }> {
   const sent = Object.fromEntries(Object.entries(event.attributes).filter((entry): entry is [string, string] => entry[1] !== null));
-  const matches = await personRecordsByUniqueValues(tx, writer.principal.tenant.id, settings.uniqueAttributes, sent);
-  if (new Set(matches.map((match) => match.agentKey)).size > 1) throw eventErrors.ambiguous();
-  const [stored] = matches;
+  const tenantId = writer.principal.tenant.id;
+  const stored = await lockedPlan(tx, tenantId, async () => {
+    const matches = await personRecordsByUniqueValues(tx, tenantId, settings.uniqueAttributes, sent);
+    if (new Set(matches.map((match) => match.agentKey)).size > 1) throw eventErrors.ambiguous();
+    const [found] = matches;
+    return { keys: personKeys(settings, sent, found, found ? undefined : newPersonIfi(settings, sent)), value: found };
+  });
   if (event.type === 'person.left') {
     if (!stored) return { outcome: { type: event.type, outcome: 'unknown_person' }, revoked: [] };
     const { record, revoked } = await writePerson(tx, writer, settings, { attributes: stored.attributes, active: false }, stored.ifi);

@@ -1,10 +1,11 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import { AppError } from '../../platform/http/app-error.js';
 import type { Principal } from '../../kernel/principal.js';
 import type { ActorDomains } from '../actors/actor.service.js';
 import { parseAgentWrite, writeAgent } from '../actors/agent-upsert.service.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 import { personRecordByKey, type PersonRecord } from '../actors/person-record.service.js';
-import { lockTenantIdentities, type TenantSettings } from '../actors/tenant-settings.service.js';
+import { lockPeopleIdentities, type TenantSettings } from '../actors/tenant-settings.service.js';
 import type { CredentialService } from '../auth/credentials/credential.service.js';
 
 /**
@@ -86,18 +87,60 @@ export async function writePerson(
 }
 
 /**
- * Runs `work` in one transaction holding the tenant's identity lock (so its reads and writes of
- * people never interleave with an import's or another channel's); announces the credentials it
- * revoked after the commit.
+ * Runs `work` in one transaction holding the tenant's identity lock shared (never beside an import
+ * or a settings change, which take it alone; beside other channels' writes of other people), and
+ * announces the credentials it revoked after the commit. `work` locks the people it writes with
+ * `lockedPlan` before it writes them.
  */
 export async function inIdentityTransaction<T extends { revoked: string[] }>(
   writer: IdentityWriter,
   work: (tx: SqlClient) => Promise<T>,
 ): Promise<T> {
   const done = await writer.sql.transaction(async (tx) => {
-    await lockTenantIdentities(tx, writer.principal.tenant.id);
+    await lockPeopleIdentities(tx, writer.principal.tenant.id, []);
     return work(tx);
   });
   await writer.credentials.announce(done.revoked);
   return done;
+}
+
+/** How many times `lockedPlan` plans again when the people it found changed before it held their locks. */
+const PLAN_ROUNDS = 5;
+
+/**
+ * What a write of people decides, decided while holding the locks of everything it reads and
+ * writes: `plan` reads the people concerned and says which keys it needs (personKeys'); they are
+ * locked, and `plan` runs again until what it needs is held (a person found through a value may
+ * have changed before its lock was taken). Answers the last plan's value, read under its locks.
+ */
+export async function lockedPlan<T>(tx: SqlClient, tenantId: string, plan: () => Promise<{ keys: string[]; value: T }>): Promise<T> {
+  const held = new Set<string>();
+  for (let round = 0; round < PLAN_ROUNDS; round++) {
+    const { keys, value } = await plan();
+    const missing = [...new Set(keys)].filter((key) => !held.has(key));
+    if (missing.length === 0) return value;
+    await lockPeopleIdentities(tx, tenantId, missing);
+    for (const key of missing) held.add(key);
+  }
+  throw new AppError('identity.busy', 503, 'The people this write concerns kept changing while it waited for them: send it again.', {
+    headers: { 'Retry-After': '1' },
+  });
+}
+
+/**
+ * The lock keys of writing a person: their agent key (of the stored person, or of the new one
+ * `ifi` names), and every value of the tenant's unique attributes they hold now or will hold (a
+ * value freed or taken is another writer's concern too), plus `extra` (SCIM's userName).
+ */
+export function personKeys(
+  settings: TenantSettings,
+  attributes: Readonly<Record<string, string>>,
+  stored: PersonRecord | undefined,
+  ifi: Record<string, unknown> | undefined,
+  extra: readonly string[] = [],
+): string[] {
+  const values = (from: Readonly<Record<string, string>>) =>
+    settings.uniqueAttributes.filter((name) => from[name]).map((name) => `value:${name}=${from[name]}`);
+  const agent = stored ? [`agent:${stored.agentKey}`] : ifi ? [`ifi:${JSON.stringify(ifi)}`] : [];
+  return [...agent, ...values(attributes), ...(stored ? values(stored.attributes) : []), ...extra];
 }

@@ -2,7 +2,14 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError } from '../../platform/http/app-error.js';
 import { listPersonRecords, personRecordById, personRecordsByUniqueValues, type PersonRecord } from '../actors/person-record.service.js';
 import { getTenantSettings } from '../actors/tenant-settings.service.js';
-import { inIdentityTransaction, newPersonIfi, writePerson, type IdentityWriter } from './identity-person.service.js';
+import {
+  inIdentityTransaction,
+  lockedPlan,
+  newPersonIfi,
+  personKeys,
+  writePerson,
+  type IdentityWriter,
+} from './identity-person.service.js';
 import { userFilterSql } from './scim-filter-rules.js';
 import { applyScimPatch, MAPPED_ATTRIBUTES, scimPersonOf, scimUserOf, versionOf, type ScimPerson } from './scim-user-rules.js';
 
@@ -82,6 +89,10 @@ async function userNameHeldElsewhere(sql: SqlClient, tenantId: string, userName:
   return total > 0;
 }
 
+/** The lock keys of the userNames a write takes and frees (compared without case, as the uniqueness is). */
+const userNameKeys = (taken: string | undefined, stored: PersonRecord | undefined): string[] =>
+  [taken, stored?.attributes[USER_NAME]].filter((name): name is string => Boolean(name)).map((name) => `userName:${name.toLowerCase()}`);
+
 /** The person's attributes after a write: the ones SCIM does not map stay as an import or upsert left them. */
 function mergedAttributes(stored: Readonly<Record<string, string>>, sent: Readonly<Record<string, string>>): Record<string, string> {
   const kept = Object.fromEntries(Object.entries(stored).filter(([name]) => !MAPPED_ATTRIBUTES.includes(name)));
@@ -98,9 +109,13 @@ export async function createUser(context: ScimContext, body: unknown): Promise<S
   const tenant = context.principal.tenant;
   const userName = person.attributes[USER_NAME] as string;
   const { record } = await inIdentityTransaction(context, async (tx) => {
-    if (await userNameHeldElsewhere(tx, tenant.id, userName)) throw ScimUserErrors.userNameTaken(userName);
     const settings = await getTenantSettings(tx, tenant, context.domains.baseDomain);
-    const [matched] = await personRecordsByUniqueValues(tx, tenant.id, settings.uniqueAttributes, person.attributes);
+    const matched = await lockedPlan(tx, tenant.id, async () => {
+      const [found] = await personRecordsByUniqueValues(tx, tenant.id, settings.uniqueAttributes, person.attributes);
+      const keys = personKeys(settings, person.attributes, found, newPersonIfi(settings, person.attributes), userNameKeys(userName, found));
+      return { keys, value: found };
+    });
+    if (await userNameHeldElsewhere(tx, tenant.id, userName)) throw ScimUserErrors.userNameTaken(userName);
     if (matched?.attributes[USER_NAME]) {
       throw ScimUserErrors.adoptedElsewhere(matched.attributes[USER_NAME], settings.uniqueAttributes.join(', '));
     }
@@ -133,12 +148,16 @@ async function rewriteUser(
 ): Promise<ScimUserAnswer> {
   const tenant = context.principal.tenant;
   const { record } = await inIdentityTransaction(context, async (tx) => {
-    const stored = await requireUser(tx, context, id);
+    const settings = await getTenantSettings(tx, tenant, context.domains.baseDomain);
+    const { stored, person } = await lockedPlan(tx, tenant.id, async () => {
+      const stored = await requireUser(tx, context, id);
+      const person = next(stored);
+      const keys = personKeys(settings, person.attributes, stored, undefined, userNameKeys(person.attributes[USER_NAME] as string, stored));
+      return { keys, value: { stored, person } };
+    });
     checkIfMatch(context, stored, ifMatch);
-    const person = next(stored);
     const userName = person.attributes[USER_NAME] as string;
     if (await userNameHeldElsewhere(tx, tenant.id, userName, stored.agentKey)) throw ScimUserErrors.userNameTaken(userName);
-    const settings = await getTenantSettings(tx, tenant, context.domains.baseDomain);
     return writePerson(
       tx,
       context,
@@ -168,10 +187,13 @@ export function patchUser(context: ScimContext, id: string, body: unknown, ifMat
  */
 export async function deleteUser(context: ScimContext, id: string, ifMatch?: string): Promise<void> {
   await inIdentityTransaction(context, async (tx) => {
-    const stored = await requireUser(tx, context, id);
+    const settings = await getTenantSettings(tx, context.principal.tenant, context.domains.baseDomain);
+    const stored = await lockedPlan(tx, context.principal.tenant.id, async () => {
+      const stored = await requireUser(tx, context, id);
+      return { keys: personKeys(settings, stored.attributes, stored, undefined, userNameKeys(undefined, stored)), value: stored };
+    });
     checkIfMatch(context, stored, ifMatch);
     const { [USER_NAME]: _gone, ...attributes } = stored.attributes;
-    const settings = await getTenantSettings(tx, context.principal.tenant, context.domains.baseDomain);
     return writePerson(tx, context, settings, { name: stored.name ?? stored.attributes[USER_NAME], attributes, active: false }, stored.ifi);
   });
 }

@@ -12,7 +12,14 @@ import type { CredentialService } from '../auth/credentials/credential.service.j
 import type { LaunchSessionService } from '../launch/launch-session.service.js';
 import type { LaunchSignOn } from '../launch/launch-sign-on.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
-import { inIdentityTransaction, newPersonIfi, writePerson, type IdentityWriter } from './identity-person.service.js';
+import {
+  inIdentityTransaction,
+  lockedPlan,
+  newPersonIfi,
+  personKeys,
+  writePerson,
+  type IdentityWriter,
+} from './identity-person.service.js';
 import { attributesOfClaims, CONNECTION_NAME, isLoopback, nameOfClaims, parseSsoConnection } from './sso-connection-rules.js';
 import {
   deleteConnection,
@@ -245,9 +252,12 @@ export class SingleSignOn implements LaunchSignOn {
     const { anchor } = await inIdentityTransaction(writer, async (tx) => {
       const settings = await getTenantSettings(tx, tenant, domains.baseDomain);
       const mapped = attributesOfClaims(claims, connection.claims);
-      const matches = await personRecordsByUniqueValues(tx, tenant.id, settings.uniqueAttributes, mapped);
-      if (new Set(matches.map((match) => match.agentKey)).size > 1) throw SsoErrors.ambiguous();
-      const [stored] = matches;
+      const stored = await lockedPlan(tx, tenant.id, async () => {
+        const matches = await personRecordsByUniqueValues(tx, tenant.id, settings.uniqueAttributes, mapped);
+        if (new Set(matches.map((match) => match.agentKey)).size > 1) throw SsoErrors.ambiguous();
+        const [found] = matches;
+        return { keys: personKeys(settings, mapped, found, found ? undefined : newPersonIfi(settings, mapped)), value: found };
+      });
       if (stored && !stored.active) throw SsoErrors.deactivated();
       const attributes = { ...(stored?.attributes ?? {}), ...mapped };
       const ifi = stored?.ifi ?? newPersonIfi(settings, attributes);

@@ -6,7 +6,7 @@ import type { PeopleChange, PeopleChanges } from '../actors/people-changes.js';
 import { placedWithinCondition } from '../actors/person-access.service.js';
 import { getTenantSettings, type TenantSettings } from '../actors/tenant-settings.service.js';
 import { type PeopleSelection, selectionCriteria } from './assignment-rules.js';
-import { findAssignmentSelections, lockAssignments, refreshMembers } from './assignment.repository.js';
+import { findAssignmentSelections, lockAssignments, lockAssignmentsShared, refreshMembers } from './assignment.repository.js';
 
 /**
  * Who an assignment takes (docs/learning.md, "Who is assigned"): its members follow its selection.
@@ -102,7 +102,9 @@ export async function refreshAssignments(
   change: PeopleChange,
 ): Promise<void> {
   if (change.kind === 'people' && change.agentKeys.length === 0) return;
-  await lockAssignments(tx, tenant.id);
+  // A few people's refresh writes their own member rows: beside other such refreshes, never beside a write of an assignment.
+  if (change.kind === 'people') await lockAssignmentsShared(tx, tenant.id);
+  else await lockAssignments(tx, tenant.id);
   const assignments = await findAssignmentSelections(tx, tenant.id);
   if (assignments.length === 0) return;
   const settings = await getTenantSettings(tx, tenant, baseDomain);

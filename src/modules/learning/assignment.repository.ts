@@ -1,4 +1,4 @@
-import { lockForTransaction } from '../../platform/database/advisory-lock.js';
+import { lockForTransaction, lockSharedForTransaction } from '../../platform/database/advisory-lock.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Page } from '../../platform/database/sql-filters.js';
 import { requiresSuccessSql } from '../activities/activity-success.service.js';
@@ -104,12 +104,22 @@ function seenSql(reach: AssignmentReach, bind: Bind): string {
 
 /**
  * Takes the tenant's assignments lock for the rest of the transaction: the writes of assignments
- * and every refresh of their members (a people change) run one after the other, each statement
- * after the lock seeing what the one before committed. A writer of people takes its own lock
+ * and the refreshes of everyone run one after the other (and after the refreshes for some people,
+ * which share it: lockAssignmentsShared), each statement after the lock seeing what the one before
+ * committed. A writer of people takes its own lock
  * first (the identity lock, the organisation's), then this one; nothing takes them the other way.
  */
 export async function lockAssignments(tx: SqlClient, tenantId: string): Promise<void> {
   await lockForTransaction(tx, `learnbase:assignments:${tenantId}`);
+}
+
+/**
+ * The same lock shared: refreshes of the members of assignments for some people (each refresh
+ * writes the member rows of its own people) run side by side, never beside a write of an
+ * assignment or a refresh of everyone, which take it alone.
+ */
+export async function lockAssignmentsShared(tx: SqlClient, tenantId: string): Promise<void> {
+  await lockSharedForTransaction(tx, `learnbase:assignments:${tenantId}`);
 }
 
 export async function insertAssignment(
