@@ -11,7 +11,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type autocannon from 'autocannon';
 import {
   BENCH_TENANT,
   cliJson,
@@ -19,13 +18,12 @@ import {
   DEFAULT_POSTGRES,
   ensureBuilt,
   integer,
-  load,
   log,
-  quantile,
   ROOT,
   runBench,
   startBenchTenant,
   UsageError,
+  measureCase,
 } from './support.js';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -63,28 +61,6 @@ function parseOptions(argv: string[]) {
   };
 }
 
-async function measure(
-  name: string,
-  base: string,
-  request: autocannon.Request,
-  seconds: number,
-  connections: number,
-  answered?: (status: number) => boolean,
-) {
-  log(`${name}: ${connections} connections for ${seconds} s`);
-  const { result, latencies } = await load(base, request, seconds, connections, answered);
-  const figures = {
-    requestsPerSecond: Math.round(result.requests.average),
-    p50Ms: quantile(latencies, 0.5),
-    p99Ms: quantile(latencies, 0.99),
-    answered: latencies.length,
-    other: result['2xx'] + result.non2xx - latencies.length,
-    errors: result.errors + result.timeouts,
-  };
-  log(`${name}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ${figures.other} other answers`);
-  return figures;
-}
-
 /** The User Entra ID sends on a first provisioning, for person `n`. */
 const user = (n: number) =>
   JSON.stringify({
@@ -110,7 +86,7 @@ async function main(): Promise<number> {
 
   let created = 0;
   const ids: string[] = [];
-  const create = await measure(
+  const create = await measureCase(
     'SCIM create',
     base,
     {
@@ -129,7 +105,7 @@ async function main(): Promise<number> {
   if (ids.length === 0) throw new Error('no User was created');
 
   let patched = 0;
-  const patch = await measure(
+  const patch = await measureCase(
     'SCIM PATCH',
     base,
     {
@@ -157,7 +133,7 @@ async function main(): Promise<number> {
   );
 
   let looked = 0;
-  const lookup = await measure(
+  const lookup = await measureCase(
     'SCIM lookup by userName',
     base,
     {

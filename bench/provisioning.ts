@@ -18,13 +18,12 @@ import {
   DEFAULT_POSTGRES,
   ensureBuilt,
   integer,
-  load,
   log,
-  quantile,
   ROOT,
   runBench,
   startBenchTenant,
   UsageError,
+  measureCase,
 } from './support.js';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -61,29 +60,6 @@ function parseOptions(argv: string[]) {
   };
 }
 
-/** One case's figures: the answered requests' rate and latency. */
-async function measure(
-  name: string,
-  base: string,
-  request: autocannon.Request,
-  seconds: number,
-  connections: number,
-  answered?: (status: number) => boolean,
-) {
-  log(`${name}: ${connections} connections for ${seconds} s`);
-  const { result, latencies } = await load(base, request, seconds, connections, answered);
-  const figures = {
-    requestsPerSecond: Math.round(result.requests.average),
-    p50Ms: quantile(latencies, 0.5),
-    p99Ms: quantile(latencies, 0.99),
-    answered: latencies.length,
-    other: result['2xx'] + result.non2xx - latencies.length,
-    errors: result.errors + result.timeouts,
-  };
-  log(`${name}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ${figures.other} other answers`);
-  return figures;
-}
-
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   ensureBuilt();
@@ -111,7 +87,7 @@ async function main(): Promise<number> {
     headers: { ...headers, 'svc-account-source': 'bench' },
     setupRequest: (request) => ({ ...request, body: agent(next()) }),
   });
-  const upsertNew = await measure(
+  const upsertNew = await measureCase(
     'upsert (new agents)',
     base,
     upsertRequest(() => created++),
@@ -119,7 +95,7 @@ async function main(): Promise<number> {
     options.connections,
   );
   let again = 0;
-  const upsertExisting = await measure(
+  const upsertExisting = await measureCase(
     'upsert (existing agents)',
     base,
     upsertRequest(() => again++ % Math.max(created, 1)),
@@ -140,7 +116,7 @@ async function main(): Promise<number> {
   const launchPath = `/api/activities/launch?activityId=${encodeURIComponent(ACTIVITY)}&auth=${encodeURIComponent(auth)}`;
   const check = await fetch(`${base}${launchPath}`, { headers: { 'x-svc-tenant': TENANT }, redirect: 'manual' });
   if (check.status !== 302) throw new Error(`the launch answered ${check.status}: ${(await check.text()).slice(0, 300)}`);
-  const launch = await measure(
+  const launch = await measureCase(
     'launch',
     base,
     { method: 'GET', path: launchPath, headers: { 'x-svc-tenant': TENANT } },

@@ -294,6 +294,39 @@ export async function measureQueryCases(base: string, cases: QueryCases): Promis
   return { queries, non2xx };
 }
 
+/** One case's figures: the answered requests' rate and latency (`answered` says which statuses count; 2xx by default). */
+export interface CaseFigures {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  answered: number;
+  other: number;
+  errors: number;
+}
+
+/** Runs one case for `seconds` at `connections` (load) and logs and answers its figures. */
+export async function measureCase(
+  name: string,
+  base: string,
+  request: autocannon.Request,
+  seconds: number,
+  connections: number,
+  answered?: (status: number) => boolean,
+): Promise<CaseFigures> {
+  log(`${name}: ${connections} connections for ${seconds} s`);
+  const { result, latencies } = await load(base, request, seconds, connections, answered);
+  const figures = {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+    answered: latencies.length,
+    other: result['2xx'] + result.non2xx - latencies.length,
+    errors: result.errors + result.timeouts,
+  };
+  log(`${name}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ${figures.other} other answers`);
+  return figures;
+}
+
 /** The tenant every benchmark creates on its fresh storage. */
 export const BENCH_TENANT = 'bench';
 

@@ -193,7 +193,7 @@ async function main(): Promise<void> {
 
   const figures: Record<string, number[]> = { apiKey: [], bearer: [] };
   const errors: Record<string, number> = { apiKey: 0, bearer: 0 };
-  for (const [name, headers] of Object.entries(credentials)) await run(url, headers, 2); // warm-up
+  for (const [_name, headers] of Object.entries(credentials)) await run(url, headers, 2); // warm-up
   for (let round = 0; round < rounds; round++) {
     // Alternate the order, so a machine getting busier does not favour one side.
     const order = round % 2 === 0 ? (['apiKey', 'bearer'] as const) : (['bearer', 'apiKey'] as const);

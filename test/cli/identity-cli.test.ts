@@ -1,60 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
-import { buildApp } from '../../src/server/app.js';
-import { migrate } from '../../src/platform/database/migrate.js';
-import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
-import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
-import type { Database } from '../../src/platform/database/sql-client.js';
-import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
-import { testConfig } from '../support/build-test-app.js';
+import { POSTGRES_AVAILABLE } from '../support/backends.js';
 import { runCli, type CliResult } from '../support/cli.js';
-import { copyMigratedDataFolder } from '../support/templates.js';
-
-/** One database the commands work on, and a way to serve it between commands (PGlite: one process at a time). */
-interface Target {
-  flags: string[];
-  withApp<T>(work: (app: FastifyInstance) => Promise<T>): Promise<T>;
-  dispose(): Promise<void>;
-}
-
-async function withAppOn<T>(db: Database, work: (app: FastifyInstance) => Promise<T>): Promise<T> {
-  try {
-    await migrate(db);
-    const app = await buildApp(testConfig(), db, { logger: false });
-    try {
-      return await work(app);
-    } finally {
-      await app.close();
-    }
-  } finally {
-    await db.close();
-  }
-}
-
-async function pgliteTarget(): Promise<Target> {
-  const folder = await copyMigratedDataFolder(mkdtempSync(join(tmpdir(), 'learnbase-identity-cli-')));
-  return {
-    flags: ['--data', folder],
-    withApp: async (work) => withAppOn(await PgliteDatabase.open(folder), work),
-    async dispose() {
-      rmSync(folder, { recursive: true, force: true });
-    },
-  };
-}
-
-async function postgresTarget(): Promise<Target> {
-  const created = await createPostgresDatabase();
-  return {
-    flags: ['--database', created.url],
-    withApp: async (work) => withAppOn(new PostgresDatabase(created.url, { max: 5 }), work),
-    dispose: () => created.drop(),
-  };
-}
+import { type CliTarget, pgliteTarget, postgresTarget } from '../support/cli-targets.js';
 
 const json = <T = any>(result: CliResult): T => {
   assert.equal(result.code, 0, `exit ${result.code}: ${result.stderr}`);
@@ -80,9 +30,9 @@ function signed(app: FastifyInstance, path: string, secret: string, id: string) 
   });
 }
 
-function identitySuite(backend: 'pglite' | 'postgres', open: () => Promise<Target>): void {
+function identitySuite(backend: 'pglite' | 'postgres', open: () => Promise<CliTarget>): void {
   describe(`learnbase scim-token, hr-webhook and sso [${backend}]`, { skip: backend === 'postgres' && !POSTGRES_AVAILABLE }, () => {
-    let target: Target;
+    let target: CliTarget;
     const cli = (...args: string[]) => runCli([...args, ...target.flags]);
     before(async () => {
       target = await open();
@@ -152,5 +102,5 @@ function identitySuite(backend: 'pglite' | 'postgres', open: () => Promise<Targe
   });
 }
 
-identitySuite('pglite', pgliteTarget);
-identitySuite('postgres', postgresTarget);
+identitySuite('pglite', () => pgliteTarget('learnbase-identity-cli-'));
+identitySuite('postgres', () => postgresTarget());

@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app.js';
@@ -9,59 +6,17 @@ import { verifyAdminPassword } from '../../src/modules/auth/admins/admin.service
 import { issueCode } from '../../src/modules/auth/oauth/code.service.js';
 import { migrate } from '../../src/platform/database/migrate.js';
 import { PostgresNotifyBus } from '../../src/platform/database/notify-bus.js';
-import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
 import type { Database } from '../../src/platform/database/sql-client.js';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
 import { testConfig } from '../support/build-test-app.js';
 import { runCli, runCliWithInput, type CliResult } from '../support/cli.js';
-import { copyMigratedDataFolder } from '../support/templates.js';
+import { type CliTarget, pgliteTarget, postgresTarget } from '../support/cli-targets.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+/** The app built between commands runs with its caches on, as a server does. */
+const CONFIG = testConfig({ cacheTtlMs: 60_000 });
 const PASSWORD = 'correct horse battery';
-
-/** One database the CLI works on: its flags, and a way to look at it (and serve it) between commands. */
-interface Target {
-  flags: string[];
-  /** Opens the database (PGlite: only while no command runs), builds an app on it, runs `work`, closes both. */
-  withApp<T>(work: (app: FastifyInstance, db: Database) => Promise<T>): Promise<T>;
-  dispose(): Promise<void>;
-}
-
-/** Migrates `db`, builds an app on it, runs `work`, and closes both. */
-async function withAppOn<T>(db: Database, work: (app: FastifyInstance, db: Database) => Promise<T>): Promise<T> {
-  try {
-    await migrate(db);
-    const app = await buildApp(testConfig({ cacheTtlMs: 60_000 }), db, { logger: false });
-    try {
-      return await work(app, db);
-    } finally {
-      await app.close();
-    }
-  } finally {
-    await db.close();
-  }
-}
-
-async function pgliteTarget(): Promise<Target> {
-  const folder = await copyMigratedDataFolder(mkdtempSync(join(tmpdir(), 'learnbase-lifecycle-')));
-  return {
-    flags: ['--data', folder],
-    withApp: async (work) => withAppOn(await PgliteDatabase.open(folder), work),
-    async dispose() {
-      rmSync(folder, { recursive: true, force: true });
-    },
-  };
-}
-
-async function postgresTarget(): Promise<Target> {
-  const created = await createPostgresDatabase();
-  return {
-    flags: ['--database', created.url],
-    withApp: async (work) => withAppOn(new PostgresDatabase(created.url, { max: 5 }), work),
-    dispose: () => created.drop(),
-  };
-}
 
 const basic = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
 const me = (app: FastifyInstance, authorization: string, tenant: string) =>
@@ -108,9 +63,9 @@ async function rowsByTable(db: Database, tenantId: string): Promise<Record<strin
   return counts;
 }
 
-function lifecycleSuite(backend: 'pglite' | 'postgres', open: () => Promise<Target>): void {
+function lifecycleSuite(backend: 'pglite' | 'postgres', open: () => Promise<CliTarget>): void {
   describe(`learnbase lifecycle commands [${backend}]`, { skip: backend === 'postgres' && !POSTGRES_AVAILABLE }, () => {
-    let target: Target;
+    let target: CliTarget;
     const cli = (...args: string[]) => runCli([...args, ...target.flags]);
     before(async () => {
       target = await open();
@@ -419,8 +374,8 @@ function lifecycleSuite(backend: 'pglite' | 'postgres', open: () => Promise<Targ
   });
 }
 
-lifecycleSuite('pglite', pgliteTarget);
-lifecycleSuite('postgres', postgresTarget);
+lifecycleSuite('pglite', () => pgliteTarget('learnbase-lifecycle-', CONFIG));
+lifecycleSuite('postgres', () => postgresTarget(CONFIG));
 
 describe('Lifecycle commands reach running server processes on one PostgreSQL database (LISTEN/NOTIFY)', {
   skip: !POSTGRES_AVAILABLE && 'PostgreSQL not reachable',
