@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { createClient } from '../../src/modules/auth/oauth/client.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/secrets.js';
+import { browserSkip, launchChromium } from '../support/chromium.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import { pkceChallenge } from './oauth-token-fixtures.js';
 
@@ -14,12 +14,7 @@ import { pkceChallenge } from './oauth-token-fixtures.js';
  * playwright-core, signs in on the page; the test exchanges the code and calls the API.
  * `.ci/run` installs Chromium and sets REQUIRE_BROWSER_TESTS, so CI never skips this.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.REQUIRE_BROWSER_TESTS) {
-  throw new Error(`Chromium is required for the browser tests but is not at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH.`);
-}
-const skip = available ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const skip = browserSkip;
 
 interface BrowserFixture {
   base: string;
@@ -54,11 +49,7 @@ describeEachBackend('OAuth in a real browser', (ctx) => {
 
   before(async () => {
     if (skip) return;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-    });
+    browser = await launchChromium();
   });
   after(async () => browser?.close());
 

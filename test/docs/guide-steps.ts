@@ -46,7 +46,7 @@ export function guideOrder(readme: string): string[] {
 /** The text of the `## heading` section and the line it starts on. */
 export function section(markdown: string, heading: string, path: string): { text: string; firstLine: number } {
   const lines = markdown.split('\n');
-  const start = lines.findIndex((line) => line === `## ${heading}`);
+  const start = lines.indexOf(`## ${heading}`);
   if (start < 0) throw new Error(`${path} has no "## ${heading}" section`);
   const end = lines.findIndex((line, index) => index > start && /^#{1,2} /.test(line));
   return { text: lines.slice(start, end < 0 ? undefined : end).join('\n'), firstLine: start + 1 };

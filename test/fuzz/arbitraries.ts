@@ -65,7 +65,7 @@ export type RouteFuzzer = (ctx: FuzzContext) => fc.Arbitrary<FuzzRequest>;
 const DEEP = 10_000;
 /** A 10,000-deep array and object: JSON parsers recurse, and so may whatever walks the value. */
 export const DEEP_ARRAY = '['.repeat(DEEP) + ']'.repeat(DEEP);
-export const DEEP_OBJECT = '{"a":'.repeat(DEEP) + '1' + '}'.repeat(DEEP);
+export const DEEP_OBJECT = `${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}`;
 
 const LONG = 'x'.repeat(10_000);
 
@@ -1010,7 +1010,7 @@ export const hostileStatement: fc.Arbitrary<Record<string, unknown>> = mutated({
       hostileJson,
     ),
   ),
-  [`extra`]: part(absent, hostileJson),
+  extra: part(absent, hostileJson),
 });
 
 /** A 10,000-deep value in a statement's extensions, built as text: no arbitrary nests that deep. */

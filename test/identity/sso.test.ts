@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserSkip, launchChromium } from '../support/chromium.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 import { exchange, givenOAuth } from '../auth/oauth-token-fixtures.js';
@@ -15,12 +15,7 @@ import { startOidcProvider, type OidcFixture } from './oidc-fixtures.js';
  * callback and lands on the content, launched as the person the ID token names (created just in
  * time, updated at the next sign-in, refused once deactivated). `.ci/run` sets REQUIRE_BROWSER_TESTS.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.REQUIRE_BROWSER_TESTS) {
-  throw new Error(`Chromium is required for the browser tests but is not at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH.`);
-}
-const skip = available ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const skip = browserSkip;
 
 type Json = Record<string, unknown>;
 
@@ -106,11 +101,7 @@ describeEachBackend('Single sign-on with OpenID Connect', (ctx) => {
     await new Promise<void>((resolve) => content.listen(0, '127.0.0.1', resolve));
     contentOrigin = `http://127.0.0.1:${(content.address() as AddressInfo).port}`;
     if (skip) return;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--host-resolver-rules=MAP *.localhost 127.0.0.1'],
-    });
+    browser = await launchChromium({ tenantSubdomains: true });
   });
   after(async () => {
     await browser?.close();

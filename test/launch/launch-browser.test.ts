@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { browserSkip, launchChromium } from '../support/chromium.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 import { givenLaunch } from './launch-fixtures.js';
 
@@ -13,12 +13,7 @@ import { givenLaunch } from './launch-fixtures.js';
  * origin, and the page's own script stores a statement with the `endpoint` and `auth` it was
  * handed (through the LRS's CORS). `.ci/run` sets REQUIRE_BROWSER_TESTS, so CI never skips this.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.REQUIRE_BROWSER_TESTS) {
-  throw new Error(`Chromium is required for the browser tests but is not at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH.`);
-}
-const skip = available ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const skip = browserSkip;
 
 const INITIALIZED = 'http://adlnet.gov/expapi/verbs/initialized';
 
@@ -63,12 +58,7 @@ describeEachBackend('Launch in a real browser', (ctx) => {
     await new Promise<void>((resolve) => content.listen(0, '127.0.0.1', resolve));
     contentOrigin = `http://127.0.0.1:${(content.address() as AddressInfo).port}`;
     if (skip) return;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // Tenant sub-domains of localhost reach the test server on 127.0.0.1 (not ::1).
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--host-resolver-rules=MAP *.localhost 127.0.0.1'],
-    });
+    browser = await launchChromium({ tenantSubdomains: true });
   });
   after(async () => {
     await browser?.close();

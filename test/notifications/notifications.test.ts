@@ -257,7 +257,7 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
       [{ ...good, object: [1] }, 'object'],
       [{ ...good, object: 'text' }, 'object'],
       [{ ...good, object: { a: 'x\u0000' } }, 'object'],
-      [{ ...good, object: JSON.parse('{"a":'.repeat(80) + '1' + '}'.repeat(80)) }, 'object'],
+      [{ ...good, object: JSON.parse(`${'{"a":'.repeat(80)}1${'}'.repeat(80)}`) }, 'object'],
       [{ ...good, timestamp: '2026-01-01T00:00:00Z' }, 'timestamp'],
       [{ ...good, extra: 1 }, 'extra'],
       [{ actor: good.actor, activity: good.activity, channel: 'x' }, 'object'],
