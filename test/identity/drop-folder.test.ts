@@ -433,7 +433,9 @@ for (const backend of BACKENDS) {
       const dir = newFolder('race-live');
       const tenant = await new TenancyService(dbs[0], 0).create(`t-${randomBytes(5).toString('hex')}`);
       const folder = join(dir, tenant.name);
-      const users = Array.from({ length: 20_000 }, (_, n) => `Learner ${n},learner${n}@example.com`);
+      // Long enough an import for the second instance to start during it; PGlite cannot overlap them anyway, so a shorter one there.
+      const count = backend.name === 'pglite' ? 2_000 : 20_000;
+      const users = Array.from({ length: count }, (_, n) => `Learner ${n},learner${n}@example.com`);
       const first = await startApp(dbs[0], dir, 0);
       let second: FastifyInstance | undefined;
       try {
@@ -443,7 +445,7 @@ for (const backend of BACKENDS) {
         second = await startApp(dbs[1], dir, 0);
         const done = await waitForFinished(folder, 'done', 'users.csv', 120_000);
         assert.ok(done.result.status === 'imported');
-        assert.equal(done.result.summary.new, 20_000);
+        assert.equal(done.result.summary.new, count);
         await sleep(INTERVAL_MS * 5);
         assert.deepEqual(await importedClaims(dbs[0], tenant.id), { runs: 1, claims: 1 });
         assert.deepEqual(await list(join(folder, 'processing')), []);
