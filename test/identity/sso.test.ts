@@ -215,6 +215,13 @@ describeEachBackend('Single sign-on with OpenID Connect', (ctx) => {
     );
     assert.equal((await put('Not A Name', valid)).statusCode, 400);
     assert.equal((await put('corp', valid)).statusCode, 201);
+    const unknownConnection = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/activities/launch?activityId=http://example.com/x&connection=nope',
+      headers: { 'x-svc-tenant': oauth.tenant.name },
+    });
+    assert.equal(unknownConnection.statusCode, 404, 'a link naming a connection the tenant has not');
+    assert.match(String(unknownConnection.headers['content-type']), /^text\/html/);
     const replaced = await put('corp', { ...valid, claims: { email: 'email', employee_id: 'employeeId' } });
     assert.equal(replaced.statusCode, 200, replaced.body);
     const listed = await ctx.app.inject({ method: 'GET', url: '/api/sso/connections', headers: admin });

@@ -162,9 +162,15 @@ export class SingleSignOn implements LaunchSignOn {
     return configuration;
   }
 
-  /** LaunchSignOn: to the tenant's first connection (by name) to sign in for `activityId`; undefined when it has none. */
+  /**
+   * LaunchSignOn: to the connection the link names (`connection=`), else the tenant's first (by
+   * name), to sign in for `activityId`; undefined when the tenant has none, 404 for a name it has not.
+   */
   async begin(request: FastifyRequest, reply: FastifyReply, tenant: Tenant, activityId: string): Promise<FastifyReply | undefined> {
-    const [connection] = await findConnections(this.options.sql, tenant.id);
+    const named = (request.query as Record<string, unknown>).connection;
+    const connections = await findConnections(this.options.sql, tenant.id);
+    const connection = typeof named === 'string' ? connections.find((candidate) => candidate.name === named) : connections[0];
+    if (typeof named === 'string' && !connection) throw SsoErrors.connectionNotFound(tenant, named);
     if (!connection) return undefined;
     const configuration = await this.configurationOf(tenant.id, connection);
     const state = oidc.randomState();

@@ -25,6 +25,12 @@ const LaunchQuery = Type.Object(
           '`Basic ` and base64 of `username:password` of a learner credential (POST /api/auth/basic). Without it, the learner signs in at the tenant’s identity provider (docs/identity.md), when it has one.',
       }),
     ),
+    connection: Type.Optional(
+      Type.String({
+        description:
+          'Without `auth`: the single sign-on connection to sign in with (docs/identity.md); the tenant’s first by name when absent.',
+      }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -73,7 +79,8 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
       }
       // The route's schema only describes the query (describedOnly): a parameter sent twice arrives as a list.
       const query = request.query as Record<string, unknown>;
-      for (const parameter of ['activityId', 'auth']) if (Array.isArray(query[parameter])) throw LaunchErrors.repeatedParameter(parameter);
+      for (const parameter of ['activityId', 'auth', 'connection'])
+        if (Array.isArray(query[parameter])) throw LaunchErrors.repeatedParameter(parameter);
       const tenant = await tenancy.require(name);
       // No credential: the learner signs in at the tenant's identity provider, when it has one.
       if (request.query.auth === undefined && typeof request.query.activityId === 'string') {
