@@ -1,14 +1,4 @@
-/**
- * Actor search benchmark: starts `learnbase serve` on a fresh database, imports an organisation,
- * jobs and 100,000 users (ten attributes each) through the HTTP API, then drives
- * `POST /api/actors/search?limit=20` with a three-condition criteria with autocannon and reports
- * p50/p99 latency and requests per second. See bench/README.md, "Actor search".
- *
- *   npm run bench:actors-search -- --backend pglite|postgres [--users 100000] [--duration 10]
- */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   BENCH_TENANT,
@@ -19,13 +9,12 @@ import {
   load,
   log,
   quantile,
-  ROOT,
   runBench,
   startBenchTenant,
   UsageError,
+  publishReport,
 } from './support.js';
 
-const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const TENANT = BENCH_TENANT;
 
 /** The issue's target on the 2-core development machine with PostgreSQL (ms). */
@@ -216,14 +205,7 @@ async function main(): Promise<number> {
     target:
       options.backend === 'postgres' && options.users === 100_000 ? { p99Ms: TARGET_P99_MS, met: search.p99Ms < TARGET_P99_MS } : undefined,
   };
-  const text = JSON.stringify(report, null, 2);
-  process.stdout.write(`${text}\n`);
-  if (options.save) {
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    const file = join(RESULTS_DIR, `actors-search-${options.backend}-${report.startedAt.replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, `${text}\n`);
-    log(`saved ${file}`);
-  }
+  publishReport('actors-search', report, options.save);
   // Mostly errors measures the error path, not the search.
   return search.non2xx + search.errors > search.requests / 2 ? 1 : 0;
 }

@@ -29,9 +29,9 @@ import {
   ROOT,
   startServer,
   UsageError,
+  RESULTS_DIR,
 } from './support.js';
 
-const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const TENANT = 'bench';
 
 /** The targets, on the 2-core development machine with PostgreSQL. */

@@ -1,15 +1,4 @@
-/**
- * Identity benchmark (issue 29): starts `learnbase serve` on fresh storage and measures, each for
- * `--duration` seconds with autocannon at `--connections`, what an identity provider sends most:
- * `POST /scim/v2/Users` (a new person every request), `PATCH /scim/v2/Users/{id}` (Entra ID's
- * replace of `title` and `active`, round-robin over the people created), and the lookup it makes
- * before every create, `GET /scim/v2/Users?filter=userName eq "…"`. See bench/README.md, "Identity".
- *
- *   node --import tsx bench/identity.ts --backend pglite|postgres [--duration 10] [--connections 10]
- */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   BENCH_TENANT,
@@ -19,14 +8,13 @@ import {
   ensureBuilt,
   integer,
   log,
-  ROOT,
   runBench,
   startBenchTenant,
   UsageError,
   measureCase,
+  publishReport,
 } from './support.js';
 
-const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
@@ -163,14 +151,7 @@ async function main(): Promise<number> {
     patch,
     lookup,
   };
-  const text = JSON.stringify(report, null, 2);
-  process.stdout.write(`${text}\n`);
-  if (options.save) {
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    const file = join(RESULTS_DIR, `identity-${options.backend}-${report.startedAt.replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, `${text}\n`);
-    log(`saved ${file}`);
-  }
+  publishReport('identity', report, options.save);
   return [create, patch, lookup].some((figures) => figures.answered === 0 || figures.errors > 0) ? 1 : 0;
 }
 

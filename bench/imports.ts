@@ -5,9 +5,8 @@
  *
  *   node --import tsx bench/imports.ts --backend pglite|postgres [--users 100000] [--positions 10000] [--jobs 500]
  */
-import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   BENCH_TENANT,
@@ -16,13 +15,12 @@ import {
   ensureBuilt,
   integer,
   log,
-  ROOT,
   runBench,
   startBenchTenant,
   UsageError,
+  publishReport,
 } from './support.js';
 
-const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const TENANT = BENCH_TENANT;
 
 /** The issue's targets on the 2-core development machine with PostgreSQL (seconds, MB). */
@@ -243,14 +241,7 @@ async function main(): Promise<number> {
           }
         : undefined,
   };
-  const text = JSON.stringify(report, null, 2);
-  process.stdout.write(`${text}\n`);
-  if (options.save) {
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    const file = join(RESULTS_DIR, `imports-${options.backend}-${report.startedAt.replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, `${text}\n`);
-    log(`saved ${file}`);
-  }
+  publishReport('imports', report, options.save);
   return 0;
 }
 

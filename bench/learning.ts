@@ -1,17 +1,4 @@
-/**
- * The learning benchmark (issue 28): starts `learnbase serve` on a fresh database and builds the
- * tenant the issue names — 100,000 people in 10,000 positions, 500 jobs of 5 competencies each,
- * 2,000 activities developing them, 1,000,000 statements — through the HTTP API, then measures
- * what the learning module answers on it: a person's skills gap and recommendations, the reports
- * over the whole tenant and over a subtree of about 1,000 people, the creation of a dynamic
- * assignment over 50,000 people, and statement writes with 100 assignments active beside none.
- * See bench/README.md, "Learning".
- *
- *   node --import tsx bench/learning.ts --backend postgres [--people 100000] [--statements 1000000] [--duration 10]
- */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 import {
@@ -24,11 +11,11 @@ import {
   load,
   log,
   quantile,
-  ROOT,
   runBench,
   sequence,
   startBenchTenant,
   UsageError,
+  publishReport,
 } from './support.js';
 
 const USAGE = `Usage: node --import tsx bench/learning.ts --backend pglite|postgres [options]
@@ -45,8 +32,6 @@ const USAGE = `Usage: node --import tsx bench/learning.ts --backend pglite|postg
   --database URL              PostgreSQL server to create the scratch database on (default ${DEFAULT_POSTGRES})
   --keep-database             keep the PostgreSQL database after the run (to look at plans; drop it yourself)
   --no-save                   do not write bench/results/`;
-
-const RESULTS_DIR = join(ROOT, 'bench', 'results');
 
 function parseOptions(argv: string[]) {
   const { values } = parseArgs({
@@ -523,14 +508,7 @@ async function main(): Promise<number> {
     durationSeconds: options.duration,
     cases: measured,
   };
-  const text = JSON.stringify(report, null, 2);
-  process.stdout.write(`${text}\n`);
-  if (options.save) {
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    const file = join(RESULTS_DIR, `learning-${options.backend}-${report.startedAt.replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, `${text}\n`);
-    log(`saved ${file}`);
-  }
+  publishReport('learning', report, options.save);
   return 0;
 }
 

@@ -1,15 +1,4 @@
-/**
- * Provisioning benchmark (issue 14): starts `learnbase serve` on fresh storage and measures, each
- * for `--duration` seconds with autocannon, the two calls an integration makes per learner and
- * launch: `PUT /api/actors/agents` (a new agent every request, then the same agents again as
- * updates) and `GET /api/activities/launch` (a launch session, a `launched` statement and an audit
- * entry each; the 302 is the answer). See bench/README.md, "Provisioning".
- *
- *   node --import tsx bench/provisioning.ts --backend pglite|postgres [--duration 10] [--connections 10]
- */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 import {
@@ -19,14 +8,13 @@ import {
   ensureBuilt,
   integer,
   log,
-  ROOT,
   runBench,
   startBenchTenant,
   UsageError,
   measureCase,
+  publishReport,
 } from './support.js';
 
-const RESULTS_DIR = join(ROOT, 'bench', 'results');
 const TENANT = BENCH_TENANT;
 const ACTIVITY = 'https://example.com/courses/bench';
 
@@ -137,14 +125,7 @@ async function main(): Promise<number> {
     upsertExisting,
     launch,
   };
-  const text = JSON.stringify(report, null, 2);
-  process.stdout.write(`${text}\n`);
-  if (options.save) {
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    const file = join(RESULTS_DIR, `provisioning-${options.backend}-${report.startedAt.replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, `${text}\n`);
-    log(`saved ${file}`);
-  }
+  publishReport('provisioning', report, options.save);
   return [upsertNew, upsertExisting, launch].some((figures) => figures.answered === 0 || figures.errors > 0) ? 1 : 0;
 }
 

@@ -5,7 +5,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -325,6 +325,23 @@ export async function measureCase(
   };
   log(`${name}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ${figures.other} other answers`);
   return figures;
+}
+
+/** Where the benchmarks keep their reports (git ignores it). */
+export const RESULTS_DIR = join(ROOT, 'bench', 'results');
+
+/**
+ * Prints a benchmark's report as JSON on standard output and, with `save`, writes it to
+ * bench/results/<name>-<backend>-<startedAt>.json.
+ */
+export function publishReport(name: string, report: { backend: string; startedAt: string }, save: boolean): void {
+  const text = JSON.stringify(report, null, 2);
+  process.stdout.write(`${text}\n`);
+  if (!save) return;
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `${name}-${report.backend}-${report.startedAt.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${text}\n`);
+  log(`saved ${file}`);
 }
 
 /** The tenant every benchmark creates on its fresh storage. */
