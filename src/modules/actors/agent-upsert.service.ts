@@ -88,7 +88,11 @@ export async function writeAgent(
   const resolution = resolveAgentWrite(write, identifiers, { byKey: byKey && { objectType: byKey.objectType ?? 'Agent' }, holders });
   // A scoped credential writes only people of its subtree, before and after the write (person-access.service.ts).
   if (resolution.action === 'update' && !(await mayRead(tx, principal, resolution.key))) throw PersonAccessErrors.notFound(resolution.key);
-  const wasActive = resolution.action === 'update' ? (await findPersonState(tx, tenant.id, resolution.key))?.active : undefined;
+  // Whether a deactivation or reactivation is to audit: only a write that sets the state can change it.
+  const wasActive =
+    context.active !== undefined && resolution.action === 'update'
+      ? (await findPersonState(tx, tenant.id, resolution.key))?.active
+      : undefined;
 
   const { created } = await upsertAgentActor(tx, tenant.id, {
     key: resolution.key,
@@ -119,9 +123,8 @@ export async function writeAgent(
   if (resolution.action === 'update') details.matchedBy = resolution.matchedBy;
   const audited = { principal, actor: { key: stored.agentKey, agent: stored.ifi }, source };
   await recordAudit(tx, { action: created ? 'actor.created' : 'actor.updated', ...audited, details });
-  const nowActive = context.active ?? wasActive ?? true;
-  if (nowActive !== (wasActive ?? true)) {
-    await recordAudit(tx, { action: nowActive ? 'actor.reactivated' : 'actor.deactivated', ...audited, details: {} });
+  if (context.active !== undefined && context.active !== (wasActive ?? true)) {
+    await recordAudit(tx, { action: context.active ? 'actor.reactivated' : 'actor.deactivated', ...audited, details: {} });
   }
   if (context.answer === false) return { created, agentKey: stored.agentKey };
   const [actor] = await showActors(tx, tenant, [stored], domains, settings);

@@ -34,6 +34,11 @@ export async function lockTenantIdentities(sql: SqlClient, tenantId: string): Pr
  */
 export async function lockPeopleIdentities(sql: SqlClient, tenantId: string, keys: readonly string[]): Promise<void> {
   await lockSharedForTransaction(sql, `learnbase:actor-identities:${tenantId}`);
+  await lockPersonKeys(sql, tenantId, keys);
+}
+
+/** lockPeopleIdentities' second half, for a transaction that holds the tenant's identity lock shared already. */
+export async function lockPersonKeys(sql: SqlClient, tenantId: string, keys: readonly string[]): Promise<void> {
   await lockEachForTransaction(
     sql,
     keys.map((key) => `learnbase:actor-identity:${tenantId}:${key}`),

@@ -8,6 +8,7 @@ import {
   findIdentifierConflicts,
   findStoredSettings,
   lockPeopleIdentities,
+  lockPersonKeys,
   lockTenantIdentities,
   repositionActors,
   findOverlongIdentifierValues,
@@ -34,7 +35,7 @@ export interface TenantSettings {
   positionJobAttribute: string | null;
 }
 
-export { lockPeopleIdentities, lockTenantIdentities };
+export { lockPeopleIdentities, lockPersonKeys, lockTenantIdentities };
 
 /** The tenant's own address, `http://{tenant}.{base-domain}`: the default account homePage. */
 export const tenantAddress = (tenant: Pick<Tenant, 'name'>, baseDomain: string) => `http://${tenant.name}.${baseDomain}`;

@@ -5,7 +5,7 @@ import type { ActorDomains } from '../actors/actor.service.js';
 import { parseAgentWrite, writeAgent } from '../actors/agent-upsert.service.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 import { personRecordByKey, type PersonRecord } from '../actors/person-record.service.js';
-import { lockPeopleIdentities, type TenantSettings } from '../actors/tenant-settings.service.js';
+import { lockPeopleIdentities, lockPersonKeys, type TenantSettings } from '../actors/tenant-settings.service.js';
 import type { CredentialService } from '../auth/credentials/credential.service.js';
 
 /**
@@ -119,7 +119,8 @@ export async function lockedPlan<T>(tx: SqlClient, tenantId: string, plan: () =>
     const { keys, value } = await plan();
     const missing = [...new Set(keys)].filter((key) => !held.has(key));
     if (missing.length === 0) return value;
-    await lockPeopleIdentities(tx, tenantId, missing);
+    // The caller holds the tenant's lock shared (inIdentityTransaction, the HR applier): only the people's keys are left to take.
+    await lockPersonKeys(tx, tenantId, missing);
     for (const key of missing) held.add(key);
   }
   throw new AppError('identity.busy', 503, 'The people this write concerns kept changing while it waited for them: send it again.', {
