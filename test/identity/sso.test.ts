@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkip, launchChromium } from '../support/chromium.js';
+import { browserSkip, launchChromium, serveContentPage } from '../support/chromium.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 import { exchange, givenOAuth } from '../auth/oauth-token-fixtures.js';
@@ -89,24 +87,20 @@ const attributesOf = (actor: Json | undefined) =>
 
 describeEachBackend('Single sign-on with OpenID Connect', (ctx) => {
   let browser: Browser;
-  let content: Server;
+  let content: Awaited<ReturnType<typeof serveContentPage>>;
   let contentOrigin: string;
   const providers: OidcFixture[] = [];
 
   before(async () => {
-    content = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end(CONTENT_PAGE);
-    });
-    await new Promise<void>((resolve) => content.listen(0, '127.0.0.1', resolve));
-    contentOrigin = `http://127.0.0.1:${(content.address() as AddressInfo).port}`;
+    content = await serveContentPage(CONTENT_PAGE);
+    contentOrigin = content.origin;
     if (skip) return;
     browser = await launchChromium({ tenantSubdomains: true });
   });
   after(async () => {
     await browser?.close();
     await Promise.all(providers.map((provider) => provider.close()));
-    await new Promise<void>((resolve) => content.close(() => resolve()));
+    await content?.close();
   });
 
   it('launches as the person who signed in: created just in time, updated at the next sign-in, refused once deactivated', {

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { browserSkip, launchChromium } from '../support/chromium.js';
+import { browserSkip, launchChromium, serveContentPage } from '../support/chromium.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 import { givenLaunch } from './launch-fixtures.js';
 
@@ -47,22 +45,18 @@ const CONTENT_PAGE = `<!doctype html>
 
 describeEachBackend('Launch in a real browser', (ctx) => {
   let browser: Browser;
-  let content: Server;
+  let content: Awaited<ReturnType<typeof serveContentPage>>;
   let contentOrigin: string;
 
   before(async () => {
-    content = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end(CONTENT_PAGE);
-    });
-    await new Promise<void>((resolve) => content.listen(0, '127.0.0.1', resolve));
-    contentOrigin = `http://127.0.0.1:${(content.address() as AddressInfo).port}`;
+    content = await serveContentPage(CONTENT_PAGE);
+    contentOrigin = content.origin;
     if (skip) return;
     browser = await launchChromium({ tenantSubdomains: true });
   });
   after(async () => {
     await browser?.close();
-    await new Promise<void>((resolve) => content.close(() => resolve()));
+    await content?.close();
   });
 
   it('lands on the content page, whose script stores a statement with the handed endpoint and auth', { skip }, async () => {

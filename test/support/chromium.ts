@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 
 /**
@@ -32,4 +34,17 @@ export function launchChromium(options: { tenantSubdomains?: boolean } = {}): Pr
       ...(options.tenantSubdomains ? ['--host-resolver-rules=MAP *.localhost 127.0.0.1'] : []),
     ],
   });
+}
+
+/** Launched content for the browser tests: `page` served at every path of a loopback origin of its own. */
+export async function serveContentPage(page: string): Promise<{ origin: string; close(): Promise<void> }> {
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    response.end(page);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
