@@ -54,9 +54,12 @@ Commands:
                                   print a new HR webhook endpoint (its path and signing secret) for the
                                   tenant's HR system (docs/identity.md)
   sso set --tenant NAME --name CONNECTION --issuer URL --client-id ID [--client-secret S]
-          [--scopes "openid email profile"] [--claim CLAIM=ATTRIBUTE …]
+          [--scopes "openid email profile"] [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE]
                                   create or replace a single sign-on connection (an OpenID Connect
                                   provider: docs/identity.md)
+  sso set --tenant NAME --name CONNECTION --metadata-url URL|--metadata-file FILE
+          [--sp-entity-id ID] [--claim ATTRIBUTE=ATTRIBUTE …] [--admins ATTRIBUTE=VALUE]
+                                  the same for a SAML 2.0 identity provider, from its metadata
   client create --tenant NAME --redirect-uri URI [--redirect-uri URI2 …] [--name N]
                                   register an OAuth client; prints its id and secret
   import users|organisation|jobs --tenant NAME FILE [--verify] [--charset NAME]

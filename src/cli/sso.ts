@@ -1,9 +1,10 @@
-import { connectionView, listConnections, putConnection, removeConnection } from '../modules/identity/sso.service.js';
+import { readFile } from 'node:fs/promises';
+import { connectionOfBody, connectionView, listConnections, putConnection, removeConnection } from '../modules/identity/sso.service.js';
 import { type CommandContext, minute, none, say, table, tenantNamed, unknownVerb, UsageError } from './command.js';
 
 const VERBS = ['set', 'list', 'delete'] as const;
 const SET_USAGE =
-  'sso set --tenant NAME --name CONNECTION --issuer URL --client-id ID [--client-secret S] [--scopes "openid …"] [--claim CLAIM=ATTRIBUTE …]';
+  'sso set --tenant NAME --name CONNECTION (--issuer URL --client-id ID [--client-secret S] [--scopes "openid …"] | --metadata-url URL | --metadata-file FILE [--sp-entity-id ID]) [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE]';
 
 /**
  * `learnbase sso set|list|delete --tenant NAME …`: a tenant's single sign-on connections (docs/identity.md,
@@ -18,19 +19,15 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
       none(operands, SET_USAGE);
       if (!values.name) throw new UsageError(`Expected: learnbase ${SET_USAGE}`);
       const tenant = await tenantNamed(context, 'sso set');
-      const claims = values.claim === undefined ? undefined : Object.fromEntries(values.claim.map(claimPair));
-      const { connection, created } = await putConnection(context.db, tenant, values.name, {
-        issuer: values.issuer,
-        clientId: values['client-id'],
-        ...(values['client-secret'] === undefined ? {} : { clientSecret: values['client-secret'] }),
-        ...(values.scopes === undefined ? {} : { scopes: values.scopes }),
-        ...(claims === undefined ? {} : { claims }),
-      });
+      const input = await connectionOfBody(tenant, values.name, await connectionOfFlags(values));
+      const { connection, created } = await putConnection(context.db, tenant, values.name, input);
       const view = connectionView(connection, '');
       say(
         context,
         { ...view, created },
-        `${created ? 'Created' : 'Replaced'} connection ${view.name} (${view.issuer}); redirect URI: <public URL>${view.redirectUri}`,
+        'acsUrl' in view
+          ? `${created ? 'Created' : 'Replaced'} SAML connection ${view.name} (${view.idpEntityId}); entity ID: ${view.spEntityId}; ACS URL: <public URL>${view.acsUrl}`
+          : `${created ? 'Created' : 'Replaced'} connection ${view.name} (${view.issuer}); redirect URI: <public URL>${view.redirectUri}`,
       );
       return 0;
     }
@@ -42,11 +39,13 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
         context,
         { connections },
         table(
-          ['NAME', 'ISSUER', 'CLIENT ID', 'UPDATED'],
+          ['NAME', 'PROTOCOL', 'PROVIDER', 'CLIENT OR ENTITY ID', 'ADMINS', 'UPDATED'],
           connections.map((connection) => [
             connection.name,
-            connection.issuer,
-            connection.clientId,
+            connection.protocol,
+            'issuer' in connection ? connection.issuer : connection.idpEntityId,
+            'clientId' in connection ? connection.clientId : connection.spEntityId,
+            connection.admins ? `${connection.admins.claim}=${connection.admins.value}` : '-',
             minute(new Date(connection.updatedAt)),
           ]),
           `Tenant "${tenant.name}" has no single sign-on connections.`,
@@ -67,9 +66,44 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
   }
 }
 
-/** `claim=attribute`, split at its first `=`. */
-function claimPair(text: string): [string, string] {
+/** The body PUT /api/sso/connections/{name} would take, from the flags: SAML when a metadata flag is given. */
+async function connectionOfFlags(values: CommandContext['values']): Promise<Record<string, unknown>> {
+  const claims =
+    values.claim === undefined ? undefined : Object.fromEntries(values.claim.map((text) => pair(text, '--claim', 'CLAIM=ATTRIBUTE')));
+  const admins = values.admins === undefined ? undefined : pair(values.admins, '--admins', 'CLAIM=VALUE');
+  const common = {
+    ...(claims === undefined ? {} : { claims }),
+    ...(admins === undefined ? {} : { admins: { claim: admins[0], value: admins[1] } }),
+  };
+  if (values['metadata-url'] !== undefined || values['metadata-file'] !== undefined) {
+    return {
+      protocol: 'saml',
+      ...(values['metadata-url'] === undefined ? {} : { metadataUrl: values['metadata-url'] }),
+      ...(values['metadata-file'] === undefined ? {} : { metadataXml: await readMetadata(values['metadata-file']) }),
+      ...(values['sp-entity-id'] === undefined ? {} : { spEntityId: values['sp-entity-id'] }),
+      ...common,
+    };
+  }
+  return {
+    issuer: values.issuer,
+    clientId: values['client-id'],
+    ...(values['client-secret'] === undefined ? {} : { clientSecret: values['client-secret'] }),
+    ...(values.scopes === undefined ? {} : { scopes: values.scopes }),
+    ...common,
+  };
+}
+
+async function readMetadata(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--metadata-file: cannot read ${path}: ${(error as Error).message}`);
+  }
+}
+
+/** `name=value`, split at its first `=`. */
+function pair(text: string, flag: string, form: string): [string, string] {
   const at = text.indexOf('=');
-  if (at < 1 || at === text.length - 1) throw new UsageError(`--claim takes CLAIM=ATTRIBUTE, not "${text}".`);
+  if (at < 1 || at === text.length - 1) throw new UsageError(`${flag} takes ${form}, not "${text}".`);
   return [text.slice(0, at), text.slice(at + 1)];
 }

@@ -9,7 +9,7 @@
 // "The guides are tested"; the parsing is guide-steps.ts, the comparison output-match.ts.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -147,10 +147,11 @@ class Walk {
   static async start(folder: string, server: ChildProcess, databaseUrl: string | undefined): Promise<Walk> {
     const banner = await readBanner(server);
     // The reader's folder: `./bin/learnbase` (this checkout's command line, as the tests run it:
-    // cli.ts) and, on PGlite, `./data`, the folder the server holds: commands default to it, as
-    // after `npm start`.
+    // cli.ts), `./docs` (the guides' example files, docs/examples/, as in the clone) and, on
+    // PGlite, `./data`, the folder the server holds: commands default to it, as after `npm start`.
     const reader = join(folder, 'reader');
     mkdirSync(join(reader, 'bin'), { recursive: true });
+    symlinkSync(fileURLToPath(new URL('../../docs', import.meta.url)), join(reader, 'docs'));
     const learnbase = join(reader, 'bin', 'learnbase');
     writeFileSync(learnbase, `#!/bin/sh\nexec '${process.execPath}' ${CLI_ARGS.map((arg) => `'${arg}'`).join(' ')} "$@"\n`);
     chmodSync(learnbase, 0o755);

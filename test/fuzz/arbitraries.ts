@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 
@@ -1404,6 +1405,7 @@ function authorizePostRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
         fc.oneof(hostileText, fc.constant('p'.repeat(10_000)), fc.constant(undefined)),
       ),
       action: field(fc.constant('authorize'), fc.constantFrom('other', '', undefined)),
+      connection: field(fc.constant(undefined), fc.oneof(fc.constantFrom('corp', ''), hostileText)),
     }),
   });
 }
@@ -2715,6 +2717,48 @@ const hostileSsoConnection: fc.Arbitrary<unknown> = fc.oneof(
   hostileText.map((text) => ({ issuer: text, clientId: text, clientSecret: text, scopes: text, claims: { [text]: text } })),
   hostileJson.map((value) => ({ issuer: 'https://login.example.com', clientId: 'x', claims: value, scopes: value })),
 );
+/** A SAML provider's signing certificate and metadata (the test provider's, test/identity/saml-fixtures.ts). */
+const SAML_CERTIFICATE = readFileSync(new URL('../identity/fixtures/saml-idp.crt', import.meta.url), 'utf8');
+const SAML_METADATA =
+  '<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="https://idp.example.com">' +
+  '<md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>' +
+  SAML_CERTIFICATE.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '') +
+  '</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>' +
+  '<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example.com/sso"/>' +
+  '</md:IDPSSODescriptor></md:EntityDescriptor>';
+const adminsRule = fc.oneof(
+  fc.constant(null),
+  fc.record({ claim: fc.constantFrom('groups', 'role'), value: fc.constantFrom('lb-admins', 'admin') }),
+);
+const samlConnection = fc.oneof(
+  fc.record(
+    {
+      protocol: fc.constant('saml'),
+      metadataXml: fc.constantFrom(SAML_METADATA, '<x/>', '<not xml', SAML_METADATA.replace('HTTP-Redirect', 'HTTP-POST')),
+      spEntityId: fc.constantFrom('urn:learnbase:x', 'https://learn.example.com/saml'),
+      claims: fc.dictionary(fc.constantFrom('email', 'givenName', 'sn', 'employeeNumber'), fc.constantFrom('email', 'employeeId'), {
+        minKeys: 1,
+        maxKeys: 3,
+      }),
+      admins: adminsRule,
+    },
+    { requiredKeys: ['protocol', 'metadataXml'] },
+  ),
+  fc.record({
+    protocol: fc.constant('saml'),
+    idpEntityId: fc.constantFrom('https://idp.example.com', 'urn:x'),
+    entryPoint: fc.constantFrom('https://idp.example.com/sso', 'http://idp.example.com/sso'),
+    certificates: fc.array(fc.constantFrom(SAML_CERTIFICATE, 'not a certificate', 'AAAA'), { minLength: 0, maxLength: 6 }),
+  }),
+  // Nothing listens there: refused at once, without leaving the machine.
+  fc.constant({ protocol: 'saml', metadataUrl: 'http://127.0.0.1:9/metadata' }),
+);
+const hostileSamlConnection: fc.Arbitrary<unknown> = fc.oneof(
+  hostileText.map((text) => ({ protocol: 'saml', metadataXml: text, spEntityId: text, admins: { claim: text, value: text } })),
+  hostileText.map((text) => ({ protocol: 'saml', idpEntityId: text, entryPoint: text, certificates: [text] })),
+  hostileJson.map((value) => ({ protocol: value, metadataXml: SAML_METADATA, admins: value })),
+);
+
 const ssoName = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('corp', 'entra', 'a-b-1') },
   { weight: 1, arbitrary: hostileText.map(percentEncode) },
@@ -2727,10 +2771,27 @@ const IDENTITY_FUZZERS_SSO: Record<string, RouteFuzzer> = {
       method: 'PUT',
       path: ssoName.map((name) => `/api/sso/connections/${name}`),
       headers: adminHeaders(ctx),
-      body: body(ssoConnection.map(toJson), JSON_TYPES, hostileSsoConnection.map(toJson)),
+      body: body(
+        fc.oneof(ssoConnection, samlConnection).map(toJson),
+        JSON_TYPES,
+        fc.oneof(hostileSsoConnection, hostileSamlConnection).map(toJson),
+      ),
     }),
   'DELETE /api/sso/connections/:name': (ctx) =>
     route({ method: 'DELETE', path: ssoName.map((name) => `/api/sso/connections/${name}`), headers: adminHeaders(ctx) }),
+  'POST /auth/sso/saml': () =>
+    route({
+      method: 'POST',
+      path: '/auth/sso/saml',
+      headers: {},
+      body: oauthBody({
+        SAMLResponse: field(
+          fc.base64String({ minLength: 4, maxLength: 400 }),
+          fc.oneof(hostileText, fc.constant(Buffer.from(SAML_METADATA).toString('base64')), fc.constant('PD94'.repeat(5000))),
+        ),
+        RelayState: field(fc.base64String({ minLength: 8, maxLength: 43 }), fc.oneof(hostileText, fc.constant(undefined))),
+      }),
+    }),
   'GET /auth/sso/callback': () =>
     route({
       method: 'GET',

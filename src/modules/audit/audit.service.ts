@@ -27,6 +27,7 @@ export type AuditAction =
   | 'sso_connection.created'
   | 'sso_connection.updated'
   | 'sso_connection.deleted'
+  | 'admin.created'
   | 'credential.created'
   | 'credential.revoked'
   | 'launch'

@@ -7,6 +7,7 @@ import { authRoutes } from './auth.routes.js';
 import { CredentialService } from './credentials/credential.service.js';
 import { credentialRoutes } from './credentials/credential.routes.js';
 import type { LaunchTokenVerifier } from './launch-token.js';
+import type { AdminSignOn, FinishAdminSignOn } from './oauth/admin-sign-on.js';
 import { authorizeRoutes } from './oauth/authorize.routes.js';
 import { AuthorizeService } from './oauth/authorize.service.js';
 import { clientRoutes } from './oauth/client.routes.js';
@@ -31,6 +32,10 @@ export interface AuthExports {
    * is taken for a launch token.
    */
   acceptLaunchTokens(verifier: LaunchTokenVerifier): void;
+  /** Hands the authorize page the single sign-on it offers admins (identity's; admin-sign-on.ts). */
+  acceptAdminSignOn(signOn: AdminSignOn): void;
+  /** Ends an admin's single sign-on with the authorization code (AuthorizeService.finishSignOn). */
+  finishAdminSignOn: FinishAdminSignOn;
 }
 
 export interface AuthModuleOptions extends ModuleOptions {
@@ -77,12 +82,16 @@ export const authModule = fp<AuthModuleOptions>(
     await credentials.start();
     app.addHook('onClose', async () => credentials.stop());
 
+    const signInPolicy = { ...DEFAULT_SIGN_IN_POLICY, ...policyOverrides };
+    const authorize = new AuthorizeService(sql, tenancy, new SignInThrottle(sql, signInPolicy), config.baseDomain);
     let launchTokens = NO_LAUNCH_TOKENS;
     app.decorate('auth', {
       credentials,
       acceptLaunchTokens: (verifier: LaunchTokenVerifier) => {
         launchTokens = verifier;
       },
+      acceptAdminSignOn: (signOn: AdminSignOn) => authorize.acceptSignOn(signOn),
+      finishAdminSignOn: (pending, email, by) => authorize.finishSignOn(pending, email, by),
     } satisfies AuthExports);
 
     await app.register(authPlugin, {
@@ -98,7 +107,6 @@ export const authModule = fp<AuthModuleOptions>(
     });
     await app.register(oauthTokenEndpoints, { tokens });
 
-    const signInPolicy = { ...DEFAULT_SIGN_IN_POLICY, ...policyOverrides };
     // Expired codes, tokens, pending sign-ins and failure counts are deleted, so attempts from
     // ever new addresses cannot grow the tables without bound.
     const purge = () =>
@@ -112,9 +120,7 @@ export const authModule = fp<AuthModuleOptions>(
       clearTimeout(firstPurge);
       clearInterval(hourlyPurge);
     });
-    await app.register(authorizeRoutes, {
-      authorize: new AuthorizeService(sql, tenancy, new SignInThrottle(sql, signInPolicy), config.baseDomain),
-    });
+    await app.register(authorizeRoutes, { authorize });
 
     await app.register(authRoutes);
     await app.register(credentialRoutes, { credentials });

@@ -48,8 +48,17 @@ export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
   await app.register(hrWebhookRoutes, { sql });
   await app.register(hrWebhookInbox, { sql, applier });
 
-  const signOn = new SingleSignOn({ sql, tenancy: app.tenancy, domains, peopleChanges, credentials, launches: app.launch.launches });
+  const signOn = new SingleSignOn({
+    sql,
+    tenancy: app.tenancy,
+    domains,
+    peopleChanges,
+    credentials,
+    launches: app.launch.launches,
+    finishAdminSignOn: app.auth.finishAdminSignOn,
+  });
   app.launch.acceptSignOn(signOn);
+  app.auth.acceptAdminSignOn(signOn);
   await app.register(ssoRoutes, { sql, signOn });
 
   if (config.importDropDir !== undefined) {

@@ -1,13 +1,20 @@
 /**
- * A tenant's OpenID Connect identity provider as an admin configures it (docs/identity.md, "Single
- * sign-on"), read and checked: pure. Every problem is named with its JSON pointer.
+ * A tenant's identity provider as an admin configures it (docs/identity.md, "Single sign-on"), an
+ * OpenID Connect provider or a SAML 2.0 one, read and checked: pure. Every problem is named with
+ * its JSON pointer. A SAML provider's metadata is read by saml-metadata-rules.ts.
  */
 import { AppError } from '../../platform/http/app-error.js';
 import { textProblem } from '../../platform/json-guard.js';
+import { certificateBody, readIdpMetadata, type IdpMetadata } from './saml-metadata-rules.js';
 
 export const CONNECTION_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 const MAX_CLAIMS = 50;
+/** SAML attribute names are often URIs (`http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress`). */
+const MAX_CLAIM_NAME = 300;
+const MAX_CERTIFICATES = 5;
+/** A provider's metadata of many keys and endpoints stays well under this. */
+export const MAX_METADATA_BYTES = 256 * 1024;
 
 /** The claims kept when an admin names none: the standard ones (OpenID Connect Core §5.1) onto the attributes of these guides. */
 export const DEFAULT_CLAIMS: Readonly<Record<string, string>> = {
@@ -17,15 +24,72 @@ export const DEFAULT_CLAIMS: Readonly<Record<string, string>> = {
 };
 export const DEFAULT_SCOPES = 'openid email profile';
 
-export interface SsoConnectionInput {
+/**
+ * The attributes kept when an admin names none for a SAML provider: the usual names (LDAP's, and
+ * the claim URIs Entra ID and AD FS send) onto the attributes of these guides. `email` is also
+ * what node-saml makes of `mail` and its OID.
+ */
+export const DEFAULT_SAML_ATTRIBUTES: Readonly<Record<string, string>> = {
+  email: 'email',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress': 'email',
+  givenName: 'givenName',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname': 'givenName',
+  sn: 'familyName',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname': 'familyName',
+};
+
+/** Who becomes an admin signing in through the connection: a claim (attribute) with this value, or listing it. */
+export interface AdminRule {
+  claim: string;
+  value: string;
+}
+
+interface ConnectionCommon {
+  /** Claim (or SAML attribute) → actor attribute. */
+  claims: Record<string, string>;
+  /** Absent: nobody becomes an admin through this connection. */
+  admins?: AdminRule;
+}
+
+export interface OidcConnectionInput extends ConnectionCommon {
+  protocol: 'oidc';
   issuer: string;
   clientId: string;
   /** Absent: a public client (PKCE only). */
   clientSecret?: string;
   scopes: string;
-  /** ID token claim → actor attribute. */
-  claims: Record<string, string>;
 }
+
+export interface SamlConnectionInput extends ConnectionCommon {
+  protocol: 'saml';
+  /** The identity provider's entity ID: the Issuer its assertions must carry. */
+  idpEntityId: string;
+  /** Where the browser is sent with the AuthnRequest (the HTTP-Redirect binding). */
+  entryPoint: string;
+  /** The certificates (base64 DER) one of which must have signed each assertion. */
+  certificates: string[];
+  /** This server's entity ID at the provider: the audience the assertions must name. */
+  spEntityId: string;
+  /** Where the metadata was read from, when it was (read again at each PUT). */
+  metadataUrl?: string;
+}
+
+export type SsoConnectionInput = OidcConnectionInput | SamlConnectionInput;
+
+/**
+ * A SAML connection as sent, before its metadata URL (if it names one) is read: the service reads
+ * it and hands the document to `completeSamlConnection`.
+ */
+export interface SamlConnectionDraft {
+  protocol: 'saml';
+  claims: Record<string, string>;
+  admins?: AdminRule;
+  spEntityId?: string;
+  metadataUrl?: string;
+  metadata?: IdpMetadata;
+}
+
+type Problem = { path: string; message: string };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -37,63 +101,228 @@ export function isLoopback(url: URL): boolean {
   return ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 }
 
-export function parseSsoConnection(body: unknown): SsoConnectionInput {
-  const problems: Array<{ path: string; message: string }> = [];
-  if (!isObject(body)) throw invalid([{ path: '', message: 'must be an object {"issuer", "clientId", …}' }]);
-  for (const key of Object.keys(body)) {
-    if (!['issuer', 'clientId', 'clientSecret', 'scopes', 'claims'].includes(key))
-      problems.push({ path: `/${key}`, message: 'is not a property of a connection' });
+const OIDC_FIELDS = ['protocol', 'issuer', 'clientId', 'clientSecret', 'scopes', 'claims', 'admins'];
+const SAML_FIELDS = [
+  'protocol',
+  'metadataXml',
+  'metadataUrl',
+  'idpEntityId',
+  'entryPoint',
+  'certificates',
+  'spEntityId',
+  'claims',
+  'admins',
+];
+
+/** Reads a string field: answers it, or records the problem and answers undefined. */
+function textField(body: Record<string, unknown>, name: string, max: number, required: boolean, problems: Problem[]) {
+  const value = body[name];
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== 'string' || value.length === 0 || value.length > max)
+    problems.push({ path: `/${name}`, message: `must be a string of 1 to ${max} characters` });
+  else if (textProblem(value)) problems.push({ path: `/${name}`, message: textProblem(value)!.why });
+  else return value;
+  return undefined;
+}
+
+/** An address a connection may send the browser or this server to: https, or http on the loopback interface. */
+function checkUrl(value: string | undefined, path: string, problems: Problem[], noQuery: boolean): void {
+  if (value === undefined) return;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    problems.push({ path, message: 'must be an absolute URL' });
+    return;
   }
-  const text = (name: string, max: number, required: boolean): string | undefined => {
-    const value = body[name];
-    if (value === undefined && !required) return undefined;
-    if (typeof value !== 'string' || value.length === 0 || value.length > max)
-      problems.push({ path: `/${name}`, message: `must be a string of 1 to ${max} characters` });
-    else if (textProblem(value)) problems.push({ path: `/${name}`, message: textProblem(value)!.why });
-    else return value;
+  if (!(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url)))) {
+    problems.push({ path, message: 'must be an https URL (http only on the loopback interface)' });
+  }
+  if (noQuery && (url.search || url.hash)) problems.push({ path, message: 'must have no query and no fragment' });
+}
+
+function readClaims(body: Record<string, unknown>, defaults: Readonly<Record<string, string>>, problems: Problem[]) {
+  if (body.claims === undefined) return { ...defaults };
+  if (!isObject(body.claims) || Object.keys(body.claims).length === 0 || Object.keys(body.claims).length > MAX_CLAIMS) {
+    problems.push({ path: '/claims', message: `must be an object of 1 to ${MAX_CLAIMS} claim names to attribute names` });
+    return {};
+  }
+  const claims: Record<string, string> = {};
+  for (const [claim, attribute] of Object.entries(body.claims)) {
+    const path = `/claims/${claim.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (claim.length === 0 || claim.length > MAX_CLAIM_NAME || textProblem(claim))
+      problems.push({ path, message: `must be a claim name of 1 to ${MAX_CLAIM_NAME} characters` });
+    else if (typeof attribute !== 'string' || attribute.length === 0 || attribute.length > 100 || textProblem(attribute)) {
+      problems.push({ path, message: 'must be an attribute name of 1 to 100 characters' });
+    } else claims[claim] = attribute;
+  }
+  return claims;
+}
+
+function readAdmins(body: Record<string, unknown>, problems: Problem[]): AdminRule | undefined {
+  const admins = body.admins;
+  if (admins === undefined || admins === null) return undefined;
+  const good = (value: unknown) => typeof value === 'string' && value.length > 0 && value.length <= MAX_CLAIM_NAME && !textProblem(value);
+  if (
+    !isObject(admins) ||
+    Object.keys(admins).some((key) => key !== 'claim' && key !== 'value') ||
+    !good(admins.claim) ||
+    !good(admins.value)
+  ) {
+    problems.push({
+      path: '/admins',
+      message: `must be {"claim", "value"}: the claim (or attribute) and the value of it that makes an admin, each 1 to ${MAX_CLAIM_NAME} characters`,
+    });
     return undefined;
-  };
-  const issuer = text('issuer', 500, true);
-  if (issuer !== undefined) {
-    let url: URL | undefined;
-    try {
-      url = new URL(issuer);
-    } catch {
-      problems.push({ path: '/issuer', message: 'must be an absolute URL' });
-    }
-    if (url && !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url)))) {
-      problems.push({ path: '/issuer', message: 'must be an https URL (http only on the loopback interface)' });
-    }
-    if (url && (url.search || url.hash)) problems.push({ path: '/issuer', message: 'must have no query and no fragment' });
   }
-  const clientId = text('clientId', 200, true);
-  const clientSecret = text('clientSecret', 500, false);
-  const scopes = text('scopes', 500, false) ?? (body.scopes === undefined ? DEFAULT_SCOPES : undefined);
+  return { claim: admins.claim as string, value: admins.value as string };
+}
+
+/**
+ * The connection an admin sent (`PUT /api/sso/connections/{name}`, `learnbase sso set`): an OpenID
+ * Connect one, or (`"protocol": "saml"`) a SAML draft whose metadata URL, if any, is still to read.
+ */
+export function parseSsoConnection(body: unknown): OidcConnectionInput | SamlConnectionDraft {
+  if (!isObject(body)) throw invalid([{ path: '', message: 'must be an object {"issuer", "clientId", …}' }]);
+  const protocol = body.protocol ?? 'oidc';
+  if (protocol !== 'oidc' && protocol !== 'saml') throw invalid([{ path: '/protocol', message: 'must be "oidc" or "saml"' }]);
+  return protocol === 'saml' ? parseSamlConnection(body) : parseOidcConnection(body);
+}
+
+function parseOidcConnection(body: Record<string, unknown>): OidcConnectionInput {
+  const problems: Problem[] = [];
+  for (const key of Object.keys(body)) {
+    if (!OIDC_FIELDS.includes(key)) problems.push({ path: `/${key}`, message: 'is not a property of an OpenID Connect connection' });
+  }
+  const issuer = textField(body, 'issuer', 500, true, problems);
+  checkUrl(issuer, '/issuer', problems, true);
+  const clientId = textField(body, 'clientId', 200, true, problems);
+  const clientSecret = textField(body, 'clientSecret', 500, false, problems);
+  const scopes = textField(body, 'scopes', 500, false, problems) ?? (body.scopes === undefined ? DEFAULT_SCOPES : undefined);
   if (scopes !== undefined) {
     const list = scopes.split(' ');
     if (!list.every((scope) => SCOPE.test(scope)))
       problems.push({ path: '/scopes', message: 'must be scope names separated by single spaces' });
     else if (!list.includes('openid')) problems.push({ path: '/scopes', message: 'must include openid' });
   }
-  let claims: Record<string, string> = { ...DEFAULT_CLAIMS };
-  if (body.claims !== undefined) {
-    if (!isObject(body.claims) || Object.keys(body.claims).length === 0 || Object.keys(body.claims).length > MAX_CLAIMS) {
-      problems.push({ path: '/claims', message: `must be an object of 1 to ${MAX_CLAIMS} claim names to attribute names` });
-    } else {
-      claims = {};
-      for (const [claim, attribute] of Object.entries(body.claims)) {
-        const path = `/claims/${claim.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-        if (claim.length === 0 || claim.length > 100 || textProblem(claim))
-          problems.push({ path, message: 'must be a claim name of 1 to 100 characters' });
-        else if (typeof attribute !== 'string' || attribute.length === 0 || attribute.length > 100 || textProblem(attribute)) {
-          problems.push({ path, message: 'must be an attribute name of 1 to 100 characters' });
-        } else claims[claim] = attribute;
-      }
-    }
-  }
+  const claims = readClaims(body, DEFAULT_CLAIMS, problems);
+  const admins = readAdmins(body, problems);
   if (problems.length > 0 || issuer === undefined || clientId === undefined || scopes === undefined) throw invalid(problems);
-  return { issuer, clientId, ...(clientSecret === undefined ? {} : { clientSecret }), scopes, claims };
+  return {
+    protocol: 'oidc',
+    issuer,
+    clientId,
+    ...(clientSecret === undefined ? {} : { clientSecret }),
+    scopes,
+    claims,
+    ...(admins ? { admins } : {}),
+  };
 }
+
+/**
+ * A SAML connection names its provider one way of three: its metadata (`metadataXml`), where to
+ * read it (`metadataUrl`), or the three things this server needs of it (`idpEntityId`,
+ * `entryPoint`, `certificates`).
+ */
+function parseSamlConnection(body: Record<string, unknown>): SamlConnectionDraft {
+  const problems: Problem[] = [];
+  for (const key of Object.keys(body)) {
+    if (!SAML_FIELDS.includes(key)) problems.push({ path: `/${key}`, message: 'is not a property of a SAML connection' });
+  }
+  const metadataXml = textField(body, 'metadataXml', MAX_METADATA_BYTES, false, problems);
+  const metadataUrl = textField(body, 'metadataUrl', 500, false, problems);
+  checkUrl(metadataUrl, '/metadataUrl', problems, false);
+  const spEntityId = textField(body, 'spEntityId', 500, false, problems);
+  const explicit = ['idpEntityId', 'entryPoint', 'certificates'].filter((name) => body[name] !== undefined);
+  const ways = [metadataXml !== undefined || body.metadataXml !== undefined, body.metadataUrl !== undefined, explicit.length > 0];
+  if (ways.filter(Boolean).length !== 1) {
+    problems.push({
+      path: '',
+      message: 'must name the identity provider one way: metadataXml, metadataUrl, or idpEntityId with entryPoint and certificates',
+    });
+  }
+  let metadata: IdpMetadata | undefined;
+  if (metadataXml !== undefined) {
+    const read = readIdpMetadata(metadataXml);
+    if ('problem' in read) problems.push({ path: '/metadataXml', message: read.problem });
+    else {
+      metadata = read;
+      checkEntryPoint(read.entryPoint, '/metadataXml', problems);
+    }
+  } else if (explicit.length > 0) {
+    metadata = readExplicitProvider(body, problems);
+  }
+  const claims = readClaims(body, DEFAULT_SAML_ATTRIBUTES, problems);
+  const admins = readAdmins(body, problems);
+  if (problems.length > 0) throw invalid(problems);
+  return {
+    protocol: 'saml',
+    claims,
+    ...(admins ? { admins } : {}),
+    ...(spEntityId === undefined ? {} : { spEntityId }),
+    ...(metadataUrl === undefined ? {} : { metadataUrl }),
+    ...(metadata ? { metadata } : {}),
+  };
+}
+
+function readExplicitProvider(body: Record<string, unknown>, problems: Problem[]): IdpMetadata | undefined {
+  const idpEntityId = textField(body, 'idpEntityId', 500, true, problems);
+  const entryPoint = textField(body, 'entryPoint', 1000, true, problems);
+  if (entryPoint !== undefined) checkEntryPoint(entryPoint, '/entryPoint', problems);
+  const sent = body.certificates;
+  const certificates: string[] = [];
+  if (!Array.isArray(sent) || sent.length === 0 || sent.length > MAX_CERTIFICATES) {
+    problems.push({ path: '/certificates', message: `must be 1 to ${MAX_CERTIFICATES} certificates (PEM or base64 DER)` });
+  } else {
+    sent.forEach((certificate, index) => {
+      const read = typeof certificate === 'string' && certificate.length <= 20_000 ? certificateBody(certificate) : undefined;
+      if (read === undefined)
+        problems.push({ path: `/certificates/${index}`, message: 'must be an X.509 certificate (PEM or base64 DER)' });
+      else certificates.push(read);
+    });
+  }
+  if (idpEntityId === undefined || entryPoint === undefined || certificates.length !== (Array.isArray(sent) ? sent.length : -1))
+    return undefined;
+  return { entityId: idpEntityId, entryPoint, certificates };
+}
+
+/** The SingleSignOnService, where browsers are sent: https, or http on the loopback interface. */
+function checkEntryPoint(entryPoint: string, path: string, problems: Problem[]): void {
+  const before = problems.length;
+  checkUrl(entryPoint, path, problems, false);
+  for (const problem of problems.slice(before)) problem.message = `has a SingleSignOnService that ${problem.message}`;
+}
+
+/**
+ * The SAML connection of a draft and the provider's metadata (read from its URL by the service, or
+ * sent): `spEntityId` defaults to a name of this tenant's connection, stable whatever address the
+ * server is reached at.
+ */
+export function completeSamlConnection(draft: SamlConnectionDraft, metadata: IdpMetadata, defaultSpEntityId: string): SamlConnectionInput {
+  const problems: Problem[] = [];
+  checkEntryPoint(metadata.entryPoint, '/metadataUrl', problems);
+  if (problems.length > 0) throw invalid(problems);
+  return {
+    protocol: 'saml',
+    idpEntityId: metadata.entityId,
+    entryPoint: metadata.entryPoint,
+    certificates: metadata.certificates,
+    spEntityId: draft.spEntityId ?? defaultSpEntityId,
+    ...(draft.metadataUrl === undefined ? {} : { metadataUrl: draft.metadataUrl }),
+    claims: draft.claims,
+    ...(draft.admins ? { admins: draft.admins } : {}),
+  };
+}
+
+/** Whether the claims (or SAML attributes) make an admin under `rule`: the claim is the value, or a list holding it. */
+export function isAdminByClaims(claims: Readonly<Record<string, unknown>>, rule: AdminRule | undefined): boolean {
+  if (!rule) return false;
+  const value = claims[rule.claim];
+  return Array.isArray(value) ? value.includes(rule.value) : value === rule.value;
+}
+
+/** A metadata document or URL that could not be used, named as the connection's problem. */
+export const metadataProblem = (path: string, message: string) => invalid([{ path, message }]);
 
 /**
  * The attributes an ID token's claims give (`claims` maps claim → attribute): strings as they are,

@@ -1,4 +1,5 @@
 import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
@@ -7,8 +8,11 @@ import { apiErrorResponse } from '../../platform/http/common-schemas.js';
 import type { PageWording } from '../../platform/http/error-handler.js';
 import { recordAudit, sourceOfHeader } from '../audit/audit.service.js';
 import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../auth/admin-routes.schemas.js';
+import { SAML_ACS_PATH } from './saml.js';
+import { MAX_METADATA_BYTES } from './sso-connection-rules.js';
 import {
   CALLBACK_PATH,
+  connectionOfBody,
   connectionView,
   listConnections,
   putConnection,
@@ -17,17 +21,39 @@ import {
   type SingleSignOn,
 } from './sso.service.js';
 
+const AdminsRule = Type.Union([Type.Object({ claim: Type.String(), value: Type.String() }), Type.Null()], {
+  description: 'The claim (SAML: attribute) and its value that make a person signing in on the authorize page an admin; null: nobody.',
+});
+
 const ConnectionBody = Type.Object({
   name: Type.String(),
-  issuer: Type.String({ description: 'The provider’s issuer URL (its /.well-known/openid-configuration is read).' }),
-  clientId: Type.String(),
-  clientSecret: Type.Union([Type.Literal('(set)'), Type.Null()], { description: 'Never answered: "(set)" when there is one.' }),
-  scopes: Type.String(),
-  claims: Type.Record(Type.String(), Type.String(), { description: 'ID token claim → actor attribute.' }),
-  redirectUri: Type.String({ description: 'What to register at the provider as this client’s redirect URI.' }),
+  protocol: Type.Union([Type.Literal('oidc'), Type.Literal('saml')]),
+  claims: Type.Record(Type.String(), Type.String(), { description: 'Claim (SAML: attribute) → actor attribute.' }),
+  admins: AdminsRule,
+  issuer: Type.Optional(
+    Type.String({ description: 'OpenID Connect: the provider’s issuer URL (its /.well-known/openid-configuration is read).' }),
+  ),
+  clientId: Type.Optional(Type.String({ description: 'OpenID Connect.' })),
+  clientSecret: Type.Optional(
+    Type.Union([Type.Literal('(set)'), Type.Null()], { description: 'OpenID Connect. Never answered: "(set)" when there is one.' }),
+  ),
+  scopes: Type.Optional(Type.String({ description: 'OpenID Connect.' })),
+  redirectUri: Type.Optional(
+    Type.String({ description: 'OpenID Connect: what to register at the provider as this client’s redirect URI.' }),
+  ),
+  idpEntityId: Type.Optional(Type.String({ description: 'SAML: the identity provider’s entity ID (the Issuer of its assertions).' })),
+  entryPoint: Type.Optional(Type.String({ description: 'SAML: where browsers are sent with the AuthnRequest (HTTP-Redirect).' })),
+  certificates: Type.Optional(Type.Integer({ description: 'SAML: how many signing certificates are kept.' })),
+  metadataUrl: Type.Optional(Type.String({ description: 'SAML: where the metadata was read (again at each PUT).' })),
+  spEntityId: Type.Optional(
+    Type.String({ description: 'SAML: this server’s entity ID, the audience of the assertions: register it at the provider.' }),
+  ),
+  acsUrl: Type.Optional(Type.String({ description: 'SAML: the Assertion Consumer Service URL (HTTP-POST) to register at the provider.' })),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
+
+const SAML_BODY_LIMIT = 256 * 1024;
 
 const NameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, description: 'The connection’s name.' }) });
 
@@ -43,6 +69,17 @@ function signInWording(error: AppError): PageWording {
       return {
         title: 'This sign-in cannot be finished',
         message: 'It took too long, was already used, or was started in another browser. Open the link you were sent again.',
+      };
+    case 'identity.not_admin':
+    case 'identity.no_admin_email':
+      return {
+        title: 'You are not an administrator here',
+        message: 'Your organisation’s sign-in service does not make you an administrator of this organisation. Ask your administrator.',
+      };
+    case 'auth.sign_in_expired':
+      return {
+        title: 'This sign-in has expired',
+        message: 'The authorization it was for has expired or was finished already. Start again from the application.',
       };
     case 'identity.provider_refused':
       return {
@@ -64,6 +101,8 @@ function signInWording(error: AppError): PageWording {
  */
 export const ssoRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; signOn: SingleSignOn }> = async (app, { sql, signOn }) => {
   await app.register(cookie);
+  // A SAML Response with its signatures and certificates is some kilobytes; metadata sent whole is larger.
+  await app.register(formbody, { bodyLimit: SAML_BODY_LIMIT });
 
   app.get(
     '/api/sso/connections',
@@ -89,16 +128,28 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; signOn: Sing
         tags: ['identity'],
         security: ADMIN_ONLY,
         operationId: 'PUT:sso.connections',
-        summary: 'Create or replace a single sign-on connection (an OpenID Connect provider)',
+        summary: 'Create or replace a single sign-on connection (an OpenID Connect or SAML 2.0 provider)',
+        description:
+          'OpenID Connect: `issuer`, `clientId`, `clientSecret`?, `scopes`?. SAML (`"protocol": "saml"`): the provider by `metadataXml`, ' +
+          '`metadataUrl`, or `idpEntityId` with `entryPoint` and `certificates`; `spEntityId`? (default `urn:learnbase:<tenant>:<name>`). ' +
+          'Both: `claims`?, `admins`?.',
         headers: SourceHeader,
         params: NameParams,
         body: Type.Object(
           {
-            issuer: Type.String(),
-            clientId: Type.String(),
+            protocol: Type.Optional(Type.Union([Type.Literal('oidc'), Type.Literal('saml')], { default: 'oidc' })),
+            issuer: Type.Optional(Type.String()),
+            clientId: Type.Optional(Type.String()),
             clientSecret: Type.Optional(Type.String()),
             scopes: Type.Optional(Type.String({ default: 'openid email profile' })),
+            metadataXml: Type.Optional(Type.String()),
+            metadataUrl: Type.Optional(Type.String()),
+            idpEntityId: Type.Optional(Type.String()),
+            entryPoint: Type.Optional(Type.String()),
+            certificates: Type.Optional(Type.Array(Type.String())),
+            spEntityId: Type.Optional(Type.String()),
             claims: Type.Optional(Type.Record(Type.String(), Type.String())),
+            admins: Type.Optional(AdminsRule),
           },
           { additionalProperties: true },
         ),
@@ -110,12 +161,14 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; signOn: Sing
         },
       },
       validatorCompiler: () => () => true,
+      bodyLimit: MAX_METADATA_BYTES * 2,
     },
     async (request, reply) => {
       const principal = adminPrincipalOf(request);
       const source = sourceOfHeader(request.headers['svc-account-source']);
+      const input = await connectionOfBody(principal.tenant, request.params.name, request.body);
       const { connection, created } = await sql.transaction(async (tx) => {
-        const written = await putConnection(tx, principal.tenant, request.params.name, request.body);
+        const written = await putConnection(tx, principal.tenant, request.params.name, input);
         await recordAudit(tx, {
           action: written.created ? 'sso_connection.created' : 'sso_connection.updated',
           principal,
@@ -156,6 +209,47 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; signOn: Sing
     },
   );
 
+  app.post(
+    SAML_ACS_PATH,
+    {
+      config: { public: true, errors: signInWording },
+      bodyLimit: SAML_BODY_LIMIT,
+      schema: {
+        tags: ['identity'],
+        operationId: 'POST:auth.sso.saml',
+        summary: 'Where a SAML identity provider posts its Response (the HTTP-POST binding); on to the callback',
+        security: [],
+        consumes: ['application/x-www-form-urlencoded'],
+        body: Type.Object(
+          { SAMLResponse: Type.Optional(Type.String()), RelayState: Type.Optional(Type.String()) },
+          { additionalProperties: true },
+        ),
+        response: {
+          303: { description: 'To the callback, where the browser’s state cookie ends the sign-in.' },
+          400: {
+            description: 'An unknown, expired or finished sign-in, or a Response without its RelayState (a page).',
+            content: { 'text/html': { schema: Type.String() } },
+          },
+          401: {
+            description: 'The Response did not check: signature, issuer, audience, recipient, time, or InResponseTo (a page).',
+            content: { 'text/html': { schema: Type.String() } },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+      const location = await signOn.acceptAssertion(text(body.SAMLResponse), text(body.RelayState));
+      return reply
+        .status(303)
+        .header('Location', location)
+        .header('Cache-Control', 'no-store')
+        .header('Referrer-Policy', 'no-referrer')
+        .send();
+    },
+  );
+
   app.get(
     CALLBACK_PATH,
     {
@@ -176,7 +270,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; signOn: Sing
           { additionalProperties: true },
         ),
         response: {
-          302: { description: 'To the launched content.' },
+          302: { description: 'To the launched content, or (an admin’s sign-in) to the application’s redirect URI with the code.' },
           400: {
             description: 'An unknown, expired or used sign-in, or one started in another browser (a page).',
             content: { 'text/html': { schema: Type.String() } },

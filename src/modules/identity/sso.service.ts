@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as oidc from 'openid-client';
+import { MAX_METADATA_BYTES } from './sso-connection-rules.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, notFound } from '../../platform/http/app-error.js';
 import { hashSecret } from '../../platform/secrets.js';
@@ -9,6 +10,7 @@ import type { PeopleChanges } from '../actors/people-changes.js';
 import { personRecordsByUniqueValues } from '../actors/person-record.service.js';
 import { getTenantSettings } from '../actors/tenant-settings.service.js';
 import type { CredentialService } from '../auth/credentials/credential.service.js';
+import type { AdminSignOn, FinishAdminSignOn, PendingSignOn } from '../auth/oauth/admin-sign-on.js';
 import type { LaunchSessionService } from '../launch/launch-session.service.js';
 import type { LaunchSignOn } from '../launch/launch-sign-on.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
@@ -20,24 +22,44 @@ import {
   writePerson,
   type IdentityWriter,
 } from './identity-person.service.js';
-import { attributesOfClaims, CONNECTION_NAME, isLoopback, nameOfClaims, parseSsoConnection } from './sso-connection-rules.js';
+import { authnRequestUrl, checkedAssertion, newRequestId, SAML_ACS_PATH } from './saml.js';
+import { readIdpMetadata } from './saml-metadata-rules.js';
+import {
+  attributesOfClaims,
+  completeSamlConnection,
+  CONNECTION_NAME,
+  isAdminByClaims,
+  isLoopback,
+  metadataProblem,
+  nameOfClaims,
+  parseSsoConnection,
+  type OidcConnectionInput,
+  type SsoConnectionInput,
+} from './sso-connection-rules.js';
 import {
   deleteConnection,
+  findAwaitingSignIn,
   findConnection,
   findConnections,
   insertSignIn,
+  recordAssertion,
   takeSignIn,
   upsertConnection,
+  type SignInPurpose,
   type SsoConnection,
 } from './sso.repository.js';
 
 /**
- * Single sign-on with OpenID Connect (docs/identity.md, "Single sign-on"): a tenant's identity
- * providers (connections), and the sign-in a launch link without `auth` starts. The browser goes to
- * the provider with `state`, `nonce` and a PKCE challenge (openid-client); on its return the code is
- * exchanged, the ID token checked (issuer, audience, expiry, nonce), and the person it names found
- * through the tenant's unique attributes, or created (just in time), their mapped attributes
- * updated at each sign-in; then the activity is launched as them.
+ * Single sign-on (docs/identity.md, "Single sign-on"): a tenant's identity providers
+ * (connections, OpenID Connect or SAML 2.0), and the sign-ins a launch link without `auth` and the
+ * authorize page's "Sign in with …" start. With OpenID Connect the browser goes to the provider
+ * with `state`, `nonce` and a PKCE challenge (openid-client); on its return the code is exchanged
+ * and the ID token checked (issuer, audience, expiry, nonce). With SAML it goes with an AuthnRequest
+ * and the state as RelayState, and comes back posting a Response, checked (saml.ts) and kept on
+ * the sign-in until the browser, holding the state cookie, reaches the callback. There, for a
+ * launch, the person the claims name is found through the tenant's unique attributes, or created
+ * (just in time), their mapped attributes updated at each sign-in, and the activity launched as
+ * them; for an admin, the claims must make them one, and auth issues the authorization code.
  */
 
 /** The callback every connection's provider returns to (its redirect URI, after the public URL). */
@@ -80,6 +102,13 @@ export const SsoErrors = {
       502,
       `The identity provider ${issuer} could not be reached or described itself wrongly: ${message}.`,
     ),
+  notAdmin: (connection: string) =>
+    new AppError(
+      'identity.not_admin',
+      403,
+      `The identity provider of connection "${connection}" does not make this person an admin (the connection's admins claim).`,
+    ),
+  noAdminEmail: () => new AppError('identity.no_admin_email', 403, 'The identity provider sent no verified e-mail address for this admin.'),
   deactivated: () =>
     new AppError('identity.person_deactivated', 403, 'This person was deactivated by an identity system: they cannot sign in.'),
   ambiguous: () => new AppError('identity.ambiguous_person', 409, 'The identity provider’s claims identify two different people.'),
@@ -91,33 +120,84 @@ export const SsoErrors = {
     ),
 };
 
-/** A connection as admins read it: never its secret. */
+/** A connection as admins read it: never its secret; with what to register at the provider. */
 export function connectionView(connection: SsoConnection, publicBaseUrl: string) {
-  return {
+  const common = {
     name: connection.name,
+    protocol: connection.protocol,
+    claims: connection.claims,
+    admins: connection.admins ?? null,
+    createdAt: connection.createdAt.toISOString(),
+    updatedAt: connection.updatedAt.toISOString(),
+  };
+  if (connection.protocol === 'saml') {
+    return {
+      ...common,
+      idpEntityId: connection.idpEntityId,
+      entryPoint: connection.entryPoint,
+      certificates: connection.certificates.length,
+      ...(connection.metadataUrl === undefined ? {} : { metadataUrl: connection.metadataUrl }),
+      spEntityId: connection.spEntityId,
+      acsUrl: `${publicBaseUrl}${SAML_ACS_PATH}`,
+    };
+  }
+  return {
+    ...common,
     issuer: connection.issuer,
     clientId: connection.clientId,
     clientSecret: connection.clientSecret === undefined ? null : ('(set)' as const),
     scopes: connection.scopes,
-    claims: connection.claims,
     redirectUri: `${publicBaseUrl}${CALLBACK_PATH}`,
-    createdAt: connection.createdAt.toISOString(),
-    updatedAt: connection.updatedAt.toISOString(),
   };
+}
+
+/**
+ * Creates or replaces the connection the body describes; a SAML provider's metadata named by URL is
+ * read first (outside any transaction: `putConnection` is then called with the result).
+ */
+export async function connectionOfBody(tenant: Tenant, name: string, body: unknown): Promise<SsoConnectionInput> {
+  if (!CONNECTION_NAME.test(name)) throw SsoErrors.invalidName(name);
+  const parsed = parseSsoConnection(body);
+  if (parsed.protocol === 'oidc') return parsed;
+  const metadata = parsed.metadata ?? (await fetchMetadata(parsed.metadataUrl!));
+  return completeSamlConnection(parsed, metadata, `urn:learnbase:${tenant.name}:${name}`);
+}
+
+/** The provider's metadata at `url` (https, or http on loopback), at most MAX_METADATA_BYTES, within 10 seconds. */
+async function fetchMetadata(url: string) {
+  let text: string;
+  try {
+    const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(10_000) });
+    if (!response.ok) throw new Error(`it answered ${response.status}`);
+    const length = Number(response.headers.get('content-length') ?? 0);
+    if (length > MAX_METADATA_BYTES) throw new Error(`it is larger than ${MAX_METADATA_BYTES} bytes`);
+    text = await response.text();
+    if (Buffer.byteLength(text) > MAX_METADATA_BYTES) throw new Error(`it is larger than ${MAX_METADATA_BYTES} bytes`);
+  } catch (error) {
+    throw metadataProblem('/metadataUrl', `could not be read: ${(error as Error).message}`);
+  }
+  const read = readIdpMetadata(text);
+  if ('problem' in read) throw metadataProblem('/metadataUrl', `is metadata that ${read.problem}`);
+  return read;
 }
 
 export async function putConnection(
   sql: SqlClient,
   tenant: Tenant,
   name: string,
-  body: unknown,
+  input: SsoConnectionInput,
 ): Promise<{ connection: SsoConnection; created: boolean }> {
-  if (!CONNECTION_NAME.test(name)) throw SsoErrors.invalidName(name);
-  return upsertConnection(sql, tenant.id, name, parseSsoConnection(body));
+  return upsertConnection(sql, tenant.id, name, input);
 }
 
 export function listConnections(sql: SqlClient, tenant: Tenant): Promise<SsoConnection[]> {
   return findConnections(sql, tenant.id);
+}
+
+/** A name from the mapped given and family names, when the provider sent no whole name. */
+function nameOfAttributes(attributes: Record<string, string>): string | undefined {
+  const parts = [attributes.givenName, attributes.familyName].filter((part) => part !== undefined && part.trim() !== '');
+  return parts.length > 0 ? parts.join(' ') : undefined;
 }
 
 export async function removeConnection(sql: SqlClient, tenant: Tenant, name: string): Promise<void> {
@@ -131,17 +211,25 @@ export interface SingleSignOnOptions {
   peopleChanges: PeopleChanges;
   credentials: CredentialService;
   launches: LaunchSessionService;
+  /** Ends an admin's sign-in with the authorization code (auth's). */
+  finishAdminSignOn: FinishAdminSignOn;
 }
 
-/** The sign-in flow; the launch route begins it (LaunchSignOn), the callback route finishes it. */
-export class SingleSignOn implements LaunchSignOn {
+/**
+ * The sign-in flow; the launch route (LaunchSignOn) and the authorize page (AdminSignOn) begin it,
+ * the SAML answer's route and the callback route finish it.
+ */
+export class SingleSignOn implements LaunchSignOn, AdminSignOn {
   /** Providers' metadata by tenant, connection and the connection's version. */
   private readonly configurations = new Map<string, { at: number; configuration: Promise<oidc.Configuration> }>();
 
   constructor(private readonly options: SingleSignOnOptions) {}
 
   /** The provider's configuration (discovered once per process and connection version, kept METADATA_TTL_MS). */
-  private configurationOf(tenantId: string, connection: SsoConnection): Promise<oidc.Configuration> {
+  private configurationOf(
+    tenantId: string,
+    connection: OidcConnectionInput & { name: string; updatedAt: Date },
+  ): Promise<oidc.Configuration> {
     const key = `${tenantId}\n${connection.name}\n${connection.updatedAt.getTime()}`;
     const cached = this.configurations.get(key);
     if (cached && Date.now() - cached.at < METADATA_TTL_MS) return cached.configuration;
@@ -172,39 +260,127 @@ export class SingleSignOn implements LaunchSignOn {
     const connection = typeof named === 'string' ? connections.find((candidate) => candidate.name === named) : connections[0];
     if (typeof named === 'string' && !connection) throw SsoErrors.connectionNotFound(tenant, named);
     if (!connection) return undefined;
-    const configuration = await this.configurationOf(tenant.id, connection);
+    return this.toProvider(request, reply, tenant, connection, { activityId });
+  }
+
+  /** AdminSignOn: the tenant's connections with an admins claim. */
+  async connectionsFor(tenantId: string): Promise<string[]> {
+    return (await findConnections(this.options.sql, tenantId)).filter((connection) => connection.admins).map(({ name }) => name);
+  }
+
+  /** AdminSignOn: to the connection's provider, for an admin's pending authorize request. */
+  async beginAdmin(request: FastifyRequest, reply: FastifyReply, name: string, pending: PendingSignOn): Promise<FastifyReply> {
+    const connection = await findConnection(this.options.sql, pending.tenant.id, name);
+    if (!connection?.admins) throw SsoErrors.connectionNotFound(pending.tenant, name);
+    return this.toProvider(request, reply, pending.tenant, connection, {
+      authorizationRequestId: pending.authorizationRequestId,
+      csrfHash: pending.csrfHash,
+    });
+  }
+
+  /**
+   * Sends the browser to the connection's provider for a new sign-in, holding its state in a cookie
+   * (the return must come to the browser that left).
+   */
+  private async toProvider(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    tenant: Tenant,
+    connection: SsoConnection,
+    purpose: SignInPurpose,
+  ): Promise<FastifyReply> {
     const state = oidc.randomState();
+    const location =
+      connection.protocol === 'saml'
+        ? await this.samlRequest(request, tenant, connection, state, purpose)
+        : await this.oidcRequest(request, tenant, connection, state, purpose);
+    // The launch route is not where cookies are parsed: the one cookie it sets is written out here (the state is base64url).
+    const secure = request.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
+    return reply
+      .status(302)
+      .header('Set-Cookie', `${STATE_COOKIE}=${state}; Path=${CALLBACK_PATH}; Max-Age=${SIGN_IN_SECONDS}; HttpOnly; SameSite=Lax${secure}`)
+      .header('Location', location)
+      .header('Cache-Control', 'no-store')
+      .send();
+  }
+
+  private async oidcRequest(
+    request: FastifyRequest,
+    tenant: Tenant,
+    connection: OidcConnectionInput & { name: string; updatedAt: Date },
+    state: string,
+    purpose: SignInPurpose,
+  ): Promise<string> {
+    const configuration = await this.configurationOf(tenant.id, connection);
     const nonce = oidc.randomNonce();
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const redirectUri = `${request.publicBaseUrl}${CALLBACK_PATH}`;
     await insertSignIn(
       this.options.sql,
       hashSecret(state),
-      { tenantId: tenant.id, connection: connection.name, nonce, codeVerifier, redirectUri, activityId },
+      { tenantId: tenant.id, connection: connection.name, nonce, codeVerifier, redirectUri, purpose },
       SIGN_IN_SECONDS,
     );
-    const url = oidc.buildAuthorizationUrl(configuration, {
+    return oidc.buildAuthorizationUrl(configuration, {
       redirect_uri: redirectUri,
       scope: connection.scopes,
       state,
       nonce,
       code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
       code_challenge_method: 'S256',
-    });
-    // The launch route is not where cookies are parsed: the one cookie it sets is written out here (the state is base64url).
-    const secure = request.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
-    return reply
-      .status(302)
-      .header('Set-Cookie', `${STATE_COOKIE}=${state}; Path=${CALLBACK_PATH}; Max-Age=${SIGN_IN_SECONDS}; HttpOnly; SameSite=Lax${secure}`)
-      .header('Location', url.href)
-      .header('Cache-Control', 'no-store')
-      .send();
+    }).href;
+  }
+
+  /** A SAML sign-in keeps its request's ID (the InResponseTo of the answer) and the address the answer must name. */
+  private async samlRequest(
+    request: FastifyRequest,
+    tenant: Tenant,
+    connection: SsoConnection & { protocol: 'saml' },
+    state: string,
+    purpose: SignInPurpose,
+  ): Promise<string> {
+    const requestId = newRequestId();
+    const acsUrl = `${request.publicBaseUrl}${SAML_ACS_PATH}`;
+    await insertSignIn(
+      this.options.sql,
+      hashSecret(state),
+      { tenantId: tenant.id, connection: connection.name, requestId, redirectUri: acsUrl, purpose },
+      SIGN_IN_SECONDS,
+    );
+    return authnRequestUrl(connection, acsUrl, requestId, state);
   }
 
   /**
-   * `GET /auth/sso/callback`: the provider's return. Checks that it comes to the browser that left
-   * (the state cookie) for a sign-in in flight (used once), exchanges the code, writes the person
-   * and launches. Answers where to send the browser.
+   * `POST /auth/sso/saml`: a SAML provider's answer for the sign-in of `relayState`. Checked (a
+   * refused answer ends the sign-in), its claims kept on the sign-in, and the browser sent on to the
+   * callback, where its state cookie is (a cross-site POST does not bring it).
+   */
+  async acceptAssertion(samlResponse: string | undefined, relayState: string | undefined): Promise<string> {
+    if (!samlResponse || !relayState) throw SsoErrors.unknownSignIn();
+    const { sql, tenancy } = this.options;
+    const stateHash = hashSecret(relayState);
+    const signIn = await findAwaitingSignIn(sql, stateHash);
+    const connection = signIn && (await findConnection(sql, signIn.tenantId, signIn.connection));
+    if (!signIn?.requestId || connection?.protocol !== 'saml' || !(await tenancy.findById(signIn.tenantId)))
+      throw SsoErrors.unknownSignIn();
+    let asserted: Record<string, unknown>;
+    try {
+      asserted = await checkedAssertion(connection, signIn.redirectUri, signIn.requestId, samlResponse);
+    } catch (error) {
+      await takeSignIn(sql, stateHash);
+      throw SsoErrors.tokenRefused((error as Error).message);
+    }
+    if (!(await recordAssertion(sql, stateHash, signIn.requestId, asserted))) throw SsoErrors.unknownSignIn();
+    const callback = new URL(CALLBACK_PATH, signIn.redirectUri);
+    callback.searchParams.set('state', relayState);
+    return callback.href;
+  }
+
+  /**
+   * `GET /auth/sso/callback`: the provider's return (OpenID Connect), or the browser sent on after a
+   * SAML answer. Checks that it comes to the browser that left (the state cookie) for a sign-in in
+   * flight (used once), takes the claims (exchanging the code, or as the answer left them), and ends
+   * the sign-in: a launch, or an admin's authorization. Answers where to send the browser.
    */
   async finish(request: FastifyRequest, query: Record<string, string | undefined>, cookie: string | undefined): Promise<string> {
     const state = query.state;
@@ -215,10 +391,30 @@ export class SingleSignOn implements LaunchSignOn {
     const tenant = await this.options.tenancy.findById(signIn.tenantId);
     const connection = tenant && (await findConnection(this.options.sql, tenant.id, signIn.connection));
     if (!tenant || !connection) throw SsoErrors.unknownSignIn();
+    let claims: Record<string, unknown>;
+    if (connection.protocol === 'saml') {
+      if (!signIn.asserted) throw SsoErrors.unknownSignIn();
+      claims = signIn.asserted;
+    } else {
+      claims = await this.exchangeCode(request, tenant, connection, signIn, state);
+    }
+    const { purpose } = signIn;
+    if ('authorizationRequestId' in purpose) return this.adminSignedIn(tenant, connection, claims, purpose);
+    const anchor = await this.signedIn(tenant, connection, claims);
+    const launched = await this.options.launches.startSession(tenant, anchor, purpose.activityId, new URL(signIn.redirectUri).origin);
+    return launched.location;
+  }
+
+  private async exchangeCode(
+    request: FastifyRequest,
+    tenant: Tenant,
+    connection: OidcConnectionInput & { name: string; updatedAt: Date },
+    signIn: { redirectUri: string; codeVerifier?: string; nonce?: string },
+    state: string,
+  ): Promise<Record<string, unknown>> {
     const configuration = await this.configurationOf(tenant.id, connection);
     const returned = new URL(signIn.redirectUri);
     returned.search = new URL(request.url, 'http://return').search;
-    let claims: Record<string, unknown>;
     try {
       const tokens = await oidc.authorizationCodeGrant(configuration, returned, {
         pkceCodeVerifier: signIn.codeVerifier,
@@ -226,14 +422,31 @@ export class SingleSignOn implements LaunchSignOn {
         expectedState: state,
         idTokenExpected: true,
       });
-      claims = (tokens.claims() ?? {}) as Record<string, unknown>;
+      return (tokens.claims() ?? {}) as Record<string, unknown>;
     } catch (error) {
       if (error instanceof AppError) throw error;
       throw SsoErrors.tokenRefused((error as Error).message);
     }
-    const anchor = await this.signedIn(tenant, connection, claims);
-    const launched = await this.options.launches.startSession(tenant, anchor, signIn.activityId ?? '', new URL(signIn.redirectUri).origin);
-    return launched.location;
+  }
+
+  /**
+   * An admin's sign-in: the connection's admins claim must make them one, and the provider must
+   * give their e-mail address (an OpenID provider must not say it is unverified); auth finishes
+   * the authorize request with the admin of that address (created if there is none).
+   */
+  private async adminSignedIn(
+    tenant: Tenant,
+    connection: SsoConnection,
+    claims: Record<string, unknown>,
+    pending: { authorizationRequestId: string; csrfHash: Buffer },
+  ): Promise<string> {
+    if (!isAdminByClaims(claims, connection.admins)) throw SsoErrors.notAdmin(connection.name);
+    const email = attributesOfClaims(claims, connection.claims).email ?? (typeof claims.email === 'string' ? claims.email : undefined);
+    if (!email || claims.email_verified === false) throw SsoErrors.noAdminEmail();
+    return this.options.finishAdminSignOn({ tenant, ...pending }, email, {
+      principal: { kind: 'sso', tenant, id: connection.name },
+      source: `sso:${connection.name}`,
+    });
   }
 
   /**
@@ -268,7 +481,7 @@ export class SingleSignOn implements LaunchSignOn {
       const attributes = { ...(stored?.attributes ?? {}), ...mapped };
       const ifi = stored?.ifi ?? newPersonIfi(settings, attributes);
       if (ifi === undefined) throw SsoErrors.noUniqueValue(settings.uniqueAttributes);
-      const name = nameOfClaims(claims) ?? stored?.name ?? undefined;
+      const name = nameOfClaims(claims) ?? nameOfAttributes(mapped) ?? stored?.name ?? undefined;
       const { record } = await writePerson(
         tx,
         { ...writer, sql: tx },

@@ -3,7 +3,8 @@ import { toBuffer, type SqlClient } from '../../../platform/database/sql-client.
 export interface AdminRow {
   id: string;
   email: string;
-  password_hash: string;
+  /** Null for an admin who signs in only through single sign-on. */
+  password_hash: string | null;
 }
 
 export async function insertAdmin(
@@ -11,7 +12,7 @@ export async function insertAdmin(
   tenantId: string,
   id: string,
   email: string,
-  passwordHash: string,
+  passwordHash: string | null,
   scope?: string,
 ): Promise<void> {
   await sql.query('INSERT INTO admins (tenant_id, id, email, password_hash, scope_organisation_id) VALUES ($1, $2, $3, $4, $5)', [

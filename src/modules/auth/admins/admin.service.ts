@@ -60,6 +60,23 @@ export async function createAdmin(sql: SqlClient, tenant: Tenant, email: string,
 }
 
 /**
+ * The admin a single sign-on vouched for (AuthorizeService.finishSignOn): the one with that
+ * address, else a new admin of the whole tenant without a password, who signs in only through
+ * single sign-on (until the command line sets a password).
+ */
+export async function signedOnAdmin(sql: SqlClient, tenant: Tenant, email: string): Promise<{ admin: Admin; created: boolean }> {
+  const address = normaliseEmail(email);
+  const existing = await findAdminByEmail(sql, tenant.id, address);
+  if (existing) return { admin: { id: existing.id, email: existing.email }, created: false };
+  if (!EMAIL.test(address) || address.length > MAX_EMAIL_LENGTH) {
+    throw badRequest('admin.invalid_email', `The identity provider's address "${email}" is not an e-mail address an admin can have.`);
+  }
+  const id = randomUUID();
+  await insertAdmin(sql, tenant.id, id, address, null);
+  return { admin: { id, email: address }, created: true };
+}
+
+/**
  * The admin with that e-mail and password, or undefined. An unknown address costs the same
  * password hash as a known one, so response time does not tell which addresses exist.
  */

@@ -35,6 +35,7 @@ const SignInFields = Type.Object({
   email: Type.Optional(Type.String()),
   password: Type.Optional(Type.String()),
   action: Type.Optional(Type.Union([Type.Literal('authorize'), Type.Literal('cancel')])),
+  connection: Type.Optional(Type.String({ description: 'A "Sign in with …" button: the single sign-on connection to sign in through.' })),
 });
 
 /** One value of a form field; a repeated or non-text field counts as absent. */
@@ -111,6 +112,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         security: [],
         body: SignInFields,
         response: {
+          302: { description: 'To the identity provider of the connection chosen (single sign-on).' },
           303: { description: 'To the redirect URI, with `code` and `state`, or `error=access_denied` after Cancel.' },
           400: Html('The form again, naming what is missing.'),
           401: Html('The form again: wrong e-mail address or password.'),
@@ -128,6 +130,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         email: field(request.body, 'email'),
         password: field(request.body, 'password'),
         action: field(request.body, 'action'),
+        connection: field(request.body, 'connection'),
         cookie: requestId ? request.cookies[signInCookieName(requestId)] : undefined,
         host: request.headers.host,
         ip: addressOf(request),
@@ -142,6 +145,8 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         );
       } else if (outcome.kind === 'refuse') {
         request.log.info({ status: outcome.status }, outcome.message);
+      } else if (outcome.kind === 'sign-on') {
+        return authorize.adminSignOn.beginAdmin(request, reply, outcome.connection, outcome.pending);
       }
       return answer(reply, outcome);
     },
@@ -176,7 +181,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     },
   );
 
-  function answer(reply: FastifyReply, outcome: AuthorizeOutcome) {
+  function answer(reply: FastifyReply, outcome: Exclude<AuthorizeOutcome, { kind: 'sign-on' }>) {
     switch (outcome.kind) {
       case 'refuse':
         return reply.status(outcome.status).headers(PAGE_HEADERS).send(errorPage(outcome.title, outcome.message));
@@ -201,6 +206,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
               csrfToken: outcome.csrfToken,
               email: outcome.email,
               error: outcome.error,
+              connections: outcome.connections,
             }),
           );
     }

@@ -5,7 +5,10 @@ import { signInFailures, signInLockouts } from '../../../platform/process-metric
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
 import type { TenancyService } from '../../tenancy/tenancy.service.js';
 import { tenantNameOfHost } from '../../tenancy/tenant-host.js';
-import { MAX_EMAIL_LENGTH, normaliseEmail, verifyAdminPassword, type Admin } from '../admins/admin.service.js';
+import type { Principal } from '../../../kernel/principal.js';
+import { recordAudit } from '../../audit/audit.service.js';
+import { MAX_EMAIL_LENGTH, normaliseEmail, signedOnAdmin, verifyAdminPassword, type Admin } from '../admins/admin.service.js';
+import { NO_ADMIN_SIGN_ON, type AdminSignOn, type PendingSignOn } from './admin-sign-on.js';
 import {
   deletePendingAuthorization,
   findPendingAuthorization,
@@ -57,9 +60,18 @@ export interface SignInForm {
   retryAfterSeconds?: number;
   /** How many of the client's oldest pending forms a new one pushed out (over `maxPendingPerClient`). */
   evicted?: number;
+  /** The tenant's identity providers an admin may sign in with instead (AdminSignOn). */
+  connections: string[];
 }
 
-export type AuthorizeOutcome = Refusal | Redirect | SignInForm;
+/** To the identity provider of `connection`, for the pending request. */
+export interface SignOnStart {
+  kind: 'sign-on';
+  connection: string;
+  pending: PendingSignOn;
+}
+
+export type AuthorizeOutcome = Refusal | Redirect | SignInForm | SignOnStart;
 
 /** The fields the sign-in form posts, and the cookie that came with it. */
 export interface SignInSubmission {
@@ -69,6 +81,8 @@ export interface SignInSubmission {
   email?: string;
   password?: string;
   action?: string;
+  /** Set by a "Sign in with …" button: the connection to sign in through. */
+  connection?: string;
   cookie?: string;
   host?: string;
   ip: string;
@@ -99,6 +113,8 @@ const minutes = (until: Date) => Math.max(1, Math.ceil((until.getTime() - Date.n
  * the code.
  */
 export class AuthorizeService {
+  private signOn: AdminSignOn = NO_ADMIN_SIGN_ON;
+
   constructor(
     private readonly sql: SqlClient,
     private readonly tenancy: TenancyService,
@@ -106,13 +122,23 @@ export class AuthorizeService {
     private readonly baseDomain: string,
   ) {}
 
+  /** Takes the single sign-on the page offers (identity's), once it is registered. */
+  acceptSignOn(signOn: AdminSignOn): void {
+    this.signOn = signOn;
+  }
+
+  /** The single sign-on the page offers. */
+  get adminSignOn(): AdminSignOn {
+    return this.signOn;
+  }
+
   /** The sign-in limits, the browser step's rate limit among them. */
   get policy(): SignInPolicy {
     return this.throttle.policy;
   }
 
   /** `GET /auth/oauth/authorize`. */
-  async start(params: URLSearchParams, host: string | undefined): Promise<AuthorizeOutcome> {
+  async start(params: URLSearchParams, host: string | undefined): Promise<Refusal | Redirect | SignInForm> {
     const clientId = only(params, 'client_id');
     if (!clientId.value) {
       return refuse(
@@ -182,7 +208,8 @@ export class AuthorizeService {
       SIGN_IN_LIFETIME_SECONDS,
       this.policy.maxPendingPerClient,
     );
-    return { kind: 'sign-in', status: 200, client, requestId: pending.id, csrfToken, evicted };
+    const connections = await this.signOn.connectionsFor(client.tenant.id);
+    return { kind: 'sign-in', status: 200, client, requestId: pending.id, csrfToken, evicted, connections };
   }
 
   /** `POST /auth/oauth/authorize`: the sign-in form, or its Cancel button. */
@@ -223,6 +250,7 @@ export class AuthorizeService {
       };
     }
 
+    const connections = await this.signOn.connectionsFor(client.tenant.id);
     const again = (status: number, error: string, extra: Partial<SignInForm> = {}): SignInForm => ({
       kind: 'sign-in',
       status,
@@ -231,8 +259,18 @@ export class AuthorizeService {
       csrfToken,
       email: form.email?.trim() || undefined,
       error,
+      connections,
       ...extra,
     });
+    if (form.connection !== undefined) {
+      if (!connections.includes(form.connection))
+        return again(400, 'That sign-in service is not offered any more: choose another, or sign in with your password.');
+      return {
+        kind: 'sign-on',
+        connection: form.connection,
+        pending: { tenant: client.tenant, authorizationRequestId: pending.id, csrfHash },
+      };
+    }
     const email = normaliseEmail(form.email ?? '');
     if (email === '' || !form.password) return again(400, 'Enter your e-mail address and your password.');
     // No admin has a longer one (createAdmin), and it would be a key of the throttle's counts.
@@ -281,6 +319,29 @@ export class AuthorizeService {
     return { kind: 'redirect', ended: pending.id, location: redirectTo(pending.redirectUri, { code, state: pending.state }) };
   }
 
+  /**
+   * The end of an admin's single sign-on (AdminSignOn): the identity provider vouched for `email`
+   * and made them an admin; the pending request is taken (once), the admin found by address or
+   * created without a password (audited as `admin.created` by the connection's principal), and the
+   * code issued. Answers where to send the browser: the client's redirect URI with the code.
+   */
+  async finishSignOn(pending: PendingSignOn, email: string, by: { principal: Principal; source: string }): Promise<string> {
+    return this.sql.transaction(async (tx) => {
+      const taken = await deletePendingAuthorization(tx, pending.tenant.id, pending.authorizationRequestId, pending.csrfHash);
+      if (!taken) throw SignOnErrors.requestGone();
+      const { admin, created } = await signedOnAdmin(tx, pending.tenant, email);
+      if (created) await recordAudit(tx, { action: 'admin.created', ...by, details: { adminId: admin.id, email: admin.email } });
+      const code = await issueCode(tx, {
+        tenantId: taken.tenantId,
+        clientId: taken.clientId,
+        adminId: admin.id,
+        redirectUri: taken.redirectUri,
+        codeChallenge: taken.codeChallenge,
+      });
+      return redirectTo(taken.redirectUri, { code, state: taken.state });
+    });
+  }
+
   /** A `{tenant}.{baseDomain}` host must be the client's tenant: one tenant's pages are never served on another's. */
   private checkHost(client: OAuthClient, host: string | undefined): Refusal | undefined {
     let named: string | undefined;
@@ -298,6 +359,15 @@ export class AuthorizeService {
     );
   }
 }
+
+export const SignOnErrors = {
+  requestGone: () =>
+    new AppError(
+      'auth.sign_in_expired',
+      400,
+      'The authorization this sign-in was for has expired or was finished already: start again from the application.',
+    ),
+};
 
 const secondsUntil = (until: Date) => Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
 

@@ -12,6 +12,8 @@ export interface SignInPageModel {
   email?: string;
   /** Shown in an alert region that screen readers announce. */
   error?: string;
+  /** The tenant's identity providers an admin may sign in with: a button each. */
+  connections: readonly string[];
 }
 
 export function signInPage(model: SignInPageModel): string {
@@ -31,7 +33,7 @@ ${alert}<form method="post" action="/auth/oauth/authorize">
 <input type="hidden" name="request_id" value="${escapeHtml(model.requestId)}">
 <input type="hidden" name="client_id" value="${escapeHtml(model.clientId)}">
 <input type="hidden" name="csrf_token" value="${escapeHtml(model.csrfToken)}">
-<label for="email">E-mail address</label>
+${signOnButtons(model.connections)}<label for="email">E-mail address</label>
 <input type="email" id="email" name="email" autocomplete="username" required spellcheck="false" autocapitalize="none" value="${escapeHtml(model.email ?? '')}"${invalid}${focusEmail}>
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${invalid}${focusPassword}>
@@ -41,6 +43,18 @@ ${alert}<form method="post" action="/auth/oauth/authorize">
 </div>
 </form>`,
   );
+}
+
+/** "Sign in with …" buttons above the password fields: the form's fields are not required for them (formnovalidate). */
+function signOnButtons(connections: readonly string[]): string {
+  if (connections.length === 0) return '';
+  const buttons = connections
+    .map(
+      (connection) =>
+        `<button type="submit" class="primary" name="connection" value="${escapeHtml(connection)}" formnovalidate>Sign in with ${escapeHtml(connection)}</button>`,
+    )
+    .join('\n');
+  return `<div class="actions">\n${buttons}\n</div>\n<p class="muted">Or sign in with your e-mail address and password:</p>\n`;
 }
 
 export interface DemoCallbackModel {

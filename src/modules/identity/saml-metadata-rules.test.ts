@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { certificateBody, readIdpMetadata } from './saml-metadata-rules.js';
+import { isAdminByClaims } from './sso-connection-rules.js';
+
+const PEM = readFileSync(new URL('../../../test/identity/fixtures/saml-idp.crt', import.meta.url), 'utf8');
+const BODY = PEM.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '');
+const REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
+const POST = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
+
+const entity = (id: string, options: { binding?: string; use?: string; certificate?: string } = {}) =>
+  `<md:EntityDescriptor entityID="${id}"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">` +
+  `<md:KeyDescriptor${options.use ? ` use="${options.use}"` : ''}><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${options.certificate ?? BODY}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>` +
+  `<md:SingleSignOnService Binding="${options.binding ?? REDIRECT}" Location="https://idp.example.com/sso"/></md:IDPSSODescriptor></md:EntityDescriptor>`;
+const NS = 'xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#"';
+const doc = (inner: string) => inner.replace('<md:EntityDescriptor ', `<md:EntityDescriptor ${NS} `);
+
+describe('SAML metadata', () => {
+  it('reads the entity ID, the HTTP-Redirect entry point and the signing certificates', () => {
+    assert.deepEqual(readIdpMetadata(doc(entity('https://idp.example.com'))), {
+      entityId: 'https://idp.example.com',
+      entryPoint: 'https://idp.example.com/sso',
+      certificates: [BODY],
+    });
+    const inList = `<md:EntitiesDescriptor ${NS}>${entity('https://idp.example.com', { use: 'signing' })}</md:EntitiesDescriptor>`;
+    assert.equal((readIdpMetadata(inList) as { entityId: string }).entityId, 'https://idp.example.com');
+  });
+
+  it('names what is wrong with metadata it cannot use', () => {
+    const problem = (xml: string) => (readIdpMetadata(xml) as { problem?: string }).problem ?? '';
+    assert.match(problem('<not xml'), /^is not XML/);
+    assert.match(problem(`<md:EntityDescriptor ${NS} entityID="x"/>`), /no identity provider/);
+    assert.match(problem(`<md:EntitiesDescriptor ${NS}>${entity('a')}${entity('b')}</md:EntitiesDescriptor>`), /several/);
+    assert.match(problem(doc(entity('x', { binding: POST }))), /HTTP-Redirect/);
+    assert.match(problem(doc(entity('x', { use: 'encryption' }))), /no signing certificate/);
+    assert.match(problem(doc(entity('x', { certificate: 'AAAA' }))), /not a certificate/);
+    assert.match(problem(doc(entity(''))), /without entityID/);
+  });
+
+  it('takes a certificate as PEM or bare base64, and nothing else', () => {
+    assert.equal(certificateBody(PEM), BODY);
+    assert.equal(certificateBody(BODY), BODY);
+    assert.equal(certificateBody('not a certificate'), undefined);
+    assert.equal(certificateBody(Buffer.from('hello').toString('base64')), undefined);
+  });
+});
+
+describe('admins by claims', () => {
+  it('is an admin when the claim is the value, or a list holding it', () => {
+    const rule = { claim: 'groups', value: 'lb-admins' };
+    assert.equal(isAdminByClaims({ groups: ['staff', 'lb-admins'] }, rule), true);
+    assert.equal(isAdminByClaims({ groups: 'lb-admins' }, rule), true);
+    assert.equal(isAdminByClaims({ groups: ['staff'] }, rule), false);
+    assert.equal(isAdminByClaims({ groups: 'lb-admins-not' }, rule), false);
+    assert.equal(isAdminByClaims({}, rule), false);
+    assert.equal(isAdminByClaims({ groups: ['lb-admins'] }, undefined), false, 'no rule: nobody');
+  });
+});

@@ -1,0 +1,317 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { exchange, givenOAuth, pkceChallenge, REDIRECT_URI } from '../auth/oauth-token-fixtures.js';
+import { newSecret } from '../../src/platform/secrets.js';
+import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
+import { browserSkip, launchChromium, serveContentPage } from '../support/chromium.js';
+import { attributesOf, givenLaunchTenant, type LaunchTenant, peopleOf } from './sign-on-fixtures.js';
+import { type Attributes, readAuthnRequest, type ResponseOptions, type SamlIdpFixture, startSamlIdp } from './saml-fixtures.js';
+
+/**
+ * Single sign-on with SAML 2.0: a launch link without `auth` in Chromium goes to a SAML identity
+ * provider on loopback (saml-fixtures.ts), whose signed Response the browser posts back, and lands
+ * on the content launched as the person it names (created just in time, updated at the next
+ * sign-in). The Responses that must be refused are crafted and posted directly: each refused with
+ * no actor created.
+ */
+const skip = browserSkip;
+type Json = Record<string, unknown>;
+
+const ADA: Attributes = { email: 'ada@example.com', givenName: 'Ada', sn: 'Lovelace', groups: ['staff'] };
+
+interface SamlFixture extends LaunchTenant {
+  idp: SamlIdpFixture;
+  spEntityId: string;
+}
+
+async function givenSaml(ctx: TestContext, contentOrigin: string, idps: SamlIdpFixture[]): Promise<SamlFixture> {
+  const launchTenant = await givenLaunchTenant(ctx, contentOrigin, 'http://example.com/courses/saml');
+  const { tenant, admin } = launchTenant;
+  const idp = await startSamlIdp(new Map([['ada', { ...ADA }]]));
+  idps.push(idp);
+  // By its metadata's URL, as an admin of Keycloak or Entra ID would give it.
+  const connection = await ctx.app.inject({
+    method: 'PUT',
+    url: '/api/sso/connections/corp',
+    headers: admin,
+    payload: { protocol: 'saml', metadataUrl: idp.metadataUrl },
+  });
+  assert.equal(connection.statusCode, 201, connection.body);
+  const view = connection.json() as Json;
+  assert.equal(view.protocol, 'saml');
+  assert.equal(view.idpEntityId, idp.entityId);
+  assert.equal(view.entryPoint, idp.ssoUrl);
+  assert.equal(view.certificates, 1);
+  assert.equal(view.spEntityId, `urn:learnbase:${tenant.name}:corp`);
+  assert.match(String(view.acsUrl), /\/auth\/sso\/saml$/);
+  return { ...launchTenant, idp, spEntityId: String(view.spEntityId) };
+}
+
+/** A sign-in started by a launch link (inject): the AuthnRequest the provider would receive, and the state cookie. */
+async function startSignIn(ctx: TestContext, fixture: SamlFixture) {
+  const link = await ctx.app.inject({
+    method: 'GET',
+    url: `/api/activities/launch?${new URLSearchParams({ activityId: fixture.activityId })}`,
+    headers: { host: fixture.host },
+  });
+  assert.equal(link.statusCode, 302, link.body);
+  const location = String(link.headers.location);
+  assert.ok(location.startsWith(`${fixture.idp.ssoUrl}?`), location);
+  const cookie = String(link.headers['set-cookie']).split(';')[0]!;
+  return { request: readAuthnRequest(location), cookie };
+}
+
+function postResponse(ctx: TestContext, fixture: SamlFixture, samlResponse: string, relayState: string) {
+  return ctx.app.inject({
+    method: 'POST',
+    url: '/auth/sso/saml',
+    headers: { host: fixture.host, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ SAMLResponse: samlResponse, RelayState: relayState }).toString(),
+  });
+}
+
+describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
+  let browser: Browser;
+  let content: Awaited<ReturnType<typeof serveContentPage>>;
+  const idps: SamlIdpFixture[] = [];
+
+  before(async () => {
+    content = await serveContentPage('<!doctype html><html lang="en"><head><title>Course</title></head><body>course</body></html>');
+    if (skip) return;
+    browser = await launchChromium({ tenantSubdomains: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await Promise.all(idps.map((idp) => idp.close()));
+    await content?.close();
+  });
+
+  it('launches as the person the assertion names: created just in time, updated at the next sign-in', { skip }, async () => {
+    const fixture = await givenSaml(ctx, content.origin, idps);
+    const signIn = async () => {
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(`http://${fixture.host}/api/activities/launch?${new URLSearchParams({ activityId: fixture.activityId })}`);
+      assert.ok(page.url().startsWith(`${fixture.idp.ssoUrl}?`), `at the provider: ${page.url()}`);
+      await page.fill('input[name=login]', 'ada');
+      await Promise.all([page.waitForURL(`${content.origin}/**`), page.click('button[type=submit]')]);
+      return new URL(page.url());
+    };
+    const landed = await signIn();
+    assert.equal(`${landed.origin}${landed.pathname}`, `${content.origin}/course/`);
+    const actor = JSON.parse(landed.searchParams.get('actor') ?? '{}') as Json;
+    assert.deepEqual(actor.account, { homePage: `http://${fixture.tenant.name}.localhost`, name: 'ada@example.com' });
+    const statements = await ctx.app.inject({
+      method: 'GET',
+      url: '/xapi/statements',
+      headers: { authorization: landed.searchParams.get('auth') ?? '', 'x-experience-api-version': '1.0.3' },
+    });
+    assert.equal(statements.statusCode, 200, 'the launch token works');
+    let [ada] = await peopleOf(ctx, fixture.tenant);
+    assert.equal(ada?.name, 'Ada Lovelace');
+    assert.deepEqual(attributesOf(ada), { email: 'ada@example.com', givenName: 'Ada', familyName: 'Lovelace' });
+    const audit = await ctx.app.inject({ method: 'GET', url: '/api/audit?action=actor.created', headers: fixture.admin });
+    assert.equal((audit.json() as Json[])[0]?.source, 'sso:corp');
+
+    fixture.idp.people.set('ada', { ...ADA, sn: 'King' });
+    await signIn();
+    const people = await peopleOf(ctx, fixture.tenant);
+    assert.equal(people.length, 1, 'one person');
+    [ada] = people;
+    assert.equal(ada?.name, 'Ada King');
+    assert.equal(attributesOf(ada)?.familyName, 'King');
+  });
+
+  it('refuses a Response that does not check, with no actor created; an answer is taken once', async () => {
+    const fixture = await givenSaml(ctx, content.origin, idps);
+    const valid = (request: { id: string; acsUrl: string }): ResponseOptions => ({
+      inResponseTo: request.id,
+      acsUrl: request.acsUrl,
+      audience: fixture.spEntityId,
+      nameId: 'ada@example.com',
+      attributes: ADA,
+    });
+    const refusals: Array<[string, (options: ResponseOptions) => ResponseOptions]> = [
+      ['another audience (another tenant’s connection)', (o) => ({ ...o, audience: 'urn:learnbase:other:corp' })],
+      ['expired', (o) => ({ ...o, notOnOrAfter: new Date(Date.now() - 5 * 60_000) })],
+      ['unsigned', (o) => ({ ...o, signedBy: 'nobody' })],
+      ['signed by another key', (o) => ({ ...o, signedBy: 'other' })],
+      [
+        'altered after signing',
+        (o) => ({ ...o, tamper: (xml) => xml.replace('ada@example.com</saml:AttributeValue>', 'eve@example.com</saml:AttributeValue>') }),
+      ],
+      ['another recipient', (o) => ({ ...o, recipient: 'https://elsewhere.example.com/acs' })],
+      ['another issuer', (o) => ({ ...o, issuer: 'https://idp.elsewhere.example.com' })],
+      ['for another request', (o) => ({ ...o, inResponseTo: '_another' })],
+      ['asked for by nobody', (o) => ({ ...o, inResponseTo: undefined })],
+    ];
+    for (const [what, change] of refusals) {
+      const { request } = await startSignIn(ctx, fixture);
+      const posted = await postResponse(ctx, fixture, fixture.idp.response(change(valid(request))), request.relayState);
+      assert.equal(posted.statusCode, 401, `${what}: ${posted.body.slice(0, 300)}`);
+      assert.match(String(posted.headers['content-type']), /^text\/html/);
+      // The sign-in is over: not even the right answer is taken for it now.
+      const after = await postResponse(ctx, fixture, fixture.idp.response(valid(request)), request.relayState);
+      assert.equal(after.statusCode, 400, `${what}: the sign-in ended`);
+    }
+    assert.deepEqual(await peopleOf(ctx, fixture.tenant), [], 'no actor created');
+
+    // The right answer: on to the callback, which the browser's state cookie must reach.
+    const { request, cookie } = await startSignIn(ctx, fixture);
+    const samlResponse = fixture.idp.response(valid(request));
+    const posted = await postResponse(ctx, fixture, samlResponse, request.relayState);
+    assert.equal(posted.statusCode, 303, posted.body);
+    const callback = new URL(String(posted.headers.location));
+    assert.equal(callback.pathname, '/auth/sso/callback');
+    const replayed = await postResponse(ctx, fixture, samlResponse, request.relayState);
+    assert.equal(replayed.statusCode, 400, 'the same answer twice');
+    const noCookie = await ctx.app.inject({
+      method: 'GET',
+      url: `${callback.pathname}${callback.search}`,
+      headers: { host: fixture.host },
+    });
+    assert.equal(noCookie.statusCode, 400, 'another browser');
+    assert.deepEqual(await peopleOf(ctx, fixture.tenant), [], 'no actor yet');
+    // The browser that left, with its cookie: launched, as the person created just in time; once.
+    const launched = await ctx.app.inject({
+      method: 'GET',
+      url: `${callback.pathname}${callback.search}`,
+      headers: { host: fixture.host, cookie },
+    });
+    assert.equal(launched.statusCode, 302, launched.body);
+    assert.ok(String(launched.headers.location).startsWith(`${content.origin}/course/`));
+    assert.equal((await peopleOf(ctx, fixture.tenant)).length, 1);
+    const twice = await ctx.app.inject({
+      method: 'GET',
+      url: `${callback.pathname}${callback.search}`,
+      headers: { host: fixture.host, cookie },
+    });
+    assert.equal(twice.statusCode, 400, 'a sign-in is finished once');
+  });
+
+  it('signs an admin in on the authorize page through SAML: the admins attribute makes them one', async () => {
+    const fixture = await givenSaml(ctx, content.origin, idps);
+    const { oauth, admin: tenantAdmin } = fixture;
+    const put = await ctx.app.inject({
+      method: 'PUT',
+      url: '/api/sso/connections/corp',
+      headers: tenantAdmin,
+      payload: { protocol: 'saml', metadataXml: fixture.idp.metadataXml, admins: { claim: 'groups', value: 'lb-admins' } },
+    });
+    assert.equal(put.statusCode, 200, put.body);
+    const spEntityId = String(put.json().spEntityId);
+    const verifier = newSecret(48);
+    const signOn = async (attributes: Attributes) => {
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: oauth.client.clientId,
+        redirect_uri: REDIRECT_URI,
+        code_challenge: pkceChallenge(verifier),
+        code_challenge_method: 'S256',
+      });
+      const form = await ctx.app.inject({ method: 'GET', url: `/auth/oauth/authorize?${query}` });
+      assert.equal(form.statusCode, 200, form.body);
+      assert.match(form.body, /Sign in with corp/);
+      const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(form.body)?.[1] ?? '';
+      const formCookie = String(form.headers['set-cookie']).split(';')[0]!;
+      const chosen = await ctx.app.inject({
+        method: 'POST',
+        url: '/auth/oauth/authorize',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: formCookie },
+        payload: new URLSearchParams({
+          request_id: field('request_id'),
+          client_id: field('client_id'),
+          csrf_token: field('csrf_token'),
+          connection: 'corp',
+        }).toString(),
+      });
+      assert.equal(chosen.statusCode, 302, chosen.body);
+      const request = readAuthnRequest(String(chosen.headers.location));
+      assert.equal(request.issuer, spEntityId);
+      const stateCookie = String(chosen.headers['set-cookie']).split(';')[0]!;
+      const samlResponse = fixture.idp.response({
+        inResponseTo: request.id,
+        acsUrl: request.acsUrl,
+        audience: spEntityId,
+        nameId: String(attributes.email),
+        attributes,
+      });
+      const posted = await ctx.app.inject({
+        method: 'POST',
+        url: '/auth/sso/saml',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ SAMLResponse: samlResponse, RelayState: request.relayState }).toString(),
+      });
+      assert.equal(posted.statusCode, 303, posted.body);
+      const callback = new URL(String(posted.headers.location));
+      return ctx.app.inject({ method: 'GET', url: `${callback.pathname}${callback.search}`, headers: { cookie: stateCookie } });
+    };
+
+    const notAdmin = await signOn({ email: 'ada@example.com', groups: ['staff'] });
+    assert.equal(notAdmin.statusCode, 403, notAdmin.body);
+    assert.match(notAdmin.body, /You are not an administrator here/);
+    // Grace has a password already: single sign-on finds her by address.
+    const admitted = await signOn({ email: oauth.adminEmail.toUpperCase(), groups: ['staff', 'lb-admins'] });
+    assert.equal(admitted.statusCode, 302, admitted.body);
+    const landed = new URL(String(admitted.headers.location));
+    assert.equal(`${landed.origin}${landed.pathname}`, REDIRECT_URI);
+    const token = await ctx.app.inject({
+      method: 'POST',
+      url: '/auth/oauth/token',
+      payload: {
+        grant_type: 'authorization_code',
+        client_id: oauth.client.clientId,
+        client_secret: oauth.client.clientSecret,
+        redirect_uri: REDIRECT_URI,
+        code: landed.searchParams.get('code'),
+        code_verifier: verifier,
+      },
+    });
+    assert.equal(token.statusCode, 200, token.body);
+    const audit = await ctx.app.inject({ method: 'GET', url: '/api/audit?action=admin.created', headers: tenantAdmin });
+    assert.deepEqual(audit.json(), [], 'the admin existed');
+  });
+
+  it('checks a SAML connection: one way of naming the provider, metadata that describes one, certificates', async () => {
+    const oauth = await givenOAuth(ctx);
+    const { access_token: token } = await exchange(ctx.app, oauth);
+    const admin = { authorization: `Bearer ${token}`, 'x-svc-tenant': oauth.tenant.name };
+    const put = (payload: unknown) =>
+      ctx.app.inject({ method: 'PUT', url: '/api/sso/connections/corp', headers: admin, payload: payload as object });
+    const idp = await startSamlIdp(new Map());
+    idps.push(idp);
+    const problems = async (payload: unknown) => {
+      const res = await put(payload);
+      assert.equal(res.statusCode, 400, res.body);
+      return (res.json().details.problems as Json[]).map((problem) => problem.path);
+    };
+    assert.deepEqual(await problems({ protocol: 'saml' }), ['']);
+    assert.deepEqual(await problems({ protocol: 'saml', metadataXml: idp.metadataXml, metadataUrl: idp.metadataUrl }), ['']);
+    assert.deepEqual(await problems({ protocol: 'saml', metadataXml: '<not xml' }), ['/metadataXml']);
+    assert.deepEqual(await problems({ protocol: 'saml', metadataXml: '<EntityDescriptor entityID="x"/>' }), ['/metadataXml']);
+    assert.deepEqual(await problems({ protocol: 'saml', metadataUrl: `${idp.origin}/nothing-here` }), ['/metadataUrl']);
+    assert.deepEqual(await problems({ protocol: 'saml', metadataUrl: 'http://example.com/metadata' }), ['/metadataUrl']);
+    assert.deepEqual(
+      await problems({ protocol: 'saml', idpEntityId: 'x', entryPoint: 'http://idp.example.com/sso', certificates: ['not a certificate'] }),
+      ['/entryPoint', '/certificates/0'],
+    );
+    assert.deepEqual(await problems({ protocol: 'saml', metadataXml: idp.metadataXml, admins: { claim: 'groups' } }), ['/admins']);
+    assert.deepEqual(await problems({ protocol: 'ldap' }), ['/protocol']);
+    assert.deepEqual(await problems({ protocol: 'saml', metadataXml: idp.metadataXml, clientSecret: 'x' }), ['/clientSecret']);
+    const explicit = await put({
+      protocol: 'saml',
+      idpEntityId: idp.entityId,
+      entryPoint: idp.ssoUrl,
+      certificates: [idp.certificatePem],
+      spEntityId: 'https://learn.example.com/saml',
+      admins: { claim: 'groups', value: 'learnbase-admins' },
+    });
+    assert.equal(explicit.statusCode, 201, explicit.body);
+    assert.deepEqual(explicit.json().admins, { claim: 'groups', value: 'learnbase-admins' });
+    assert.equal(explicit.json().spEntityId, 'https://learn.example.com/saml');
+    const byXml = await put({ protocol: 'saml', metadataXml: idp.metadataXml });
+    assert.equal(byXml.statusCode, 200, byXml.body);
+    assert.equal(byXml.json().admins, null);
+    assert.equal(byXml.json().spEntityId, `urn:learnbase:${oauth.tenant.name}:corp`);
+  });
+});
