@@ -217,6 +217,35 @@ describeEachBackend('Single sign-on with OpenID Connect', (ctx) => {
     assert.equal((again.json() as Json[]).length, 1, 'no admin made of Ada');
   });
 
+  it('refuses the code of another sign-in (its PKCE verifier and nonce are another’s), with no actor created', { skip }, async () => {
+    const fixture = await givenSignOn(ctx, contentOrigin);
+    providers.push(fixture.provider);
+    const link = `/api/activities/launch?${new URLSearchParams({ activityId: fixture.activityId })}`;
+    // Sign-in A is started and left at the provider.
+    const started = await ctx.app.inject({ method: 'GET', url: link, headers: { host: fixture.host } });
+    assert.equal(started.statusCode, 302, started.body);
+    const stateA = new URL(String(started.headers.location)).searchParams.get('state') ?? '';
+    // Sign-in B goes through the provider, but its browser loses the state cookie on the way: its
+    // return is refused before the code is used, and the code is kept here.
+    const page = await (await browser.newContext()).newPage();
+    let returned: URL | undefined;
+    page.on('request', (request) => {
+      if (request.url().includes('/auth/sso/callback')) returned = new URL(request.url());
+    });
+    await page.goto(`http://${fixture.host}${link}`);
+    await page.context().clearCookies({ name: 'lb_sso_state' });
+    await signInAtOidcProvider(page, fixture.provider.issuer, 'ada');
+    assert.ok(returned?.searchParams.get('code'), 'the provider returned a code');
+    // B's code, brought to A's sign-in (A's state and cookie).
+    const crossed = await ctx.app.inject({
+      method: 'GET',
+      url: `/auth/sso/callback?${new URLSearchParams({ code: returned?.searchParams.get('code') ?? '', state: stateA })}`,
+      headers: { host: fixture.host, cookie: `lb_sso_state=${stateA}` },
+    });
+    assert.equal(crossed.statusCode, 401, crossed.body.slice(0, 300));
+    assert.deepEqual(await peopleOf(ctx, fixture.tenant), [], 'no actor created');
+  });
+
   it('refuses a return without the sign-in’s cookie, an unknown state, and a state used twice; a link of a tenant without a connection still needs auth', async () => {
     const tenant = await ctx.given.tenant();
     const unknown = await ctx.app.inject({
