@@ -7,6 +7,7 @@ import { describeEachBackend, type TestContext } from '../support/build-test-app
 import type { GivenTenant } from '../support/given.js';
 import { exchange, givenOAuth } from '../auth/oauth-token-fixtures.js';
 import { basic, PASSWORD } from '../launch/launch-fixtures.js';
+import { purgeAppliedHrMessages } from '../../src/modules/identity/hr-webhook.repository.js';
 
 type Headers = Record<string, string>;
 type Json = Record<string, unknown>;
@@ -262,5 +263,20 @@ describeEachBackend('HR webhooks', (ctx) => {
     const listed = await applied(ctx.app, hook);
     assert.equal(listed.length, 2);
     assert.equal(attributesOf(await person(ctx.app, hook, 'E6'))?.city, 'Paris', 'applied in order');
+  });
+
+  it('keeps an applied message 30 days, then the purge deletes it', async () => {
+    const hook = await givenHook(ctx);
+    const insert = (id: string, receivedDaysAgo: number, appliedDaysAgo: number | null) =>
+      ctx.db.query(
+        `INSERT INTO hr_webhook_messages (tenant_id, webhook_id, message_id, payload, received_at, applied_at, result)
+         VALUES ($1, $2, $3, '{}'::jsonb, now() - make_interval(days => $4), now() - make_interval(days => $5), '{"events": []}'::jsonb)`,
+        [hook.tenant.id, hook.id, id, receivedDaysAgo, appliedDaysAgo],
+      );
+    await insert('old', 40, 31);
+    await insert('recent', 2, 1);
+    await purgeAppliedHrMessages(ctx.db);
+    const left = (await messages(ctx.app, hook)).map((message) => message.messageId).sort();
+    assert.deepEqual(left, ['recent']);
   });
 });

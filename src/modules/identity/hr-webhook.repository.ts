@@ -135,3 +135,21 @@ export async function listHrMessages(sql: SqlClient, tenantId: string, limit: nu
     ...(row.result === null ? {} : { result: row.result }),
   }));
 }
+
+/** How long an applied message is kept: in the list, and as the id a retry of it is known by (senders retry for days). */
+export const HR_MESSAGE_RETENTION_DAYS = 30;
+
+/**
+ * Deletes the messages applied (or refused for good) more than HR_MESSAGE_RETENTION_DAYS ago, at
+ * most `limit` at a time; answers how many. A message still waiting is never deleted.
+ */
+export async function purgeAppliedHrMessages(sql: SqlClient, limit = 10_000): Promise<number> {
+  const { rowCount } = await sql.query(
+    `DELETE FROM hr_webhook_messages
+      WHERE (tenant_id, webhook_id, message_id) IN (
+        SELECT tenant_id, webhook_id, message_id FROM hr_webhook_messages
+         WHERE applied_at < now() - make_interval(days => $1) LIMIT $2)`,
+    [HR_MESSAGE_RETENTION_DAYS, limit],
+  );
+  return rowCount ?? 0;
+}

@@ -4,6 +4,7 @@ import type { Admission } from '../../platform/http/admission.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 import { DropFolder } from './drop-folder.service.js';
 import { hrWebhookInbox, hrWebhookRoutes } from './hr-webhook.routes.js';
+import { purgeAppliedHrMessages } from './hr-webhook.repository.js';
 import { HrMessageApplier } from './hr-webhook.service.js';
 import { scimRoutes } from './scim.routes.js';
 import { scimTokenRoutes } from './scim-token.routes.js';
@@ -19,6 +20,9 @@ export interface IdentityModuleOptions extends ModuleOptions {
 
 /** How often stored HR webhook messages are looked at besides when one arrives here. */
 const HR_MESSAGES_INTERVAL_MS = 2_000;
+/** Applied HR messages past their retention are deleted hourly, the first time a minute after start. */
+const FIRST_PURGE_MS = 60_000;
+const PURGE_INTERVAL_MS = 3_600_000;
 
 /**
  * Accounts from identity systems (docs/identity.md): the SCIM 2.0 service provider at `/scim/v2/`
@@ -45,6 +49,17 @@ export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
   });
   app.addHook('onReady', async () => applier.start());
   app.addHook('onClose', async () => applier.stop());
+  const purge = () =>
+    purgeAppliedHrMessages(sql).then(
+      (purged) => app.log.debug({ purged }, 'purged applied HR webhook messages past their retention'),
+      (error) => app.log.warn({ err: error }, 'could not purge applied HR webhook messages'),
+    );
+  const firstPurge = setTimeout(purge, FIRST_PURGE_MS).unref();
+  const hourlyPurge = setInterval(purge, PURGE_INTERVAL_MS).unref();
+  app.addHook('onClose', async () => {
+    clearTimeout(firstPurge);
+    clearInterval(hourlyPurge);
+  });
   await app.register(hrWebhookRoutes, { sql });
   await app.register(hrWebhookInbox, { sql, applier });
 
