@@ -182,11 +182,27 @@ describe('loadConfig: the import folder', () => {
     assert.deepEqual([set.importDropIntervalMs, set.importDropStableMs], [500, 0]);
   });
 
+  it('lets a users sync deactivate at most a tenth of the people unless LEARNBASE_IMPORT_SYNC_MAX_SHARE says another share, 0 to 1', () => {
+    assert.equal(loadConfig({}, {}).importSyncMaxShare, 0.1);
+    for (const [value, share] of [
+      ['0.25', 0.25],
+      ['0', 0],
+      ['1', 1],
+      [' ', 0.1],
+    ] as const) {
+      assert.equal(loadConfig({}, { LEARNBASE_IMPORT_SYNC_MAX_SHARE: value }).importSyncMaxShare, share, value);
+    }
+  });
+
   for (const [name, value] of [
     ['LEARNBASE_IMPORT_DROP_INTERVAL_MS', '50'],
     ['LEARNBASE_IMPORT_DROP_INTERVAL_MS', 'often'],
     ['LEARNBASE_IMPORT_DROP_STABLE_MS', '-1'],
     ['LEARNBASE_IMPORT_DROP_STABLE_MS', '86400001'],
+    ['LEARNBASE_IMPORT_SYNC_MAX_SHARE', '-0.1'],
+    ['LEARNBASE_IMPORT_SYNC_MAX_SHARE', '1.5'],
+    ['LEARNBASE_IMPORT_SYNC_MAX_SHARE', '10%'],
+    ['LEARNBASE_IMPORT_SYNC_MAX_SHARE', 'NaN'],
   ]) {
     it(`refuses ${name}=${value}`, () => {
       assert.throws(() => loadConfig({}, { [name]: value }), /Invalid configuration/);

@@ -68,6 +68,7 @@ export const AppConfig = {
     'rateLimitFailedAuthPerMinute',
     'importDropIntervalMs',
     'importDropStableMs',
+    'importSyncMaxShare',
   ],
   properties: {
     database: DatabaseConfig,
@@ -212,6 +213,12 @@ export const AppConfig = {
      * time) before it is taken as complete, in ms. Default: DEFAULTS.importDropStableMs.
      */
     importDropStableMs: Milliseconds(0),
+    /**
+     * The largest share (0 to 1) of a tenant's active people one users sync may deactivate
+     * (docs/identity.md, "A sync: people left out are deactivated"): a sync that would deactivate
+     * more is refused whole, as a truncated export. Default: DEFAULTS.importSyncMaxShare.
+     */
+    importSyncMaxShare: { type: 'number', minimum: 0, maximum: 1 },
   },
 } as const;
 export type AppConfig = XStatic<typeof AppConfig>;
@@ -278,6 +285,8 @@ export const DEFAULTS = {
   // A copy that stalls for longer than this looks complete: writers that cannot rename a finished
   // file in (docs/identity.md, "The import folder") should not pause for seconds.
   importDropStableMs: 3_000,
+  // A nightly export loses a few leavers, not a tenth of the organisation: more is likely a file cut short.
+  importSyncMaxShare: 0.1,
 } as const;
 
 /** The settings a config given in code (a test's) may leave out: withDefaults fills them. */
@@ -299,7 +308,8 @@ type Defaulted =
   | 'rateLimitTokenPerMinute'
   | 'rateLimitFailedAuthPerMinute'
   | 'importDropIntervalMs'
-  | 'importDropStableMs';
+  | 'importDropStableMs'
+  | 'importSyncMaxShare';
 
 export type PartialAppConfig = Omit<AppConfig, Defaulted> & Partial<Pick<AppConfig, Defaulted>>;
 
@@ -325,6 +335,7 @@ export function withDefaults(config: PartialAppConfig): AppConfig {
     rateLimitFailedAuthPerMinute: config.rateLimitFailedAuthPerMinute ?? DEFAULTS.rateLimitFailedAuthPerMinute,
     importDropIntervalMs: config.importDropIntervalMs ?? DEFAULTS.importDropIntervalMs,
     importDropStableMs: config.importDropStableMs ?? DEFAULTS.importDropStableMs,
+    importSyncMaxShare: config.importSyncMaxShare ?? DEFAULTS.importSyncMaxShare,
   };
 }
 
@@ -421,6 +432,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     importDropDir: env.LEARNBASE_IMPORT_DROP_DIR?.trim() ? resolve(env.LEARNBASE_IMPORT_DROP_DIR.trim()) : undefined,
     importDropIntervalMs: numberFrom(env.LEARNBASE_IMPORT_DROP_INTERVAL_MS, DEFAULTS.importDropIntervalMs),
     importDropStableMs: numberFrom(env.LEARNBASE_IMPORT_DROP_STABLE_MS, DEFAULTS.importDropStableMs),
+    importSyncMaxShare: numberFrom(env.LEARNBASE_IMPORT_SYNC_MAX_SHARE, DEFAULTS.importSyncMaxShare),
   };
   const problems = Errors(AppConfig, candidate)[1].map((error) => `${error.instancePath || '/'} ${error.message}`);
   if (Array.isArray(candidate.trustProxy)) {

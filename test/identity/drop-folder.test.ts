@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { appendFile, mkdir, readdir, readFile, rename, utimes, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app.js';
-import type { AppConfig } from '../../src/config.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
 import type { Database } from '../../src/platform/database/sql-client.js';
@@ -20,6 +19,7 @@ import { describeEachBackend, testConfig } from '../support/build-test-app.js';
 import { startCli, waitForOutput } from '../support/cli.js';
 import { Given, type GivenTenant } from '../support/given.js';
 import { openMigratedPglite } from '../support/templates.js';
+import { drop, dropSettings, finished, INTERVAL_MS, list, sleep, STABLE_MS, waitFor, waitForFinished } from './drop-fixtures.js';
 
 const folders: string[] = [];
 const newFolder = (prefix: string) => {
@@ -28,57 +28,6 @@ const newFolder = (prefix: string) => {
   return folder;
 };
 after(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
-
-const INTERVAL_MS = 100;
-const STABLE_MS = 1_000;
-const dropSettings = (dir: string, stableMs = STABLE_MS): Partial<AppConfig> => ({
-  importDropDir: dir,
-  importDropIntervalMs: INTERVAL_MS,
-  importDropStableMs: stableMs,
-});
-
-/** Writes a file under a name the folder skips, then renames it in; `old`: its time a minute ago (complete at the first look). */
-async function drop(folder: string, name: string, content: string | Buffer, options: { old?: boolean } = {}): Promise<void> {
-  await mkdir(folder, { recursive: true });
-  const temp = join(folder, `.${name}.${randomBytes(3).toString('hex')}.part`);
-  await writeFile(temp, content);
-  if (options.old) await utimes(temp, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
-  await rename(temp, join(folder, name));
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-const list = (folder: string) => readdir(folder).catch(() => [] as string[]);
-
-/** The finished files of a sub-folder (done/ or failed/): each name with the file it was and its result. */
-async function finished(folder: string, sub: 'done' | 'failed'): Promise<Array<{ name: string; file: string; result: DropResult }>> {
-  const names = await list(join(folder, sub));
-  const files = names.filter((name) => !name.endsWith('.result.json') && !name.endsWith('.tmp'));
-  return Promise.all(
-    files
-      .filter((name) => names.includes(`${name}.result.json`))
-      .map(async (name) => ({
-        name,
-        file: name.replace(/^\d{8}T\d{6}Z-[0-9a-f]{8}\./, ''),
-        result: JSON.parse(await readFile(join(folder, sub, `${name}.result.json`), 'utf8')) as DropResult,
-      })),
-  );
-}
-
-/** Waits for `file` to reach `sub` with its result file, and answers that result. */
-async function waitForFinished(folder: string, sub: 'done' | 'failed', file: string, timeoutMs?: number) {
-  return waitFor(`${file} in ${sub}/`, async () => (await finished(folder, sub)).find((entry) => entry.file === file), timeoutMs);
-}
 
 async function history(
   app: FastifyInstance,

@@ -4,12 +4,12 @@ import type { Page } from '../../platform/database/sql-filters.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import { textProblem } from '../../platform/json-guard.js';
 import type { Principal } from '../../kernel/principal.js';
-import { findAuditEntries, insertAuditEntry } from './audit.repository.js';
+import { findAuditEntries, insertAuditEntries, insertAuditEntry } from './audit.repository.js';
 
 /**
  * What the audit log records. Stable names, listed in docs/actors.md ("Audit"):
  * `actor.created`, `actor.updated` (PUT /api/actors/agents, SCIM), `actor.deactivated`,
- * `actor.reactivated` (SCIM, HR webhooks: docs/identity.md), `scim_token.created`, `scim_token.revoked`,
+ * `actor.reactivated` (SCIM, HR webhooks, a sync import: docs/identity.md), `scim_token.created`, `scim_token.revoked`,
  * `hr_webhook.created`, `hr_webhook.revoked`, `sso_connection.created|updated|deleted`, `credential.created`,
  * `credential.revoked` (/api/auth/basic), `launch` (GET /api/activities/launch); and in
  * docs/operations.md ("Lifecycle over HTTP"): `api_key.created`, `api_key.revoked`,
@@ -102,14 +102,25 @@ export function sourceOfHeader(header: string | string[] | undefined): string | 
  * exists exactly when the change was stored.
  */
 export async function recordAudit(sql: SqlClient, entry: NewAuditEntry): Promise<void> {
-  await insertAuditEntry(sql, entry.principal.tenant.id, {
-    id: randomUUID(),
-    action: entry.action,
-    ...(entry.actor ? { actorId: entry.actor.key, actor: entry.actor.agent } : {}),
-    ...(entry.source === undefined ? {} : { source: entry.source }),
-    principal: { kind: entry.principal.kind, id: entry.principal.id },
-    details: entry.details ?? {},
-  });
+  await insertAuditEntry(sql, entry.principal.tenant.id, auditEntryOf(entry));
+}
+
+const auditEntryOf = (entry: NewAuditEntry): Omit<AuditEntry, 'at'> => ({
+  id: randomUUID(),
+  action: entry.action,
+  ...(entry.actor ? { actorId: entry.actor.key, actor: entry.actor.agent } : {}),
+  ...(entry.source === undefined ? {} : { source: entry.source }),
+  principal: { kind: entry.principal.kind, id: entry.principal.id },
+  details: entry.details ?? {},
+});
+
+/**
+ * Records many changes at once (a sync import deactivating people), in the order given, set-based:
+ * as recordAudit, with the transaction client of the changes.
+ */
+export async function recordAudits(sql: SqlClient, entries: readonly NewAuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  await insertAuditEntries(sql, entries[0].principal.tenant.id, entries.map(auditEntryOf));
 }
 
 export function listAuditEntries(sql: SqlClient, tenantId: string, filter: AuditFilter, page: Page): Promise<AuditEntry[]> {

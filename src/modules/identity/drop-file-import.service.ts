@@ -6,6 +6,7 @@ import { AppError } from '../../platform/http/app-error.js';
 import type { Principal, Tenant } from '../../kernel/principal.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 import { importFileContents, type ImportFileKind } from '../imports/import-file.service.js';
+import type { UserSyncContext } from '../imports/user-sync.service.js';
 import { type DropFileRecord, findDropFile, insertDropFile } from './drop-file.repository.js';
 import {
   type Claim,
@@ -16,6 +17,7 @@ import {
   importedResult,
   isRefusal,
   refusedResult,
+  usersModeOf,
 } from './drop-folder-rules.js';
 
 /** A file of the import folder claimed for its tenant. */
@@ -30,7 +32,12 @@ export interface DropFileImportContext {
   importLimitBytes: number;
   baseDomain: string;
   peopleChanges: PeopleChanges;
+  /** What a `users-sync…` file needs (imports' user-sync.service.ts): LEARNBASE_IMPORT_SYNC_MAX_SHARE and auth's credentials. */
+  sync: Omit<UserSyncContext, 'source'>;
 }
+
+/** The source of the audit entries of the people a sync file deactivates (its principal names the file). */
+const DROP_SOURCE = 'import-folder';
 
 export const DropFolderErrors = {
   tooLarge: (file: string, limit: number) =>
@@ -84,6 +91,8 @@ export async function importClaimedFile(
       verify: false,
       baseDomain: context.baseDomain,
       peopleChanges: context.peopleChanges,
+      mode: kind === 'users' ? usersModeOf(file) : undefined,
+      sync: { ...context.sync, source: DROP_SOURCE },
       onCommitting: async (tx, summary) => {
         record = { claimId, file, kind, sha256, summary, importedAt: new Date() };
         if (!(await insertDropFile(tx, tenant.id, record))) throw new AlreadyImported();

@@ -14,8 +14,24 @@ import {
   refusedResult,
   resultName,
   retryDelayMs,
+  usersModeOf,
   watch,
 } from './drop-folder-rules.js';
+
+describe('usersModeOf', () => {
+  it('syncs a users file named users-sync followed by a dot, a dash or an underscore, in any case', () => {
+    for (const name of ['users-sync.csv', 'users-sync.json', 'Users-Sync-2026-11-28.CSV', 'USERS-SYNC_hr.json']) {
+      assert.equal(usersModeOf(name), 'sync', name);
+      assert.deepEqual(classifyName(name), { kind: 'users' }, name);
+    }
+  });
+
+  it('merges every other users file, however close its name', () => {
+    for (const name of ['users.csv', 'users-2026.json', 'users-syncing.csv', 'users sync.csv', 'users_sync.csv', 'sync-users.csv']) {
+      assert.equal(usersModeOf(name), 'merge', name);
+    }
+  });
+});
 
 describe('classifyName', () => {
   it('names the kind by the start and the end of the name, in any case', () => {

@@ -1,5 +1,6 @@
 import { AppError } from '../../platform/http/app-error.js';
 import type { ImportFileKind } from '../imports/import-file.service.js';
+import type { UserImportMode } from '../imports/user-sync-rules.js';
 
 /**
  * The import folder's rules (docs/identity.md, "The import folder"): which names are which import,
@@ -37,6 +38,16 @@ export function classifyName(name: string): DropName {
   if (Buffer.byteLength(name) > MAX_NAME_BYTES) return { skip: 'too_long' };
   return { kind };
 }
+
+/**
+ * `users-sync` followed by `.`, `-` or `_`, in any case (`users-sync.csv`, `Users-Sync-2026-11-28.json`):
+ * a users file that is the whole list of the tenant's people, whose active people it leaves out are
+ * deactivated (docs/identity.md, "A sync: people left out are deactivated").
+ */
+const SYNC = /^users-sync[-_.]/i;
+
+/** How a users file of this name is imported: `sync` for a `users-sync…` file, `merge` (people left out stay) otherwise. */
+export const usersModeOf = (name: string): UserImportMode => (SYNC.test(name) ? 'sync' : 'merge');
 
 /** A file's size and modification time as one look at it found them. */
 export interface Sighting {

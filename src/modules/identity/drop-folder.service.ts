@@ -60,8 +60,9 @@ const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? 
  * The import folder (docs/identity.md, "The import folder"): every `intervalMs` it looks at each
  * tenant's folder, claims each complete file by renaming it into the tenant's `processing/` under
  * a name of this process (of several processes renaming one file, one succeeds: the others find it
- * gone), imports it as `learnbase import` would, and moves it to `done/` or `failed/` with its
- * result file beside it. One file at a time, so the server holds at most one file in memory.
+ * gone), imports it as `learnbase import` would (a `users-sync…` file as a sync, which deactivates
+ * the people it leaves out), and moves it to `done/` or `failed/` with its result file beside it.
+ * One file at a time, so the server holds at most one file in memory.
  *
  * Exactly once: the import records its claim in `import_drop_files` in its own transaction
  * (drop-file-import.service.ts). A file still claimed when its process died is taken over by the first look of the next process to

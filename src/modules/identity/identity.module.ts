@@ -87,6 +87,7 @@ export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
       tenancy: app.tenancy,
       baseDomain: config.baseDomain,
       peopleChanges,
+      sync: { maxShare: config.importSyncMaxShare, credentials },
       log: app.log,
     });
     app.addHook('onReady', () => dropFolder.start());

@@ -8,6 +8,8 @@ import type { OnCommitting } from './import-run.service.js';
 import { importJobs, importOrganisation } from './organisation-import.service.js';
 import type { UserImportSummary } from './user-import.js';
 import { importUsers, parseUserImportBody } from './user-import.service.js';
+import type { UserImportMode } from './user-sync-rules.js';
+import type { UserSyncContext } from './user-sync.service.js';
 import { parseUsersCsv } from './users-csv.js';
 
 export const IMPORT_FILE_KINDS = ['users', 'organisation', 'jobs'] as const;
@@ -28,6 +30,13 @@ export interface ImportFileContents {
   charset?: string;
   baseDomain: string;
   peopleChanges: PeopleChanges;
+  /**
+   * `sync`: a users file is a sync whatever its body says (identity's import folder names it so);
+   * otherwise a users JSON body's own `mode` counts.
+   */
+  mode?: UserImportMode;
+  /** What a users sync needs (user-sync.service.ts); without it a sync is refused (400 imports.sync_unavailable). */
+  sync?: UserSyncContext;
   /** Told what is about to be imported once the file is read, before the import's transaction (progress). */
   onParsed?: (what: string) => void;
   /** Runs in the import's transaction (import-run.service.ts), with the summary the outcome holds. */
@@ -44,14 +53,13 @@ export async function importFileContents(sql: SqlClient, principal: Principal, c
   if (kind === 'users') {
     const request = parseUserImportBody(usersBody(file, bytes, contents.charset));
     const verify = contents.verify || request.verify;
+    const mode = contents.mode === 'sync' ? 'sync' : request.mode;
     contents.onParsed?.(`${verify ? 'checking' : 'importing'} ${request.users.length} users`);
     const summary = await importUsers(
       sql,
       principal,
-      { ...request, verify },
-      contents.baseDomain,
-      contents.peopleChanges,
-      contents.onCommitting,
+      { ...request, verify, mode },
+      { baseDomain: contents.baseDomain, peopleChanges: contents.peopleChanges, sync: contents.sync, onCommitting: contents.onCommitting },
     );
     return { kind, summary };
   }

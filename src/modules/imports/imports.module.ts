@@ -10,9 +10,17 @@ export interface ImportsModuleOptions extends ModuleOptions {
   peopleChanges: PeopleChanges;
 }
 
-/** Imports of users, the organisation and jobs, and their history. */
+/** Imports of users, the organisation and jobs, and their history. Needs `app.auth` (a users sync revokes credentials). */
 export const importsModule: FastifyPluginAsync<ImportsModuleOptions> = async (app, { config, sql, peopleChanges }) => {
-  await app.register(usersImportRoutes, { sql, importLimitBytes: config.importLimitBytes, baseDomain: config.baseDomain, peopleChanges });
+  // A sync revokes the learner credentials of the people it deactivates: auth's, registered before.
+  const sync = { maxShare: config.importSyncMaxShare, credentials: app.auth.credentials };
+  await app.register(usersImportRoutes, {
+    sql,
+    importLimitBytes: config.importLimitBytes,
+    baseDomain: config.baseDomain,
+    peopleChanges,
+    sync,
+  });
   await app.register(importHistoryRoutes, { sql });
   await app.register(organisationImportRoutes, { sql, importLimitBytes: config.importLimitBytes, peopleChanges });
 };

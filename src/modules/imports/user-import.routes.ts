@@ -7,6 +7,9 @@ import { badRequest } from '../../platform/http/app-error.js';
 import { importUsers, parseUserImportBody } from './user-import.service.js';
 import { charsetOf, parseUsersCsv } from './users-csv.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
+import { sourceOfHeader } from '../audit/audit.service.js';
+import { isUserImportMode, type UserImportMode } from './user-sync-rules.js';
+import type { UserSyncContext } from './user-sync.service.js';
 
 export interface UsersImportRoutesOptions {
   sql: SqlClient;
@@ -16,6 +19,8 @@ export interface UsersImportRoutesOptions {
   baseDomain: string;
   /** Told of the users an import wrote, in its transaction. */
   peopleChanges: PeopleChanges;
+  /** What `"mode": "sync"` needs but the request's source: the largest share it may deactivate, auth's credentials. */
+  sync: Omit<UserSyncContext, 'source'>;
 }
 
 const ImportMessage = Type.Object({
@@ -30,6 +35,9 @@ const ImportSummary = Type.Object(
     rows: Type.Integer(),
     new: Type.Integer(),
     existing: Type.Integer(),
+    deactivated: Type.Optional(
+      Type.Integer({ description: '`"mode": "sync"` only: the people the sync deactivated (with `verify`, would deactivate).' }),
+    ),
     skipped: Type.Integer(),
     errorCount: Type.Integer(),
     warningCount: Type.Integer(),
@@ -48,6 +56,13 @@ const ImportBody = Type.Object(
       }),
     ),
     verify: Type.Optional(Type.Boolean({ description: 'true: check and answer the summary, import nothing.' })),
+    mode: Type.Optional(
+      Type.Union([Type.Literal('merge'), Type.Literal('sync')], {
+        description:
+          '`merge` (default): people left out stay as they are. `sync`: the active people left out are deactivated (docs/identity.md); ' +
+          'refused whole when a row has an error or when more than LEARNBASE_IMPORT_SYNC_MAX_SHARE of the people would go.',
+      }),
+    ),
   },
   { description: 'Rows are checked one by one (errors skip a row, see the summary); a body bad as a whole is a 400.' },
 );
@@ -60,10 +75,18 @@ function verifyOfQuery(query: unknown): boolean | undefined {
   throw badRequest('imports.invalid_body', 'The query parameter "verify" must be true or false.', { field: 'verify' });
 }
 
+/** `?mode=merge|sync`, the way a CSV body asks for a sync. */
+function modeOfQuery(query: unknown): UserImportMode | undefined {
+  const sent = (query as Record<string, unknown> | undefined)?.mode;
+  if (sent === undefined) return undefined;
+  if (isUserImportMode(sent)) return sent;
+  throw badRequest('imports.invalid_body', 'The query parameter "mode" must be merge or sync.', { field: 'mode' });
+}
+
 /** `POST /api/import/users` (interface 4.1): a JSON body, or the same users as CSV (users-csv.ts). */
 export const usersImportRoutes: FastifyPluginAsyncTypebox<UsersImportRoutesOptions> = async (
   app,
-  { sql, importLimitBytes, baseDomain, peopleChanges },
+  { sql, importLimitBytes, baseDomain, peopleChanges, sync },
 ) => {
   // Encapsulated in this plugin: `text/csv` means users only here.
   app.addContentTypeParser('text/csv', { parseAs: 'buffer', bodyLimit: importLimitBytes }, (request, body, done) => {
@@ -87,6 +110,9 @@ export const usersImportRoutes: FastifyPluginAsyncTypebox<UsersImportRoutesOptio
         summary: 'Imports users (JSON, or CSV with Content-Type: text/csv), or checks them with verify: true',
         querystring: Type.Object({
           verify: Type.Optional(Type.Boolean({ description: "The same as the body's `verify`: for a CSV body." })),
+          mode: Type.Optional(
+            Type.Union([Type.Literal('merge'), Type.Literal('sync')], { description: "The same as the body's `mode`: for a CSV body." }),
+          ),
         }),
         body: ImportBody,
         response: {
@@ -105,7 +131,15 @@ export const usersImportRoutes: FastifyPluginAsyncTypebox<UsersImportRoutesOptio
       const principal = tenantWidePrincipalOf(request);
       const parsed = parseUserImportBody(request.body);
       const verify = verifyOfQuery(request.query);
-      return importUsers(sql, principal, { ...parsed, verify: parsed.verify || verify === true }, baseDomain, peopleChanges);
+      const mode = modeOfQuery(request.query) === 'sync' ? 'sync' : parsed.mode;
+      // The audit entries of a sync's deactivations carry the request's svc-account-source, as PUT /api/actors/agents' do.
+      const source = mode === 'sync' ? sourceOfHeader(request.headers['svc-account-source']) : undefined;
+      return importUsers(
+        sql,
+        principal,
+        { ...parsed, verify: parsed.verify || verify === true, mode },
+        { baseDomain, peopleChanges, sync: { ...sync, source } },
+      );
     },
   );
 };

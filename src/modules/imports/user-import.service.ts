@@ -23,27 +23,36 @@ import {
 import { findHoldersOf, findImportedKeys, inBatches, storeImportedPeople } from '../actors/actor-import.service.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 import { readableAmong, scopeEntryIds } from '../actors/person-access.service.js';
+import { isUserImportMode, type UserImportMode, withDeactivated } from './user-sync-rules.js';
+import { checkSyncAllowed, deactivateAbsent, planSync, type UserSyncContext } from './user-sync.service.js';
 
 export interface UserImportRequest {
   users: unknown[];
   verify: boolean;
+  /** `sync`: the tenant's active people the rows leave out are deactivated (user-sync.service.ts). */
+  mode: UserImportMode;
 }
 
 /**
- * The body of `POST /api/import/users` as a whole: an object whose `users` is an array and whose
- * `verify`, when sent, is a boolean. Anything else is refused (400) before any row is looked at.
+ * The body of `POST /api/import/users` as a whole: an object whose `users` is an array, whose
+ * `verify`, when sent, is a boolean and whose `mode`, when sent, `merge` or `sync`. Anything else is
+ * refused (400) before any row is looked at.
  */
 export function parseUserImportBody(body: unknown): UserImportRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequest('imports.invalid_body', 'The body must be a JSON object {"users": [...], "verify"?: boolean}.', { field: 'body' });
+    const shape = '{"users": [...], "verify"?: boolean, "mode"?: "merge" | "sync"}';
+    throw badRequest('imports.invalid_body', `The body must be a JSON object ${shape}.`, { field: 'body' });
   }
-  const { users, verify } = body as Record<string, unknown>;
+  const { users, verify, mode } = body as Record<string, unknown>;
   if (users === undefined) throw badRequest('imports.invalid_body', 'The body has no "users" array.', { field: 'users' });
   if (!Array.isArray(users)) throw badRequest('imports.invalid_body', '"users" must be an array of users.', { field: 'users' });
   if (verify !== undefined && typeof verify !== 'boolean') {
     throw badRequest('imports.invalid_body', '"verify" must be true or false.', { field: 'verify' });
   }
-  return { users, verify: verify ?? false };
+  if (mode !== undefined && !isUserImportMode(mode)) {
+    throw badRequest('imports.invalid_body', '"mode" must be "merge" or "sync".', { field: 'mode' });
+  }
+  return { users, verify: verify ?? false, mode: mode ?? 'merge' };
 }
 
 /** The agent key and IFI of the account an imported user gets (agent.ts's canonical form). */
@@ -107,25 +116,39 @@ async function resolveAll(
   return resolved;
 }
 
+/** What a users import is run with, besides the request. */
+export interface UserImportContext {
+  /** For the default accountHomePage, the tenant's own address. */
+  baseDomain: string;
+  /** Told of the users written (and, by a sync, deactivated), in the import's transaction. */
+  peopleChanges: PeopleChanges;
+  /** What a sync needs; without it a request in `sync` mode is refused (user-sync.service.ts). */
+  sync?: UserSyncContext;
+  /** Runs last in the import's transaction, with the summary answered. */
+  onCommitting?: OnCommitting<UserImportSummary>;
+}
+
 /**
  * Imports (or, with `verify`, only checks) users: the rules of user-import.ts against what the
  * tenant stores, then the valid rows written in one transaction, with the run recorded in it.
  * The tenant's identity lock is held from the first read to the commit, so two imports of one
  * tenant run one after the other and each sees what the other stored: never two actors for one
  * person. Verify takes the same path and writes nothing but the run. `peopleChanges` hears of the
- * users written, in the same transaction; so does `onCommitting`, with the summary, last.
+ * users written, in the same transaction; so does `onCommitting`, with the summary, last. In `sync`
+ * mode the active people the rows leave out are deactivated in the same transaction too (or, with
+ * verify, counted), and their revoked credentials announced once it committed.
  */
 export async function importUsers(
   sql: SqlClient,
   principal: Principal,
   request: UserImportRequest,
-  baseDomain: string,
-  peopleChanges: PeopleChanges,
-  onCommitting?: OnCommitting<UserImportSummary>,
+  context: UserImportContext,
 ): Promise<UserImportSummary> {
+  const { baseDomain, peopleChanges, onCommitting } = context;
+  const sync = request.mode === 'sync' ? checkSyncAllowed(principal, context.sync) : undefined;
   const startedAt = new Date();
   const tenant = principal.tenant;
-  const answered = await sql.transaction(async (tx) => {
+  const { answered, revoked } = await sql.transaction(async (tx) => {
     await lockTenantIdentities(tx, tenant.id);
     const settings = await getTenantSettings(tx, tenant, baseDomain);
     const checked = checkRows(request.users, settings);
@@ -153,40 +176,57 @@ export async function importUsers(
       organisations: organisationIds.length > 0 ? await existingOrganisationIds(tx, tenant.id, organisationIds) : new Set(),
       jobs: jobIds.length > 0 ? await existingJobIds(tx, tenant.id, jobIds) : new Set(),
     });
-    const summary = summarise(
-      request.users.length,
-      resolved.users,
-      [...checked.errors, ...resolved.errors],
-      [...checked.warnings, ...links],
-    );
+    let summary = summarise(request.users.length, resolved.users, [...checked.errors, ...resolved.errors], [...checked.warnings, ...links]);
+    // A sync is planned before anything is written: refused, it writes nothing.
+    const present = sync ? resolved.users.map((user) => user.agentKey) : [];
+    const absent = sync ? await planSync(tx, tenant.id, summary, present, sync.maxShare) : [];
 
+    // With verify, a sync only counts whom it would deactivate.
+    let synced = { deactivated: absent.length, revoked: [] as string[] };
     if (!request.verify) {
-      // In key order: the indexes are filled in order, and rows are always locked in one order.
-      const written = [...resolved.users].sort((a, b) => (a.agentKey < b.agentKey ? -1 : a.agentKey > b.agentKey ? 1 : 0));
-      const updated = written.filter((user) => user.action !== 'new');
-      const created = written.filter((user) => user.action === 'new');
-      await storeImportedPeople(tx, tenant.id, {
-        updated: updated.map((user) => ({ key: user.agentKey, name: user.name, attributes: user.attributes })),
-        created: created.map((user) => ({
-          key: user.agentKey,
-          ifi: accountAgent(settings.accountHomePage, user.identifiers[0].value).ifi,
-          name: user.name,
-          attributes: user.attributes,
-        })),
-        identified: written.filter((user) => user.action === 'existing'),
-        // Only the values their user does not hold yet: a re-import of the same people adds none.
-        addedIdentifiers: written.flatMap((user) => user.unheld.map((identifier) => ({ ...identifier, agentKey: user.agentKey }))),
-      });
-      if (written.length > 0) await peopleChanges.changed(tx, tenant, { kind: 'people', agentKeys: written.map((user) => user.agentKey) });
+      await storeUsers(tx, tenant, settings.accountHomePage, resolved.users, peopleChanges);
+      if (sync) synced = await deactivateAbsent(tx, principal, absent, sync, peopleChanges);
     }
+    if (sync) summary = withDeactivated(summary, synced.deactivated);
 
     const { errors: _errors, warnings: _warnings, ...counts } = summary;
     await recordImportRun(tx, { kind: 'users', verify: request.verify, principal, startedAt, summary: counts });
     await onCommitting?.(tx, summary);
-    return summary;
+    return { answered: summary, revoked: synced.revoked };
   });
+  // Every process stops trusting the revoked credentials at once (as SCIM's deactivation does).
+  if (sync) await sync.credentials.announce(revoked);
   // The planner should see the new rows before the next search or import does.
   if (!request.verify && answered.new + answered.existing >= ANALYZE_AFTER_ROWS)
     await refreshStatistics(sql, ['actors', 'actor_identifiers']);
   return answered;
+}
+
+/**
+ * Writes the resolved users in key order (the indexes are filled in order, and rows are always
+ * locked in one order), and tells `peopleChanges` of them.
+ */
+async function storeUsers(
+  tx: SqlClient,
+  tenant: Principal['tenant'],
+  accountHomePage: string,
+  users: readonly ResolvedUser[],
+  peopleChanges: PeopleChanges,
+): Promise<void> {
+  const written = [...users].sort((a, b) => (a.agentKey < b.agentKey ? -1 : a.agentKey > b.agentKey ? 1 : 0));
+  const updated = written.filter((user) => user.action !== 'new');
+  const created = written.filter((user) => user.action === 'new');
+  await storeImportedPeople(tx, tenant.id, {
+    updated: updated.map((user) => ({ key: user.agentKey, name: user.name, attributes: user.attributes })),
+    created: created.map((user) => ({
+      key: user.agentKey,
+      ifi: accountAgent(accountHomePage, user.identifiers[0].value).ifi,
+      name: user.name,
+      attributes: user.attributes,
+    })),
+    identified: written.filter((user) => user.action === 'existing'),
+    // Only the values their user does not hold yet: a re-import of the same people adds none.
+    addedIdentifiers: written.flatMap((user) => user.unheld.map((identifier) => ({ ...identifier, agentKey: user.agentKey }))),
+  });
+  if (written.length > 0) await peopleChanges.changed(tx, tenant, { kind: 'people', agentKeys: written.map((user) => user.agentKey) });
 }

@@ -42,6 +42,8 @@ export interface UserImportSummary {
   rows: number;
   new: number;
   existing: number;
+  /** A sync only (user-sync-rules.ts): the people it deactivated, or with verify would. */
+  deactivated?: number;
   skipped: number;
   errorCount: number;
   warningCount: number;

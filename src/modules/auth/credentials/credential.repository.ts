@@ -69,13 +69,13 @@ export async function revokeCredentialRow(sql: SqlClient, tenantId: string, user
   return rows[0] ? { agentKey: rows[0].agent_key } : undefined;
 }
 
-/** Marks every unrevoked credential of one actor revoked; answers their usernames. */
-export async function revokeCredentialRowsOf(sql: SqlClient, tenantId: string, agentKey: string): Promise<string[]> {
+/** Marks every unrevoked credential of some actors revoked, in one statement; answers their usernames. */
+export async function revokeCredentialRowsOf(sql: SqlClient, tenantId: string, agentKeys: readonly string[]): Promise<string[]> {
   const { rows } = await sql.query<{ username: string }>(
     `UPDATE actor_credentials SET revoked_at = now()
-      WHERE tenant_id = $1 AND agent_key = $2 AND revoked_at IS NULL
+      WHERE tenant_id = $1 AND agent_key = ANY($2::text[]) AND revoked_at IS NULL
       RETURNING username`,
-    [tenantId, agentKey],
+    [tenantId, agentKeys],
   );
   return rows.map((row) => row.username);
 }

@@ -263,8 +263,14 @@ export class CredentialService {
    * (identity deactivating them, docs/identity.md), their launches ending with them. Answers what
    * to hand `announce` once the transaction committed.
    */
-  async revokeAllOf(tx: SqlClient, tenantId: string, agentKey: string): Promise<string[]> {
-    const usernames = await revokeCredentialRowsOf(tx, tenantId, agentKey);
+  revokeAllOf(tx: SqlClient, tenantId: string, agentKey: string): Promise<string[]> {
+    return this.revokeAllOfPeople(tx, tenantId, [agentKey]);
+  }
+
+  /** revokeAllOf for many people at once (a sync import deactivating those its file left out), set-based. */
+  async revokeAllOfPeople(tx: SqlClient, tenantId: string, agentKeys: readonly string[]): Promise<string[]> {
+    if (agentKeys.length === 0) return [];
+    const usernames = await revokeCredentialRowsOf(tx, tenantId, agentKeys);
     return usernames.map((username) => credentialKey(tenantId, username));
   }
 
