@@ -254,13 +254,14 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
    * LaunchSignOn: to the connection the link names (`connection=`), else the tenant's first (by
    * name), to sign in for `activityId`; undefined when the tenant has none, 404 for a name it has not.
    */
-  async begin(request: FastifyRequest, reply: FastifyReply, tenant: Tenant, activityId: string): Promise<FastifyReply | undefined> {
+  async begin(request: FastifyRequest, reply: FastifyReply, tenant: Tenant, activityId: string): Promise<boolean> {
     const named = (request.query as Record<string, unknown>).connection;
     const connections = await findConnections(this.options.sql, tenant.id);
     const connection = typeof named === 'string' ? connections.find((candidate) => candidate.name === named) : connections[0];
     if (typeof named === 'string' && !connection) throw SsoErrors.connectionNotFound(tenant, named);
-    if (!connection) return undefined;
-    return this.toProvider(request, reply, tenant, connection, { activityId });
+    if (!connection) return false;
+    await this.toProvider(request, reply, tenant, connection, { activityId });
+    return true;
   }
 
   /** AdminSignOn: the tenant's connections with an admins claim. */
@@ -269,10 +270,10 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
   }
 
   /** AdminSignOn: to the connection's provider, for an admin's pending authorize request. */
-  async beginAdmin(request: FastifyRequest, reply: FastifyReply, name: string, pending: PendingSignOn): Promise<FastifyReply> {
+  async beginAdmin(request: FastifyRequest, reply: FastifyReply, name: string, pending: PendingSignOn): Promise<void> {
     const connection = await findConnection(this.options.sql, pending.tenant.id, name);
     if (!connection?.admins) throw SsoErrors.connectionNotFound(pending.tenant, name);
-    return this.toProvider(request, reply, pending.tenant, connection, {
+    await this.toProvider(request, reply, pending.tenant, connection, {
       authorizationRequestId: pending.authorizationRequestId,
       csrfHash: pending.csrfHash,
     });
@@ -288,7 +289,7 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
     tenant: Tenant,
     connection: SsoConnection,
     purpose: SignInPurpose,
-  ): Promise<FastifyReply> {
+  ): Promise<void> {
     const state = oidc.randomState();
     const location =
       connection.protocol === 'saml'
@@ -296,7 +297,7 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
         : await this.oidcRequest(request, tenant, connection, state, purpose);
     // The launch route is not where cookies are parsed: the one cookie it sets is written out here (the state is base64url).
     const secure = request.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
-    return reply
+    reply
       .status(302)
       .header('Set-Cookie', `${STATE_COOKIE}=${state}; Path=${CALLBACK_PATH}; Max-Age=${SIGN_IN_SECONDS}; HttpOnly; SameSite=Lax${secure}`)
       .header('Location', location)

@@ -10,9 +10,10 @@ import type { Tenant } from '../../kernel/principal.js';
 export interface LaunchSignOn {
   /**
    * Sends the browser to the tenant's identity provider to sign in for `activityId` (answering the
-   * reply), or answers undefined when the tenant has no single sign-on.
+   * reply) and answers true, or answers false when the tenant has no single sign-on. (Not the
+   * reply itself: a reply is thenable, and awaiting it waits for the answer and gives undefined.)
    */
-  begin(request: FastifyRequest, reply: FastifyReply, tenant: Tenant, activityId: string): Promise<FastifyReply | undefined>;
+  begin(request: FastifyRequest, reply: FastifyReply, tenant: Tenant, activityId: string): Promise<boolean>;
 }
 
-export const NO_SIGN_ON: LaunchSignOn = { begin: async () => undefined };
+export const NO_SIGN_ON: LaunchSignOn = { begin: async () => false };

@@ -84,8 +84,7 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
       const tenant = await tenancy.require(name);
       // No credential: the learner signs in at the tenant's identity provider, when it has one.
       if (request.query.auth === undefined && typeof request.query.activityId === 'string') {
-        const redirected = await signOn().begin(request, reply, tenant, request.query.activityId);
-        if (redirected) return redirected;
+        if (await signOn().begin(request, reply, tenant, request.query.activityId)) return reply;
       }
       const launched = await launches.launch(
         tenant,

@@ -12,7 +12,7 @@ export interface AdminSignOn {
   /** The names of the tenant's connections that make admins: the page's buttons, in order. */
   connectionsFor(tenantId: string): Promise<string[]>;
   /** Sends the browser to the connection's provider to sign in for the pending authorize request (answering the reply). */
-  beginAdmin(request: FastifyRequest, reply: FastifyReply, connection: string, pending: PendingSignOn): Promise<FastifyReply>;
+  beginAdmin(request: FastifyRequest, reply: FastifyReply, connection: string, pending: PendingSignOn): Promise<void>;
 }
 
 /** An authorize request waiting for its admin, found again by its id and the hash of its form's CSRF token. */

@@ -146,7 +146,8 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
       } else if (outcome.kind === 'refuse') {
         request.log.info({ status: outcome.status }, outcome.message);
       } else if (outcome.kind === 'sign-on') {
-        return authorize.adminSignOn.beginAdmin(request, reply, outcome.connection, outcome.pending);
+        await authorize.adminSignOn.beginAdmin(request, reply, outcome.connection, outcome.pending);
+        return reply;
       }
       return answer(reply, outcome);
     },
