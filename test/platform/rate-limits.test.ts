@@ -320,10 +320,19 @@ function describeTwoProcesses(
     it('shares the failed-authentication count, and both refuse the address', async () => {
       const address = newAddress();
       const [a, b] = processes as [Process, Process];
+      const errorsBefore = (await storeErrors(a.app)) + (await storeErrors(b.app));
       assert.equal((await wrong(a.app, a.tenant, address)).statusCode, 401);
       assert.equal((await wrong(a.app, a.tenant, address)).statusCode, 401);
       assert.equal((await wrong(b.app, b.tenant, address)).statusCode, 401);
-      assertRefused(await me(b.app, b.tenant, address), 'failed_authentication', 60);
+      // As above: a store command that timed out on a loaded host left its failure uncounted (the
+      // metrics count it), so each such failure may take one more wrong attempt; never more.
+      let refusedByB = await me(b.app, b.tenant, address);
+      const failures = (await storeErrors(a.app)) + (await storeErrors(b.app)) - errorsBefore;
+      for (let extra = 0; refusedByB.statusCode !== 429 && extra < failures; extra++) {
+        assert.equal((await wrong(b.app, b.tenant, address)).statusCode, 401);
+        refusedByB = await me(b.app, b.tenant, address);
+      }
+      assertRefused(refusedByB, 'failed_authentication', 60);
       // The process that counted the last failure tells the other (LISTEN/NOTIFY), or the other's own next failure does.
       const deadline = Date.now() + 2_000;
       let res = await me(a.app, a.tenant, address);

@@ -23,7 +23,10 @@ const AuditQuery = PageQuery(
     action: Type.Optional(
       Type.String({
         description:
-          '`actor.created`, `actor.updated`, `credential.created`, `credential.revoked`, `launch`, `api_key.created`, `api_key.revoked`, `oauth_client.created`, `oauth_client.deleted` or `oauth_client.secret_rotated`.',
+          'One action: `actor.created`, `actor.updated`, `actor.deactivated`, `actor.reactivated`, `scim_token.created`, `scim_token.revoked`, ' +
+          '`hr_webhook.created`, `hr_webhook.revoked`, `sso_connection.created`, `sso_connection.updated`, `sso_connection.deleted`, ' +
+          '`admin.created`, `credential.created`, `credential.revoked`, `launch`, `api_key.created`, `api_key.revoked`, ' +
+          '`oauth_client.created`, `oauth_client.deleted` or `oauth_client.secret_rotated` (docs/actors.md).',
       }),
     ),
     since: Type.Optional(Type.String({ description: 'Only entries after this instant (ISO 8601 with a zone).' })),
