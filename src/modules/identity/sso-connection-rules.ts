@@ -234,7 +234,7 @@ function parseSamlConnection(body: Record<string, unknown>): SamlConnectionDraft
   checkUrl(metadataUrl, '/metadataUrl', problems, false);
   const spEntityId = textField(body, 'spEntityId', 500, false, problems);
   const explicit = ['idpEntityId', 'entryPoint', 'certificates'].filter((name) => body[name] !== undefined);
-  const ways = [metadataXml !== undefined || body.metadataXml !== undefined, body.metadataUrl !== undefined, explicit.length > 0];
+  const ways = [body.metadataXml !== undefined, body.metadataUrl !== undefined, explicit.length > 0];
   if (ways.filter(Boolean).length !== 1) {
     problems.push({
       path: '',
@@ -243,12 +243,7 @@ function parseSamlConnection(body: Record<string, unknown>): SamlConnectionDraft
   }
   let metadata: IdpMetadata | undefined;
   if (metadataXml !== undefined) {
-    const read = readIdpMetadata(metadataXml);
-    if ('problem' in read) problems.push({ path: '/metadataXml', message: read.problem });
-    else {
-      metadata = read;
-      checkEntryPoint(read.entryPoint, '/metadataXml', problems);
-    }
+    metadata = readMetadataAt(metadataXml, '/metadataXml', problems);
   } else if (explicit.length > 0) {
     metadata = readExplicitProvider(body, problems);
   }
@@ -266,6 +261,7 @@ function parseSamlConnection(body: Record<string, unknown>): SamlConnectionDraft
 }
 
 function readExplicitProvider(body: Record<string, unknown>, problems: Problem[]): IdpMetadata | undefined {
+  const before = problems.length;
   const idpEntityId = textField(body, 'idpEntityId', 500, true, problems);
   const entryPoint = textField(body, 'entryPoint', 1000, true, problems);
   if (entryPoint !== undefined) checkEntryPoint(entryPoint, '/entryPoint', problems);
@@ -281,8 +277,7 @@ function readExplicitProvider(body: Record<string, unknown>, problems: Problem[]
       else certificates.push(read);
     });
   }
-  if (idpEntityId === undefined || entryPoint === undefined || certificates.length !== (Array.isArray(sent) ? sent.length : -1))
-    return undefined;
+  if (idpEntityId === undefined || entryPoint === undefined || problems.length > before) return undefined;
   return { entityId: idpEntityId, entryPoint, certificates };
 }
 
@@ -293,15 +288,31 @@ function checkEntryPoint(entryPoint: string, path: string, problems: Problem[]):
   for (const problem of problems.slice(before)) problem.message = `has a SingleSignOnService that ${problem.message}`;
 }
 
+/** The provider a metadata document describes, its entry point checked; its problems named at `path`. */
+function readMetadataAt(xml: string, path: string, problems: Problem[]): IdpMetadata | undefined {
+  const read = readIdpMetadata(xml);
+  if ('problem' in read) {
+    problems.push({ path, message: read.problem });
+    return undefined;
+  }
+  checkEntryPoint(read.entryPoint, path, problems);
+  return read;
+}
+
+/** The provider of the metadata read from a connection's `metadataUrl`, or the 400 naming what is wrong with it. */
+export function metadataOfUrl(xml: string): IdpMetadata {
+  const problems: Problem[] = [];
+  const metadata = readMetadataAt(xml, '/metadataUrl', problems);
+  if (!metadata || problems.length > 0) throw invalid(problems);
+  return metadata;
+}
+
 /**
- * The SAML connection of a draft and the provider's metadata (read from its URL by the service, or
- * sent): `spEntityId` defaults to a name of this tenant's connection, stable whatever address the
+ * The SAML connection of a draft and the provider's metadata (read from its URL by the service,
+ * `metadataOfUrl`, or sent): `spEntityId` defaults to a name of this tenant's connection, stable whatever address the
  * server is reached at.
  */
 export function completeSamlConnection(draft: SamlConnectionDraft, metadata: IdpMetadata, defaultSpEntityId: string): SamlConnectionInput {
-  const problems: Problem[] = [];
-  checkEntryPoint(metadata.entryPoint, '/metadataUrl', problems);
-  if (problems.length > 0) throw invalid(problems);
   return {
     protocol: 'saml',
     idpEntityId: metadata.entityId,
@@ -345,9 +356,12 @@ export function attributesOfClaims(
 export function nameOfClaims(tokenClaims: Readonly<Record<string, unknown>>): string | undefined {
   const name = typeof tokenClaims.name === 'string' ? tokenClaims.name.trim() : '';
   if (name) return name;
-  const parts = [tokenClaims.given_name, tokenClaims.family_name].filter(
-    (part): part is string => typeof part === 'string' && part.trim() !== '',
-  );
+  return joinedName(tokenClaims.given_name, tokenClaims.family_name);
+}
+
+/** A given and a family name joined, those that are non-blank text; undefined when neither is. */
+export function joinedName(given: unknown, family: unknown): string | undefined {
+  const parts = [given, family].filter((part): part is string => typeof part === 'string' && part.trim() !== '');
   return parts.length > 0 ? parts.join(' ') : undefined;
 }
 

@@ -7,6 +7,8 @@ export type SsoConnection = SsoConnectionInput & {
   createdAt: Date;
   updatedAt: Date;
 };
+export type OidcConnection = Extract<SsoConnection, { protocol: 'oidc' }>;
+export type SamlConnection = Extract<SsoConnection, { protocol: 'saml' }>;
 
 interface ConnectionRow {
   name: string;

@@ -23,17 +23,17 @@ import {
   type IdentityWriter,
 } from './identity-person.service.js';
 import { authnRequestUrl, checkedAssertion, newRequestId, SAML_ACS_PATH } from './saml.js';
-import { readIdpMetadata } from './saml-metadata-rules.js';
 import {
   attributesOfClaims,
   completeSamlConnection,
   CONNECTION_NAME,
   isAdminByClaims,
   isLoopback,
+  metadataOfUrl,
   metadataProblem,
+  joinedName,
   nameOfClaims,
   parseSsoConnection,
-  type OidcConnectionInput,
   type SsoConnectionInput,
 } from './sso-connection-rules.js';
 import {
@@ -45,6 +45,8 @@ import {
   recordAssertion,
   takeSignIn,
   upsertConnection,
+  type OidcConnection,
+  type SamlConnection,
   type SignInPurpose,
   type SsoConnection,
 } from './sso.repository.js';
@@ -169,16 +171,26 @@ async function fetchMetadata(url: string) {
   try {
     const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(10_000) });
     if (!response.ok) throw new Error(`it answered ${response.status}`);
-    const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > MAX_METADATA_BYTES) throw new Error(`it is larger than ${MAX_METADATA_BYTES} bytes`);
-    text = await response.text();
-    if (Buffer.byteLength(text) > MAX_METADATA_BYTES) throw new Error(`it is larger than ${MAX_METADATA_BYTES} bytes`);
+    text = await boundedText(response, MAX_METADATA_BYTES);
   } catch (error) {
     throw metadataProblem('/metadataUrl', `could not be read: ${(error as Error).message}`);
   }
-  const read = readIdpMetadata(text);
-  if ('problem' in read) throw metadataProblem('/metadataUrl', `is metadata that ${read.problem}`);
-  return read;
+  return metadataOfUrl(text);
+}
+
+/** The body as text, read no further than `limit` bytes (a provider's answer without Content-Length included). */
+async function boundedText(response: Response, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    if (size > limit) {
+      await response.body?.cancel();
+      throw new Error(`it is larger than ${limit} bytes`);
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export async function putConnection(
@@ -192,12 +204,6 @@ export async function putConnection(
 
 export function listConnections(sql: SqlClient, tenant: Tenant): Promise<SsoConnection[]> {
   return findConnections(sql, tenant.id);
-}
-
-/** A name from the mapped given and family names, when the provider sent no whole name. */
-function nameOfAttributes(attributes: Record<string, string>): string | undefined {
-  const parts = [attributes.givenName, attributes.familyName].filter((part) => part !== undefined && part.trim() !== '');
-  return parts.length > 0 ? parts.join(' ') : undefined;
 }
 
 export async function removeConnection(sql: SqlClient, tenant: Tenant, name: string): Promise<void> {
@@ -226,10 +232,7 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
   constructor(private readonly options: SingleSignOnOptions) {}
 
   /** The provider's configuration (discovered once per process and connection version, kept METADATA_TTL_MS). */
-  private configurationOf(
-    tenantId: string,
-    connection: OidcConnectionInput & { name: string; updatedAt: Date },
-  ): Promise<oidc.Configuration> {
+  private configurationOf(tenantId: string, connection: OidcConnection): Promise<oidc.Configuration> {
     const key = `${tenantId}\n${connection.name}\n${connection.updatedAt.getTime()}`;
     const cached = this.configurations.get(key);
     if (cached && Date.now() - cached.at < METADATA_TTL_MS) return cached.configuration;
@@ -308,7 +311,7 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
   private async oidcRequest(
     request: FastifyRequest,
     tenant: Tenant,
-    connection: OidcConnectionInput & { name: string; updatedAt: Date },
+    connection: OidcConnection,
     state: string,
     purpose: SignInPurpose,
   ): Promise<string> {
@@ -336,7 +339,7 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
   private async samlRequest(
     request: FastifyRequest,
     tenant: Tenant,
-    connection: SsoConnection & { protocol: 'saml' },
+    connection: SamlConnection,
     state: string,
     purpose: SignInPurpose,
   ): Promise<string> {
@@ -358,12 +361,12 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
    */
   async acceptAssertion(samlResponse: string | undefined, relayState: string | undefined): Promise<string> {
     if (!samlResponse || !relayState) throw SsoErrors.unknownSignIn();
-    const { sql, tenancy } = this.options;
+    const { sql } = this.options;
     const stateHash = hashSecret(relayState);
+    // A sign-in goes with its tenant (ON DELETE CASCADE): found, its tenant is there.
     const signIn = await findAwaitingSignIn(sql, stateHash);
     const connection = signIn && (await findConnection(sql, signIn.tenantId, signIn.connection));
-    if (!signIn?.requestId || connection?.protocol !== 'saml' || !(await tenancy.findById(signIn.tenantId)))
-      throw SsoErrors.unknownSignIn();
+    if (!signIn?.requestId || connection?.protocol !== 'saml') throw SsoErrors.unknownSignIn();
     let asserted: Record<string, unknown>;
     try {
       asserted = await checkedAssertion(connection, signIn.redirectUri, signIn.requestId, samlResponse);
@@ -409,7 +412,7 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
   private async exchangeCode(
     request: FastifyRequest,
     tenant: Tenant,
-    connection: OidcConnectionInput & { name: string; updatedAt: Date },
+    connection: OidcConnection,
     signIn: { redirectUri: string; codeVerifier?: string; nonce?: string },
     state: string,
   ): Promise<Record<string, unknown>> {
@@ -482,7 +485,7 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
       const attributes = { ...(stored?.attributes ?? {}), ...mapped };
       const ifi = stored?.ifi ?? newPersonIfi(settings, attributes);
       if (ifi === undefined) throw SsoErrors.noUniqueValue(settings.uniqueAttributes);
-      const name = nameOfClaims(claims) ?? nameOfAttributes(mapped) ?? stored?.name ?? undefined;
+      const name = nameOfClaims(claims) ?? joinedName(mapped.givenName, mapped.familyName) ?? stored?.name ?? undefined;
       const { record } = await writePerson(
         tx,
         { ...writer, sql: tx },
