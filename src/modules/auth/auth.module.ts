@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { purgeHourly } from '../../platform/housekeeping.js';
 import type { ModuleOptions } from '../../platform/module-options.js';
 import { ApiKeyService } from './api-keys/api-key.service.js';
 import { apiKeyRoutes } from './api-keys/api-key.routes.js';
@@ -42,10 +43,6 @@ export interface AuthModuleOptions extends ModuleOptions {
   /** How failed sign-ins are slowed and refused, and the sign-in page's own limits; tests lower them. */
   signInPolicy?: Partial<SignInPolicy>;
 }
-
-/** Expired OAuth rows are deleted hourly, the first time a minute after start. */
-const FIRST_PURGE_MS = 60_000;
-const PURGE_INTERVAL_MS = 3_600_000;
 
 const NO_LAUNCH_TOKENS: LaunchTokenVerifier = {
   isLaunchUsername: () => false,
@@ -109,17 +106,7 @@ export const authModule = fp<AuthModuleOptions>(
 
     // Expired codes, tokens, pending sign-ins and failure counts are deleted, so attempts from
     // ever new addresses cannot grow the tables without bound.
-    const purge = () =>
-      purgeExpiredOAuthRows(sql, signInPolicy, config.refreshTokenTtlS).then(
-        (purged) => app.log.debug({ purged }, 'purged expired OAuth rows'),
-        (error) => app.log.warn({ err: error }, 'could not purge expired OAuth rows'),
-      );
-    const firstPurge = setTimeout(purge, FIRST_PURGE_MS).unref();
-    const hourlyPurge = setInterval(purge, PURGE_INTERVAL_MS).unref();
-    app.addHook('onClose', async () => {
-      clearTimeout(firstPurge);
-      clearInterval(hourlyPurge);
-    });
+    purgeHourly(app, 'expired OAuth rows', () => purgeExpiredOAuthRows(sql, signInPolicy, config.refreshTokenTtlS));
     await app.register(authorizeRoutes, { authorize });
 
     await app.register(authRoutes);

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { purgeHourly } from '../../platform/housekeeping.js';
 import type { ModuleOptions } from '../../platform/module-options.js';
 import type { Admission } from '../../platform/http/admission.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
@@ -20,9 +21,6 @@ export interface IdentityModuleOptions extends ModuleOptions {
 
 /** How often stored HR webhook messages are looked at besides when one arrives here. */
 const HR_MESSAGES_INTERVAL_MS = 2_000;
-/** Applied HR messages past their retention are deleted hourly, the first time a minute after start. */
-const FIRST_PURGE_MS = 60_000;
-const PURGE_INTERVAL_MS = 3_600_000;
 
 /**
  * Accounts from identity systems (docs/identity.md): the SCIM 2.0 service provider at `/scim/v2/`
@@ -49,17 +47,7 @@ export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
   });
   app.addHook('onReady', async () => applier.start());
   app.addHook('onClose', async () => applier.stop());
-  const purge = () =>
-    purgeAppliedHrMessages(sql).then(
-      (purged) => app.log.debug({ purged }, 'purged applied HR webhook messages past their retention'),
-      (error) => app.log.warn({ err: error }, 'could not purge applied HR webhook messages'),
-    );
-  const firstPurge = setTimeout(purge, FIRST_PURGE_MS).unref();
-  const hourlyPurge = setInterval(purge, PURGE_INTERVAL_MS).unref();
-  app.addHook('onClose', async () => {
-    clearTimeout(firstPurge);
-    clearInterval(hourlyPurge);
-  });
+  purgeHourly(app, 'applied HR webhook messages past their retention', () => purgeAppliedHrMessages(sql));
   await app.register(hrWebhookRoutes, { sql });
   await app.register(hrWebhookInbox, { sql, applier });
 
