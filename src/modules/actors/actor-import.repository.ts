@@ -1,3 +1,4 @@
+import { PERSON_SQL } from './actor.repository.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { positionOfSql } from './actor-position.js';
 
@@ -79,7 +80,7 @@ async function updateActorBatch(sql: SqlClient, tenantId: string, actors: readon
  * identity system (`imported_at` set: not an agent only statements named, nor a statement
  * authority), and not deactivated. The people SCIM and the actor search see, less the deactivated.
  */
-const ACTIVE_PERSON = 'a.imported_at IS NOT NULL AND NOT a.authority_only AND a.deactivated_at IS NULL';
+const ACTIVE_PERSON = `${PERSON_SQL} AND a.deactivated_at IS NULL`;
 
 /**
  * How many active people the tenant has, and the agent keys of those not among `present`, in key

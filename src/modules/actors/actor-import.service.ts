@@ -52,8 +52,7 @@ export async function storeImportedPeople(tx: SqlClient, tenantId: string, peopl
  * deactivated: whom SCIM lists as active and the actor search finds) counted, and the agent keys
  * of those not among `present`, in key order: whom a sync import would deactivate.
  */
-export const findActivePeopleBesides = (sql: SqlClient, tenantId: string, present: readonly string[]) =>
-  findActivePeopleOutside(sql, tenantId, present);
+export { findActivePeopleOutside };
 
 /**
  * Deactivates the active people among `agentKeys` (in key order) as an identity system deactivates

@@ -133,6 +133,12 @@ const toPersonRecord = (row: PersonRecordRow): PersonRecord => ({
 });
 
 /**
+ * SQL: the actor `a` is one of the tenant's people: written by an import, an upsert or an identity
+ * system (`imported_at` set), not an agent only statements named, nor a statement authority.
+ */
+export const PERSON_SQL = 'a.imported_at IS NOT NULL AND NOT a.authority_only';
+
+/**
  * A page of the tenant's people (written by an import, an upsert or an identity system; active or
  * not) that `condition` (SQL over `actors a`, its values after the tenant id `$1` in `values`)
  * holds for, in the order they were first stored; and how many there are in all.
@@ -150,7 +156,7 @@ export async function findPersonRecords(
   const { rows } = await sql.query<PersonRecordRow & { total: string | number }>(
     `WITH matched AS MATERIALIZED (
        SELECT a.agent_key, a.created_at, a.id FROM actors a
-        WHERE a.tenant_id = $1 AND a.imported_at IS NOT NULL AND NOT a.authority_only AND ${condition}
+        WHERE a.tenant_id = $1 AND ${PERSON_SQL} AND ${condition}
      ), page AS (
        SELECT agent_key FROM matched ORDER BY created_at, id LIMIT ${limit} OFFSET ${skip}
      )

@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Principal } from '../../kernel/principal.js';
-import { deactivatePeople, findActivePeopleBesides } from '../actors/actor-import.service.js';
+import { deactivatePeople, findActivePeopleOutside } from '../actors/actor-import.service.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 import type { CredentialService } from '../auth/credentials/credential.service.js';
 import type { UserImportSummary } from './user-import.js';
@@ -46,7 +46,7 @@ export async function planSync(
   maxShare: number,
 ): Promise<string[]> {
   if (summary.errorCount > 0) throw UserSyncErrors.rowErrors(summary);
-  const { active, absent } = await findActivePeopleBesides(tx, tenantId, present);
+  const { active, absent } = await findActivePeopleOutside(tx, tenantId, present);
   const refusal = syncRefusal({ active, deactivating: absent.length }, maxShare);
   if (refusal) throw refusal;
   return absent;
