@@ -489,6 +489,38 @@ describeEachBackend('SCIM Users written at once', (ctx) => {
   });
 });
 
+describeEachBackend('SCIM renames at once', (ctx) => {
+  it('two Users renamed to one userName at once: one is, the other gets 409; a userName kept in another case is no conflict', async () => {
+    const scim = await givenScim(ctx);
+    const ada = await createUser(ctx.app, scim, entraUser('ada@example.com'));
+    const bea = await createUser(ctx.app, scim, entraUser('bea@example.com', { emails: [{ value: 'bea@example.com' }] }));
+    const rename = (userName: string) => ({ schemas: [PATCH_OP], Operations: [{ op: 'Replace', path: 'userName', value: userName }] });
+    const both = await Promise.all(
+      [ada, bea].map((user) => scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${user.id}`, scim.scim, rename('Cy@Example.com'))),
+    );
+    assert.deepEqual(both.map((res) => res.statusCode).sort(), [200, 409]);
+    assertScimError(both.find((res) => res.statusCode === 409)!, 409, 'uniqueness');
+    const listed = await scimCall(ctx.app, 'GET', `/scim/v2/Users?filter=${encodeURIComponent('userName eq "cy@example.com"')}`, scim.scim);
+    assert.equal((listed.json() as Json).totalResults, 1);
+
+    // The winner keeps its userName in another case and changes its title: nobody else holds it, nothing to refuse.
+    const winner = both.find((res) => res.statusCode === 200)!.json() as Json;
+    const kept = await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${winner.id}`, scim.scim, {
+      schemas: [PATCH_OP],
+      Operations: [
+        { op: 'Replace', path: 'userName', value: 'CY@EXAMPLE.COM' },
+        { op: 'Replace', path: 'title', value: 'Lead' },
+      ],
+    });
+    assert.equal(kept.statusCode, 200, kept.body);
+    assert.equal((kept.json() as Json).userName, 'CY@EXAMPLE.COM');
+    assert.equal((kept.json() as Json).title, 'Lead');
+    // The loser may not take it in any case either.
+    const loser = [ada, bea].find((user) => user.id !== winner.id)!;
+    assertScimError(await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${loser.id}`, scim.scim, rename('cy@EXAMPLE.com')), 409, 'uniqueness');
+  });
+});
+
 describeEachBackend('SCIM deactivation and learning assignments', (ctx) => {
   it('a deactivated person leaves static and dynamic assignments keeping what they completed, and rejoins both when reactivated', async () => {
     const tenant = await givenLearningTenant(ctx);

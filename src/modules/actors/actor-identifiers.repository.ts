@@ -44,6 +44,32 @@ export async function replaceIdentifiers(
   await inBatches(added, (batch) => insertIdentifierBatch(sql, tenantId, batch));
 }
 
+/**
+ * replaceIdentifiers for one person, in one statement: the values they no longer hold dropped, the
+ * ones they hold now stored. The two touch different rows (a value kept is never dropped), so one
+ * snapshot serves both; a value held by someone else still fails on the primary key.
+ */
+export async function replacePersonIdentifiers(
+  sql: SqlClient,
+  tenantId: string,
+  agentKey: string,
+  identifiers: readonly Identifier[],
+): Promise<void> {
+  await sql.query(
+    `WITH dropped AS (
+       DELETE FROM actor_identifiers i
+        WHERE i.tenant_id = $1 AND i.agent_key = $2
+          AND NOT EXISTS (SELECT FROM unnest($3::text[], $4::text[]) AS k(attribute, value) WHERE k.attribute = i.attribute AND k.value = i.value)
+     )
+     INSERT INTO actor_identifiers (tenant_id, attribute, value, agent_key)
+     SELECT $1, r.attribute, r.value, $2 FROM unnest($3::text[], $4::text[]) AS r(attribute, value)
+      WHERE NOT EXISTS (
+        SELECT FROM actor_identifiers i WHERE i.tenant_id = $1 AND i.attribute = r.attribute AND i.value = r.value AND i.agent_key = $2
+      )`,
+    [tenantId, agentKey, identifiers.map((identifier) => identifier.attribute), identifiers.map((identifier) => identifier.value)],
+  );
+}
+
 async function dropReleasedIdentifiers(
   sql: SqlClient,
   tenantId: string,

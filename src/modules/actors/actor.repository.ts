@@ -85,6 +85,19 @@ export async function findPersonByKey(sql: SqlClient, tenantId: string, agentKey
   return rows[0] && toStoredActor(rows[0]);
 }
 
+/** The actor stored under one agent key and whether they are active (not deactivated), if any: what a write of one person reads first. */
+export async function findActorAndStateByKey(
+  sql: SqlClient,
+  tenantId: string,
+  agentKey: string,
+): Promise<{ actor: StoredActor; active: boolean } | undefined> {
+  const { rows } = await sql.query<ActorRow & { active: boolean }>(
+    `SELECT ${COLUMNS}, deactivated_at IS NULL AS active FROM actors WHERE tenant_id = $1 AND agent_key = $2`,
+    [tenantId, agentKey],
+  );
+  return rows[0] && { actor: toStoredActor(rows[0]), active: rows[0].active };
+}
+
 /** Whether the person under `agentKey` is active (not deactivated by an identity system); undefined when there is no such actor. */
 export async function findPersonState(sql: SqlClient, tenantId: string, agentKey: string): Promise<{ active: boolean } | undefined> {
   const { rows } = await sql.query<{ active: boolean }>(
@@ -107,7 +120,7 @@ export interface PersonRecord {
   lastModified: Date;
 }
 
-interface PersonRecordRow {
+export interface PersonRecordRow {
   id: string;
   agent_key: string;
   ifi: Record<string, unknown>;
@@ -118,10 +131,10 @@ interface PersonRecordRow {
   imported_at: Date | string;
 }
 
-const PERSON_RECORD_COLUMNS =
+export const PERSON_RECORD_COLUMNS =
   'a.id, a.agent_key, a.ifi, a.name, a.attributes, a.deactivated_at IS NULL AS active, a.created_at, a.imported_at';
 
-const toPersonRecord = (row: PersonRecordRow): PersonRecord => ({
+export const toPersonRecord = (row: PersonRecordRow): PersonRecord => ({
   id: row.id,
   agentKey: row.agent_key,
   ifi: row.ifi,

@@ -1,5 +1,14 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { StoredActor } from './actor-attributes.js';
 import { positionOfSql } from './actor-position.js';
+import {
+  type ActorRow,
+  PERSON_RECORD_COLUMNS,
+  type PersonRecord,
+  type PersonRecordRow,
+  toPersonRecord,
+  toStoredActor,
+} from './actor.repository.js';
 
 /**
  * The SQL of writing one agent. The caller holds the tenant's identity lock
@@ -21,14 +30,22 @@ export interface AgentActorWrite {
   active?: boolean;
 }
 
+/** The row written: as the reads of actors give it, and as an identity system sees the person. */
+export interface UpsertedActor {
+  created: boolean;
+  stored: StoredActor;
+  record: PersonRecord;
+}
+
 /**
  * Writes the actor under `key`: creates it, or replaces the name and attributes that were sent.
  * One statement either way: a statement naming the same agent between the caller's lookup and
  * this write (statements take no identity lock) makes it an update of that row, never a
- * duplicate-key failure. Answers whether the row was created (`xmax = 0`: no earlier version).
+ * duplicate-key failure. Answers whether the row was created (`xmax = 0`: no earlier version) and
+ * the row as written, so that nobody reads it again.
  */
-export async function upsertAgentActor(sql: SqlClient, tenantId: string, actor: AgentActorWrite): Promise<{ created: boolean }> {
-  const { rows } = await sql.query<{ created: boolean }>(
+export async function upsertAgentActor(sql: SqlClient, tenantId: string, actor: AgentActorWrite): Promise<UpsertedActor> {
+  const { rows } = await sql.query<{ created: boolean } & ActorRow & PersonRecordRow>(
     `INSERT INTO actors AS a (tenant_id, agent_key, ifi, updated, name, attributes, position_id, imported_at, deactivated_at)
      VALUES ($1, $2, $3::jsonb, now(), $4, $5::jsonb, ${positionOfSql('$5::jsonb', '$1')}, now(),
              CASE WHEN $8::boolean = false THEN now() END)
@@ -42,7 +59,7 @@ export async function upsertAgentActor(sql: SqlClient, tenantId: string, actor: 
             deactivated_at = CASE WHEN $8::boolean IS NULL THEN a.deactivated_at
                                   WHEN $8::boolean THEN NULL
                                   ELSE COALESCE(a.deactivated_at, now()) END
-     RETURNING (xmax = 0) AS created`,
+     RETURNING (xmax = 0) AS created, ${PERSON_RECORD_COLUMNS}, a.names, a.object_type, a.members`,
     [
       tenantId,
       actor.key,
@@ -54,5 +71,6 @@ export async function upsertAgentActor(sql: SqlClient, tenantId: string, actor: 
       actor.active ?? null,
     ],
   );
-  return { created: rows[0].created };
+  const row = rows[0];
+  return { created: row.created, stored: toStoredActor(row), record: toPersonRecord(row) };
 }

@@ -2,10 +2,10 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { recordAudit } from '../audit/audit.service.js';
 import { outOfScope, type Principal } from '../../kernel/principal.js';
 import { getTenantSettings, lockTenantIdentities, type TenantSettings } from './tenant-settings.service.js';
-import { findActorByKey, findPersonState } from './actor.repository.js';
+import { findActorAndStateByKey, findPersonState, type PersonRecord } from './actor.repository.js';
 import { showActors, type ActorDomains } from './actor.service.js';
 import { identifiersOf, parseAgentWrite, resolveAgentWrite, type AgentWrite } from './agent-upsert.js';
-import { findIdentifierHolders, replaceIdentifiers } from './actor-identifiers.repository.js';
+import { findIdentifierHolders, replacePersonIdentifiers } from './actor-identifiers.repository.js';
 import { upsertAgentActor } from './agent-upsert.repository.js';
 import type { PeopleChanges } from './people-changes.js';
 import { mayRead, PersonAccessErrors } from './person-access.service.js';
@@ -74,7 +74,7 @@ export async function writeAgent(
   principal: Principal,
   write: AgentWrite,
   context: AgentWriteContext,
-): Promise<{ created: boolean; agentKey: string; actor?: Record<string, unknown> }> {
+): Promise<{ created: boolean; agentKey: string; actor?: Record<string, unknown>; record: PersonRecord }> {
   const { source, domains, peopleChanges } = context;
   const tenant = principal.tenant;
   let settings = context.lockedSettings;
@@ -83,36 +83,31 @@ export async function writeAgent(
     settings = await getTenantSettings(tx, tenant, domains.baseDomain);
   }
   const identifiers = identifiersOf(write.attributes, settings.uniqueAttributes, write.attributesPath);
-  const byKey = await findActorByKey(tx, tenant.id, write.key);
+  const byKey = await findActorAndStateByKey(tx, tenant.id, write.key);
   const holders = await findIdentifierHolders(tx, tenant.id, identifiers);
-  const resolution = resolveAgentWrite(write, identifiers, { byKey: byKey && { objectType: byKey.objectType ?? 'Agent' }, holders });
+  const resolution = resolveAgentWrite(write, identifiers, {
+    byKey: byKey && { objectType: byKey.actor.objectType ?? 'Agent' },
+    holders,
+  });
   // A scoped credential writes only people of its subtree, before and after the write (person-access.service.ts).
   if (resolution.action === 'update' && !(await mayRead(tx, principal, resolution.key))) throw PersonAccessErrors.notFound(resolution.key);
   // Whether a deactivation or reactivation is to audit: only a write that sets the state can change it.
   const wasActive =
-    context.active !== undefined && resolution.action === 'update'
-      ? (await findPersonState(tx, tenant.id, resolution.key))?.active
-      : undefined;
+    context.active === undefined || resolution.action !== 'update'
+      ? undefined
+      : resolution.key === write.key
+        ? byKey?.active
+        : (await findPersonState(tx, tenant.id, resolution.key))?.active;
 
-  const { created } = await upsertAgentActor(tx, tenant.id, {
+  const { created, stored, record } = await upsertAgentActor(tx, tenant.id, {
     key: resolution.key,
     ifi: write.ifi,
     name: write.name,
     attributes: write.attributes,
     active: context.active,
   });
-  if (write.attributes !== undefined) {
-    const agentKey = resolution.key;
-    await replaceIdentifiers(
-      tx,
-      tenant.id,
-      [{ agentKey, identifiers }],
-      identifiers.map((identifier) => ({ ...identifier, agentKey })),
-    );
-  }
+  if (write.attributes !== undefined) await replacePersonIdentifiers(tx, tenant.id, resolution.key, identifiers);
 
-  const stored = await findActorByKey(tx, tenant.id, resolution.key);
-  if (!stored) throw new Error(`The actor ${resolution.key} just written is not there.`);
   if (!(await mayRead(tx, principal, stored.agentKey))) {
     // Thrown inside the transaction: nothing of the write stays.
     throw outOfScope('This credential may place people only in its organisation subtree: the agent written would fall outside it.');
@@ -126,7 +121,7 @@ export async function writeAgent(
   if (context.active !== undefined && context.active !== (wasActive ?? true)) {
     await recordAudit(tx, { action: context.active ? 'actor.reactivated' : 'actor.deactivated', ...audited, details: {} });
   }
-  if (context.answer === false) return { created, agentKey: stored.agentKey };
+  if (context.answer === false) return { created, agentKey: stored.agentKey, record };
   const [actor] = await showActors(tx, tenant, [stored], domains, settings);
-  return { created, actor, agentKey: stored.agentKey };
+  return { created, actor, agentKey: stored.agentKey, record };
 }

@@ -21,12 +21,6 @@ export async function personRecordById(sql: SqlClient, tenantId: string, id: str
   return records[0];
 }
 
-/** The person stored under `agentKey`, or undefined. */
-export async function personRecordByKey(sql: SqlClient, tenantId: string, agentKey: string): Promise<PersonRecord | undefined> {
-  const { records } = await findPersonRecords(sql, tenantId, 'a.agent_key = $2', [agentKey], { skip: 0, limit: 1 });
-  return records[0];
-}
-
 /**
  * The people holding the values `attributes` has of the tenant's `uniqueAttributes` (the ones the
  * user import and PUT /api/actors/agents match by), at most one per value: none, one, or (when two

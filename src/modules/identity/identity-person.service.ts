@@ -4,7 +4,7 @@ import type { Principal } from '../../kernel/principal.js';
 import type { ActorDomains } from '../actors/actor.service.js';
 import { parseAgentWrite, writeAgent } from '../actors/agent-upsert.service.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
-import { personRecordByKey, type PersonRecord } from '../actors/person-record.service.js';
+import type { PersonRecord } from '../actors/person-record.service.js';
 import { lockPeopleIdentities, lockPersonKeys, type TenantSettings } from '../actors/tenant-settings.service.js';
 import type { CredentialService } from '../auth/credentials/credential.service.js';
 
@@ -72,7 +72,7 @@ export async function writePerson(
     ...(person.name === undefined ? {} : { name: person.name }),
     extensions: { [ATTRIBUTES_KEY]: person.attributes },
   });
-  const { agentKey } = await writeAgent(tx, principal, write, {
+  const { agentKey, record } = await writeAgent(tx, principal, write, {
     source,
     domains,
     peopleChanges,
@@ -81,8 +81,6 @@ export async function writePerson(
     answer: false,
   });
   const revoked = person.active === false ? await writer.credentials.revokeAllOf(tx, principal.tenant.id, agentKey) : [];
-  const record = await personRecordByKey(tx, principal.tenant.id, agentKey);
-  if (!record) throw new Error(`The person ${agentKey} just written is not there.`);
   return { record, revoked };
 }
 
@@ -112,9 +110,20 @@ const PLAN_ROUNDS = 5;
  * writes: `plan` reads the people concerned and says which keys it needs (personKeys'); they are
  * locked, and `plan` runs again until what it needs is held (a person found through a value may
  * have changed before its lock was taken). Answers the last plan's value, read under its locks.
+ * `known`: keys the write needs whatever `plan` finds (those of the values sent), locked before
+ * the first plan: a write that finds nobody else then plans once.
  */
-export async function lockedPlan<T>(tx: SqlClient, tenantId: string, plan: () => Promise<{ keys: string[]; value: T }>): Promise<T> {
+export async function lockedPlan<T>(
+  tx: SqlClient,
+  tenantId: string,
+  plan: () => Promise<{ keys: string[]; value: T }>,
+  known: readonly string[] = [],
+): Promise<T> {
   const held = new Set<string>();
+  if (known.length > 0) {
+    await lockPersonKeys(tx, tenantId, [...new Set(known)]);
+    for (const key of known) held.add(key);
+  }
   for (let round = 0; round < PLAN_ROUNDS; round++) {
     const { keys, value } = await plan();
     const missing = [...new Set(keys)].filter((key) => !held.has(key));

@@ -110,11 +110,17 @@ export async function createUser(context: ScimContext, body: unknown): Promise<S
   const userName = person.attributes[USER_NAME] as string;
   const { record } = await inIdentityTransaction(context, async (tx) => {
     const settings = await getTenantSettings(tx, tenant, context.domains.baseDomain);
-    const matched = await lockedPlan(tx, tenant.id, async () => {
-      const [found] = await personRecordsByUniqueValues(tx, tenant.id, settings.uniqueAttributes, person.attributes);
-      const keys = personKeys(settings, person.attributes, found, newPersonIfi(settings, person.attributes), userNameKeys(userName, found));
-      return { keys, value: found };
-    });
+    const keysWith = (found: PersonRecord | undefined) =>
+      personKeys(settings, person.attributes, found, newPersonIfi(settings, person.attributes), userNameKeys(userName, found));
+    const matched = await lockedPlan(
+      tx,
+      tenant.id,
+      async () => {
+        const [found] = await personRecordsByUniqueValues(tx, tenant.id, settings.uniqueAttributes, person.attributes);
+        return { keys: keysWith(found), value: found };
+      },
+      keysWith(undefined),
+    );
     if (await userNameHeldElsewhere(tx, tenant.id, userName)) throw ScimUserErrors.userNameTaken(userName);
     if (matched?.attributes[USER_NAME]) {
       throw ScimUserErrors.adoptedElsewhere(matched.attributes[USER_NAME], settings.uniqueAttributes.join(', '));
@@ -157,7 +163,9 @@ async function rewriteUser(
     });
     checkIfMatch(context, stored, ifMatch);
     const userName = person.attributes[USER_NAME] as string;
-    if (await userNameHeldElsewhere(tx, tenant.id, userName, stored.agentKey)) throw ScimUserErrors.userNameTaken(userName);
+    // A userName kept (however cased) was checked when it was taken: only a new one may be another User's.
+    const renamed = userName.toLowerCase() !== stored.attributes[USER_NAME]?.toLowerCase();
+    if (renamed && (await userNameHeldElsewhere(tx, tenant.id, userName, stored.agentKey))) throw ScimUserErrors.userNameTaken(userName);
     return writePerson(
       tx,
       context,
