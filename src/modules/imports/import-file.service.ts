@@ -8,7 +8,7 @@ import type { OnCommitting } from './import-run.service.js';
 import { importJobs, importOrganisation } from './organisation-import.service.js';
 import type { UserImportSummary } from './user-import.js';
 import { importUsers, parseUserImportBody } from './user-import.service.js';
-import type { UserImportMode } from './user-sync-rules.js';
+import { importModeOf, type UserImportMode } from './user-sync-rules.js';
 import type { UserSyncContext } from './user-sync.service.js';
 import { parseUsersCsv } from './users-csv.js';
 
@@ -53,7 +53,7 @@ export async function importFileContents(sql: SqlClient, principal: Principal, c
   if (kind === 'users') {
     const request = parseUserImportBody(usersBody(file, bytes, contents.charset));
     const verify = contents.verify || request.verify;
-    const mode = contents.mode === 'sync' ? 'sync' : request.mode;
+    const mode = importModeOf(contents.mode, request.mode);
     contents.onParsed?.(`${verify ? 'checking' : 'importing'} ${request.users.length} users`);
     const summary = await importUsers(
       sql,

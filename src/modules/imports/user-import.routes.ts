@@ -8,7 +8,7 @@ import { importUsers, parseUserImportBody } from './user-import.service.js';
 import { charsetOf, parseUsersCsv } from './users-csv.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 import { sourceOfHeader } from '../audit/audit.service.js';
-import { isUserImportMode, type UserImportMode } from './user-sync-rules.js';
+import { importModeOf, isUserImportMode, type UserImportMode } from './user-sync-rules.js';
 import type { UserSyncContext } from './user-sync.service.js';
 
 export interface UsersImportRoutesOptions {
@@ -131,7 +131,7 @@ export const usersImportRoutes: FastifyPluginAsyncTypebox<UsersImportRoutesOptio
       const principal = tenantWidePrincipalOf(request);
       const parsed = parseUserImportBody(request.body);
       const verify = verifyOfQuery(request.query);
-      const mode = modeOfQuery(request.query) === 'sync' ? 'sync' : parsed.mode;
+      const mode = importModeOf(modeOfQuery(request.query), parsed.mode);
       // The audit entries of a sync's deactivations carry the request's svc-account-source, as PUT /api/actors/agents' do.
       const source = mode === 'sync' ? sourceOfHeader(request.headers['svc-account-source']) : undefined;
       return importUsers(

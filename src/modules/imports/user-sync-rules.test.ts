@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { UserImportSummary } from './user-import.js';
-import { allowedDeactivations, isUserImportMode, percent, syncRefusal, UserSyncErrors, withDeactivated } from './user-sync-rules.js';
+import {
+  allowedDeactivations,
+  importModeOf,
+  isUserImportMode,
+  percent,
+  syncRefusal,
+  UserSyncErrors,
+  withDeactivated,
+} from './user-sync-rules.js';
 
 describe('allowedDeactivations', () => {
   it('allows the share of the active people, rounded down', () => {
@@ -84,5 +92,15 @@ describe('withDeactivated', () => {
 describe('isUserImportMode', () => {
   it('knows merge and sync only', () => {
     assert.deepEqual(['merge', 'sync', 'Sync', 'replace', undefined, 1].map(isUserImportMode), [true, true, false, false, false, false]);
+  });
+});
+
+describe('importModeOf', () => {
+  it('an outer sync wins over the body; an outer merge or none leaves the body its say', () => {
+    assert.equal(importModeOf('sync', 'merge'), 'sync');
+    assert.equal(importModeOf('merge', 'sync'), 'sync');
+    assert.equal(importModeOf(undefined, 'sync'), 'sync');
+    assert.equal(importModeOf(undefined, 'merge'), 'merge');
+    assert.equal(importModeOf('merge', 'merge'), 'merge');
   });
 });

@@ -16,6 +16,12 @@ export type UserImportMode = (typeof USER_IMPORT_MODES)[number];
 export const isUserImportMode = (value: unknown): value is UserImportMode => (USER_IMPORT_MODES as readonly unknown[]).includes(value);
 
 /**
+ * The mode of an import asked for outside its body (the query's `mode`, the import folder's
+ * `users-sync…` name) and in it: an outer `sync` wins, an outer `merge` or none leaves the body's.
+ */
+export const importModeOf = (outer: UserImportMode | undefined, body: UserImportMode): UserImportMode => (outer === 'sync' ? 'sync' : body);
+
+/**
  * The most people a sync may deactivate of the tenant's `active` people: `maxShare` of them, rounded
  * down (with a hair of tolerance, so that 0.29 of 100 allows 29 although 0.29 × 100 is 28.999…).
  */
