@@ -250,8 +250,10 @@ export class AuthorizeService {
       };
     }
 
-    const connections = await this.signOn.connectionsFor(client.tenant.id);
-    const again = (status: number, error: string, extra: Partial<SignInForm> = {}): SignInForm => ({
+    // The tenant's sign-in services, read only when the form is shown again or one of them is chosen.
+    let offered: string[] | undefined;
+    const connections = async () => (offered ??= await this.signOn.connectionsFor(client.tenant.id));
+    const again = async (status: number, error: string, extra: Partial<SignInForm> = {}): Promise<SignInForm> => ({
       kind: 'sign-in',
       status,
       client,
@@ -259,11 +261,11 @@ export class AuthorizeService {
       csrfToken,
       email: form.email?.trim() || undefined,
       error,
-      connections,
+      connections: await connections(),
       ...extra,
     });
     if (form.connection !== undefined) {
-      if (!connections.includes(form.connection))
+      if (!(await connections()).includes(form.connection))
         return again(400, 'That sign-in service is not offered any more: choose another, or sign in with your password.');
       return {
         kind: 'sign-on',
