@@ -40,6 +40,7 @@ describeEachBackend('Identity admin routes and tenants', (ctx) => {
       ['DELETE', `/api/hr-webhooks/${hook.json().id}`],
       ['GET', '/api/hr-webhooks/messages'],
       ['GET', '/api/sso/connections'],
+      ['GET', '/api/sso/connections/corp/metadata'],
       ['PUT', '/api/sso/connections/corp', CONNECTION],
       ['DELETE', '/api/sso/connections/corp'],
     ];
@@ -62,6 +63,13 @@ describeEachBackend('Identity admin routes and tenants', (ctx) => {
     assert.equal((await send('DELETE', `/api/scim-tokens/${scimToken.json().id}`, b.headers)).statusCode, 404);
     assert.equal((await send('DELETE', `/api/hr-webhooks/${hook.json().id}`, b.headers)).statusCode, 404);
     assert.equal((await send('DELETE', '/api/sso/connections/corp', b.headers)).statusCode, 404);
+    const metadataOfB = await send('GET', '/api/sso/connections/corp/metadata', b.headers);
+    assert.equal(metadataOfB.statusCode, 404);
+    assert.equal(metadataOfB.json().code, 'identity.connection_not_found');
+    // A's connection is an OpenID Connect one: no SAML metadata.
+    const metadataOfA = await send('GET', '/api/sso/connections/corp/metadata', a.headers);
+    assert.equal(metadataOfA.statusCode, 404);
+    assert.equal(metadataOfA.json().code, 'identity.not_saml');
 
     // A's are all still there, and A's SCIM token is not B's.
     assert.equal((await send('GET', '/api/scim-tokens', a.headers)).json().length, 1);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { DOMParser } from '@xmldom/xmldom';
 import type { Browser } from 'playwright-core';
 import { exchange, givenOAuth, pkceChallenge, REDIRECT_URI } from '../auth/oauth-token-fixtures.js';
 import { newSecret } from '../../src/platform/secrets.js';
@@ -313,5 +314,46 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
     assert.equal(byXml.statusCode, 200, byXml.body);
     assert.equal(byXml.json().admins, null);
     assert.equal(byXml.json().spEntityId, `urn:learnbase:${oauth.tenant.name}:corp`);
+  });
+
+  it('answers this server’s metadata for a SAML connection: its entity ID, its ACS and signed assertions wanted', async () => {
+    const oauth = await givenOAuth(ctx);
+    const { access_token: token } = await exchange(ctx.app, oauth);
+    const admin = { authorization: `Bearer ${token}`, 'x-svc-tenant': oauth.tenant.name };
+    const idp = await startSamlIdp(new Map());
+    idps.push(idp);
+    const put = await ctx.app.inject({
+      method: 'PUT',
+      url: '/api/sso/connections/corp',
+      headers: admin,
+      payload: { protocol: 'saml', metadataXml: idp.metadataXml, spEntityId: 'https://learn.example.com/saml' },
+    });
+    assert.equal(put.statusCode, 201, put.body);
+
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/sso/connections/corp/metadata', headers: admin });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.match(String(res.headers['content-type']), /^application\/samlmetadata\+xml; charset=utf-8/);
+    assert.equal(res.headers['content-disposition'], `attachment; filename="${oauth.tenant.name}-corp-sp-metadata.xml"`);
+    const document = new DOMParser().parseFromString(res.body, 'text/xml');
+    const md = 'urn:oasis:names:tc:SAML:2.0:metadata';
+    const entity = document.documentElement;
+    assert.equal(entity?.localName, 'EntityDescriptor');
+    assert.equal(entity?.namespaceURI, md);
+    assert.equal(entity?.getAttribute('entityID'), 'https://learn.example.com/saml');
+    const descriptor = document.getElementsByTagNameNS(md, 'SPSSODescriptor')[0];
+    assert.equal(descriptor?.getAttribute('WantAssertionsSigned'), 'true');
+    assert.equal(descriptor?.getAttribute('AuthnRequestsSigned'), 'false');
+    assert.equal(descriptor?.getAttribute('protocolSupportEnumeration'), 'urn:oasis:names:tc:SAML:2.0:protocol');
+    assert.equal(document.getElementsByTagNameNS(md, 'KeyDescriptor').length, 0, 'no key: nothing signed or encrypted for this server');
+    const acs = document.getElementsByTagNameNS(md, 'AssertionConsumerService');
+    assert.equal(acs.length, 1);
+    assert.equal(acs[0]?.getAttribute('Binding'), 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST');
+    assert.equal(acs[0]?.getAttribute('Location'), put.json().acsUrl);
+
+    const unknown = await ctx.app.inject({ method: 'GET', url: '/api/sso/connections/other/metadata', headers: admin });
+    assert.equal(unknown.statusCode, 404);
+    assert.equal(unknown.json().code, 'identity.connection_not_found');
+    const badName = await ctx.app.inject({ method: 'GET', url: '/api/sso/connections/Not%20A%20Name/metadata', headers: admin });
+    assert.equal(badName.statusCode, 404);
   });
 });

@@ -55,6 +55,16 @@ export function authnRequestUrl(connection: SamlConnectionInput, acsUrl: string,
   return saml.getAuthorizeUrlAsync(relayState, undefined, {});
 }
 
+/**
+ * This server's metadata for one connection (SAML 2.0 Metadata §2.4.4): its entity ID, the
+ * Assertion Consumer Service (HTTP-POST) and that it wants assertions signed; it signs no
+ * requests and takes no encrypted assertions, so it names no key. What an identity provider
+ * imports to register this server (Entra ID's "Upload metadata file", Keycloak's client import).
+ */
+export function serviceProviderMetadata(connection: SamlConnectionInput, acsUrl: string): string {
+  return samlOf(connection, acsUrl, { generateUniqueId: newRequestId }).generateServiceProviderMetadata(null, null);
+}
+
 type XmlJs = Record<string, unknown> & { $?: Record<string, string> };
 const children = (node: unknown, name: string): XmlJs[] => {
   const value = node && typeof node === 'object' ? (node as Record<string, unknown>)[name] : undefined;

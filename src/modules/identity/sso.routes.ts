@@ -12,6 +12,7 @@ import { SAML_ACS_PATH } from './saml.js';
 import { MAX_METADATA_BYTES } from './sso-connection-rules.js';
 import {
   CALLBACK_PATH,
+  connectionMetadata,
   connectionOfBody,
   connectionView,
   listConnections,
@@ -178,6 +179,38 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; signOn: Sing
         return written;
       });
       return reply.status(created ? 201 : 200).send(connectionView(connection, request.publicBaseUrl));
+    },
+  );
+
+  app.get(
+    '/api/sso/connections/:name/metadata',
+    {
+      schema: {
+        tags: ['identity'],
+        security: ADMIN_ONLY,
+        operationId: 'GET:sso.connections.metadata',
+        summary: 'This server as a SAML service provider for one connection: the metadata document to import at the provider',
+        description:
+          'An EntityDescriptor with the connection’s `spEntityId`, the Assertion Consumer Service (`acsUrl`, HTTP-POST) and ' +
+          '`WantAssertionsSigned`: what Entra ID ("Upload metadata file"), Okta or Keycloak (client import) read to register this server.',
+        params: NameParams,
+        produces: ['application/samlmetadata+xml'],
+        response: {
+          200: { description: 'The metadata (SAML 2.0 Metadata).', content: { 'application/samlmetadata+xml': { schema: Type.String() } } },
+          ...ADMIN_ERRORS,
+          404: apiErrorResponse(
+            'No connection of this name (`identity.connection_not_found`), or one of OpenID Connect, which has none (`identity.not_saml`).',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { tenant } = adminPrincipalOf(request);
+      const xml = await connectionMetadata(sql, tenant, request.params.name, request.publicBaseUrl);
+      return reply
+        .type('application/samlmetadata+xml; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="${tenant.name}-${request.params.name}-sp-metadata.xml"`)
+        .send(xml);
     },
   );
 

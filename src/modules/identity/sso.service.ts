@@ -22,7 +22,7 @@ import {
   writePerson,
   type IdentityWriter,
 } from './identity-person.service.js';
-import { authnRequestUrl, checkedAssertion, newRequestId, SAML_ACS_PATH } from './saml.js';
+import { authnRequestUrl, checkedAssertion, newRequestId, SAML_ACS_PATH, serviceProviderMetadata } from './saml.js';
 import {
   attributesOfClaims,
   completeSamlConnection,
@@ -76,6 +76,12 @@ const METADATA_TTL_MS = 10 * 60_000;
 export const SsoErrors = {
   connectionNotFound: (tenant: Tenant, name: string) =>
     notFound('identity.connection_not_found', `Tenant "${tenant.name}" has no single sign-on connection "${name}".`, { name }),
+  noSamlMetadata: (name: string) =>
+    notFound(
+      'identity.not_saml',
+      `The connection "${name}" is an OpenID Connect connection: it has no SAML metadata (register its redirectUri at the provider).`,
+      { name },
+    ),
   invalidName: (name: string) =>
     new AppError(
       'identity.invalid_connection',
@@ -204,6 +210,14 @@ export async function putConnection(
 
 export function listConnections(sql: SqlClient, tenant: Tenant): Promise<SsoConnection[]> {
   return findConnections(sql, tenant.id);
+}
+
+/** The SAML service provider metadata of the tenant's connection `name`; 404 for no such connection, or one of OpenID Connect. */
+export async function connectionMetadata(sql: SqlClient, tenant: Tenant, name: string, publicBaseUrl: string): Promise<string> {
+  const connection = CONNECTION_NAME.test(name) ? await findConnection(sql, tenant.id, name) : undefined;
+  if (!connection) throw SsoErrors.connectionNotFound(tenant, name);
+  if (connection.protocol !== 'saml') throw SsoErrors.noSamlMetadata(name);
+  return serviceProviderMetadata(connection, `${publicBaseUrl}${SAML_ACS_PATH}`);
 }
 
 export async function removeConnection(sql: SqlClient, tenant: Tenant, name: string): Promise<void> {
