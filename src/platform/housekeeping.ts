@@ -5,15 +5,15 @@ const FIRST_ROUND_MS = 60_000;
 const ROUND_INTERVAL_MS = 3_600_000;
 
 /**
- * Runs `purge` hourly for as long as the app is open (the first time a minute after start), logging
- * what it answers at debug and a failure as a warning naming `what`: the deletion of rows past their
- * lifetime, which a failed round leaves to the next.
+ * Runs `work` hourly for as long as the app is open (the first time a minute after start), logging
+ * what it answers at debug with `log.done` and a failure as a warning with `log.failed`: work that
+ * a failed round leaves to the next.
  */
-export function purgeHourly(app: FastifyInstance, what: string, purge: () => Promise<unknown>): void {
+export function everyHour(app: FastifyInstance, work: () => Promise<unknown>, log: { done: string; failed: string }): void {
   const round = () =>
-    purge().then(
-      (purged) => app.log.debug({ purged }, `purged ${what}`),
-      (error) => app.log.warn({ err: error }, `could not purge ${what}`),
+    work().then(
+      (outcome) => app.log.debug({ outcome }, log.done),
+      (error) => app.log.warn({ err: error }, log.failed),
     );
   const first = setTimeout(round, FIRST_ROUND_MS).unref();
   const hourly = setInterval(round, ROUND_INTERVAL_MS).unref();
@@ -21,4 +21,9 @@ export function purgeHourly(app: FastifyInstance, what: string, purge: () => Pro
     clearTimeout(first);
     clearInterval(hourly);
   });
+}
+
+/** everyHour for the deletion of rows past their lifetime (`what`). */
+export function purgeHourly(app: FastifyInstance, what: string, purge: () => Promise<unknown>): void {
+  everyHour(app, purge, { done: `purged ${what}`, failed: `could not purge ${what}` });
 }

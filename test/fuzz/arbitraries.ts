@@ -2779,6 +2779,8 @@ const IDENTITY_FUZZERS_SSO: Record<string, RouteFuzzer> = {
     }),
   'DELETE /api/sso/connections/:name': (ctx) =>
     route({ method: 'DELETE', path: ssoName.map((name) => `/api/sso/connections/${name}`), headers: adminHeaders(ctx) }),
+  'POST /api/sso/connections/:name/refresh': (ctx) =>
+    route({ method: 'POST', path: ssoName.map((name) => `/api/sso/connections/${name}/refresh`), headers: adminHeaders(ctx) }),
   'GET /api/sso/connections/:name/metadata': (ctx) =>
     route({ method: 'GET', path: ssoName.map((name) => `/api/sso/connections/${name}/metadata`), headers: adminHeaders(ctx) }),
   'POST /auth/sso/saml': () =>

@@ -21,6 +21,9 @@ const KEYS = {
 
 export type Attributes = Record<string, string | string[]>;
 
+/** A PEM certificate's base64 DER, as metadata carries it. */
+export const certificateBodyOf = (pem: string) => pem.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '');
+
 export interface ResponseOptions {
   /** The AuthnRequest answered; absent: an answer nobody asked for. */
   inResponseTo?: string;
@@ -54,6 +57,13 @@ export interface SamlIdpFixture {
   metadataXml: string;
   /** login → attributes; change an entry to see the next sign-in carry new ones. */
   people: Map<string, Attributes>;
+  /**
+   * What /metadata serves from now on: the signing keys it lists (default the provider's own), the
+   * entity ID it names (default its own), or a 500.
+   */
+  serveMetadata(options: { keys?: Array<'idp' | 'other'>; entityId?: string; failing?: boolean }): void;
+  /** How many times /metadata was read. */
+  metadataReads(): number;
   /** The Response, base64 (the SAMLResponse form field). */
   response(options: ResponseOptions): string;
   close(): Promise<void>;
@@ -137,20 +147,29 @@ export async function startSamlIdp(people: Map<string, Attributes>): Promise<Sam
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const entityId = `${origin}/metadata`;
   const ssoUrl = `${origin}/sso`;
-  const certBody = KEYS.idp.cert.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '');
-  const metadataXml =
-    `<?xml version="1.0"?><md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${entityId}">` +
+  const metadataOf = (keys: Array<'idp' | 'other'>, named: string) =>
+    `<?xml version="1.0"?><md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${named}">` +
     '<md:IDPSSODescriptor WantAuthnRequestsSigned="false" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">' +
-    `<md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${certBody}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>` +
+    keys
+      .map(
+        (key) =>
+          `<md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${certificateBodyOf(KEYS[key].cert)}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`,
+      )
+      .join('') +
     `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${ssoUrl}"/>` +
     `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${ssoUrl}"/>` +
     '</md:IDPSSODescriptor></md:EntityDescriptor>';
+  const metadataXml = metadataOf(['idp'], entityId);
+  let served: string | undefined = metadataXml;
+  let reads = 0;
   const response = (options: ResponseOptions) => buildResponse(entityId, options);
 
   server.on('request', (request, reply) => {
     const url = new URL(request.url ?? '/', origin);
     if (url.pathname === '/metadata') {
-      reply.writeHead(200, { 'content-type': 'application/samlmetadata+xml' }).end(metadataXml);
+      reads++;
+      if (served === undefined) reply.writeHead(500).end();
+      else reply.writeHead(200, { 'content-type': 'application/samlmetadata+xml' }).end(served);
     } else if (url.pathname === '/sso' && request.method === 'GET') {
       // The sign-in page: the request travels on in the form.
       const received = readAuthnRequest(url.href);
@@ -197,6 +216,10 @@ export async function startSamlIdp(people: Map<string, Attributes>): Promise<Sam
     certificatePem: KEYS.idp.cert,
     metadataXml,
     people,
+    serveMetadata: (options) => {
+      served = options.failing ? undefined : metadataOf(options.keys ?? ['idp'], options.entityId ?? entityId);
+    },
+    metadataReads: () => reads,
     response,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -3,6 +3,8 @@ import { after, before, it } from 'node:test';
 import { DOMParser } from '@xmldom/xmldom';
 import type { Browser } from 'playwright-core';
 import { exchange, givenOAuth, pkceChallenge, REDIRECT_URI } from '../auth/oauth-token-fixtures.js';
+import { METADATA_REFRESH_MS, refreshDueMetadata } from '../../src/modules/identity/saml-metadata.service.js';
+import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/secrets.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import { browserSkip, launchChromium, serveContentPage } from '../support/chromium.js';
@@ -314,6 +316,107 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
     assert.equal(byXml.statusCode, 200, byXml.body);
     assert.equal(byXml.json().admins, null);
     assert.equal(byXml.json().spEntityId, `urn:learnbase:${oauth.tenant.name}:corp`);
+  });
+
+  it('follows a provider that rolls its key: its metadata URL read at an admin’s request and by the daily round; a bad reading changes nothing', async () => {
+    const fixture = await givenSaml(ctx, content.origin, idps);
+    const { admin, idp } = fixture;
+    const connection = async () => {
+      const listed = await ctx.app.inject({ method: 'GET', url: '/api/sso/connections', headers: admin });
+      return (listed.json() as Json[]).find((item) => item.name === 'corp') as Json;
+    };
+    const refresh = () => ctx.app.inject({ method: 'POST', url: '/api/sso/connections/corp/refresh', headers: admin });
+    /** A sign-in answered by a Response signed with `key`: 303 when it checks, 401 when it does not. */
+    const signInSignedBy = async (key: 'idp' | 'other') => {
+      const { request } = await startSignIn(ctx, fixture);
+      const samlResponse = idp.response({
+        inResponseTo: request.id,
+        acsUrl: request.acsUrl,
+        audience: fixture.spEntityId,
+        nameId: 'ada@example.com',
+        attributes: ADA,
+        signedBy: key,
+      });
+      return (await postResponse(ctx, fixture, samlResponse, request.relayState)).statusCode;
+    };
+    const first = await connection();
+    assert.equal(first.metadataProblem, null);
+    assert.ok(Date.parse(String(first.metadataReadAt)) > Date.now() - 60_000, String(first.metadataReadAt));
+    assert.equal(first.metadataCheckedAt, first.metadataReadAt);
+    assert.equal(await signInSignedBy('other'), 401, 'the next key is not known yet');
+
+    // The provider publishes its next key beside the current one: read now at the admin's request.
+    idp.serveMetadata({ keys: ['idp', 'other'] });
+    const rolled = await refresh();
+    assert.equal(rolled.statusCode, 200, rolled.body);
+    assert.deepEqual(rolled.json().changed, ['certificates']);
+    assert.equal(rolled.json().connection.certificates, 2);
+    assert.equal(await signInSignedBy('other'), 303);
+    assert.equal(await signInSignedBy('idp'), 303);
+    const same = await refresh();
+    assert.deepEqual(same.json().changed, [], 'read again, nothing changed');
+    const audited = await ctx.app.inject({ method: 'GET', url: '/api/audit?action=sso_connection.refreshed', headers: admin });
+    assert.equal(audited.statusCode, 200, audited.body);
+    const entries = audited.json() as Json[];
+    assert.equal(entries.length, 1, 'only a reading that changed something is audited');
+    assert.equal((entries[0]!.principal as Json).kind, 'admin');
+    assert.deepEqual(entries[0]!.details, { name: 'corp', changed: ['certificates'], certificates: 2 });
+
+    // A reading that fails, or names another provider, is refused and changes nothing.
+    idp.serveMetadata({ failing: true });
+    const failed = await refresh();
+    assert.equal(failed.statusCode, 502, failed.body);
+    assert.equal(failed.json().code, 'identity.metadata_unusable');
+    assert.match(String((await connection()).metadataProblem), /could not be read: it answered 500/);
+    idp.serveMetadata({ keys: ['other'], entityId: 'https://idp.elsewhere.example.com' });
+    const other = await refresh();
+    assert.equal(other.statusCode, 502, other.body);
+    assert.match(other.json().message, /another provider|describes the provider "https:\/\/idp\.elsewhere\.example\.com"/);
+    const unchanged = await connection();
+    assert.equal(unchanged.certificates, 2);
+    assert.equal(unchanged.idpEntityId, idp.entityId);
+    assert.equal(unchanged.metadataReadAt, same.json().connection.metadataReadAt, 'last read whole by the reading before');
+    assert.ok(Date.parse(String(unchanged.metadataCheckedAt)) > Date.parse(String(unchanged.metadataReadAt)), 'tried since');
+    assert.equal(await signInSignedBy('other'), 303, 'still signs in as before');
+
+    // The daily round, a day later, in two processes at once: one reads the URL; the old key is gone.
+    idp.serveMetadata({ keys: ['other'] });
+    const tenancy = new TenancyService(ctx.db, 0);
+    const readsBefore = idp.metadataReads();
+    const dayLater = new Date(Date.now() + METADATA_REFRESH_MS + 60_000);
+    await Promise.all(
+      [1, 2].map(() =>
+        refreshDueMetadata(
+          ctx.db,
+          (id) => tenancy.findById(id),
+          () => {},
+          dayLater,
+        ),
+      ),
+    );
+    assert.equal(idp.metadataReads() - readsBefore, 1, 'one process read it');
+    const followed = await connection();
+    assert.equal(followed.certificates, 1);
+    assert.equal(followed.metadataProblem, null);
+    assert.equal(await signInSignedBy('idp'), 401, 'the retired key is refused');
+    assert.equal(await signInSignedBy('other'), 303);
+    const byProvider = await ctx.app.inject({ method: 'GET', url: '/api/audit?action=sso_connection.refreshed', headers: admin });
+    const latest = (byProvider.json() as Json[])[0]!;
+    assert.deepEqual(latest.principal, { kind: 'sso', id: 'corp' });
+    assert.equal(latest.source, 'sso:corp');
+
+    // Only a connection named by a metadata URL is read again.
+    const byXml = await ctx.app.inject({
+      method: 'PUT',
+      url: '/api/sso/connections/corp',
+      headers: admin,
+      payload: { protocol: 'saml', metadataXml: idp.metadataXml },
+    });
+    assert.equal(byXml.statusCode, 200, byXml.body);
+    assert.equal(byXml.json().metadataReadAt, undefined);
+    const none = await refresh();
+    assert.equal(none.statusCode, 404, none.body);
+    assert.equal(none.json().code, 'identity.no_metadata_url');
   });
 
   it('answers this server’s metadata for a SAML connection: its entity ID, its ACS and signed assertions wanted', async () => {

@@ -27,6 +27,7 @@ export type AuditAction =
   | 'sso_connection.created'
   | 'sso_connection.updated'
   | 'sso_connection.deleted'
+  | 'sso_connection.refreshed'
   | 'admin.created'
   | 'credential.created'
   | 'credential.revoked'

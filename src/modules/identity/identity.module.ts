@@ -1,10 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { purgeHourly } from '../../platform/housekeeping.js';
+import { everyHour, purgeHourly } from '../../platform/housekeeping.js';
 import type { ModuleOptions } from '../../platform/module-options.js';
 import type { Admission } from '../../platform/http/admission.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 import { DropFolder } from './drop-folder.service.js';
 import { hrWebhookInbox, hrWebhookRoutes } from './hr-webhook.routes.js';
+import { refreshDueMetadata } from './saml-metadata.service.js';
 import { purgeAppliedHrMessages } from './hr-webhook.repository.js';
 import { HrMessageApplier } from './hr-webhook.service.js';
 import { scimRoutes } from './scim.routes.js';
@@ -63,6 +64,20 @@ export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
   app.launch.acceptSignOn(signOn);
   app.auth.acceptAdminSignOn(signOn);
   await app.register(ssoRoutes, { sql, signOn });
+  everyHour(
+    app,
+    () =>
+      refreshDueMetadata(
+        sql,
+        (tenantId) => app.tenancy.findById(tenantId),
+        (source, problem) =>
+          app.log.warn(
+            { tenantId: source.tenantId, connection: source.name, metadataUrl: source.metadataUrl },
+            `the SAML metadata of connection "${source.name}" was not taken: ${problem}; the connection is as it was`,
+          ),
+      ),
+    { done: 'read the SAML metadata URLs due', failed: 'could not read the SAML metadata URLs due' },
+  );
 
   if (config.importDropDir !== undefined) {
     const dropFolder = new DropFolder({

@@ -1,14 +1,45 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { AdminRule, SsoConnectionInput } from './sso-connection-rules.js';
 
+/**
+ * A SAML connection's metadata URL as last read (saml-metadata.service.ts): when it was last read
+ * whole, when it was last tried, and what was wrong with the last try (undefined: nothing).
+ */
+export interface MetadataStatus {
+  readAt: Date;
+  checkedAt: Date;
+  problem?: string;
+}
+
 /** A stored connection (its secret included: for the service only, never answered). */
 export type SsoConnection = SsoConnectionInput & {
   name: string;
   createdAt: Date;
   updatedAt: Date;
+  /** A SAML connection named by its metadata URL: how its reading went. */
+  metadataStatus?: MetadataStatus;
 };
 export type OidcConnection = Extract<SsoConnection, { protocol: 'oidc' }>;
 export type SamlConnection = Extract<SsoConnection, { protocol: 'saml' }>;
+
+/** The `saml` column: where browsers go and the certificates; with a metadata URL, how its reading went (ISO times). */
+interface SamlColumn {
+  entryPoint: string;
+  certificates: string[];
+  metadataUrl?: string;
+  metadataReadAt?: string;
+  metadataCheckedAt?: string;
+  metadataProblem?: string;
+}
+
+function statusOf(saml: SamlColumn): MetadataStatus | undefined {
+  if (saml.metadataUrl === undefined || saml.metadataReadAt === undefined) return undefined;
+  return {
+    readAt: new Date(saml.metadataReadAt),
+    checkedAt: new Date(saml.metadataCheckedAt ?? saml.metadataReadAt),
+    ...(saml.metadataProblem === undefined ? {} : { problem: saml.metadataProblem }),
+  };
+}
 
 interface ConnectionRow {
   name: string;
@@ -18,7 +49,7 @@ interface ConnectionRow {
   client_secret: string | null;
   scopes: string;
   claims: Record<string, string>;
-  saml: { entryPoint: string; certificates: string[]; metadataUrl?: string } | null;
+  saml: SamlColumn | null;
   admins: AdminRule | null;
   created_at: Date | string;
   updated_at: Date | string;
@@ -42,6 +73,7 @@ function toConnection(row: ConnectionRow): SsoConnection {
       entryPoint: row.saml.entryPoint,
       certificates: row.saml.certificates,
       ...(row.saml.metadataUrl === undefined ? {} : { metadataUrl: row.saml.metadataUrl }),
+      ...(statusOf(row.saml) === undefined ? {} : { metadataStatus: statusOf(row.saml) }),
     };
   }
   return {
@@ -64,6 +96,8 @@ export async function upsertConnection(
   input: SsoConnectionInput,
 ): Promise<{ connection: SsoConnection; created: boolean }> {
   const saml = input.protocol === 'saml';
+  // A metadata URL was read just now, to make this input (sso.service.ts connectionOfBody).
+  const readAt = new Date().toISOString();
   const { rows } = await sql.query<ConnectionRow & { created: boolean }>(
     `INSERT INTO sso_connections AS c (tenant_id, name, protocol, issuer, client_id, client_secret, scopes, claims, saml, admins)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb)
@@ -85,8 +119,10 @@ export async function upsertConnection(
         ? JSON.stringify({
             entryPoint: input.entryPoint,
             certificates: input.certificates,
-            ...(input.metadataUrl === undefined ? {} : { metadataUrl: input.metadataUrl }),
-          })
+            ...(input.metadataUrl === undefined
+              ? {}
+              : { metadataUrl: input.metadataUrl, metadataReadAt: readAt, metadataCheckedAt: readAt }),
+          } satisfies SamlColumn)
         : null,
       input.admins ? JSON.stringify(input.admins) : null,
     ],
@@ -104,6 +140,110 @@ export async function findConnection(sql: SqlClient, tenantId: string, name: str
     tenantId,
     name,
   ]);
+  return rows[0] && toConnection(rows[0]);
+}
+
+/** A SAML connection named by its metadata URL, as a reading of it starts from. */
+export interface MetadataSource {
+  tenantId: string;
+  name: string;
+  idpEntityId: string;
+  metadataUrl: string;
+  entryPoint: string;
+  certificates: string[];
+  /** The ISO time of the last try, as stored: a reading takes the connection by changing it. */
+  checkedAt: string | null;
+}
+
+interface MetadataSourceRow {
+  tenant_id: string;
+  name: string;
+  issuer: string;
+  saml: SamlColumn;
+}
+
+const toSource = (row: MetadataSourceRow): MetadataSource => ({
+  tenantId: row.tenant_id,
+  name: row.name,
+  idpEntityId: row.issuer,
+  metadataUrl: row.saml.metadataUrl as string,
+  entryPoint: row.saml.entryPoint,
+  certificates: row.saml.certificates,
+  checkedAt: row.saml.metadataCheckedAt ?? null,
+});
+
+/**
+ * The SAML connections of every tenant whose metadata URL is due to be read again: last tried
+ * before `staleBefore`, or before `retryBefore` when that try failed. At most `limit`, the longest
+ * waiting first.
+ */
+export async function findDueMetadataSources(
+  sql: SqlClient,
+  staleBefore: Date,
+  retryBefore: Date,
+  limit: number,
+): Promise<MetadataSource[]> {
+  const { rows } = await sql.query<MetadataSourceRow>(
+    `SELECT tenant_id, name, issuer, saml FROM sso_connections
+      WHERE protocol = 'saml' AND saml ? 'metadataUrl'
+        AND (COALESCE((saml ->> 'metadataCheckedAt')::timestamptz, '-infinity') < $1::timestamptz
+             OR (saml ? 'metadataProblem' AND (saml ->> 'metadataCheckedAt')::timestamptz < $2::timestamptz))
+      ORDER BY COALESCE((saml ->> 'metadataCheckedAt')::timestamptz, '-infinity'), tenant_id, name
+      LIMIT $3`,
+    [staleBefore.toISOString(), retryBefore.toISOString(), limit],
+  );
+  return rows.map(toSource);
+}
+
+/** The tenant's SAML connection `name`, if it is named by a metadata URL. */
+export async function findMetadataSource(sql: SqlClient, tenantId: string, name: string): Promise<MetadataSource | undefined> {
+  const { rows } = await sql.query<MetadataSourceRow>(
+    `SELECT tenant_id, name, issuer, saml FROM sso_connections
+      WHERE tenant_id = $1 AND name = $2 AND protocol = 'saml' AND saml ? 'metadataUrl'`,
+    [tenantId, name],
+  );
+  return rows[0] && toSource(rows[0]);
+}
+
+/**
+ * Takes the connection for one reading of its metadata: its last try becomes `now`, if it is still
+ * `source.checkedAt` (no other process took it, no PUT replaced it). Answers whether it was taken.
+ */
+export async function claimMetadataSource(sql: SqlClient, source: MetadataSource, now: string): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `UPDATE sso_connections SET saml = saml || jsonb_build_object('metadataCheckedAt', $5::text)
+      WHERE tenant_id = $1 AND name = $2 AND protocol = 'saml' AND saml ->> 'metadataUrl' = $3
+        AND saml ->> 'metadataCheckedAt' IS NOT DISTINCT FROM $4::text`,
+    [source.tenantId, source.name, source.metadataUrl, source.checkedAt, now],
+  );
+  return rowCount === 1;
+}
+
+/**
+ * Stores what the reading taken at `claimedAt` found: the provider's entry point and certificates
+ * (`updated_at` moves when they changed), or the problem (the connection works on as it was).
+ * Nothing when the connection was replaced or taken again meanwhile: answers the connection as
+ * stored, or undefined then.
+ */
+export async function recordMetadataReading(
+  sql: SqlClient,
+  source: MetadataSource,
+  claimedAt: string,
+  found: { entryPoint: string; certificates: string[] } | { problem: string },
+): Promise<SsoConnection | undefined> {
+  const read = 'problem' in found ? null : JSON.stringify({ entryPoint: found.entryPoint, certificates: found.certificates });
+  const { rows } = await sql.query<ConnectionRow>(
+    `UPDATE sso_connections
+        SET saml = CASE WHEN $5::jsonb IS NULL THEN saml || jsonb_build_object('metadataProblem', $6::text)
+                        ELSE (saml - 'metadataProblem') || $5::jsonb || jsonb_build_object('metadataReadAt', $4::text) END,
+            updated_at = CASE WHEN $5::jsonb IS NOT NULL
+                               AND (saml -> 'entryPoint' IS DISTINCT FROM $5::jsonb -> 'entryPoint'
+                                    OR saml -> 'certificates' IS DISTINCT FROM $5::jsonb -> 'certificates')
+                              THEN clock_timestamp() ELSE updated_at END
+      WHERE tenant_id = $1 AND name = $2 AND protocol = 'saml' AND saml ->> 'metadataUrl' = $3 AND saml ->> 'metadataCheckedAt' = $4::text
+      RETURNING ${COLUMNS}`,
+    [source.tenantId, source.name, source.metadataUrl, claimedAt, read, 'problem' in found ? found.problem : null],
+  );
   return rows[0] && toConnection(rows[0]);
 }
 

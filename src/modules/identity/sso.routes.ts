@@ -9,6 +9,7 @@ import type { PageWording } from '../../platform/http/error-handler.js';
 import { recordAudit, sourceOfHeader } from '../audit/audit.service.js';
 import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../auth/admin-routes.schemas.js';
 import { SAML_ACS_PATH } from './saml.js';
+import { MetadataErrors, refreshConnection } from './saml-metadata.service.js';
 import { MAX_METADATA_BYTES } from './sso-connection-rules.js';
 import {
   CALLBACK_PATH,
@@ -45,7 +46,16 @@ const ConnectionBody = Type.Object({
   idpEntityId: Type.Optional(Type.String({ description: 'SAML: the identity provider’s entity ID (the Issuer of its assertions).' })),
   entryPoint: Type.Optional(Type.String({ description: 'SAML: where browsers are sent with the AuthnRequest (HTTP-Redirect).' })),
   certificates: Type.Optional(Type.Integer({ description: 'SAML: how many signing certificates are kept.' })),
-  metadataUrl: Type.Optional(Type.String({ description: 'SAML: where the metadata was read (again at each PUT).' })),
+  metadataUrl: Type.Optional(
+    Type.String({ description: 'SAML: where the metadata is read (at each PUT, once a day, and at POST …/refresh).' }),
+  ),
+  metadataReadAt: Type.Optional(Type.String({ format: 'date-time', description: 'SAML with metadataUrl: when it was last read whole.' })),
+  metadataCheckedAt: Type.Optional(Type.String({ format: 'date-time', description: 'SAML with metadataUrl: when it was last tried.' })),
+  metadataProblem: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'SAML with metadataUrl: why the last try changed nothing (unreadable, another provider); null: it went well.',
+    }),
+  ),
   spEntityId: Type.Optional(
     Type.String({ description: 'SAML: this server’s entity ID, the audience of the assertions: register it at the provider.' }),
   ),
@@ -211,6 +221,46 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; signOn: Sing
         .type('application/samlmetadata+xml; charset=utf-8')
         .header('Content-Disposition', `attachment; filename="${tenant.name}-${request.params.name}-sp-metadata.xml"`)
         .send(xml);
+    },
+  );
+
+  app.post(
+    '/api/sso/connections/:name/refresh',
+    {
+      schema: {
+        tags: ['identity'],
+        security: ADMIN_ONLY,
+        operationId: 'POST:sso.connections.refresh',
+        summary: 'Read a SAML connection’s metadata URL again now (the provider rolled its key or moved)',
+        description:
+          'What the metadata describes now replaces the entry point and the certificates (audited `sso_connection.refreshed` when they ' +
+          'changed); the server also does this once a day by itself. A document that cannot be read, or names another provider, ' +
+          'changes nothing.',
+        headers: SourceHeader,
+        params: NameParams,
+        response: {
+          200: Type.Object({
+            connection: ConnectionBody,
+            changed: Type.Array(Type.Union([Type.Literal('entryPoint'), Type.Literal('certificates')]), {
+              description: 'What the reading changed; empty: the provider describes itself as before.',
+            }),
+          }),
+          ...ADMIN_ERRORS,
+          404: apiErrorResponse('No SAML connection of this name named by a metadata URL (`identity.no_metadata_url`).'),
+          409: apiErrorResponse('Another reading of this connection, or a PUT of it, is under way (`identity.metadata_busy`).'),
+          502: apiErrorResponse(
+            'The metadata could not be read, or describes another provider (`identity.metadata_unusable`); kept as metadataProblem.',
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const principal = adminPrincipalOf(request);
+      const source = sourceOfHeader(request.headers['svc-account-source']);
+      const reading = await refreshConnection(sql, principal, request.params.name, source);
+      if (reading.connection === undefined) throw MetadataErrors.busy(request.params.name);
+      if ('problem' in reading) throw MetadataErrors.unusable(reading.problem);
+      return { connection: connectionView(reading.connection, request.publicBaseUrl), changed: reading.changed };
     },
   );
 

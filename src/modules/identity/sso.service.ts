@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as oidc from 'openid-client';
-import { MAX_METADATA_BYTES } from './sso-connection-rules.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, notFound } from '../../platform/http/app-error.js';
 import { hashSecret } from '../../platform/secrets.js';
@@ -22,6 +21,7 @@ import {
   writePerson,
   type IdentityWriter,
 } from './identity-person.service.js';
+import { fetchMetadata } from './saml-metadata.service.js';
 import { authnRequestUrl, checkedAssertion, newRequestId, SAML_ACS_PATH, serviceProviderMetadata } from './saml.js';
 import {
   attributesOfClaims,
@@ -29,8 +29,6 @@ import {
   CONNECTION_NAME,
   isAdminByClaims,
   isLoopback,
-  metadataOfUrl,
-  metadataProblem,
   joinedName,
   nameOfClaims,
   parseSsoConnection,
@@ -145,6 +143,13 @@ export function connectionView(connection: SsoConnection, publicBaseUrl: string)
       entryPoint: connection.entryPoint,
       certificates: connection.certificates.length,
       ...(connection.metadataUrl === undefined ? {} : { metadataUrl: connection.metadataUrl }),
+      ...(connection.metadataStatus === undefined
+        ? {}
+        : {
+            metadataReadAt: connection.metadataStatus.readAt.toISOString(),
+            metadataCheckedAt: connection.metadataStatus.checkedAt.toISOString(),
+            metadataProblem: connection.metadataStatus.problem ?? null,
+          }),
       spEntityId: connection.spEntityId,
       acsUrl: `${publicBaseUrl}${SAML_ACS_PATH}`,
     };
@@ -169,34 +174,6 @@ export async function connectionOfBody(tenant: Tenant, name: string, body: unkno
   if (parsed.protocol === 'oidc') return parsed;
   const metadata = parsed.metadata ?? (await fetchMetadata(parsed.metadataUrl!));
   return completeSamlConnection(parsed, metadata, `urn:learnbase:${tenant.name}:${name}`);
-}
-
-/** The provider's metadata at `url` (https, or http on loopback), at most MAX_METADATA_BYTES, within 10 seconds. */
-async function fetchMetadata(url: string) {
-  let text: string;
-  try {
-    const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(10_000) });
-    if (!response.ok) throw new Error(`it answered ${response.status}`);
-    text = await boundedText(response, MAX_METADATA_BYTES);
-  } catch (error) {
-    throw metadataProblem('/metadataUrl', `could not be read: ${(error as Error).message}`);
-  }
-  return metadataOfUrl(text);
-}
-
-/** The body as text, read no further than `limit` bytes (a provider's answer without Content-Length included). */
-async function boundedText(response: Response, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body ?? []) {
-    size += chunk.byteLength;
-    if (size > limit) {
-      await response.body?.cancel();
-      throw new Error(`it is larger than ${limit} bytes`);
-    }
-    chunks.push(Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export async function putConnection(
