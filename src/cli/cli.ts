@@ -85,6 +85,9 @@ Commands:
   hr-webhook revoke --tenant NAME ID
                                   revoke an HR webhook endpoint; its next message is refused
   sso list --tenant NAME          list the tenant's single sign-on connections (never a secret)
+  sso refresh --tenant NAME --name CONNECTION
+                                  read a SAML connection's metadata URL again now (the server
+                                  does it daily): a provider's new key or address is taken
   sso delete --tenant NAME --name CONNECTION
                                   delete a single sign-on connection
   client list --tenant NAME       list the tenant's OAuth clients

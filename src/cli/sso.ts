@@ -1,8 +1,11 @@
 import { readFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import type { Principal } from '../kernel/principal.js';
+import { MetadataErrors, refreshConnection } from '../modules/identity/saml-metadata.service.js';
 import { connectionOfBody, connectionView, listConnections, putConnection, removeConnection } from '../modules/identity/sso.service.js';
 import { type CommandContext, minute, none, say, table, tenantNamed, unknownVerb, UsageError } from './command.js';
 
-const VERBS = ['set', 'list', 'delete'] as const;
+const VERBS = ['set', 'list', 'refresh', 'delete'] as const;
 const SET_USAGE =
   'sso set --tenant NAME --name CONNECTION (--issuer URL --client-id ID [--client-secret S] [--scopes "openid …"] | --metadata-url URL | --metadata-file FILE [--sp-entity-id ID]) [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE]';
 
@@ -50,6 +53,24 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
           ]),
           `Tenant "${tenant.name}" has no single sign-on connections.`,
         ),
+      );
+      return 0;
+    }
+    case 'refresh': {
+      none(operands, 'sso refresh --tenant NAME --name CONNECTION');
+      if (!values.name) throw new UsageError('Expected: learnbase sso refresh --tenant NAME --name CONNECTION');
+      const tenant = await tenantNamed(context, 'sso refresh');
+      const principal: Principal = { kind: 'operator', tenant, id: `cli:${userInfo().username}` };
+      const reading = await refreshConnection(context.db, principal, values.name, undefined);
+      if (reading.connection === undefined) throw MetadataErrors.busy(values.name);
+      if ('problem' in reading) throw MetadataErrors.unusable(reading.problem);
+      const view = connectionView(reading.connection, '');
+      say(
+        context,
+        { connection: view, changed: reading.changed },
+        reading.changed.length === 0
+          ? `Read the metadata of ${values.name} again: nothing changed.`
+          : `Read the metadata of ${values.name} again: changed ${reading.changed.join(' and ')} (${'certificates' in view ? view.certificates : 0} certificates).`,
       );
       return 0;
     }

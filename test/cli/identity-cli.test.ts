@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
+import { startSamlIdp } from '../identity/saml-fixtures.js';
 import { POSTGRES_AVAILABLE } from '../support/backends.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { type CliTarget, pgliteTarget, postgresTarget } from '../support/cli-targets.js';
@@ -98,6 +99,37 @@ function identitySuite(backend: 'pglite' | 'postgres', open: () => Promise<CliTa
       assert.equal((await set(...issuer, '--claim', 'nothing')).code, 2);
       json(await cli('sso', 'delete', '--tenant', 'acme', '--name', 'corp', '--json'));
       assert.equal((await cli('sso', 'delete', '--tenant', 'acme', '--name', 'corp')).code, 1);
+    });
+
+    it('sso refresh reads a SAML connection’s metadata URL again: a rolled key is taken, a failing provider changes nothing', async () => {
+      const idp = await startSamlIdp(new Map());
+      try {
+        const set = json(await cli('sso', 'set', '--tenant', 'acme', '--name', 'saml', '--metadata-url', idp.metadataUrl, '--json'));
+        assert.equal(set.certificates, 1);
+        idp.serveMetadata({ keys: ['idp', 'other'] });
+        const refreshed = json(await cli('sso', 'refresh', '--tenant', 'acme', '--name', 'saml', '--json'));
+        assert.deepEqual(refreshed.changed, ['certificates']);
+        assert.equal(refreshed.connection.certificates, 2);
+        idp.serveMetadata({ failing: true });
+        const failed = await cli('sso', 'refresh', '--tenant', 'acme', '--name', 'saml');
+        assert.equal(failed.code, 1);
+        assert.match(failed.stderr, /metadata was not taken: could not be read: it answered 500/);
+        const listed = json(await cli('sso', 'list', '--tenant', 'acme', '--json')).connections[0];
+        assert.deepEqual([listed.name, listed.certificates], ['saml', 2]);
+        assert.match(listed.metadataProblem, /it answered 500/);
+        const audit = await target.withApp(async (app, db) => {
+          const { rows } = await db.query<{ principal_kind: string; details: Record<string, unknown> }>(
+            `SELECT principal_kind, details FROM audit_log WHERE action = 'sso_connection.refreshed'`,
+          );
+          return rows;
+        });
+        assert.deepEqual(audit, [{ principal_kind: 'operator', details: { name: 'saml', changed: ['certificates'], certificates: 2 } }]);
+        assert.equal((await cli('sso', 'refresh', '--tenant', 'acme', '--name', 'nothing')).code, 1);
+        assert.equal((await cli('sso', 'refresh', '--tenant', 'acme')).code, 2);
+        json(await cli('sso', 'delete', '--tenant', 'acme', '--name', 'saml', '--json'));
+      } finally {
+        await idp.close();
+      }
     });
   });
 }
