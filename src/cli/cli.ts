@@ -3,13 +3,6 @@ import { loadConfig, type AppConfig } from '../config.js';
 import { type CommandOutput, type HandedOffCommand, writableTo } from '../platform/control-socket.js';
 import type { Database } from '../platform/database/sql-client.js';
 import { isWorker, releaseWorker, WorkersRefused } from '../server/workers.js';
-import { adminCommand } from './admin.js';
-import { apikeyCommand } from './apikey.js';
-import { scimTokenCommand } from './scim-token.js';
-import { hrWebhookCommand } from './hr-webhook.js';
-import { ssoCommand } from './sso.js';
-import { backupCommand } from './backup.js';
-import { clientCommand } from './client.js';
 import {
   type CommandContext,
   type DatabaseCommand,
@@ -21,9 +14,7 @@ import {
   type Values,
 } from './command.js';
 import { migrateCommand, withDatabase } from './database.js';
-import { importCommand } from './import.js';
 import { handOffToServer, NOT_HANDED_OFF } from './pglite-handoff.js';
-import { tenantCommand } from './tenant.js';
 
 /**
  * `learnbase`: the command line (design.md, "Command line"). This file reads the arguments and
@@ -110,17 +101,22 @@ also read from DATABASE_URL / LEARNBASE_DATA. Commands but serve print one JSON 
 Exit codes (but import's): 0 done, 1 when what a command names does not exist or a value is refused,
 2 for a usage error.`;
 
-/** The commands on the database, by noun: each file runs its verbs. */
-const DATABASE_COMMANDS: Record<string, DatabaseCommand> = {
-  migrate: migrateCommand,
-  tenant: tenantCommand,
-  apikey: apikeyCommand,
-  'scim-token': scimTokenCommand,
-  'hr-webhook': hrWebhookCommand,
-  sso: ssoCommand,
-  client: clientCommand,
-  admin: adminCommand,
-  import: importCommand,
+/**
+ * The commands on the database, by noun: each file runs its verbs, and is loaded when its noun is
+ * run. A command is a process of its own, started by scripts and the tests hundreds of times: it
+ * loads what its noun needs (`tenant list` neither the SAML nor the import modules), which is most
+ * of its start-up.
+ */
+const DATABASE_COMMANDS: Record<string, () => Promise<DatabaseCommand>> = {
+  migrate: async () => migrateCommand,
+  tenant: async () => (await import('./tenant.js')).tenantCommand,
+  apikey: async () => (await import('./apikey.js')).apikeyCommand,
+  'scim-token': async () => (await import('./scim-token.js')).scimTokenCommand,
+  'hr-webhook': async () => (await import('./hr-webhook.js')).hrWebhookCommand,
+  sso: async () => (await import('./sso.js')).ssoCommand,
+  client: async () => (await import('./client.js')).clientCommand,
+  admin: async () => (await import('./admin.js')).adminCommand,
+  import: async () => (await import('./import.js')).importCommand,
 };
 
 const TERMINAL: CommandOutput = {
@@ -151,7 +147,7 @@ function runCommand(argv: string[]): Promise<number> {
     // other command (run by scripts and the tests hundreds of times) would pay for nothing.
     if (positionals.join(' ') === 'serve') return (await import('./server.js')).serveCommand(config, values, runHandedOff);
     // Before the database is opened: a backup opens the folder itself, and must not migrate what it copies.
-    if (noun === 'backup' || noun === 'restore') return backupCommand(noun, config.database, args, values);
+    if (noun === 'backup' || noun === 'restore') return (await import('./backup.js')).backupCommand(noun, config.database, args, values);
     const handedOff = await handOffToServer(config.database, positionals, values, TERMINAL);
     if (handedOff !== undefined) return handedOff;
     return withDatabase(config, (db, applied) =>
@@ -175,11 +171,11 @@ export function runHandedOff(db: Database, config: AppConfig, command: HandedOff
 }
 
 /** Every command that works on the database (all but serve, backup and restore), by its noun. */
-function runDatabaseCommand(positionals: string[], context: CommandContext): Promise<number> {
+async function runDatabaseCommand(positionals: string[], context: CommandContext): Promise<number> {
   const [noun, ...args] = positionals as [string, ...string[]];
-  const command = Object.hasOwn(DATABASE_COMMANDS, noun) ? DATABASE_COMMANDS[noun] : undefined;
-  if (!command) throw new UsageError(`Unknown command "${positionals.join(' ')}".`);
-  return command(context, args);
+  const load = Object.hasOwn(DATABASE_COMMANDS, noun) ? DATABASE_COMMANDS[noun] : undefined;
+  if (!load) throw new UsageError(`Unknown command "${positionals.join(' ')}".`);
+  return (await load())(context, args);
 }
 
 /** Parses the command line, runs `work`, and turns what it throws into a message and an exit code. */
