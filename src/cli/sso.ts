@@ -24,7 +24,7 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
       const tenant = await tenantNamed(context, 'sso set');
       const input = await connectionOfBody(tenant, values.name, await connectionOfFlags(values));
       const { connection, created } = await putConnection(context.db, tenant, values.name, input);
-      const view = connectionView(connection, '');
+      const view = connectionView(connection, tenant, '');
       say(
         context,
         { ...view, created },
@@ -37,7 +37,7 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
     case 'list': {
       none(operands, 'sso list --tenant NAME');
       const tenant = await tenantNamed(context, 'sso list');
-      const connections = (await listConnections(context.db, tenant)).map((connection) => connectionView(connection, ''));
+      const connections = (await listConnections(context.db, tenant)).map((connection) => connectionView(connection, tenant, ''));
       say(
         context,
         { connections },
@@ -64,7 +64,7 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
       const reading = await refreshConnection(context.db, principal, values.name, undefined);
       if (reading.connection === undefined) throw MetadataErrors.busy(values.name);
       if ('problem' in reading) throw MetadataErrors.unusable(reading.problem);
-      const view = connectionView(reading.connection, '');
+      const view = connectionView(reading.connection, tenant, '');
       say(
         context,
         { connection: view, changed: reading.changed },

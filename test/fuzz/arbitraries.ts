@@ -2781,6 +2781,12 @@ const IDENTITY_FUZZERS_SSO: Record<string, RouteFuzzer> = {
     route({ method: 'DELETE', path: ssoName.map((name) => `/api/sso/connections/${name}`), headers: adminHeaders(ctx) }),
   'POST /api/sso/connections/:name/refresh': (ctx) =>
     route({ method: 'POST', path: ssoName.map((name) => `/api/sso/connections/${name}/refresh`), headers: adminHeaders(ctx) }),
+  'GET /auth/sso/saml/:tenant/:name/metadata': () =>
+    route({
+      method: 'GET',
+      path: fc.tuple(ssoName, ssoName).map(([tenant, name]) => `/auth/sso/saml/${tenant}/${name}/metadata`),
+      headers: {},
+    }),
   'GET /api/sso/connections/:name/metadata': (ctx) =>
     route({ method: 'GET', path: ssoName.map((name) => `/api/sso/connections/${name}/metadata`), headers: adminHeaders(ctx) }),
   'POST /auth/sso/saml': () =>

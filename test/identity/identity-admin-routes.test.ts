@@ -70,6 +70,9 @@ describeEachBackend('Identity admin routes and tenants', (ctx) => {
     const metadataOfA = await send('GET', '/api/sso/connections/corp/metadata', a.headers);
     assert.equal(metadataOfA.statusCode, 404);
     assert.equal(metadataOfA.json().code, 'identity.not_saml');
+    const publishedOfA = await send('GET', `/auth/sso/saml/${a.oauth.tenant.name}/corp/metadata`, {});
+    assert.equal(publishedOfA.statusCode, 404);
+    assert.equal(publishedOfA.json().code, 'identity.not_saml');
 
     // A's are all still there, and A's SCIM token is not B's.
     assert.equal((await send('GET', '/api/scim-tokens', a.headers)).json().length, 1);

@@ -453,6 +453,26 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
     assert.equal(acs[0]?.getAttribute('Binding'), 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST');
     assert.equal(acs[0]?.getAttribute('Location'), put.json().acsUrl);
 
+    // Published without a credential at spMetadataUrl, for a provider that reads it by itself.
+    const published = String(put.json().spMetadataUrl);
+    assert.equal(new URL(published).pathname, `/auth/sso/saml/${oauth.tenant.name}/corp/metadata`);
+    const read = await ctx.app.inject({ method: 'GET', url: new URL(published).pathname });
+    assert.equal(read.statusCode, 200, read.body);
+    assert.match(String(read.headers['content-type']), /^application\/samlmetadata\+xml/);
+    const withoutId = (xml: string) => xml.replace(/ ID="[^"]+"/, '');
+    assert.equal(withoutId(read.body), withoutId(res.body), 'the document the admin downloads');
+    const named = (tenant: string, headers: Record<string, string> = {}) =>
+      ctx.app.inject({ method: 'GET', url: `/auth/sso/saml/${tenant}/corp/metadata`, headers });
+    assert.equal((await named(oauth.tenant.name, { 'x-svc-tenant': oauth.tenant.name })).statusCode, 200);
+    const mismatch = await named(oauth.tenant.name, { 'x-svc-tenant': 'another' });
+    assert.equal(mismatch.statusCode, 400, mismatch.body);
+    assert.equal(mismatch.json().code, 'tenant.mismatch');
+    const nobody = await named('no-such-tenant');
+    assert.equal(nobody.statusCode, 404, nobody.body);
+    assert.equal(nobody.json().code, 'identity.connection_not_found');
+    const otherTenant = await givenOAuth(ctx);
+    assert.equal((await named(otherTenant.tenant.name)).statusCode, 404, 'another tenant has no connection corp');
+
     const unknown = await ctx.app.inject({ method: 'GET', url: '/api/sso/connections/other/metadata', headers: admin });
     assert.equal(unknown.statusCode, 404);
     assert.equal(unknown.json().code, 'identity.connection_not_found');

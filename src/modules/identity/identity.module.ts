@@ -63,7 +63,7 @@ export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
   });
   app.launch.acceptSignOn(signOn);
   app.auth.acceptAdminSignOn(signOn);
-  await app.register(ssoRoutes, { sql, signOn });
+  await app.register(ssoRoutes, { sql, signOn, tenancy: app.tenancy, baseDomain: config.baseDomain });
   everyHour(
     app,
     () =>

@@ -14,6 +14,8 @@ import type { SamlConnectionInput } from './sso-connection-rules.js';
 
 /** Where providers post their answers (the HTTP-POST binding's Assertion Consumer Service). */
 export const SAML_ACS_PATH = '/auth/sso/saml';
+/** Where this server's metadata for a tenant's connection is published (no credential: metadata is public). */
+export const SAML_METADATA_PATH = '/auth/sso/saml/:tenant/:name/metadata';
 
 /** How far the provider's clock may be from ours. */
 const CLOCK_SKEW_MS = 60_000;

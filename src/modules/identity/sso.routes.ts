@@ -3,12 +3,14 @@ import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import type { AppError } from '../../platform/http/app-error.js';
+import { type AppError, badRequest, notFound } from '../../platform/http/app-error.js';
 import { apiErrorResponse } from '../../platform/http/common-schemas.js';
 import type { PageWording } from '../../platform/http/error-handler.js';
 import { recordAudit, sourceOfHeader } from '../audit/audit.service.js';
 import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../auth/admin-routes.schemas.js';
-import { SAML_ACS_PATH } from './saml.js';
+import type { TenancyService } from '../tenancy/tenancy.service.js';
+import { namedTenant } from '../tenancy/tenant-host.js';
+import { SAML_ACS_PATH, SAML_METADATA_PATH } from './saml.js';
 import { MetadataErrors, refreshConnection } from './saml-metadata.service.js';
 import { MAX_METADATA_BYTES } from './sso-connection-rules.js';
 import {
@@ -60,6 +62,11 @@ const ConnectionBody = Type.Object({
     Type.String({ description: 'SAML: this server’s entity ID, the audience of the assertions: register it at the provider.' }),
   ),
   acsUrl: Type.Optional(Type.String({ description: 'SAML: the Assertion Consumer Service URL (HTTP-POST) to register at the provider.' })),
+  spMetadataUrl: Type.Optional(
+    Type.String({
+      description: 'SAML: where this server’s metadata for the connection is published, for a provider that reads it by URL.',
+    }),
+  ),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -110,7 +117,12 @@ function signInWording(error: AppError): PageWording {
  * its identity providers; `GET /auth/sso/callback`: where the providers return the browser
  * (docs/identity.md, "Single sign-on").
  */
-export const ssoRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; signOn: SingleSignOn }> = async (app, { sql, signOn }) => {
+export const ssoRoutes: FastifyPluginAsyncTypebox<{
+  sql: SqlClient;
+  signOn: SingleSignOn;
+  tenancy: TenancyService;
+  baseDomain: string;
+}> = async (app, { sql, signOn, tenancy, baseDomain }) => {
   await app.register(cookie);
   // A SAML Response with its signatures and certificates is some kilobytes; metadata sent whole is larger.
   await app.register(formbody, { bodyLimit: SAML_BODY_LIMIT });
@@ -128,7 +140,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; signOn: Sing
     },
     async (request) => {
       const { tenant } = adminPrincipalOf(request);
-      return (await listConnections(sql, tenant)).map((connection) => connectionView(connection, request.publicBaseUrl));
+      return (await listConnections(sql, tenant)).map((connection) => connectionView(connection, tenant, request.publicBaseUrl));
     },
   );
 
@@ -188,7 +200,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; signOn: Sing
         });
         return written;
       });
-      return reply.status(created ? 201 : 200).send(connectionView(connection, request.publicBaseUrl));
+      return reply.status(created ? 201 : 200).send(connectionView(connection, principal.tenant, request.publicBaseUrl));
     },
   );
 
@@ -221,6 +233,47 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; signOn: Sing
         .type('application/samlmetadata+xml; charset=utf-8')
         .header('Content-Disposition', `attachment; filename="${tenant.name}-${request.params.name}-sp-metadata.xml"`)
         .send(xml);
+    },
+  );
+
+  // The same document at an address of its own, for a provider that reads it itself (AD FS's
+  // "published online", Keycloak's import from a URL): metadata is public by design.
+  app.get(
+    SAML_METADATA_PATH,
+    {
+      config: { public: true },
+      schema: {
+        tags: ['identity'],
+        operationId: 'GET:auth.sso.saml.metadata',
+        summary: 'This server’s SAML service provider metadata for one tenant’s connection, without a credential',
+        description:
+          'The document GET /api/sso/connections/{name}/metadata answers an admin, at an address a provider can read by itself ' +
+          '(AD FS "published online", Keycloak "import from URL"). A tenant named by the Host or X-SVC-Tenant must be the one in the path.',
+        security: [],
+        params: Type.Object({
+          tenant: Type.String({ minLength: 1, maxLength: 200, description: 'The tenant’s name.' }),
+          name: Type.String({ minLength: 1, maxLength: 200, description: 'The connection’s name.' }),
+        }),
+        produces: ['application/samlmetadata+xml'],
+        response: {
+          200: { description: 'The metadata (SAML 2.0 Metadata).', content: { 'application/samlmetadata+xml': { schema: Type.String() } } },
+          400: apiErrorResponse('The Host or X-SVC-Tenant names another tenant (`tenant.mismatch`).'),
+          404: apiErrorResponse(
+            'No such tenant, or it has no SAML connection of this name (`identity.connection_not_found`, `identity.not_saml`).',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const named = namedTenant(request, baseDomain);
+      const wanted = request.params.tenant.toLowerCase();
+      if (named !== undefined && named !== wanted)
+        throw badRequest('tenant.mismatch', `The request names tenant "${named}" but the path names "${wanted}"; name one tenant.`);
+      const tenant = await tenancy.findByName(wanted);
+      if (!tenant)
+        throw notFound('identity.connection_not_found', `No tenant "${wanted}" has a single sign-on connection "${request.params.name}".`);
+      const xml = await connectionMetadata(sql, tenant, request.params.name, request.publicBaseUrl);
+      return reply.type('application/samlmetadata+xml; charset=utf-8').header('Cache-Control', 'public, max-age=300').send(xml);
     },
   );
 
@@ -260,7 +313,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; signOn: Sing
       const reading = await refreshConnection(sql, principal, request.params.name, source);
       if (reading.connection === undefined) throw MetadataErrors.busy(request.params.name);
       if ('problem' in reading) throw MetadataErrors.unusable(reading.problem);
-      return { connection: connectionView(reading.connection, request.publicBaseUrl), changed: reading.changed };
+      return { connection: connectionView(reading.connection, principal.tenant, request.publicBaseUrl), changed: reading.changed };
     },
   );
 

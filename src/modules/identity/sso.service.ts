@@ -22,7 +22,7 @@ import {
   type IdentityWriter,
 } from './identity-person.service.js';
 import { fetchMetadata } from './saml-metadata.service.js';
-import { authnRequestUrl, checkedAssertion, newRequestId, SAML_ACS_PATH, serviceProviderMetadata } from './saml.js';
+import { authnRequestUrl, checkedAssertion, newRequestId, SAML_ACS_PATH, SAML_METADATA_PATH, serviceProviderMetadata } from './saml.js';
 import {
   attributesOfClaims,
   completeSamlConnection,
@@ -127,7 +127,7 @@ export const SsoErrors = {
 };
 
 /** A connection as admins read it: never its secret; with what to register at the provider. */
-export function connectionView(connection: SsoConnection, publicBaseUrl: string) {
+export function connectionView(connection: SsoConnection, tenant: Pick<Tenant, 'name'>, publicBaseUrl: string) {
   const common = {
     name: connection.name,
     protocol: connection.protocol,
@@ -152,6 +152,7 @@ export function connectionView(connection: SsoConnection, publicBaseUrl: string)
           }),
       spEntityId: connection.spEntityId,
       acsUrl: `${publicBaseUrl}${SAML_ACS_PATH}`,
+      spMetadataUrl: `${publicBaseUrl}${SAML_METADATA_PATH.replace(':tenant', tenant.name).replace(':name', connection.name)}`,
     };
   }
   return {
