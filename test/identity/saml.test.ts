@@ -4,6 +4,7 @@ import { DOMParser } from '@xmldom/xmldom';
 import type { Browser } from 'playwright-core';
 import { exchange, givenOAuth, pkceChallenge, REDIRECT_URI } from '../auth/oauth-token-fixtures.js';
 import { METADATA_REFRESH_MS, refreshDueMetadata } from '../../src/modules/identity/saml-metadata.service.js';
+import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/secrets.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
@@ -273,6 +274,38 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
     assert.equal(token.statusCode, 200, token.body);
     const audit = await ctx.app.inject({ method: 'GET', url: '/api/audit?action=admin.created', headers: tenantAdmin });
     assert.deepEqual(audit.json(), [], 'the admin existed');
+
+    // An admin limited to an organisation entry stays limited when single sign-on finds them.
+    const structure = await ctx.app.inject({
+      method: 'PUT',
+      url: '/api/import/organisation',
+      headers: fixture.tenant.headers,
+      payload: [{ id: 'HQ' }, { id: 'EMEA', parentId: 'HQ' }],
+    });
+    assert.ok(structure.statusCode < 300, structure.body);
+    const record = (await new TenancyService(ctx.db, 0).findById(fixture.tenant.id)) ?? assert.fail('no tenant');
+    await createAdmin(ctx.db, record, 'lin@example.com', 'a long enough password', 'EMEA');
+    const scoped = await signOn({ email: 'lin@example.com', groups: ['lb-admins'] });
+    assert.equal(scoped.statusCode, 302, scoped.body);
+    const scopedToken = await ctx.app.inject({
+      method: 'POST',
+      url: '/auth/oauth/token',
+      payload: {
+        grant_type: 'authorization_code',
+        client_id: oauth.client.clientId,
+        client_secret: oauth.client.clientSecret,
+        redirect_uri: REDIRECT_URI,
+        code: new URL(String(scoped.headers.location)).searchParams.get('code'),
+        code_verifier: verifier,
+      },
+    });
+    assert.equal(scopedToken.statusCode, 200, scopedToken.body);
+    const me = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/me',
+      headers: { authorization: `Bearer ${scopedToken.json().access_token}`, 'x-svc-tenant': fixture.tenant.name },
+    });
+    assert.deepEqual(me.json().principal.scope, { organisationId: 'EMEA' }, 'single sign-on does not widen a scope');
   });
 
   it('checks a SAML connection: one way of naming the provider, metadata that describes one, certificates', async () => {
