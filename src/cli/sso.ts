@@ -48,7 +48,7 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
             connection.protocol,
             'issuer' in connection ? connection.issuer : connection.idpEntityId,
             'clientId' in connection ? connection.clientId : connection.spEntityId,
-            connection.admins ? `${connection.admins.claim}=${connection.admins.value}` : '-',
+            adminsText(connection.admins),
             minute(new Date(connection.updatedAt)),
           ]),
           `Tenant "${tenant.name}" has no single sign-on connections.`,
@@ -127,4 +127,16 @@ function pair(text: string, flag: string, form: string): [string, string] {
   const at = text.indexOf('=');
   if (at < 1 || at === text.length - 1) throw new UsageError(`${flag} takes ${form}, not "${text}".`);
   return [text.slice(0, at), text.slice(at + 1)];
+}
+
+/** The admins rule in a line: `groups=lb-admins`, and `+2 scoped` when values of the claim make admins of organisation entries. */
+function adminsText(admins: { claim: string; value?: string; scopes?: Record<string, string> } | null): string {
+  if (!admins) return '-';
+  const scoped = Object.keys(admins.scopes ?? {}).length;
+  return [
+    admins.value === undefined ? undefined : `${admins.claim}=${admins.value}`,
+    scoped > 0 ? `${admins.claim}: ${scoped} scoped` : undefined,
+  ]
+    .filter(Boolean)
+    .join(', ');
 }

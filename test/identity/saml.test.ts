@@ -251,6 +251,23 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
       return ctx.app.inject({ method: 'GET', url: `${callback.pathname}${callback.search}`, headers: { cookie: stateCookie } });
     };
 
+    const tokenOf = async (landed: Awaited<ReturnType<typeof signOn>>) => {
+      assert.equal(landed.statusCode, 302, landed.body);
+      const exchanged = await ctx.app.inject({
+        method: 'POST',
+        url: '/auth/oauth/token',
+        payload: {
+          grant_type: 'authorization_code',
+          client_id: oauth.client.clientId,
+          client_secret: oauth.client.clientSecret,
+          redirect_uri: REDIRECT_URI,
+          code: new URL(String(landed.headers.location)).searchParams.get('code'),
+          code_verifier: verifier,
+        },
+      });
+      assert.equal(exchanged.statusCode, 200, exchanged.body);
+      return { authorization: `Bearer ${exchanged.json().access_token}`, 'x-svc-tenant': fixture.tenant.name };
+    };
     const notAdmin = await signOn({ email: 'ada@example.com', groups: ['staff'] });
     assert.equal(notAdmin.statusCode, 403, notAdmin.body);
     assert.match(notAdmin.body, /You are not an administrator here/);
@@ -259,19 +276,7 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
     assert.equal(admitted.statusCode, 302, admitted.body);
     const landed = new URL(String(admitted.headers.location));
     assert.equal(`${landed.origin}${landed.pathname}`, REDIRECT_URI);
-    const token = await ctx.app.inject({
-      method: 'POST',
-      url: '/auth/oauth/token',
-      payload: {
-        grant_type: 'authorization_code',
-        client_id: oauth.client.clientId,
-        client_secret: oauth.client.clientSecret,
-        redirect_uri: REDIRECT_URI,
-        code: landed.searchParams.get('code'),
-        code_verifier: verifier,
-      },
-    });
-    assert.equal(token.statusCode, 200, token.body);
+    await tokenOf(admitted);
     const audit = await ctx.app.inject({ method: 'GET', url: '/api/audit?action=admin.created', headers: tenantAdmin });
     assert.deepEqual(audit.json(), [], 'the admin existed');
 
@@ -285,27 +290,59 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
     assert.ok(structure.statusCode < 300, structure.body);
     const record = (await new TenancyService(ctx.db, 0).findById(fixture.tenant.id)) ?? assert.fail('no tenant');
     await createAdmin(ctx.db, record, 'lin@example.com', 'a long enough password', 'EMEA');
-    const scoped = await signOn({ email: 'lin@example.com', groups: ['lb-admins'] });
-    assert.equal(scoped.statusCode, 302, scoped.body);
-    const scopedToken = await ctx.app.inject({
-      method: 'POST',
-      url: '/auth/oauth/token',
-      payload: {
-        grant_type: 'authorization_code',
-        client_id: oauth.client.clientId,
-        client_secret: oauth.client.clientSecret,
-        redirect_uri: REDIRECT_URI,
-        code: new URL(String(scoped.headers.location)).searchParams.get('code'),
-        code_verifier: verifier,
-      },
-    });
-    assert.equal(scopedToken.statusCode, 200, scopedToken.body);
-    const me = await ctx.app.inject({
-      method: 'GET',
-      url: '/api/me',
-      headers: { authorization: `Bearer ${scopedToken.json().access_token}`, 'x-svc-tenant': fixture.tenant.name },
-    });
-    assert.deepEqual(me.json().principal.scope, { organisationId: 'EMEA' }, 'single sign-on does not widen a scope');
+    const scopeOf = async (headers: Record<string, string>) => {
+      const res = await ctx.app.inject({ method: 'GET', url: '/api/me', headers });
+      return res.statusCode === 200 ? (res.json().principal.scope ?? 'whole tenant') : res.statusCode;
+    };
+    const lin = await tokenOf(await signOn({ email: 'lin@example.com', groups: ['lb-admins'] }));
+    assert.deepEqual(await scopeOf(lin), { organisationId: 'EMEA' }, 'single sign-on does not widen a scope');
+
+    // Values of the claim that make admins of one organisation entry.
+    const rules = (scopes: Record<string, string>) =>
+      ctx.app.inject({
+        method: 'PUT',
+        url: '/api/sso/connections/corp',
+        headers: tenantAdmin,
+        payload: { protocol: 'saml', metadataXml: fixture.idp.metadataXml, admins: { claim: 'groups', value: 'lb-admins', scopes } },
+      });
+    const unknownEntry = await rules({ 'hr-emea': 'EMEA', 'hr/x': 'NOPE' });
+    assert.equal(unknownEntry.statusCode, 400, unknownEntry.body);
+    assert.deepEqual(
+      (unknownEntry.json().details.problems as Json[]).map((problem) => problem.path),
+      ['/admins/scopes/hr~1x'],
+    );
+    const scopedRules = await rules({ 'hr-emea': 'EMEA', 'hr-hq': 'HQ' });
+    assert.equal(scopedRules.statusCode, 200, scopedRules.body);
+    assert.deepEqual(scopedRules.json().admins.scopes, { 'hr-emea': 'EMEA', 'hr-hq': 'HQ' });
+    const bea = await tokenOf(await signOn({ email: 'bea@example.com', groups: ['staff', 'hr-emea'] }));
+    assert.deepEqual(await scopeOf(bea), { organisationId: 'EMEA' }, 'made an admin of EMEA');
+    // The provider moves her: she is an admin of the whole tenant from her next sign-in; her earlier token is revoked.
+    const widened = await tokenOf(await signOn({ email: 'bea@example.com', groups: ['lb-admins', 'hr-emea'] }));
+    assert.equal(await scopeOf(widened), 'whole tenant');
+    assert.equal(await scopeOf(bea), 401, 'the token of her former scope is refused');
+    const narrowed = await tokenOf(await signOn({ email: 'bea@example.com', groups: ['hr-hq'] }));
+    assert.deepEqual(await scopeOf(narrowed), { organisationId: 'HQ' });
+    assert.equal(await scopeOf(widened), 401);
+    const changes = await ctx.app.inject({ method: 'GET', url: '/api/audit?action=admin.scope_changed', headers: tenantAdmin });
+    assert.deepEqual(
+      (changes.json() as Json[]).map((entry) => [(entry.details as Json).email, (entry.details as Json).scope, entry.source]).reverse(),
+      [
+        ['bea@example.com', null, 'sso:corp'],
+        ['bea@example.com', 'HQ', 'sso:corp'],
+      ],
+    );
+    const made = await ctx.app.inject({ method: 'GET', url: '/api/audit?action=admin.created', headers: tenantAdmin });
+    assert.deepEqual(
+      (made.json() as Json[]).map((entry) => [(entry.details as Json).email, (entry.details as Json).scope]),
+      [['bea@example.com', 'EMEA']],
+    );
+    // Values naming two entries make no admin: an admin has one scope.
+    const two = await signOn({ email: 'cy@example.com', groups: ['hr-emea', 'hr-hq'] });
+    assert.equal(two.statusCode, 403, two.body);
+    assert.match(two.body, /You are not an administrator here/);
+    // Lin has a password (the command line made her): she keeps EMEA whatever the provider says.
+    const linAgain = await tokenOf(await signOn({ email: 'lin@example.com', groups: ['hr-hq'] }));
+    assert.deepEqual(await scopeOf(linAgain), { organisationId: 'EMEA' });
   });
 
   it('checks a SAML connection: one way of naming the provider, metadata that describes one, certificates', async () => {

@@ -29,6 +29,7 @@ export type AuditAction =
   | 'sso_connection.deleted'
   | 'sso_connection.refreshed'
   | 'admin.created'
+  | 'admin.scope_changed'
   | 'credential.created'
   | 'credential.revoked'
   | 'launch'

@@ -80,7 +80,7 @@ export const authModule = fp<AuthModuleOptions>(
     app.addHook('onClose', async () => credentials.stop());
 
     const signInPolicy = { ...DEFAULT_SIGN_IN_POLICY, ...policyOverrides };
-    const authorize = new AuthorizeService(sql, tenancy, new SignInThrottle(sql, signInPolicy), config.baseDomain);
+    const authorize = new AuthorizeService(sql, tenancy, new SignInThrottle(sql, signInPolicy), config.baseDomain, tokens);
     let launchTokens = NO_LAUNCH_TOKENS;
     app.decorate('auth', {
       credentials,
@@ -88,7 +88,7 @@ export const authModule = fp<AuthModuleOptions>(
         launchTokens = verifier;
       },
       acceptAdminSignOn: (signOn: AdminSignOn) => authorize.acceptSignOn(signOn),
-      finishAdminSignOn: (pending, email, by) => authorize.finishSignOn(pending, email, by),
+      finishAdminSignOn: (pending, email, scope, by) => authorize.finishSignOn(pending, email, scope, by),
     } satisfies AuthExports);
 
     await app.register(authPlugin, {

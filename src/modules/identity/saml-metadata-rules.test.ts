@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { certificateBody, readIdpMetadata } from './saml-metadata-rules.js';
-import { isAdminByClaims } from './sso-connection-rules.js';
+import { adminScopeByClaims } from './sso-connection-rules.js';
 
 const PEM = readFileSync(new URL('../../../test/identity/fixtures/saml-idp.crt', import.meta.url), 'utf8');
 const BODY = PEM.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '');
@@ -47,13 +47,25 @@ describe('SAML metadata', () => {
 });
 
 describe('admins by claims', () => {
-  it('is an admin when the claim is the value, or a list holding it', () => {
+  it('is an admin of the whole tenant when the claim is the value, or a list holding it', () => {
     const rule = { claim: 'groups', value: 'lb-admins' };
-    assert.equal(isAdminByClaims({ groups: ['staff', 'lb-admins'] }, rule), true);
-    assert.equal(isAdminByClaims({ groups: 'lb-admins' }, rule), true);
-    assert.equal(isAdminByClaims({ groups: ['staff'] }, rule), false);
-    assert.equal(isAdminByClaims({ groups: 'lb-admins-not' }, rule), false);
-    assert.equal(isAdminByClaims({}, rule), false);
-    assert.equal(isAdminByClaims({ groups: ['lb-admins'] }, undefined), false, 'no rule: nobody');
+    const whole = { scope: null };
+    assert.deepEqual(adminScopeByClaims({ groups: ['staff', 'lb-admins'] }, rule), whole);
+    assert.deepEqual(adminScopeByClaims({ groups: 'lb-admins' }, rule), whole);
+    assert.equal(adminScopeByClaims({ groups: ['staff'] }, rule), undefined);
+    assert.equal(adminScopeByClaims({ groups: 'lb-admins-not' }, rule), undefined);
+    assert.equal(adminScopeByClaims({}, rule), undefined);
+    assert.equal(adminScopeByClaims({ groups: ['lb-admins'] }, undefined), undefined, 'no rule: nobody');
+  });
+
+  it('is an admin of one organisation entry for a value of scopes; the whole tenant wins; several entries are refused', () => {
+    const rule = { claim: 'groups', value: 'lb-admins', scopes: { 'hr-emea': 'EMEA', 'hr-emea-2': 'EMEA', 'hr-apac': 'APAC' } };
+    assert.deepEqual(adminScopeByClaims({ groups: ['staff', 'hr-emea'] }, rule), { scope: 'EMEA' });
+    assert.deepEqual(adminScopeByClaims({ groups: 'hr-apac' }, rule), { scope: 'APAC' });
+    assert.deepEqual(adminScopeByClaims({ groups: ['hr-emea', 'hr-emea-2'] }, rule), { scope: 'EMEA' }, 'two values, one entry');
+    assert.deepEqual(adminScopeByClaims({ groups: ['hr-emea', 'lb-admins'] }, rule), { scope: null });
+    assert.deepEqual(adminScopeByClaims({ groups: ['hr-emea', 'hr-apac'] }, rule), { several: ['APAC', 'EMEA'] });
+    assert.equal(adminScopeByClaims({ groups: ['toString', 'constructor'] }, rule), undefined, 'no inherited keys');
+    assert.deepEqual(adminScopeByClaims({ groups: ['hr-apac'] }, { claim: 'groups', scopes: { 'hr-apac': 'APAC' } }), { scope: 'APAC' });
   });
 });

@@ -38,11 +38,20 @@ export const DEFAULT_SAML_ATTRIBUTES: Readonly<Record<string, string>> = {
   'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname': 'familyName',
 };
 
-/** Who becomes an admin signing in through the connection: a claim (attribute) with this value, or listing it. */
+/**
+ * Who becomes an admin signing in through the connection: a claim (attribute) with `value`, or
+ * listing it, makes an admin of the whole tenant; one with a value of `scopes` (or listing one) an
+ * admin limited to that organisation entry and what is below it. At least one of the two.
+ */
 export interface AdminRule {
   claim: string;
-  value: string;
+  value?: string;
+  /** Value of the claim → organisation entry id. */
+  scopes?: Record<string, string>;
 }
+
+/** The most values `scopes` maps. */
+const MAX_ADMIN_SCOPES = 100;
 
 interface ConnectionCommon {
   /** Claim (or SAML attribute) → actor attribute. */
@@ -165,17 +174,42 @@ function readAdmins(body: Record<string, unknown>, problems: Problem[]): AdminRu
   const good = (value: unknown) => typeof value === 'string' && value.length > 0 && value.length <= MAX_CLAIM_NAME && !textProblem(value);
   if (
     !isObject(admins) ||
-    Object.keys(admins).some((key) => key !== 'claim' && key !== 'value') ||
+    Object.keys(admins).some((key) => key !== 'claim' && key !== 'value' && key !== 'scopes') ||
     !good(admins.claim) ||
-    !good(admins.value)
+    (admins.value !== undefined && !good(admins.value)) ||
+    (admins.value === undefined && admins.scopes === undefined)
   ) {
     problems.push({
       path: '/admins',
-      message: `must be {"claim", "value"}: the claim (or attribute) and the value of it that makes an admin, each 1 to ${MAX_CLAIM_NAME} characters`,
+      message:
+        'must be {"claim", "value"?, "scopes"?}: the claim (or attribute), the value of it that makes an admin of the whole tenant, ' +
+        `and values of it that make an admin of one organisation entry; at least one of the two, each text 1 to ${MAX_CLAIM_NAME} characters`,
     });
     return undefined;
   }
-  return { claim: admins.claim as string, value: admins.value as string };
+  const rule: AdminRule = { claim: admins.claim as string, ...(admins.value === undefined ? {} : { value: admins.value as string }) };
+  if (admins.scopes === undefined) return rule;
+  const scopes = admins.scopes;
+  if (!isObject(scopes) || Object.keys(scopes).length === 0 || Object.keys(scopes).length > MAX_ADMIN_SCOPES) {
+    problems.push({
+      path: '/admins/scopes',
+      message: `must be an object of 1 to ${MAX_ADMIN_SCOPES} values of the claim, each naming an organisation entry by its id`,
+    });
+    return undefined;
+  }
+  const before = problems.length;
+  for (const [value, entry] of Object.entries(scopes)) {
+    if (!good(value) || !good(entry) || value === admins.value) {
+      problems.push({
+        path: `/admins/scopes/${pointerToken(value)}`,
+        message:
+          value === admins.value
+            ? 'is the value that makes an admin of the whole tenant'
+            : `must map a value of the claim to an organisation entry id, each 1 to ${MAX_CLAIM_NAME} characters`,
+      });
+    }
+  }
+  return problems.length > before ? undefined : { ...rule, scopes: scopes as Record<string, string> };
 }
 
 /**
@@ -325,15 +359,33 @@ export function completeSamlConnection(draft: SamlConnectionDraft, metadata: Idp
   };
 }
 
-/** Whether the claims (or SAML attributes) make an admin under `rule`: the claim is the value, or a list holding it. */
-export function isAdminByClaims(claims: Readonly<Record<string, unknown>>, rule: AdminRule | undefined): boolean {
-  if (!rule) return false;
-  const value = claims[rule.claim];
-  return Array.isArray(value) ? value.includes(rule.value) : value === rule.value;
+/**
+ * What the claims (or SAML attributes) make of a person under `rule`, the claim being one value or
+ * a list: `{scope: null}` an admin of the whole tenant (it holds `value`); `{scope}` an admin of
+ * that organisation entry (it holds one value of `scopes`, and not `value`); `{several}` when it
+ * holds values of `scopes` naming several entries (an admin has one); undefined: no admin.
+ */
+export function adminScopeByClaims(
+  claims: Readonly<Record<string, unknown>>,
+  rule: AdminRule | undefined,
+): { scope: string | null } | { several: string[] } | undefined {
+  if (!rule) return undefined;
+  const claim = claims[rule.claim];
+  const held = (Array.isArray(claim) ? claim : [claim]).filter((value): value is string => typeof value === 'string');
+  if (rule.value !== undefined && held.includes(rule.value)) return { scope: null };
+  const entries = [...new Set(held.filter((value) => Object.hasOwn(rule.scopes ?? {}, value)).map((value) => rule.scopes![value]!))];
+  if (entries.length === 0) return undefined;
+  return entries.length === 1 ? { scope: entries[0]! } : { several: entries.sort() };
 }
 
 /** A metadata document or URL that could not be used, named as the connection's problem. */
 export const metadataProblem = (path: string, message: string) => invalid([{ path, message }]);
+
+/** Problems the service found with a connection that reads well (an organisation entry it names is not there). */
+export const connectionProblems = (problems: Array<{ path: string; message: string }>) => invalid(problems);
+
+/** A key as a JSON pointer token (RFC 6901 §3). */
+export const pointerToken = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /**
  * The attributes an ID token's claims give (`claims` maps claim → attribute): strings as they are,

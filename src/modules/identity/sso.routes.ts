@@ -25,9 +25,25 @@ import {
   type SingleSignOn,
 } from './sso.service.js';
 
-const AdminsRule = Type.Union([Type.Object({ claim: Type.String(), value: Type.String() }), Type.Null()], {
-  description: 'The claim (SAML: attribute) and its value that make a person signing in on the authorize page an admin; null: nobody.',
-});
+const AdminsRule = Type.Union(
+  [
+    Type.Object({
+      claim: Type.String(),
+      value: Type.Optional(Type.String({ description: 'The value of the claim that makes an admin of the whole tenant.' })),
+      scopes: Type.Optional(
+        Type.Record(Type.String(), Type.String(), {
+          description: 'Values of the claim → the organisation entry (id) whose admin they make: an admin limited to its subtree.',
+        }),
+      ),
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      'The claim (SAML: attribute) and its values that make a person signing in on the authorize page an admin, of the whole tenant ' +
+      '(`value`) or of an organisation entry (`scopes`); null: nobody.',
+  },
+);
 
 const ConnectionBody = Type.Object({
   name: Type.String(),

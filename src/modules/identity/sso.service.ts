@@ -8,6 +8,7 @@ import type { ActorDomains } from '../actors/actor.service.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 import { personRecordsByUniqueValues } from '../actors/person-record.service.js';
 import { getTenantSettings } from '../actors/tenant-settings.service.js';
+import { existingOrganisationIds } from '../organisation/organisation.service.js';
 import type { CredentialService } from '../auth/credentials/credential.service.js';
 import type { AdminSignOn, FinishAdminSignOn, PendingSignOn } from '../auth/oauth/admin-sign-on.js';
 import type { LaunchSessionService } from '../launch/launch-session.service.js';
@@ -27,7 +28,9 @@ import {
   attributesOfClaims,
   completeSamlConnection,
   CONNECTION_NAME,
-  isAdminByClaims,
+  adminScopeByClaims,
+  connectionProblems,
+  pointerToken,
   isLoopback,
   joinedName,
   nameOfClaims,
@@ -114,6 +117,12 @@ export const SsoErrors = {
       403,
       `The identity provider of connection "${connection}" does not make this person an admin (the connection's admins claim).`,
     ),
+  severalScopes: (connection: string, entries: readonly string[]) =>
+    new AppError(
+      'identity.not_admin',
+      403,
+      `The identity provider of connection "${connection}" makes this person an admin of several organisation entries (${entries.join(', ')}): an admin has one (the connection's admins.scopes).`,
+    ),
   noAdminEmail: () => new AppError('identity.no_admin_email', 403, 'The identity provider sent no verified e-mail address for this admin.'),
   deactivated: () =>
     new AppError('identity.person_deactivated', 403, 'This person was deactivated by an identity system: they cannot sign in.'),
@@ -183,6 +192,17 @@ export async function putConnection(
   name: string,
   input: SsoConnectionInput,
 ): Promise<{ connection: SsoConnection; created: boolean }> {
+  const entries = Object.entries(input.admins?.scopes ?? {});
+  if (entries.length > 0) {
+    const existing = await existingOrganisationIds(sql, tenant.id, [...new Set(entries.map(([, entry]) => entry))]);
+    const problems = entries
+      .filter(([, entry]) => !existing.has(entry))
+      .map(([value, entry]) => ({
+        path: `/admins/scopes/${pointerToken(value)}`,
+        message: `names the organisation entry "${entry}", which tenant "${tenant.name}" does not have (GET /api/organisation)`,
+      }));
+    if (problems.length > 0) throw connectionProblems(problems);
+  }
   return upsertConnection(sql, tenant.id, name, input);
 }
 
@@ -436,10 +456,12 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
     claims: Record<string, unknown>,
     pending: { authorizationRequestId: string; csrfHash: Buffer },
   ): Promise<string> {
-    if (!isAdminByClaims(claims, connection.admins)) throw SsoErrors.notAdmin(connection.name);
+    const made = adminScopeByClaims(claims, connection.admins);
+    if (!made) throw SsoErrors.notAdmin(connection.name);
+    if ('several' in made) throw SsoErrors.severalScopes(connection.name, made.several);
     const email = attributesOfClaims(claims, connection.claims).email ?? (typeof claims.email === 'string' ? claims.email : undefined);
     if (!email || claims.email_verified === false) throw SsoErrors.noAdminEmail();
-    return this.options.finishAdminSignOn({ tenant, ...pending }, email, {
+    return this.options.finishAdminSignOn({ tenant, ...pending }, email, made.scope, {
       principal: { kind: 'sso', tenant, id: connection.name },
       source: `sso:${connection.name}`,
     });

@@ -5,6 +5,8 @@ export interface AdminRow {
   email: string;
   /** Null for an admin who signs in only through single sign-on. */
   password_hash: string | null;
+  /** The organisation entry the admin is limited to; null: the whole tenant. */
+  scope_organisation_id: string | null;
 }
 
 export async function insertAdmin(
@@ -25,18 +27,18 @@ export async function insertAdmin(
 }
 
 export async function findAdminByEmail(sql: SqlClient, tenantId: string, email: string): Promise<AdminRow | undefined> {
-  const { rows } = await sql.query<AdminRow>('SELECT id, email, password_hash FROM admins WHERE tenant_id = $1 AND email = $2', [
-    tenantId,
-    email,
-  ]);
+  const { rows } = await sql.query<AdminRow>(
+    'SELECT id, email, password_hash, scope_organisation_id FROM admins WHERE tenant_id = $1 AND email = $2',
+    [tenantId, email],
+  );
   return rows[0];
 }
 
 export async function findAdminById(sql: SqlClient, tenantId: string, id: string): Promise<AdminRow | undefined> {
-  const { rows } = await sql.query<AdminRow>('SELECT id, email, password_hash FROM admins WHERE tenant_id = $1 AND id = $2', [
-    tenantId,
-    id,
-  ]);
+  const { rows } = await sql.query<AdminRow>(
+    'SELECT id, email, password_hash, scope_organisation_id FROM admins WHERE tenant_id = $1 AND id = $2',
+    [tenantId, id],
+  );
   return rows[0];
 }
 

@@ -60,20 +60,33 @@ export async function createAdmin(sql: SqlClient, tenant: Tenant, email: string,
 }
 
 /**
- * The admin a single sign-on vouched for (AuthorizeService.finishSignOn): the one with that
- * address, else a new admin of the whole tenant without a password, who signs in only through
- * single sign-on (until the command line sets a password).
+ * The admin a single sign-on vouched for (AuthorizeService.finishSignOn), as the provider made them
+ * (`scope`: an organisation entry, or null for the whole tenant): the one with that address, else a
+ * new admin without a password, who signs in only through single sign-on (until the command line
+ * sets a password). The provider decides the scope of the admins it made: one without a password
+ * whose scope is another is given this one (`scopeChanged`: the caller revokes their tokens); an
+ * admin with a password (made by the command line) keeps theirs.
  */
-export async function signedOnAdmin(sql: SqlClient, tenant: Tenant, email: string): Promise<{ admin: Admin; created: boolean }> {
+export async function signedOnAdmin(
+  sql: SqlClient,
+  tenant: Tenant,
+  email: string,
+  scope: string | null,
+): Promise<{ admin: Admin; created: boolean; scopeChanged: boolean }> {
   const address = normaliseEmail(email);
   const existing = await findAdminByEmail(sql, tenant.id, address);
-  if (existing) return { admin: { id: existing.id, email: existing.email }, created: false };
+  if (existing) {
+    const scopeChanged = existing.password_hash === null && existing.scope_organisation_id !== scope;
+    if (scopeChanged) await updateAdminScope(sql, tenant.id, address, scope);
+    const kept = scopeChanged ? scope : existing.scope_organisation_id;
+    return { admin: { id: existing.id, email: existing.email, ...(kept === null ? {} : { scope: kept }) }, created: false, scopeChanged };
+  }
   if (!EMAIL.test(address) || address.length > MAX_EMAIL_LENGTH) {
     throw badRequest('admin.invalid_email', `The identity provider's address "${email}" is not an e-mail address an admin can have.`);
   }
   const id = randomUUID();
-  await insertAdmin(sql, tenant.id, id, address, null);
-  return { admin: { id, email: address }, created: true };
+  await insertAdmin(sql, tenant.id, id, address, null, scope ?? undefined);
+  return { admin: { id, email: address, ...(scope === null ? {} : { scope }) }, created: true, scopeChanged: false };
 }
 
 /**

@@ -24,9 +24,15 @@ export interface PendingSignOn {
 
 /**
  * Ends an admin's single sign-on (AuthorizeService.finishSignOn): the provider vouched for `email`
- * and made them an admin. Answers where to send the browser: the client's redirect URI with the code.
+ * and made them an admin of `scope` (an organisation entry; null: the whole tenant). Answers where
+ * to send the browser: the client's redirect URI with the code.
  */
-export type FinishAdminSignOn = (pending: PendingSignOn, email: string, by: { principal: Principal; source: string }) => Promise<string>;
+export type FinishAdminSignOn = (
+  pending: PendingSignOn,
+  email: string,
+  scope: string | null,
+  by: { principal: Principal; source: string },
+) => Promise<string>;
 
 export const NO_ADMIN_SIGN_ON: AdminSignOn = {
   connectionsFor: async () => [],

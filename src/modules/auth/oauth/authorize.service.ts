@@ -1,3 +1,4 @@
+import type { TokenService } from './token.service.js';
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError } from '../../../platform/http/app-error.js';
@@ -120,6 +121,8 @@ export class AuthorizeService {
     private readonly tenancy: TenancyService,
     private readonly throttle: SignInThrottle,
     private readonly baseDomain: string,
+    /** Revokes the tokens of an admin whose scope a single sign-on changed. */
+    private readonly tokens: Pick<TokenService, 'revokeAdminTokens' | 'announce'>,
   ) {}
 
   /** Takes the single sign-on the page offers (identity's), once it is registered. */
@@ -323,16 +326,26 @@ export class AuthorizeService {
 
   /**
    * The end of an admin's single sign-on (AdminSignOn): the identity provider vouched for `email`
-   * and made them an admin; the pending request is taken (once), the admin found by address or
-   * created without a password (audited as `admin.created` by the connection's principal), and the
-   * code issued. Answers where to send the browser: the client's redirect URI with the code.
+   * and made them an admin of `scope`; the pending request is taken (once), the admin found by
+   * address or created without a password (audited as `admin.created` by the connection's
+   * principal; an admin the provider made and now gives another scope has it, audited as
+   * `admin.scope_changed`, their earlier tokens revoked), and the code issued. Answers where to
+   * send the browser: the client's redirect URI with the code.
    */
-  async finishSignOn(pending: PendingSignOn, email: string, by: { principal: Principal; source: string }): Promise<string> {
-    return this.sql.transaction(async (tx) => {
+  async finishSignOn(
+    pending: PendingSignOn,
+    email: string,
+    scope: string | null,
+    by: { principal: Principal; source: string },
+  ): Promise<string> {
+    const { location, revoked } = await this.sql.transaction(async (tx) => {
       const taken = await deletePendingAuthorization(tx, pending.tenant.id, pending.authorizationRequestId, pending.csrfHash);
       if (!taken) throw SignOnErrors.requestGone();
-      const { admin, created } = await signedOnAdmin(tx, pending.tenant, email);
-      if (created) await recordAudit(tx, { action: 'admin.created', ...by, details: { adminId: admin.id, email: admin.email } });
+      const { admin, created, scopeChanged } = await signedOnAdmin(tx, pending.tenant, email, scope);
+      const details = { adminId: admin.id, email: admin.email, scope: admin.scope ?? null };
+      if (created) await recordAudit(tx, { action: 'admin.created', ...by, details });
+      if (scopeChanged) await recordAudit(tx, { action: 'admin.scope_changed', ...by, details });
+      const revoked = scopeChanged ? await this.tokens.revokeAdminTokens(tx, pending.tenant.id, admin.id) : [];
       const code = await issueCode(tx, {
         tenantId: taken.tenantId,
         clientId: taken.clientId,
@@ -340,8 +353,10 @@ export class AuthorizeService {
         redirectUri: taken.redirectUri,
         codeChallenge: taken.codeChallenge,
       });
-      return redirectTo(taken.redirectUri, { code, state: taken.state });
+      return { location: redirectTo(taken.redirectUri, { code, state: taken.state }), revoked };
     });
+    await this.tokens.announce(revoked);
+    return location;
   }
 
   /** A `{tenant}.{baseDomain}` host must be the client's tenant: one tenant's pages are never served on another's. */
