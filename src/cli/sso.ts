@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import type { Principal } from '../kernel/principal.js';
-import { MetadataErrors, refreshConnection } from '../modules/identity/saml-metadata.service.js';
+import { refreshConnection } from '../modules/identity/saml-metadata.service.js';
 import { connectionOfBody, connectionView, listConnections, putConnection, removeConnection } from '../modules/identity/sso.service.js';
 import { type CommandContext, minute, none, say, table, tenantNamed, unknownVerb, UsageError } from './command.js';
 
@@ -61,16 +61,14 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
       if (!values.name) throw new UsageError('Expected: learnbase sso refresh --tenant NAME --name CONNECTION');
       const tenant = await tenantNamed(context, 'sso refresh');
       const principal: Principal = { kind: 'operator', tenant, id: `cli:${userInfo().username}` };
-      const reading = await refreshConnection(context.db, principal, values.name, undefined);
-      if (reading.connection === undefined) throw MetadataErrors.busy(values.name);
-      if ('problem' in reading) throw MetadataErrors.unusable(reading.problem);
-      const view = connectionView(reading.connection, tenant, '');
+      const { connection, changed } = await refreshConnection(context.db, principal, values.name, undefined);
+      const view = connectionView(connection, tenant, '');
       say(
         context,
-        { connection: view, changed: reading.changed },
-        reading.changed.length === 0
+        { connection: view, changed },
+        changed.length === 0
           ? `Read the metadata of ${values.name} again: nothing changed.`
-          : `Read the metadata of ${values.name} again: changed ${reading.changed.join(' and ')} (${'certificates' in view ? view.certificates : 0} certificates).`,
+          : `Read the metadata of ${values.name} again: changed ${changed.join(' and ')} (${'certificates' in view ? view.certificates : 0} certificates).`,
       );
       return 0;
     }

@@ -61,7 +61,7 @@ async function boundedText(response: Response, limit: number): Promise<string> {
 /** What one reading did: what changed (`entryPoint`, `certificates`), or the problem that left the connection as it was. */
 export type MetadataReading =
   | { connection: SsoConnection; changed: Array<'entryPoint' | 'certificates'> }
-  | { connection: SsoConnection; problem: string; otherProvider: boolean }
+  | { connection: SsoConnection; problem: string }
   /** Another reading or a PUT took the connection meanwhile: this one stored nothing. */
   | { connection: undefined };
 
@@ -84,12 +84,12 @@ async function readSource(sql: SqlClient, source: MetadataSource, by: { principa
   } catch (error) {
     const problem = problemOf(error);
     const connection = await recordMetadataReading(sql, source, claimedAt, { problem });
-    return connection ? { connection, problem, otherProvider: false } : { connection: undefined };
+    return connection ? { connection, problem } : { connection: undefined };
   }
   if (metadata.entityId !== source.idpEntityId) {
     const problem = `it now describes the provider "${metadata.entityId}", not "${source.idpEntityId}": send the connection again (PUT) to change providers`;
     const connection = await recordMetadataReading(sql, source, claimedAt, { problem });
-    return connection ? { connection, problem, otherProvider: true } : { connection: undefined };
+    return connection ? { connection, problem } : { connection: undefined };
   }
   const changed = [
     ...(metadata.entryPoint === source.entryPoint ? [] : (['entryPoint'] as const)),
@@ -112,17 +112,24 @@ async function readSource(sql: SqlClient, source: MetadataSource, by: { principa
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item, i) => item === b[i]);
 
-/** `POST /api/sso/connections/{name}/refresh`: the connection's metadata URL read now, by an admin. */
+/**
+ * `POST /api/sso/connections/{name}/refresh`, `learnbase sso refresh`: the connection's metadata URL
+ * read now, by an admin or an operator. Answers the connection and what changed; 404 for no such
+ * connection, 409 when another reading or a PUT took it meanwhile, 502 for a reading that changed nothing.
+ */
 export async function refreshConnection(
   sql: SqlClient,
   principal: Principal,
   name: string,
   source: string | undefined,
-): Promise<MetadataReading> {
+): Promise<{ connection: SsoConnection; changed: Array<'entryPoint' | 'certificates'> }> {
   const tenant = principal.tenant;
   const found = await findMetadataSource(sql, tenant.id, name);
   if (!found) throw MetadataErrors.noMetadataUrl(tenant, name);
-  return readSource(sql, found, { principal, ...(source === undefined ? {} : { source }) });
+  const reading = await readSource(sql, found, { principal, ...(source === undefined ? {} : { source }) });
+  if (reading.connection === undefined) throw MetadataErrors.busy(name);
+  if ('problem' in reading) throw MetadataErrors.unusable(reading.problem);
+  return reading;
 }
 
 /**

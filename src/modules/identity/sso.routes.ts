@@ -11,7 +11,7 @@ import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../aut
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { namedTenant } from '../tenancy/tenant-host.js';
 import { SAML_ACS_PATH, SAML_METADATA_PATH } from './saml.js';
-import { MetadataErrors, refreshConnection } from './saml-metadata.service.js';
+import { refreshConnection } from './saml-metadata.service.js';
 import { MAX_METADATA_BYTES } from './sso-connection-rules.js';
 import {
   CALLBACK_PATH,
@@ -326,10 +326,8 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const principal = adminPrincipalOf(request);
       const source = sourceOfHeader(request.headers['svc-account-source']);
-      const reading = await refreshConnection(sql, principal, request.params.name, source);
-      if (reading.connection === undefined) throw MetadataErrors.busy(request.params.name);
-      if ('problem' in reading) throw MetadataErrors.unusable(reading.problem);
-      return { connection: connectionView(reading.connection, principal.tenant, request.publicBaseUrl), changed: reading.changed };
+      const { connection, changed } = await refreshConnection(sql, principal, request.params.name, source);
+      return { connection: connectionView(connection, principal.tenant, request.publicBaseUrl), changed };
     },
   );
 
