@@ -65,6 +65,7 @@ function toConnection(row: ConnectionRow): SsoConnection {
     updatedAt: new Date(row.updated_at),
   };
   if (row.protocol === 'saml' && row.saml) {
+    const metadataStatus = statusOf(row.saml);
     return {
       ...common,
       protocol: 'saml',
@@ -73,7 +74,7 @@ function toConnection(row: ConnectionRow): SsoConnection {
       entryPoint: row.saml.entryPoint,
       certificates: row.saml.certificates,
       ...(row.saml.metadataUrl === undefined ? {} : { metadataUrl: row.saml.metadataUrl }),
-      ...(statusOf(row.saml) === undefined ? {} : { metadataStatus: statusOf(row.saml) }),
+      ...(metadataStatus === undefined ? {} : { metadataStatus }),
     };
   }
   return {

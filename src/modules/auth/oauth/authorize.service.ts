@@ -1,4 +1,3 @@
-import type { TokenService } from './token.service.js';
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError } from '../../../platform/http/app-error.js';
@@ -19,6 +18,7 @@ import {
 import { findClient, tenantIdOfClient, type OAuthClient } from './client.service.js';
 import { issueCode } from './code.service.js';
 import { failureOutcome, signInSubjects, type SignInPolicy, type SignInThrottle } from './sign-in-throttle.js';
+import type { TokenService } from './token.service.js';
 
 /** How long the sign-in form of one authorize request stays usable. */
 export const SIGN_IN_LIFETIME_SECONDS = 600;
