@@ -17,6 +17,7 @@ import {
   positionIdsOfFewJobsSql,
   positionIdsOfJobsSql,
 } from '../organisation/organisation-search.service.js';
+import { pointerToken } from '../../platform/json-pointer.js';
 
 /** Deepest nesting of and/or/not: the top node is level 1. */
 export const MAX_CRITERIA_DEPTH = 8;
@@ -118,7 +119,7 @@ const sqlAsInstant = (expression: string) =>
 // ---------------------------------------------------------------------------------------------
 // Reading a body into criteria
 
-const pointer = (path: string, key: string | number) => `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+const pointer = (path: string, key: string | number) => `${path}/${pointerToken(key)}`;
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const describe = (value: unknown) =>
   value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;

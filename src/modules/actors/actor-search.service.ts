@@ -9,6 +9,7 @@ import { findMatchingActors } from './actor-search.repository.js';
 import { ACTOR_KINDS, type ActorKind } from './actor.repository.js';
 import { showActors, type ActorDomains } from './actor.service.js';
 import { readableActorCondition } from './person-access.service.js';
+import { pointerToken } from '../../platform/json-pointer.js';
 
 /** The search's errors, `actors.reason`. */
 export const ActorSearchErrors = {
@@ -119,10 +120,7 @@ function readBody(body: unknown) {
     throw ActorSearchErrors.invalidCriteria('', 'must be an object {"criteria": …}');
   const extra = Object.keys(body).find((key) => key !== 'criteria');
   if (extra !== undefined)
-    throw ActorSearchErrors.invalidCriteria(
-      `/${extra.replace(/~/g, '~0').replace(/\//g, '~1')}`,
-      'is not a property of the search body (criteria)',
-    );
+    throw ActorSearchErrors.invalidCriteria(`/${pointerToken(extra)}`, 'is not a property of the search body (criteria)');
   if (!('criteria' in body)) throw ActorSearchErrors.invalidCriteria('/criteria', 'is required ({} matches every actor)');
   const reading = readCriteria(body.criteria);
   if (!reading.ok) throw ActorSearchErrors.invalidCriteria(reading.path, reading.message);

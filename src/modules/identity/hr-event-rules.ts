@@ -10,6 +10,7 @@
  */
 import { AppError } from '../../platform/http/app-error.js';
 import { textProblem } from '../../platform/json-guard.js';
+import { pointerToken } from '../../platform/json-pointer.js';
 
 export const PERSON_EVENTS = ['person.joined', 'person.moved', 'person.updated', 'person.left'] as const;
 export type PersonEventType = (typeof PERSON_EVENTS)[number];
@@ -51,7 +52,7 @@ export const HrEventErrors = {
 };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const pointer = (path: string, key: string) => `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+const pointer = (path: string, key: string) => `${path}/${pointerToken(key)}`;
 
 /** The events of a message, in order; 400 `identity.invalid_event` naming every problem (up to 100). */
 export function parseHrMessage(body: unknown): HrEvent[] {

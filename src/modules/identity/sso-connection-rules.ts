@@ -6,6 +6,7 @@
 import { AppError } from '../../platform/http/app-error.js';
 import { textProblem } from '../../platform/json-guard.js';
 import { certificateBody, readIdpMetadata, type IdpMetadata } from './saml-metadata-rules.js';
+import { pointerToken } from '../../platform/json-pointer.js';
 
 export const CONNECTION_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -158,7 +159,7 @@ function readClaims(body: Record<string, unknown>, defaults: Readonly<Record<str
   }
   const claims: Record<string, string> = {};
   for (const [claim, attribute] of Object.entries(body.claims)) {
-    const path = `/claims/${claim.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const path = `/claims/${pointerToken(claim)}`;
     if (claim.length === 0 || claim.length > MAX_CLAIM_NAME || textProblem(claim))
       problems.push({ path, message: `must be a claim name of 1 to ${MAX_CLAIM_NAME} characters` });
     else if (typeof attribute !== 'string' || attribute.length === 0 || attribute.length > 100 || textProblem(attribute)) {
@@ -383,9 +384,6 @@ export const metadataProblem = (path: string, message: string) => invalid([{ pat
 
 /** Problems the service found with a connection that reads well (an organisation entry it names is not there). */
 export const connectionProblems = (problems: Array<{ path: string; message: string }>) => invalid(problems);
-
-/** A key as a JSON pointer token (RFC 6901 §3). */
-export const pointerToken = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /**
  * The attributes an ID token's claims give (`claims` maps claim → attribute): strings as they are,

@@ -30,7 +30,6 @@ import {
   CONNECTION_NAME,
   adminScopeByClaims,
   connectionProblems,
-  pointerToken,
   isLoopback,
   joinedName,
   nameOfClaims,
@@ -51,6 +50,7 @@ import {
   type SignInPurpose,
   type SsoConnection,
 } from './sso.repository.js';
+import { pointerToken } from '../../platform/json-pointer.js';
 
 /**
  * Single sign-on (docs/identity.md, "Single sign-on"): a tenant's identity providers

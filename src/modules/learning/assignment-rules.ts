@@ -3,6 +3,7 @@ import { parseActorId } from '../../kernel/agent.js';
 import { lengthProblem, MAX_IRI_BYTES } from '../../kernel/limits.js';
 import { parseTimestamp } from '../../kernel/timestamp.js';
 import { type Criteria, readCriteria } from '../actors/actor-search-compiler.js';
+import { pointerToken } from '../../platform/json-pointer.js';
 
 /**
  * The rules of an assignment's body (`POST /api/assignments`, `PUT /api/assignments/item`;
@@ -81,7 +82,7 @@ export function readAssignmentBody(body: unknown): BodyReading {
   };
   if (!isObject(body)) return { ok: false, problems: [{ path: '', message: `must be a JSON object, not ${describe(body)}` }] };
   for (const key of Object.keys(body)) {
-    if (!['name', 'activityIds', 'people', 'dueAt'].includes(key)) problem(`/${pointerPart(key)}`, 'is not a property of an assignment');
+    if (!['name', 'activityIds', 'people', 'dueAt'].includes(key)) problem(`/${pointerToken(key)}`, 'is not a property of an assignment');
   }
 
   if (body.name === undefined) problem('/name', 'is required');
@@ -140,7 +141,7 @@ function readPeople(
     return undefined;
   }
   const extra = Object.keys(value).filter((key) => !(SELECTIONS as readonly string[]).includes(key));
-  for (const key of extra) problem(`/people/${pointerPart(key)}`, `is not a way of choosing people (${SELECTIONS.join(', ')})`);
+  for (const key of extra) problem(`/people/${pointerToken(key)}`, `is not a way of choosing people (${SELECTIONS.join(', ')})`);
   const given = SELECTIONS.filter((key) => value[key] !== undefined);
   if (given.length !== 1) {
     problem('/people', `${exactlyOne}; it holds ${given.length === 0 ? 'none' : given.join(' and ')}`);
@@ -200,9 +201,6 @@ function readActorIds(value: unknown, problem: (path: string, message: string) =
   });
   return keys.length === value.length ? keys : undefined;
 }
-
-/** `~` and `/` escaped as a JSON pointer's segment (RFC 6901 §3). */
-const pointerPart = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * The criteria (of the actor search's language, docs/actors.md) a dynamic selection stands for:

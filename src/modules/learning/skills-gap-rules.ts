@@ -4,6 +4,7 @@
  */
 import { textProblem } from '../../platform/json-guard.js';
 import { SkillsGapErrors } from './skills-gap.errors.js';
+import { pointerToken } from '../../platform/json-pointer.js';
 
 /** The most evidence a competency of a gap lists (its newest). */
 export const MAX_EVIDENCE = 10;
@@ -45,7 +46,6 @@ export interface GroupAsked {
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const describe = (value: unknown) =>
   value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-const pointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** An id (of a job or an organisation entry): a string of 1 to 255 characters PostgreSQL can hold. */
 function readId(value: unknown, path: string): string {
@@ -68,7 +68,7 @@ export function readGroupBody(body: unknown): GroupAsked {
   if (!isObject(body)) throw SkillsGapErrors.invalidGroup('', `must be an object {"people": …, "jobId"?: …}, not ${describe(body)}`);
   for (const key of Object.keys(body)) {
     if (key !== 'people' && key !== 'jobId')
-      throw SkillsGapErrors.invalidGroup(`/${pointer(key)}`, 'is not a property of the body (people, jobId)');
+      throw SkillsGapErrors.invalidGroup(`/${pointerToken(key)}`, 'is not a property of the body (people, jobId)');
   }
   const { people } = body;
   if (people === undefined) throw SkillsGapErrors.invalidGroup('/people', 'is required');
@@ -76,7 +76,7 @@ export function readGroupBody(body: unknown): GroupAsked {
   const keys = Object.keys(people);
   const unknown = keys.find((key) => !(SELECTORS as readonly string[]).includes(key));
   if (unknown !== undefined) {
-    throw SkillsGapErrors.invalidGroup(`/people/${pointer(unknown)}`, `is not a way to choose people (${SELECTORS.join(', ')})`);
+    throw SkillsGapErrors.invalidGroup(`/people/${pointerToken(unknown)}`, `is not a way to choose people (${SELECTORS.join(', ')})`);
   }
   if (keys.length !== 1) throw SkillsGapErrors.invalidGroup('/people', `must hold exactly one of ${SELECTORS.join(', ')}`);
   const selection: GroupSelection =
