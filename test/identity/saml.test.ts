@@ -29,18 +29,17 @@ interface SamlFixture extends LaunchTenant {
   spEntityId: string;
 }
 
+/** `PUT /api/sso/connections/corp` as `admin`: the connection every test here configures. */
+const putCorp = (ctx: TestContext, admin: Record<string, string>, payload: unknown) =>
+  ctx.app.inject({ method: 'PUT', url: '/api/sso/connections/corp', headers: admin, payload: payload as object });
+
 async function givenSaml(ctx: TestContext, contentOrigin: string, idps: SamlIdpFixture[]): Promise<SamlFixture> {
   const launchTenant = await givenLaunchTenant(ctx, contentOrigin, 'http://example.com/courses/saml');
   const { tenant, admin } = launchTenant;
   const idp = await startSamlIdp(new Map([['ada', { ...ADA }]]));
   idps.push(idp);
   // By its metadata's URL, as an admin of Keycloak or Entra ID would give it.
-  const connection = await ctx.app.inject({
-    method: 'PUT',
-    url: '/api/sso/connections/corp',
-    headers: admin,
-    payload: { protocol: 'saml', metadataUrl: idp.metadataUrl },
-  });
+  const connection = await putCorp(ctx, admin, { protocol: 'saml', metadataUrl: idp.metadataUrl });
   assert.equal(connection.statusCode, 201, connection.body);
   const view = connection.json() as Json;
   assert.equal(view.protocol, 'saml');
@@ -196,11 +195,10 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
   it('signs an admin in on the authorize page through SAML: the admins attribute makes them one', async () => {
     const fixture = await givenSaml(ctx, content.origin, idps);
     const { oauth, admin: tenantAdmin } = fixture;
-    const put = await ctx.app.inject({
-      method: 'PUT',
-      url: '/api/sso/connections/corp',
-      headers: tenantAdmin,
-      payload: { protocol: 'saml', metadataXml: fixture.idp.metadataXml, admins: { claim: 'groups', value: 'lb-admins' } },
+    const put = await putCorp(ctx, tenantAdmin, {
+      protocol: 'saml',
+      metadataXml: fixture.idp.metadataXml,
+      admins: { claim: 'groups', value: 'lb-admins' },
     });
     assert.equal(put.statusCode, 200, put.body);
     const spEntityId = String(put.json().spEntityId);
@@ -299,11 +297,10 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
 
     // Values of the claim that make admins of one organisation entry.
     const rules = (scopes: Record<string, string>) =>
-      ctx.app.inject({
-        method: 'PUT',
-        url: '/api/sso/connections/corp',
-        headers: tenantAdmin,
-        payload: { protocol: 'saml', metadataXml: fixture.idp.metadataXml, admins: { claim: 'groups', value: 'lb-admins', scopes } },
+      putCorp(ctx, tenantAdmin, {
+        protocol: 'saml',
+        metadataXml: fixture.idp.metadataXml,
+        admins: { claim: 'groups', value: 'lb-admins', scopes },
       });
     const unknownEntry = await rules({ 'hr-emea': 'EMEA', 'hr/x': 'NOPE' });
     assert.equal(unknownEntry.statusCode, 400, unknownEntry.body);
@@ -349,8 +346,7 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
     const oauth = await givenOAuth(ctx);
     const { access_token: token } = await exchange(ctx.app, oauth);
     const admin = { authorization: `Bearer ${token}`, 'x-svc-tenant': oauth.tenant.name };
-    const put = (payload: unknown) =>
-      ctx.app.inject({ method: 'PUT', url: '/api/sso/connections/corp', headers: admin, payload: payload as object });
+    const put = (payload: unknown) => putCorp(ctx, admin, payload);
     const idp = await startSamlIdp(new Map());
     idps.push(idp);
     const problems = async (payload: unknown) => {
@@ -476,12 +472,7 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
     assert.equal(latest.source, 'sso:corp');
 
     // Only a connection named by a metadata URL is read again.
-    const byXml = await ctx.app.inject({
-      method: 'PUT',
-      url: '/api/sso/connections/corp',
-      headers: admin,
-      payload: { protocol: 'saml', metadataXml: idp.metadataXml },
-    });
+    const byXml = await putCorp(ctx, admin, { protocol: 'saml', metadataXml: idp.metadataXml });
     assert.equal(byXml.statusCode, 200, byXml.body);
     assert.equal(byXml.json().metadataReadAt, undefined);
     const none = await refresh();
@@ -495,12 +486,7 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
     const admin = { authorization: `Bearer ${token}`, 'x-svc-tenant': oauth.tenant.name };
     const idp = await startSamlIdp(new Map());
     idps.push(idp);
-    const put = await ctx.app.inject({
-      method: 'PUT',
-      url: '/api/sso/connections/corp',
-      headers: admin,
-      payload: { protocol: 'saml', metadataXml: idp.metadataXml, spEntityId: 'https://learn.example.com/saml' },
-    });
+    const put = await putCorp(ctx, admin, { protocol: 'saml', metadataXml: idp.metadataXml, spEntityId: 'https://learn.example.com/saml' });
     assert.equal(put.statusCode, 201, put.body);
 
     const res = await ctx.app.inject({ method: 'GET', url: '/api/sso/connections/corp/metadata', headers: admin });
