@@ -41,6 +41,7 @@ describeEachBackend('Identity admin routes and tenants', (ctx) => {
       ['GET', '/api/hr-webhooks/messages'],
       ['GET', '/api/sso/connections'],
       ['GET', '/api/sso/connections/corp/metadata'],
+      ['POST', '/api/sso/connections/corp/refresh'],
       ['PUT', '/api/sso/connections/corp', CONNECTION],
       ['DELETE', '/api/sso/connections/corp'],
     ];
@@ -70,6 +71,9 @@ describeEachBackend('Identity admin routes and tenants', (ctx) => {
     const metadataOfA = await send('GET', '/api/sso/connections/corp/metadata', a.headers);
     assert.equal(metadataOfA.statusCode, 404);
     assert.equal(metadataOfA.json().code, 'identity.not_saml');
+    const refreshOfB = await send('POST', '/api/sso/connections/corp/refresh', b.headers);
+    assert.equal(refreshOfB.statusCode, 404);
+    assert.equal(refreshOfB.json().code, 'identity.no_metadata_url');
     const publishedOfA = await send('GET', `/auth/sso/saml/${a.oauth.tenant.name}/corp/metadata`, {});
     assert.equal(publishedOfA.statusCode, 404);
     assert.equal(publishedOfA.json().code, 'identity.not_saml');
