@@ -8,6 +8,7 @@ import { createClient } from '../../src/modules/auth/oauth/client.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/secrets.js';
 import { startOidcProvider, type OidcFixture } from './oidc-fixtures.js';
+import { type IdTokenSigning, type OidcIssuerFixture, startOidcIssuer } from './oidc-issuer-fixtures.js';
 import { attributesOf, givenLaunchTenant, type LaunchTenant, peopleOf, signInAtOidcProvider } from './sign-on-fixtures.js';
 
 /**
@@ -60,7 +61,7 @@ describeEachBackend('Single sign-on with OpenID Connect', (ctx) => {
   let browser: Browser;
   let content: Awaited<ReturnType<typeof serveContentPage>>;
   let contentOrigin: string;
-  const providers: OidcFixture[] = [];
+  const providers: Array<OidcFixture | OidcIssuerFixture> = [];
 
   before(async () => {
     content = await serveContentPage(CONTENT_PAGE);
@@ -244,6 +245,71 @@ describeEachBackend('Single sign-on with OpenID Connect', (ctx) => {
     });
     assert.equal(crossed.statusCode, 401, crossed.body.slice(0, 300));
     assert.deepEqual(await peopleOf(ctx, fixture.tenant), [], 'no actor created');
+  });
+
+  it('refuses an ID token not signed by a key of the provider (another key naming its kid, alg none, HS256 with the client secret): nobody created or launched', async () => {
+    const fixture = await givenLaunchTenant(ctx, contentOrigin, 'http://example.com/courses/signed');
+    const { tenant, host, admin } = fixture;
+    const issuer = await startOidcIssuer([`http://${host}/auth/sso/callback`], {
+      sub: 'ada-1',
+      email: 'ada@example.com',
+      given_name: 'Ada',
+      family_name: 'Lovelace',
+    });
+    providers.push(issuer);
+    const put = await ctx.app.inject({
+      method: 'PUT',
+      url: '/api/sso/connections/corp',
+      headers: admin,
+      payload: { issuer: issuer.issuer, clientId: issuer.clientId, clientSecret: issuer.clientSecret },
+    });
+    assert.equal(put.statusCode, 201, put.body);
+    /** A launch link without auth, through the provider's authorization endpoint, back to the callback with the state cookie. */
+    const signIn = async () => {
+      const link = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/activities/launch?${new URLSearchParams({ activityId: fixture.activityId })}`,
+        headers: { host },
+      });
+      assert.equal(link.statusCode, 302, link.body);
+      const cookie = String(link.headers['set-cookie']).split(';')[0]!;
+      const atProvider = await fetch(String(link.headers.location), { redirect: 'manual' });
+      assert.equal(atProvider.status, 302, await atProvider.text());
+      const back = new URL(atProvider.headers.get('location') ?? '');
+      return ctx.app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, headers: { host, cookie } });
+    };
+    const stored = async () => {
+      const count = async (table: string) =>
+        Number((await ctx.db.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = $1`, [tenant.id])).rows[0]?.n);
+      return {
+        people: (await peopleOf(ctx, tenant)).length,
+        credentials: await count('actor_credentials'),
+        launches: await count('launch_sessions'),
+        signInsInFlight: await count('sso_sign_ins'),
+      };
+    };
+
+    for (const signing of ['another key', 'none', 'client secret'] satisfies IdTokenSigning[]) {
+      issuer.signing = signing;
+      const refused = await signIn();
+      assert.equal(refused.statusCode, 401, `${signing}: ${refused.body.slice(0, 300)}`);
+      assert.match(String(refused.headers['content-type']), /^text\/html/);
+      assert.match(refused.body, /You could not be signed in/, signing);
+      assert.deepEqual(
+        await stored(),
+        { people: 0, credentials: 0, launches: 0, signInsInFlight: 0 },
+        `${signing}: nobody, and the sign-in is used up`,
+      );
+    }
+    assert.ok(issuer.jwksReads() >= 1, 'the provider’s key set was read');
+
+    issuer.signing = 'provider';
+    const launched = await signIn();
+    assert.equal(launched.statusCode, 302, launched.body.slice(0, 300));
+    assert.ok(String(launched.headers.location).startsWith(`${contentOrigin}/course/`), String(launched.headers.location));
+    assert.deepEqual(await stored(), { people: 1, credentials: 1, launches: 1, signInsInFlight: 0 });
+    const [ada] = await peopleOf(ctx, tenant);
+    assert.deepEqual(attributesOf(ada), { email: 'ada@example.com', givenName: 'Ada', familyName: 'Lovelace' });
   });
 
   it('refuses a return without the sign-in’s cookie, an unknown state, and a state used twice; a link of a tenant without a connection still needs auth', async () => {

@@ -57,7 +57,7 @@ import { pointerToken } from '../../platform/json-pointer.js';
  * (connections, OpenID Connect or SAML 2.0), and the sign-ins a launch link without `auth` and the
  * authorize page's "Sign in with …" start. With OpenID Connect the browser goes to the provider
  * with `state`, `nonce` and a PKCE challenge (openid-client); on its return the code is exchanged
- * and the ID token checked (issuer, audience, expiry, nonce). With SAML it goes with an AuthnRequest
+ * and the ID token checked (signature, issuer, audience, expiry, nonce). With SAML it goes with an AuthnRequest
  * and the state as RelayState, and comes back posting a Response, checked (saml.ts) and kept on
  * the sign-in until the browser, holding the state cookie, reaches the callback. There, for a
  * launch, the person the claims name is found through the tenant's unique attributes, or created
@@ -249,14 +249,18 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
     const cached = this.configurations.get(key);
     if (cached && Date.now() - cached.at < METADATA_TTL_MS) return cached.configuration;
     const issuer = new URL(connection.issuer);
+    // openid-client checks an ID token's claims but not its signature unless asked (the token came
+    // over TLS from the token endpoint): asked here, it is checked against a key of the provider's
+    // jwks_uri (read through this configuration; read again after five minutes, or after one for a
+    // `kid` it does not hold, as a provider rolls its key). A token signed by another key, unsigned
+    // (`alg: none`) or signed with a shared secret (HS256: whoever holds the client secret, this
+    // server included, could have made it) is refused, whatever the provider's metadata lists.
+    const execute = [oidc.enableNonRepudiationChecks];
+    if (isLoopback(issuer) && issuer.protocol === 'http:') execute.push(oidc.allowInsecureRequests);
     const configuration = oidc
-      .discovery(
-        issuer,
-        connection.clientId,
-        connection.clientSecret,
-        connection.clientSecret === undefined ? oidc.None() : undefined,
-        isLoopback(issuer) && issuer.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : undefined,
-      )
+      .discovery(issuer, connection.clientId, connection.clientSecret, connection.clientSecret === undefined ? oidc.None() : undefined, {
+        execute,
+      })
       .catch((error: Error) => {
         this.configurations.delete(key);
         throw SsoErrors.providerUnreachable(connection.issuer, error.message);
