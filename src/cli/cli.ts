@@ -49,8 +49,9 @@ Commands:
                                   create or replace a single sign-on connection (an OpenID Connect
                                   provider: docs/identity.md)
   sso set --tenant NAME --name CONNECTION --metadata-url URL|--metadata-file FILE
-          [--sp-entity-id ID] [--claim ATTRIBUTE=ATTRIBUTE …] [--admins ATTRIBUTE=VALUE]
+          [--sp-entity-id ID] [--allow-sha1] [--claim ATTRIBUTE=ATTRIBUTE …] [--admins ATTRIBUTE=VALUE]
                                   the same for a SAML 2.0 identity provider, from its metadata
+                                  (--allow-sha1: take its signatures using SHA-1)
   client create --tenant NAME --redirect-uri URI [--redirect-uri URI2 …] [--name N]
                                   register an OAuth client; prints its id and secret
   import users|organisation|jobs --tenant NAME FILE [--verify] [--charset NAME]

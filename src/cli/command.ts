@@ -36,6 +36,7 @@ const OPTIONS = {
   'metadata-url': { type: 'string' },
   'metadata-file': { type: 'string' },
   'sp-entity-id': { type: 'string' },
+  'allow-sha1': { type: 'boolean' },
   admins: { type: 'string' },
   scope: { type: 'string' },
   'whole-tenant': { type: 'boolean', default: false },

@@ -7,7 +7,7 @@ import { type CommandContext, minute, none, say, table, tenantNamed, unknownVerb
 
 const VERBS = ['set', 'list', 'refresh', 'delete'] as const;
 const SET_USAGE =
-  'sso set --tenant NAME --name CONNECTION (--issuer URL --client-id ID [--client-secret S] [--scopes "openid …"] | --metadata-url URL | --metadata-file FILE [--sp-entity-id ID]) [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE]';
+  'sso set --tenant NAME --name CONNECTION (--issuer URL --client-id ID [--client-secret S] [--scopes "openid …"] | --metadata-url URL | --metadata-file FILE [--sp-entity-id ID] [--allow-sha1]) [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE]';
 
 /**
  * `learnbase sso set|list|delete --tenant NAME …`: a tenant's single sign-on connections (docs/identity.md,
@@ -100,6 +100,7 @@ async function connectionOfFlags(values: CommandContext['values']): Promise<Reco
       ...(values['metadata-url'] === undefined ? {} : { metadataUrl: values['metadata-url'] }),
       ...(values['metadata-file'] === undefined ? {} : { metadataXml: await readMetadata(values['metadata-file']) }),
       ...(values['sp-entity-id'] === undefined ? {} : { spEntityId: values['sp-entity-id'] }),
+      ...(values['allow-sha1'] ? { allowSha1: true } : {}),
       ...common,
     };
   }

@@ -104,12 +104,15 @@ function identitySuite(backend: 'pglite' | 'postgres', open: () => Promise<CliTa
     it('sso refresh reads a SAML connection’s metadata URL again: a rolled key is taken, a failing provider changes nothing', async () => {
       const idp = await startSamlIdp(new Map());
       try {
-        const set = json(await cli('sso', 'set', '--tenant', 'acme', '--name', 'saml', '--metadata-url', idp.metadataUrl, '--json'));
-        assert.equal(set.certificates, 1);
+        const set = json(
+          await cli('sso', 'set', '--tenant', 'acme', '--name', 'saml', '--metadata-url', idp.metadataUrl, '--allow-sha1', '--json'),
+        );
+        assert.deepEqual([set.certificates, set.allowSha1], [1, true]);
         idp.serveMetadata({ keys: ['idp', 'other'] });
         const refreshed = json(await cli('sso', 'refresh', '--tenant', 'acme', '--name', 'saml', '--json'));
         assert.deepEqual(refreshed.changed, ['certificates']);
         assert.equal(refreshed.connection.certificates, 2);
+        assert.equal(refreshed.connection.allowSha1, true, 'a reading of the metadata keeps what the connection allows');
         idp.serveMetadata({ failing: true });
         const failed = await cli('sso', 'refresh', '--tenant', 'acme', '--name', 'saml');
         assert.equal(failed.code, 1);

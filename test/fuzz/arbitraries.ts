@@ -2736,6 +2736,7 @@ const samlConnection = fc.oneof(
       protocol: fc.constant('saml'),
       metadataXml: fc.constantFrom(SAML_METADATA, '<x/>', '<not xml', SAML_METADATA.replace('HTTP-Redirect', 'HTTP-POST')),
       spEntityId: fc.constantFrom('urn:learnbase:x', 'https://learn.example.com/saml'),
+      allowSha1: fc.boolean(),
       claims: fc.dictionary(fc.constantFrom('email', 'givenName', 'sn', 'employeeNumber'), fc.constantFrom('email', 'employeeId'), {
         minKeys: 1,
         maxKeys: 3,
@@ -2757,6 +2758,7 @@ const hostileSamlConnection: fc.Arbitrary<unknown> = fc.oneof(
   hostileText.map((text) => ({ protocol: 'saml', metadataXml: text, spEntityId: text, admins: { claim: text, value: text } })),
   hostileText.map((text) => ({ protocol: 'saml', idpEntityId: text, entryPoint: text, certificates: [text] })),
   hostileJson.map((value) => ({ protocol: value, metadataXml: SAML_METADATA, admins: value })),
+  hostileJson.map((value) => ({ protocol: 'saml', metadataXml: SAML_METADATA, allowSha1: value })),
 );
 
 const ssoName = fc.oneof(

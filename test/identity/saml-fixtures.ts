@@ -10,7 +10,8 @@ import { SignedXml } from 'xml-crypto';
  * single sign-on address (the HTTP-Redirect binding: any login, no password) that answers the
  * service provider with a Response posted by the browser (the HTTP-POST binding), and the
  * Responses the tests craft: signed with xml-crypto by the provider's test key, or by another key,
- * or not at all; for any audience, recipient, issuer, time or request. The keys are test keys made
+ * or not at all, the Response itself too, with SHA-256 or SHA-1; for any audience, recipient,
+ * Destination, issuer, time or request. The keys are test keys made
  * for this (test/identity/fixtures/, openssl req -x509 -newkey rsa:2048).
  */
 const here = new URL('./fixtures/', import.meta.url);
@@ -36,6 +37,12 @@ export interface ResponseOptions {
   notOnOrAfter?: Date;
   /** Who signs the assertion: the provider's key (default), another key, or nobody. */
   signedBy?: 'idp' | 'other' | 'nobody';
+  /** The Response signed too, by the same key, after its assertion (as Okta and AD FS can). */
+  signResponse?: boolean;
+  /** The Response's Destination: the ACS address by default; null: none. */
+  destination?: string | null;
+  /** SHA-1 in the signatures made: in the SignatureMethod (rsa-sha1), the DigestMethod (sha1), or both; default none (RSA-SHA256, SHA-256). */
+  sha1?: 'signature' | 'digest' | 'both';
   /** Changes the XML after signing (a value altered on the way). */
   tamper?: (xml: string) => string;
 }
@@ -98,6 +105,7 @@ function buildResponse(entityId: string, options: ResponseOptions): string {
   const until = (options.notOnOrAfter ?? new Date(now.getTime() + 5 * 60_000)).toISOString();
   const issuer = escapeXml(options.issuer ?? entityId);
   const inResponseTo = options.inResponseTo === undefined ? '' : ` InResponseTo="${escapeXml(options.inResponseTo)}"`;
+  const destination = options.destination === null ? '' : ` Destination="${escapeXml(options.destination ?? options.acsUrl)}"`;
   const assertion =
     `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${newId()}" Version="2.0" IssueInstant="${now.toISOString()}">` +
     `<saml:Issuer>${issuer}</saml:Issuer>` +
@@ -108,31 +116,39 @@ function buildResponse(entityId: string, options: ResponseOptions): string {
     `<saml:AttributeStatement>${attributeStatement(options.attributes)}</saml:AttributeStatement>` +
     '</saml:Assertion>';
   const response =
-    `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${newId()}" Version="2.0" IssueInstant="${now.toISOString()}" Destination="${escapeXml(options.acsUrl)}"${inResponseTo}>` +
+    `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${newId()}" Version="2.0" IssueInstant="${now.toISOString()}"${destination}${inResponseTo}>` +
     `<saml:Issuer>${issuer}</saml:Issuer>` +
     '<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>' +
     assertion +
     '</samlp:Response>';
   const signer = options.signedBy ?? 'idp';
-  const signed = signer === 'nobody' ? response : signAssertion(response, KEYS[signer]);
+  let signed = signer === 'nobody' ? response : sign(response, 'Assertion', KEYS[signer], options.sha1);
+  if (options.signResponse && signer !== 'nobody') signed = sign(signed, 'Response', KEYS[signer], options.sha1);
   return Buffer.from(options.tamper ? options.tamper(signed) : signed).toString('base64');
 }
 
-/** The assertion enveloped-signed (RSA-SHA256, exclusive C14N), the signature after its Issuer, as providers place it. */
-function signAssertion(xml: string, keys: { key: string; cert: string }): string {
+/**
+ * The Assertion or the Response enveloped-signed (exclusive C14N), the signature after its Issuer,
+ * as providers place it: RSA-SHA256 over SHA-256 digests, or SHA-1 where `sha1` says.
+ */
+function sign(xml: string, element: 'Assertion' | 'Response', keys: { key: string; cert: string }, sha1?: ResponseOptions['sha1']): string {
   const signature = new SignedXml({
     privateKey: keys.key,
     publicCert: keys.cert,
-    signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+    signatureAlgorithm:
+      sha1 === 'signature' || sha1 === 'both'
+        ? 'http://www.w3.org/2000/09/xmldsig#rsa-sha1'
+        : 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
     canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#',
   });
   signature.addReference({
-    xpath: "//*[local-name(.)='Assertion']",
+    xpath: `//*[local-name(.)='${element}']`,
     transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'],
-    digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
+    digestAlgorithm:
+      sha1 === 'digest' || sha1 === 'both' ? 'http://www.w3.org/2000/09/xmldsig#sha1' : 'http://www.w3.org/2001/04/xmlenc#sha256',
   });
   signature.computeSignature(xml, {
-    location: { reference: "//*[local-name(.)='Assertion']/*[local-name(.)='Issuer']", action: 'after' },
+    location: { reference: `//*[local-name(.)='${element}']/*[local-name(.)='Issuer']`, action: 'after' },
   });
   return signature.getSignedXml();
 }

@@ -144,6 +144,15 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
         (o) => ({ ...o, tamper: (xml) => xml.replace('ada@example.com</saml:AttributeValue>', 'eve@example.com</saml:AttributeValue>') }),
       ],
       ['another recipient', (o) => ({ ...o, recipient: 'https://elsewhere.example.com/acs' })],
+      ['sent to another Destination', (o) => ({ ...o, destination: 'https://elsewhere.example.com/auth/sso/saml' })],
+      [
+        'a signed Response sent to another Destination',
+        (o) => ({ ...o, signResponse: true, destination: 'https://elsewhere.example.com/auth/sso/saml' }),
+      ],
+      ['a signed Response naming no Destination', (o) => ({ ...o, signResponse: true, destination: null })],
+      ['signed with RSA-SHA1', (o) => ({ ...o, sha1: 'signature' })],
+      ['a SHA-1 digest', (o) => ({ ...o, sha1: 'digest' })],
+      ['a Response signed with SHA-1 throughout', (o) => ({ ...o, signResponse: true, sha1: 'both' })],
       ['another issuer', (o) => ({ ...o, issuer: 'https://idp.elsewhere.example.com' })],
       ['for another request', (o) => ({ ...o, inResponseTo: '_another' })],
       ['asked for by nobody', (o) => ({ ...o, inResponseTo: undefined })],
@@ -190,6 +199,63 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
       headers: { host: fixture.host, cookie },
     });
     assert.equal(twice.statusCode, 400, 'a sign-in is finished once');
+  });
+
+  it('takes a Response naming this sign-in’s address, and SHA-1 only from a connection that allows it', async () => {
+    const fixture = await givenSaml(ctx, content.origin, idps);
+    /** A sign-in answered by the test provider's Response, changed by `options`: 303 taken, 401 refused. */
+    const answer = async (options: Partial<ResponseOptions>) => {
+      const { request } = await startSignIn(ctx, fixture);
+      const samlResponse = fixture.idp.response({
+        inResponseTo: request.id,
+        acsUrl: request.acsUrl,
+        audience: fixture.spEntityId,
+        nameId: 'ada@example.com',
+        attributes: ADA,
+        ...options,
+      });
+      const posted = await postResponse(ctx, fixture, samlResponse, request.relayState);
+      return posted.statusCode;
+    };
+    assert.equal(await answer({ signResponse: true }), 303, 'a signed Response naming the address the request named');
+    assert.equal(await answer({ destination: null }), 303, 'an unsigned Response may name none (SAML 2.0 Profiles §4.1.4.5)');
+    const sha1: Array<ResponseOptions['sha1']> = ['signature', 'digest', 'both'];
+    for (const used of sha1) assert.equal(await answer({ sha1: used, signResponse: true }), 401, `SHA-1 in the ${used}`);
+
+    const allowing = await putCorp(ctx, fixture.admin, { protocol: 'saml', metadataUrl: fixture.idp.metadataUrl, allowSha1: true });
+    assert.equal(allowing.statusCode, 200, allowing.body);
+    assert.equal(allowing.json().allowSha1, true);
+    for (const used of sha1) {
+      assert.equal(await answer({ sha1: used }), 303, `SHA-1 in the ${used}, allowed`);
+      assert.equal(await answer({ sha1: used, signResponse: true }), 303, `SHA-1 in the ${used} of a signed Response, allowed`);
+    }
+    assert.equal(
+      await answer({ sha1: 'both', destination: 'https://elsewhere.example.com/auth/sso/saml' }),
+      401,
+      'allowing SHA-1 lets no other Destination through',
+    );
+    assert.equal(await answer({ sha1: 'both', signedBy: 'other' }), 401, 'nor another key');
+    const listed = await ctx.app.inject({ method: 'GET', url: '/api/sso/connections', headers: fixture.admin });
+    assert.equal((listed.json() as Json[])[0]?.allowSha1, true);
+
+    // A PUT replaces the connection: without allowSha1, SHA-1 is refused again.
+    const replaced = await putCorp(ctx, fixture.admin, { protocol: 'saml', metadataUrl: fixture.idp.metadataUrl });
+    assert.equal(replaced.json().allowSha1, false);
+    assert.equal(await answer({ sha1: 'digest' }), 401);
+    assert.deepEqual(await peopleOf(ctx, fixture.tenant), [], 'no callback reached: nobody created');
+
+    for (const [payload, path] of [
+      [{ protocol: 'saml', metadataUrl: fixture.idp.metadataUrl, allowSha1: 'yes' }, '/allowSha1'],
+      [{ protocol: 'saml', metadataUrl: fixture.idp.metadataUrl, allowSha1: null }, '/allowSha1'],
+      [{ issuer: 'https://login.example.com', clientId: 'x', allowSha1: true }, '/allowSha1'],
+    ] as const) {
+      const refused = await putCorp(ctx, fixture.admin, payload);
+      assert.equal(refused.statusCode, 400, refused.body);
+      assert.deepEqual(
+        (refused.json().details.problems as Json[]).map((problem) => problem.path),
+        [path],
+      );
+    }
   });
 
   it('signs an admin in on the authorize page through SAML: the admins attribute makes them one', async () => {

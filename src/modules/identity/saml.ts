@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type CacheProvider, type Profile, SAML, type SamlConfig, ValidateInResponseTo } from '@node-saml/node-saml';
+import { responseProblem } from './saml-response-rules.js';
 import type { SamlConnectionInput } from './sso-connection-rules.js';
 
 /**
@@ -9,7 +10,8 @@ import type { SamlConnectionInput } from './sso-connection-rules.js';
  * (a signature over the Response alone is not enough), issued by the connection's provider, for
  * this server (audience), to this server's address (recipient), within its validity (60 seconds of
  * clock skew), in answer to the request of this sign-in (InResponseTo: an answer nobody asked for,
- * or an answer replayed after it was taken, is refused).
+ * or an answer replayed after it was taken, is refused). What node-saml does not check, the
+ * Response's Destination and SHA-1 in its signatures, saml-response-rules.ts does first.
  */
 
 /** Where providers post their answers (the HTTP-POST binding's Assertion Consumer Service). */
@@ -88,7 +90,8 @@ const DISPLAY_NAMES = ['http://schemas.microsoft.com/identity/claims/displayname
 /**
  * The claims of a checked Response (as an ID token's would be read): its attributes by name, the
  * subject's `nameID`, `email` (node-saml's reading of `mail` and its OID), `name` from a display
- * name. Throws, with node-saml's reason or ours, when the Response does not check.
+ * name. Throws, with node-saml's reason or ours, when the Response does not check (`acsUrl` is the
+ * address the sign-in's AuthnRequest named: the Destination and Recipient the Response must carry).
  */
 export async function checkedAssertion(
   connection: SamlConnectionInput,
@@ -96,6 +99,8 @@ export async function checkedAssertion(
   requestId: string,
   samlResponse: string,
 ): Promise<Record<string, unknown>> {
+  const problem = responseProblem(Buffer.from(samlResponse, 'base64').toString('utf8'), acsUrl, connection.allowSha1 === true);
+  if (problem) throw new Error(problem);
   const saml = samlOf(connection, acsUrl, { cacheProvider: oneRequest(requestId) });
   const { profile } = await saml.validatePostResponseAsync({ SAMLResponse: samlResponse });
   if (!profile) throw new Error('the Response carries no assertion');

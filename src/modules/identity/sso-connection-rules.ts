@@ -82,6 +82,8 @@ export interface SamlConnectionInput extends ConnectionCommon {
   spEntityId: string;
   /** Where the metadata was read from, when it was (read again at each PUT). */
   metadataUrl?: string;
+  /** Signatures and digests using SHA-1 are taken (saml-response-rules.ts); absent: refused. */
+  allowSha1?: true;
 }
 
 export type SsoConnectionInput = OidcConnectionInput | SamlConnectionInput;
@@ -97,6 +99,7 @@ export interface SamlConnectionDraft {
   spEntityId?: string;
   metadataUrl?: string;
   metadata?: IdpMetadata;
+  allowSha1?: true;
 }
 
 type Problem = { path: string; message: string };
@@ -120,6 +123,7 @@ const SAML_FIELDS = [
   'entryPoint',
   'certificates',
   'spEntityId',
+  'allowSha1',
   'claims',
   'admins',
 ];
@@ -268,6 +272,9 @@ function parseSamlConnection(body: Record<string, unknown>): SamlConnectionDraft
   const metadataUrl = textField(body, 'metadataUrl', 500, false, problems);
   checkUrl(metadataUrl, '/metadataUrl', problems, false);
   const spEntityId = textField(body, 'spEntityId', 500, false, problems);
+  if (body.allowSha1 !== undefined && typeof body.allowSha1 !== 'boolean') {
+    problems.push({ path: '/allowSha1', message: 'must be true (signatures and digests using SHA-1 are taken) or false (refused)' });
+  }
   const explicit = ['idpEntityId', 'entryPoint', 'certificates'].filter((name) => body[name] !== undefined);
   const ways = [body.metadataXml !== undefined, body.metadataUrl !== undefined, explicit.length > 0];
   if (ways.filter(Boolean).length !== 1) {
@@ -292,6 +299,7 @@ function parseSamlConnection(body: Record<string, unknown>): SamlConnectionDraft
     ...(spEntityId === undefined ? {} : { spEntityId }),
     ...(metadataUrl === undefined ? {} : { metadataUrl }),
     ...(metadata ? { metadata } : {}),
+    ...(body.allowSha1 === true ? { allowSha1: true } : {}),
   };
 }
 
@@ -355,6 +363,7 @@ export function completeSamlConnection(draft: SamlConnectionDraft, metadata: Idp
     certificates: metadata.certificates,
     spEntityId: draft.spEntityId ?? defaultSpEntityId,
     ...(draft.metadataUrl === undefined ? {} : { metadataUrl: draft.metadataUrl }),
+    ...(draft.allowSha1 ? { allowSha1: true } : {}),
     claims: draft.claims,
     ...(draft.admins ? { admins: draft.admins } : {}),
   };

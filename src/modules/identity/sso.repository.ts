@@ -26,6 +26,8 @@ export type SamlConnection = Extract<SsoConnection, { protocol: 'saml' }>;
 interface SamlColumn {
   entryPoint: string;
   certificates: string[];
+  /** Kept only when true (no migration: a property of the connection, beside its certificates). */
+  allowSha1?: true;
   metadataUrl?: string;
   metadataReadAt?: string;
   metadataCheckedAt?: string;
@@ -73,6 +75,7 @@ function toConnection(row: ConnectionRow): SsoConnection {
       spEntityId: row.client_id,
       entryPoint: row.saml.entryPoint,
       certificates: row.saml.certificates,
+      ...(row.saml.allowSha1 === true ? { allowSha1: true } : {}),
       ...(row.saml.metadataUrl === undefined ? {} : { metadataUrl: row.saml.metadataUrl }),
       ...(metadataStatus === undefined ? {} : { metadataStatus }),
     };
@@ -120,6 +123,7 @@ export async function upsertConnection(
         ? JSON.stringify({
             entryPoint: input.entryPoint,
             certificates: input.certificates,
+            ...(input.allowSha1 ? { allowSha1: true } : {}),
             ...(input.metadataUrl === undefined
               ? {}
               : { metadataUrl: input.metadataUrl, metadataReadAt: readAt, metadataCheckedAt: readAt }),

@@ -64,6 +64,9 @@ const ConnectionBody = Type.Object({
   idpEntityId: Type.Optional(Type.String({ description: 'SAML: the identity provider’s entity ID (the Issuer of its assertions).' })),
   entryPoint: Type.Optional(Type.String({ description: 'SAML: where browsers are sent with the AuthnRequest (HTTP-Redirect).' })),
   certificates: Type.Optional(Type.Integer({ description: 'SAML: how many signing certificates are kept.' })),
+  allowSha1: Type.Optional(
+    Type.Boolean({ description: 'SAML: whether signatures and digests using SHA-1 are taken (false: refused, the default).' }),
+  ),
   metadataUrl: Type.Optional(
     Type.String({ description: 'SAML: where the metadata is read (at each PUT, once a day, and at POST …/refresh).' }),
   ),
@@ -170,7 +173,8 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Create or replace a single sign-on connection (an OpenID Connect or SAML 2.0 provider)',
         description:
           'OpenID Connect: `issuer`, `clientId`, `clientSecret`?, `scopes`?. SAML (`"protocol": "saml"`): the provider by `metadataXml`, ' +
-          '`metadataUrl`, or `idpEntityId` with `entryPoint` and `certificates`; `spEntityId`? (default `urn:learnbase:<tenant>:<name>`). ' +
+          '`metadataUrl`, or `idpEntityId` with `entryPoint` and `certificates`; `spEntityId`? (default `urn:learnbase:<tenant>:<name>`), ' +
+          '`allowSha1`? (default false). ' +
           'Both: `claims`?, `admins`?.',
         headers: SourceHeader,
         params: NameParams,
@@ -187,6 +191,9 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
             entryPoint: Type.Optional(Type.String()),
             certificates: Type.Optional(Type.Array(Type.String())),
             spEntityId: Type.Optional(Type.String()),
+            allowSha1: Type.Optional(
+              Type.Boolean({ default: false, description: 'SAML: take signatures and digests using SHA-1 (refused by default).' }),
+            ),
             claims: Type.Optional(Type.Record(Type.String(), Type.String())),
             admins: Type.Optional(AdminsRule),
           },
@@ -381,7 +388,8 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
             content: { 'text/html': { schema: Type.String() } },
           },
           401: {
-            description: 'The Response did not check: signature, issuer, audience, recipient, time, or InResponseTo (a page).',
+            description:
+              'The Response did not check: Destination, SHA-1, signature, issuer, audience, recipient, time, or InResponseTo (a page).',
             content: { 'text/html': { schema: Type.String() } },
           },
         },

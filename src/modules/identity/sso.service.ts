@@ -151,6 +151,7 @@ export function connectionView(connection: SsoConnection, tenant: Pick<Tenant, '
       idpEntityId: connection.idpEntityId,
       entryPoint: connection.entryPoint,
       certificates: connection.certificates.length,
+      allowSha1: connection.allowSha1 === true,
       ...(connection.metadataUrl === undefined ? {} : { metadataUrl: connection.metadataUrl }),
       ...(connection.metadataStatus === undefined
         ? {}
