@@ -46,10 +46,13 @@ Commands:
                                   tenant's HR system (docs/identity.md)
   sso set --tenant NAME --name CONNECTION --issuer URL --client-id ID [--client-secret S]
           [--scopes "openid email profile"] [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE]
+          [--display-name TEXT]
                                   create or replace a single sign-on connection (an OpenID Connect
-                                  provider: docs/identity.md)
+                                  provider: docs/identity.md); --display-name: what the sign-in
+                                  page's button reads (default: the name)
   sso set --tenant NAME --name CONNECTION --metadata-url URL|--metadata-file FILE
           [--sp-entity-id ID] [--allow-sha1] [--claim ATTRIBUTE=ATTRIBUTE …] [--admins ATTRIBUTE=VALUE]
+          [--display-name TEXT]
                                   the same for a SAML 2.0 identity provider, from its metadata
                                   (--allow-sha1: take its signatures using SHA-1)
   client create --tenant NAME --redirect-uri URI [--redirect-uri URI2 …] [--name N]

@@ -28,6 +28,7 @@ const OPTIONS = {
   password: { type: 'string' },
   'redirect-uri': { type: 'string', multiple: true },
   name: { type: 'string' },
+  'display-name': { type: 'string' },
   issuer: { type: 'string' },
   'client-id': { type: 'string' },
   'client-secret': { type: 'string' },

@@ -7,7 +7,7 @@ import { type CommandContext, minute, none, say, table, tenantNamed, unknownVerb
 
 const VERBS = ['set', 'list', 'refresh', 'delete'] as const;
 const SET_USAGE =
-  'sso set --tenant NAME --name CONNECTION (--issuer URL --client-id ID [--client-secret S] [--scopes "openid …"] | --metadata-url URL | --metadata-file FILE [--sp-entity-id ID] [--allow-sha1]) [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE]';
+  'sso set --tenant NAME --name CONNECTION [--display-name TEXT] (--issuer URL --client-id ID [--client-secret S] [--scopes "openid …"] | --metadata-url URL | --metadata-file FILE [--sp-entity-id ID] [--allow-sha1]) [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE]';
 
 /**
  * `learnbase sso set|list|delete --tenant NAME …`: a tenant's single sign-on connections (docs/identity.md,
@@ -91,6 +91,7 @@ async function connectionOfFlags(values: CommandContext['values']): Promise<Reco
     values.claim === undefined ? undefined : Object.fromEntries(values.claim.map((text) => pair(text, '--claim', 'CLAIM=ATTRIBUTE')));
   const admins = values.admins === undefined ? undefined : pair(values.admins, '--admins', 'CLAIM=VALUE');
   const common = {
+    ...(values['display-name'] === undefined ? {} : { displayName: values['display-name'] }),
     ...(claims === undefined ? {} : { claims }),
     ...(admins === undefined ? {} : { admins: { claim: admins[0], value: admins[1] } }),
   };

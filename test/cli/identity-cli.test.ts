@@ -79,13 +79,14 @@ function identitySuite(backend: 'pglite' | 'postgres', open: () => Promise<CliTa
     it('sso set creates then replaces a connection, list never shows its secret, a bad one exits 1, delete removes it', async () => {
       const set = (...flags: string[]) => cli('sso', 'set', '--tenant', 'acme', '--name', 'corp', ...flags);
       const issuer = ['--issuer', 'https://login.example.com/realms/acme', '--client-id', 'learnbase'];
-      const created = json(await set(...issuer, '--client-secret', 's3cret', '--json'));
+      const created = json(await set(...issuer, '--client-secret', 's3cret', '--display-name', 'Acme staff', '--json'));
       assert.deepEqual(
-        [created.created, created.clientSecret, created.redirectUri, created.scopes],
-        [true, '(set)', '/auth/sso/callback', 'openid email profile'],
+        [created.created, created.clientSecret, created.redirectUri, created.scopes, created.displayName],
+        [true, '(set)', '/auth/sso/callback', 'openid email profile', 'Acme staff'],
       );
       const replaced = json(await set(...issuer, '--claim', 'email=email', '--claim', 'employee_id=employeeId', '--json'));
       assert.equal(replaced.created, false);
+      assert.equal(replaced.displayName, 'corp', 'replaced without one: the name');
       assert.deepEqual(replaced.claims, { email: 'email', employee_id: 'employeeId' });
       assert.equal(replaced.clientSecret, null, 'a replacement without a secret makes a public client');
       const listed = await cli('sso', 'list', '--tenant', 'acme', '--json');
@@ -96,6 +97,9 @@ function identitySuite(backend: 'pglite' | 'postgres', open: () => Promise<CliTa
       const refused = await set('--issuer', 'http://login.example.com', '--client-id', 'x');
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /issuer must be an https URL/);
+      const badName = await set(...issuer, '--display-name', 'Acme\nstaff');
+      assert.equal(badName.code, 1);
+      assert.match(badName.stderr, /displayName must not contain control characters/);
       assert.equal((await set(...issuer, '--claim', 'nothing')).code, 2);
       json(await cli('sso', 'delete', '--tenant', 'acme', '--name', 'corp', '--json'));
       assert.equal((await cli('sso', 'delete', '--tenant', 'acme', '--name', 'corp')).code, 1);

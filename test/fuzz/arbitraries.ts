@@ -2709,6 +2709,7 @@ const ssoConnection = fc.record(
       fc.constantFrom('email', 'givenName', 'employeeId'),
       { minKeys: 1, maxKeys: 3 },
     ),
+    displayName: fc.oneof(fc.string({ minLength: 1, maxLength: 100, unit: 'grapheme' }), fc.constant(null)),
   },
   { requiredKeys: ['issuer', 'clientId'] },
 );
@@ -2716,6 +2717,9 @@ const hostileSsoConnection: fc.Arbitrary<unknown> = fc.oneof(
   hostileJson,
   hostileText.map((text) => ({ issuer: text, clientId: text, clientSecret: text, scopes: text, claims: { [text]: text } })),
   hostileJson.map((value) => ({ issuer: 'https://login.example.com', clientId: 'x', claims: value, scopes: value })),
+  fc
+    .oneof(hostileText, hostileJson, fc.string({ minLength: 95, maxLength: 130, unit: 'grapheme' }))
+    .map((displayName) => ({ issuer: 'https://login.example.com', clientId: 'x', displayName })),
 );
 /** A SAML provider's signing certificate and metadata (the test provider's, test/identity/saml-fixtures.ts). */
 const SAML_CERTIFICATE = readFileSync(new URL('../identity/fixtures/saml-idp.crt', import.meta.url), 'utf8');
@@ -2737,6 +2741,7 @@ const samlConnection = fc.oneof(
       metadataXml: fc.constantFrom(SAML_METADATA, '<x/>', '<not xml', SAML_METADATA.replace('HTTP-Redirect', 'HTTP-POST')),
       spEntityId: fc.constantFrom('urn:learnbase:x', 'https://learn.example.com/saml'),
       allowSha1: fc.boolean(),
+      displayName: fc.string({ minLength: 1, maxLength: 100, unit: 'grapheme' }),
       claims: fc.dictionary(fc.constantFrom('email', 'givenName', 'sn', 'employeeNumber'), fc.constantFrom('email', 'employeeId'), {
         minKeys: 1,
         maxKeys: 3,

@@ -3,7 +3,7 @@ import { after, before, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { browserSkip, launchChromium, serveContentPage } from '../support/chromium.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
-import { exchange, givenOAuth, pkceChallenge } from '../auth/oauth-token-fixtures.js';
+import { exchange, givenOAuth, pkceChallenge, REDIRECT_URI } from '../auth/oauth-token-fixtures.js';
 import { createClient } from '../../src/modules/auth/oauth/client.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/secrets.js';
@@ -310,6 +310,113 @@ describeEachBackend('Single sign-on with OpenID Connect', (ctx) => {
     assert.deepEqual(await stored(), { people: 1, credentials: 1, launches: 1, signInsInFlight: 0 });
     const [ada] = await peopleOf(ctx, tenant);
     assert.deepEqual(attributesOf(ada), { email: 'ada@example.com', givenName: 'Ada', familyName: 'Lovelace' });
+  });
+
+  it('shows each admin connection’s display name on the authorize page, HTML-escaped, its button still sending the name; refuses a bad display name', async () => {
+    const oauth = await givenOAuth(ctx);
+    const { access_token: token } = await exchange(ctx.app, oauth);
+    const admin = { authorization: `Bearer ${token}`, 'x-svc-tenant': oauth.tenant.name };
+    const issuer = await startOidcIssuer([], { sub: 'grace' });
+    providers.push(issuer);
+    const provider = { issuer: issuer.issuer, clientId: issuer.clientId, clientSecret: issuer.clientSecret };
+    const admins = { claim: 'groups', value: 'lb-admins' };
+    const put = (name: string, payload: Json) =>
+      ctx.app.inject({ method: 'PUT', url: `/api/sso/connections/${name}`, headers: admin, payload });
+    const hostile = `Acme <script>alert("x")</script> & 'staff'`;
+    const corp = await put('corp', { ...provider, admins, displayName: hostile });
+    assert.equal(corp.statusCode, 201, corp.body);
+    assert.equal(corp.json().displayName, hostile);
+    assert.equal((await put('plain', { ...provider, admins })).json().displayName, 'plain', 'none given: the name');
+    assert.equal((await put('learners', { ...provider, displayName: 'Learners only' })).statusCode, 201);
+    const listed = async () => {
+      const res = await ctx.app.inject({ method: 'GET', url: '/api/sso/connections', headers: admin });
+      return (res.json() as Json[]).map((connection) => [connection.name, connection.displayName]);
+    };
+    assert.deepEqual(await listed(), [
+      ['corp', hostile],
+      ['learners', 'Learners only'],
+      ['plain', 'plain'],
+    ]);
+
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: oauth.client.clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: pkceChallenge(newSecret(48)),
+      code_challenge_method: 'S256',
+    });
+    const form = await ctx.app.inject({ method: 'GET', url: `/auth/oauth/authorize?${query}` });
+    assert.equal(form.statusCode, 200, form.body);
+    const buttons = [...form.body.matchAll(/<button [^>]*name="connection" value="([^"]*)"[^>]*>([^<]*)<\/button>/g)].map((match) => [
+      match[1],
+      match[2],
+    ]);
+    assert.deepEqual(buttons, [
+      ['corp', 'Sign in with Acme &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;staff&#39;'],
+      ['plain', 'Sign in with plain'],
+    ]);
+    assert.ok(!form.body.includes('<script>'), 'the display name is never markup');
+    const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(form.body)?.[1] ?? '';
+    const choose = (connection: string) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/auth/oauth/authorize',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: String(form.headers['set-cookie']).split(';')[0]! },
+        payload: new URLSearchParams({
+          request_id: field('request_id'),
+          client_id: field('client_id'),
+          csrf_token: field('csrf_token'),
+          connection,
+        }).toString(),
+      });
+    const byDisplayName = await choose(hostile);
+    assert.equal(byDisplayName.statusCode, 400, 'a display name is not what the button sends');
+    assert.match(byDisplayName.body, /not offered any more/);
+    const chosen = await choose('corp');
+    assert.equal(chosen.statusCode, 302, chosen.body);
+    assert.ok(String(chosen.headers.location).startsWith(`${issuer.issuer}/authorize?`), String(chosen.headers.location));
+
+    const refusals: Array<[string, unknown]> = [
+      ['empty', ''],
+      ['101 characters', 'x'.repeat(101)],
+      ['only spaces', '   '],
+      ['a line break', 'Acme\nstaff'],
+      ['a tab', 'Acme\tstaff'],
+      ['an escape sequence', 'Acme \u001b[31mstaff'],
+      ['DEL', 'Acme\u007f'],
+      ['a C1 control', 'Acme\u0085staff'],
+      ['a number', 5],
+      ['an object', { en: 'Acme' }],
+      ['a list', ['Acme']],
+      ['false', false],
+    ];
+    for (const [what, displayName] of refusals) {
+      const refused = await put('corp', { ...provider, admins, displayName } as Json);
+      assert.equal(refused.statusCode, 400, `${what}: ${refused.body}`);
+      assert.equal(refused.json().code, 'identity.invalid_connection', what);
+      assert.deepEqual(
+        (refused.json().details.problems as Json[]).map((problem) => problem.path),
+        ['/displayName'],
+        what,
+      );
+    }
+    for (const [what, displayName] of [
+      ['NUL', 'Acme\u0000'],
+      ['a lone surrogate', 'Acme\ud800'],
+    ] as const) {
+      const refused = await put('corp', { ...provider, admins, displayName });
+      assert.equal(refused.statusCode, 400, `${what}: ${refused.body}`);
+    }
+    assert.equal((await listed())[0]?.[1], hostile, 'a refused PUT changes nothing');
+
+    const long = '🎓'.repeat(100);
+    assert.equal(
+      (await put('corp', { ...provider, admins, displayName: long })).json().displayName,
+      long,
+      '100 characters, 200 UTF-16 units',
+    );
+    assert.equal((await put('corp', { ...provider, admins, displayName: 'Ünïcode – staff 職員' })).statusCode, 200);
+    assert.equal((await put('corp', { ...provider, admins, displayName: null })).json().displayName, 'corp', 'null: the name again');
   });
 
   it('refuses a return without the sign-in’s cookie, an unknown state, and a state used twice; a link of a tenant without a connection still needs auth', async () => {

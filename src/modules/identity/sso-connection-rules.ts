@@ -55,6 +55,8 @@ export interface AdminRule {
 const MAX_ADMIN_SCOPES = 100;
 
 interface ConnectionCommon {
+  /** What people read on the sign-in page's button ("Sign in with …"); absent: the connection's name. */
+  displayName?: string;
   /** Claim (or SAML attribute) → actor attribute. */
   claims: Record<string, string>;
   /** Absent: nobody becomes an admin through this connection. */
@@ -94,6 +96,7 @@ export type SsoConnectionInput = OidcConnectionInput | SamlConnectionInput;
  */
 export interface SamlConnectionDraft {
   protocol: 'saml';
+  displayName?: string;
   claims: Record<string, string>;
   admins?: AdminRule;
   spEntityId?: string;
@@ -114,9 +117,10 @@ export function isLoopback(url: URL): boolean {
   return ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 }
 
-const OIDC_FIELDS = ['protocol', 'issuer', 'clientId', 'clientSecret', 'scopes', 'claims', 'admins'];
+const OIDC_FIELDS = ['protocol', 'displayName', 'issuer', 'clientId', 'clientSecret', 'scopes', 'claims', 'admins'];
 const SAML_FIELDS = [
   'protocol',
+  'displayName',
   'metadataXml',
   'metadataUrl',
   'idpEntityId',
@@ -153,6 +157,25 @@ function checkUrl(value: string | undefined, path: string, problems: Problem[], 
     problems.push({ path, message: 'must be an https URL (http only on the loopback interface)' });
   }
   if (noQuery && (url.search || url.hash)) problems.push({ path, message: 'must have no query and no fragment' });
+}
+
+/** The longest display name, in characters (code points). */
+export const MAX_DISPLAY_NAME = 100;
+
+/**
+ * `displayName`: text of 1 to MAX_DISPLAY_NAME characters, not only white space, without control
+ * characters (a line break or an escape would not show on a button); absent or null: the name.
+ */
+function readDisplayName(body: Record<string, unknown>, problems: Problem[]): string | undefined {
+  const value = body.displayName;
+  if (value === undefined || value === null) return undefined;
+  const characters = typeof value === 'string' ? [...value].length : 0;
+  if (typeof value !== 'string' || characters === 0 || characters > MAX_DISPLAY_NAME || value.trim() === '') {
+    problems.push({ path: '/displayName', message: `must be text of 1 to ${MAX_DISPLAY_NAME} characters, not only spaces` });
+  } else if (/\p{Cc}/u.test(value) || textProblem(value)) {
+    problems.push({ path: '/displayName', message: 'must not contain control characters (line breaks, tabs, escapes) or lone surrogates' });
+  } else return value;
+  return undefined;
 }
 
 function readClaims(body: Record<string, unknown>, defaults: Readonly<Record<string, string>>, problems: Problem[]) {
@@ -244,11 +267,13 @@ function parseOidcConnection(body: Record<string, unknown>): OidcConnectionInput
       problems.push({ path: '/scopes', message: 'must be scope names separated by single spaces' });
     else if (!list.includes('openid')) problems.push({ path: '/scopes', message: 'must include openid' });
   }
+  const displayName = readDisplayName(body, problems);
   const claims = readClaims(body, DEFAULT_CLAIMS, problems);
   const admins = readAdmins(body, problems);
   if (problems.length > 0 || issuer === undefined || clientId === undefined || scopes === undefined) throw invalid(problems);
   return {
     protocol: 'oidc',
+    ...(displayName === undefined ? {} : { displayName }),
     issuer,
     clientId,
     ...(clientSecret === undefined ? {} : { clientSecret }),
@@ -289,11 +314,13 @@ function parseSamlConnection(body: Record<string, unknown>): SamlConnectionDraft
   } else if (explicit.length > 0) {
     metadata = readExplicitProvider(body, problems);
   }
+  const displayName = readDisplayName(body, problems);
   const claims = readClaims(body, DEFAULT_SAML_ATTRIBUTES, problems);
   const admins = readAdmins(body, problems);
   if (problems.length > 0) throw invalid(problems);
   return {
     protocol: 'saml',
+    ...(displayName === undefined ? {} : { displayName }),
     claims,
     ...(admins ? { admins } : {}),
     ...(spEntityId === undefined ? {} : { spEntityId }),
@@ -358,6 +385,7 @@ export function metadataOfUrl(xml: string): IdpMetadata {
 export function completeSamlConnection(draft: SamlConnectionDraft, metadata: IdpMetadata, defaultSpEntityId: string): SamlConnectionInput {
   return {
     protocol: 'saml',
+    ...(draft.displayName === undefined ? {} : { displayName: draft.displayName }),
     idpEntityId: metadata.entityId,
     entryPoint: metadata.entryPoint,
     certificates: metadata.certificates,

@@ -22,10 +22,15 @@ export type SsoConnection = SsoConnectionInput & {
 export type OidcConnection = Extract<SsoConnection, { protocol: 'oidc' }>;
 export type SamlConnection = Extract<SsoConnection, { protocol: 'saml' }>;
 
-/** The `saml` column: where browsers go and the certificates; with a metadata URL, how its reading went (ISO times). */
+/**
+ * The `saml` column: where browsers go and the certificates; with a metadata URL, how its reading
+ * went (ISO times). It also keeps the properties a connection of either protocol gained without a
+ * migration: `displayName` (an OpenID Connect connection's column holds only that, or is null).
+ */
 interface SamlColumn {
   entryPoint: string;
   certificates: string[];
+  displayName?: string;
   /** Kept only when true (no migration: a property of the connection, beside its certificates). */
   allowSha1?: true;
   metadataUrl?: string;
@@ -51,7 +56,7 @@ interface ConnectionRow {
   client_secret: string | null;
   scopes: string;
   claims: Record<string, string>;
-  saml: SamlColumn | null;
+  saml: SamlColumn | Pick<SamlColumn, 'displayName'> | null;
   admins: AdminRule | null;
   created_at: Date | string;
   updated_at: Date | string;
@@ -59,14 +64,16 @@ interface ConnectionRow {
 
 /** A SAML connection's `issuer` is its provider's entity ID, its `client_id` this server's (migration 0037). */
 function toConnection(row: ConnectionRow): SsoConnection {
+  const displayName = row.saml?.displayName;
   const common = {
     name: row.name,
+    ...(displayName === undefined ? {} : { displayName }),
     claims: row.claims,
     ...(row.admins === null ? {} : { admins: row.admins }),
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   };
-  if (row.protocol === 'saml' && row.saml) {
+  if (row.protocol === 'saml' && row.saml && 'entryPoint' in row.saml) {
     const metadataStatus = statusOf(row.saml);
     return {
       ...common,
@@ -121,6 +128,7 @@ export async function upsertConnection(
       JSON.stringify(input.claims),
       saml
         ? JSON.stringify({
+            ...(input.displayName === undefined ? {} : { displayName: input.displayName }),
             entryPoint: input.entryPoint,
             certificates: input.certificates,
             ...(input.allowSha1 ? { allowSha1: true } : {}),
@@ -128,7 +136,9 @@ export async function upsertConnection(
               ? {}
               : { metadataUrl: input.metadataUrl, metadataReadAt: readAt, metadataCheckedAt: readAt }),
           } satisfies SamlColumn)
-        : null,
+        : input.displayName === undefined
+          ? null
+          : JSON.stringify({ displayName: input.displayName } satisfies Pick<SamlColumn, 'displayName'>),
       input.admins ? JSON.stringify(input.admins) : null,
     ],
   );

@@ -47,6 +47,9 @@ const AdminsRule = Type.Union(
 
 const ConnectionBody = Type.Object({
   name: Type.String(),
+  displayName: Type.String({
+    description: 'What the authorize page’s button reads ("Sign in with …"); the name when none was given.',
+  }),
   protocol: Type.Union([Type.Literal('oidc'), Type.Literal('saml')]),
   claims: Type.Record(Type.String(), Type.String(), { description: 'Claim (SAML: attribute) → actor attribute.' }),
   admins: AdminsRule,
@@ -175,12 +178,20 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
           'OpenID Connect: `issuer`, `clientId`, `clientSecret`?, `scopes`?. SAML (`"protocol": "saml"`): the provider by `metadataXml`, ' +
           '`metadataUrl`, or `idpEntityId` with `entryPoint` and `certificates`; `spEntityId`? (default `urn:learnbase:<tenant>:<name>`), ' +
           '`allowSha1`? (default false). ' +
-          'Both: `claims`?, `admins`?.',
+          'Both: `displayName`?, `claims`?, `admins`?.',
         headers: SourceHeader,
         params: NameParams,
         body: Type.Object(
           {
             protocol: Type.Optional(Type.Union([Type.Literal('oidc'), Type.Literal('saml')], { default: 'oidc' })),
+            displayName: Type.Optional(
+              Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], {
+                description:
+                  'What the authorize page’s "Sign in with …" button reads: text of 1 to 100 characters without control characters; ' +
+                  'absent or null: the connection’s name.',
+                examples: ['Acme staff'],
+              }),
+            ),
             issuer: Type.Optional(Type.String()),
             clientId: Type.Optional(Type.String()),
             clientSecret: Type.Optional(Type.String()),

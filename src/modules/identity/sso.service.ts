@@ -10,7 +10,7 @@ import { personRecordsByUniqueValues } from '../actors/person-record.service.js'
 import { getTenantSettings } from '../actors/tenant-settings.service.js';
 import { existingOrganisationIds } from '../organisation/organisation.service.js';
 import type { CredentialService } from '../auth/credentials/credential.service.js';
-import type { AdminSignOn, FinishAdminSignOn, PendingSignOn } from '../auth/oauth/admin-sign-on.js';
+import type { AdminSignOn, FinishAdminSignOn, PendingSignOn, SignOnConnection } from '../auth/oauth/admin-sign-on.js';
 import type { LaunchSessionService } from '../launch/launch-session.service.js';
 import type { LaunchSignOn } from '../launch/launch-sign-on.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
@@ -139,6 +139,7 @@ export const SsoErrors = {
 export function connectionView(connection: SsoConnection, tenant: Pick<Tenant, 'name'>, publicBaseUrl: string) {
   const common = {
     name: connection.name,
+    displayName: connection.displayName ?? connection.name,
     protocol: connection.protocol,
     claims: connection.claims,
     admins: connection.admins ?? null,
@@ -284,9 +285,11 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
     return true;
   }
 
-  /** AdminSignOn: the tenant's connections with an admins claim. */
-  async connectionsFor(tenantId: string): Promise<string[]> {
-    return (await findConnections(this.options.sql, tenantId)).filter((connection) => connection.admins).map(({ name }) => name);
+  /** AdminSignOn: the tenant's connections with an admins claim, by name, with what their buttons show. */
+  async connectionsFor(tenantId: string): Promise<SignOnConnection[]> {
+    return (await findConnections(this.options.sql, tenantId))
+      .filter((connection) => connection.admins)
+      .map(({ name, displayName }) => ({ name, displayName: displayName ?? name }));
   }
 
   /** AdminSignOn: to the connection's provider, for an admin's pending authorize request. */

@@ -8,9 +8,15 @@ import type { Principal, Tenant } from '../../../kernel/principal.js';
  * module's, above auth: identity implements this and hands it over when it registers
  * (`app.auth.acceptAdminSignOn`), then finishes the pending request through `app.auth.finishAdminSignOn`.
  */
+/** A connection the authorize page offers: its button posts `name` and reads "Sign in with `displayName`". */
+export interface SignOnConnection {
+  name: string;
+  displayName: string;
+}
+
 export interface AdminSignOn {
-  /** The names of the tenant's connections that make admins: the page's buttons, in order. */
-  connectionsFor(tenantId: string): Promise<string[]>;
+  /** The tenant's connections that make admins: the page's buttons, in order. */
+  connectionsFor(tenantId: string): Promise<SignOnConnection[]>;
   /** Sends the browser to the connection's provider to sign in for the pending authorize request (answering the reply). */
   beginAdmin(request: FastifyRequest, reply: FastifyReply, connection: string, pending: PendingSignOn): Promise<void>;
 }

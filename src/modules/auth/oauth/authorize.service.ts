@@ -8,7 +8,7 @@ import { tenantNameOfHost } from '../../tenancy/tenant-host.js';
 import type { Principal } from '../../../kernel/principal.js';
 import { recordAudit } from '../../audit/audit.service.js';
 import { MAX_EMAIL_LENGTH, normaliseEmail, signedOnAdmin, verifyAdminPassword, type Admin } from '../admins/admin.service.js';
-import { NO_ADMIN_SIGN_ON, type AdminSignOn, type PendingSignOn } from './admin-sign-on.js';
+import { NO_ADMIN_SIGN_ON, type AdminSignOn, type PendingSignOn, type SignOnConnection } from './admin-sign-on.js';
 import {
   deletePendingAuthorization,
   findPendingAuthorization,
@@ -62,7 +62,7 @@ export interface SignInForm {
   /** How many of the client's oldest pending forms a new one pushed out (over `maxPendingPerClient`). */
   evicted?: number;
   /** The tenant's identity providers an admin may sign in with instead (AdminSignOn). */
-  connections: string[];
+  connections: SignOnConnection[];
 }
 
 /** To the identity provider of `connection`, for the pending request. */
@@ -254,7 +254,7 @@ export class AuthorizeService {
     }
 
     // The tenant's sign-in services, read only when the form is shown again or one of them is chosen.
-    let offered: string[] | undefined;
+    let offered: SignOnConnection[] | undefined;
     const connections = async () => (offered ??= await this.signOn.connectionsFor(client.tenant.id));
     const again = async (status: number, error: string, extra: Partial<SignInForm> = {}): Promise<SignInForm> => ({
       kind: 'sign-in',
@@ -268,7 +268,7 @@ export class AuthorizeService {
       ...extra,
     });
     if (form.connection !== undefined) {
-      if (!(await connections()).includes(form.connection))
+      if (!(await connections()).some(({ name }) => name === form.connection))
         return again(400, 'That sign-in service is not offered any more: choose another, or sign in with your password.');
       return {
         kind: 'sign-on',

@@ -1,4 +1,5 @@
 import { escapeHtml, htmlPage } from '../../../platform/http/html-page.js';
+import type { SignOnConnection } from './admin-sign-on.js';
 
 /** The server-rendered pages of the OAuth browser step: the sign-in form and the demo client's callback page. */
 
@@ -13,7 +14,7 @@ export interface SignInPageModel {
   /** Shown in an alert region that screen readers announce. */
   error?: string;
   /** The tenant's identity providers an admin may sign in with: a button each. */
-  connections: readonly string[];
+  connections: readonly SignOnConnection[];
 }
 
 export function signInPage(model: SignInPageModel): string {
@@ -45,13 +46,16 @@ ${signOnButtons(model.connections)}<label for="email">E-mail address</label>
   );
 }
 
-/** "Sign in with …" buttons above the password fields: the form's fields are not required for them (formnovalidate). */
-function signOnButtons(connections: readonly string[]): string {
+/**
+ * "Sign in with …" buttons above the password fields, each reading its connection's display name and
+ * posting its name: the form's fields are not required for them (formnovalidate).
+ */
+function signOnButtons(connections: readonly SignOnConnection[]): string {
   if (connections.length === 0) return '';
   const buttons = connections
     .map(
-      (connection) =>
-        `<button type="submit" class="primary" name="connection" value="${escapeHtml(connection)}" formnovalidate>Sign in with ${escapeHtml(connection)}</button>`,
+      ({ name, displayName }) =>
+        `<button type="submit" class="primary" name="connection" value="${escapeHtml(name)}" formnovalidate>Sign in with ${escapeHtml(displayName)}</button>`,
     )
     .join('\n');
   return `<div class="actions">\n${buttons}\n</div>\n<p class="muted">Or sign in with your e-mail address and password:</p>\n`;
