@@ -41,12 +41,12 @@ async function givenHook(ctx: Pick<TestContext, 'app' | 'db' | 'given'>): Promis
   return { tenant: oauth.tenant, admin, id: body.id, url: new URL(body.url).pathname, secret: body.secret };
 }
 
-/** Posts `payload` as the HR system would: signed with the endpoint's secret (or `secret`), at `at`. */
+/** Posts `payload` as the HR system would: signed with the endpoint's secret (or `secret`), at `at`, with `headers` besides. */
 function post(
   app: FastifyInstance,
   hook: HrHook,
   payload: unknown,
-  options: { id?: string; at?: Date; secret?: string; url?: string } = {},
+  options: { id?: string; at?: Date; secret?: string; url?: string; headers?: Headers } = {},
 ) {
   const id = options.id ?? `msg_${randomUUID()}`;
   const body = JSON.stringify(payload);
@@ -60,6 +60,7 @@ function post(
       'webhook-id': id,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
       'webhook-signature': signature,
+      ...options.headers,
     },
     payload: body,
   });
@@ -244,6 +245,48 @@ describeEachBackend('HR webhooks', (ctx) => {
     assert.equal(notJson.statusCode, 400, notJson.body);
     assert.deepEqual(await messages(ctx.app, hook), []);
     assert.equal(await person(ctx.app, hook, 'E5'), undefined);
+  });
+
+  it('refuses a message naming another tenant by X-SVC-Tenant or by the sub-domain, as SCIM refuses it: 401 auth.unauthorized, nothing stored in either tenant', async () => {
+    const hook = await givenHook(ctx);
+    const other = await givenHook(ctx);
+    const refusals = [
+      await post(ctx.app, hook, joiner('E7'), { headers: { 'x-svc-tenant': other.tenant.name } }),
+      await post(ctx.app, hook, joiner('E7'), { headers: { host: `${other.tenant.name}.localhost:8080` } }),
+      await post(ctx.app, hook, joiner('E7'), { headers: { 'x-svc-tenant': 'no-such-tenant' } }),
+    ];
+    for (const refused of refusals) {
+      assert.equal(refused.statusCode, 401, refused.body);
+      assert.equal(refused.json().code, 'auth.unauthorized');
+      assert.match(refused.json().message, /The HR webhook does not belong to tenant/);
+    }
+    // SCIM answers the same mismatch with the same status and code (its body says it in SCIM's shape).
+    const token = await ctx.app.inject({ method: 'POST', url: '/api/scim-tokens', headers: hook.admin });
+    const scim = await ctx.app.inject({
+      method: 'GET',
+      url: '/scim/v2/Users',
+      headers: { authorization: `Bearer ${(token.json() as { token: string }).token}`, 'x-svc-tenant': other.tenant.name },
+    });
+    assert.equal(scim.statusCode, 401, scim.body);
+    assert.match((scim.json() as { detail: string }).detail, /The SCIM token does not belong to tenant/);
+    // The tenant named and the Host disagreeing is the 400 of every address.
+    const mismatch = await post(ctx.app, hook, joiner('E7'), {
+      headers: { host: `${hook.tenant.name}.localhost`, 'x-svc-tenant': other.tenant.name },
+    });
+    assert.equal(mismatch.statusCode, 400, mismatch.body);
+    assert.equal(mismatch.json().code, 'tenant.mismatch');
+    assert.deepEqual(await messages(ctx.app, hook), []);
+    assert.deepEqual(await messages(ctx.app, other), []);
+
+    // Its own tenant named, either way, is accepted.
+    const byHeader = await post(ctx.app, hook, joiner('E7'), { headers: { 'x-svc-tenant': hook.tenant.name } });
+    assert.equal(byHeader.statusCode, 202, byHeader.body);
+    const byHost = await post(ctx.app, hook, joiner('E8'), { headers: { host: `${hook.tenant.name}.localhost:8080` } });
+    assert.equal(byHost.statusCode, 202, byHost.body);
+    assert.equal((await applied(ctx.app, hook)).length, 2);
+    assert.ok(await person(ctx.app, hook, 'E7'));
+    assert.ok(await person(ctx.app, hook, 'E8'));
+    assert.equal(await person(ctx.app, other, 'E7'), undefined);
   });
 
   it('applies a message stored but never applied (the process died after answering), in the order received', async () => {

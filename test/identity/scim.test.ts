@@ -134,6 +134,7 @@ describeEachBackend('SCIM tokens', (ctx) => {
     const forged = `${scim.tokenId}.${randomBytes(32).toString('base64url').slice(0, 43)}`;
     assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Users', { authorization: `Bearer ${forged}` }), 401);
     assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Users', { ...scim.scim, 'x-svc-tenant': other.tenant.name }), 401);
+    assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Users', { ...scim.scim, host: `${other.tenant.name}.localhost:8080` }), 401);
     const named = await scimCall(ctx.app, 'GET', '/scim/v2/Users', { ...scim.scim, 'x-svc-tenant': scim.tenant.name });
     assert.equal(named.statusCode, 200, named.body);
     // A SCIM token is no credential of the API.
@@ -162,6 +163,65 @@ describeEachBackend('SCIM discovery', (ctx) => {
       schemas.Resources.map((schema) => schema.id),
       [USER, ENTERPRISE],
     );
+  });
+
+  it('answers each listed resource type and schema at its meta.location, the addresses its listings give', async () => {
+    const scim = await givenScim(ctx);
+    const listed = (await scimCall(ctx.app, 'GET', '/scim/v2/ResourceTypes', scim.scim)).json() as { Resources: Json[] };
+    const schemaList = (await scimCall(ctx.app, 'GET', '/scim/v2/Schemas', scim.scim)).json() as { Resources: Json[] };
+    for (const resource of [...listed.Resources, ...schemaList.Resources]) {
+      const location = new URL(String((resource.meta as Json).location));
+      const res = await scimCall(ctx.app, 'GET', location.pathname, scim.scim);
+      assert.equal(res.statusCode, 200, `${location.pathname}: ${res.body}`);
+      assert.match(String(res.headers['content-type']), /^application\/scim\+json/);
+      assert.deepEqual(res.json(), resource);
+    }
+    // A schema URN is compared without case.
+    const lower = await scimCall(ctx.app, 'GET', `/scim/v2/Schemas/${USER.toLowerCase()}`, scim.scim);
+    assert.equal((lower.json() as Json).id, USER);
+  });
+
+  it('answers Groups, Bulk, an unknown path or method, and a resource type or schema not served with a SCIM 404 saying so', async () => {
+    const scim = await givenScim(ctx);
+    // What Entra ID and Okta send when group provisioning is left on.
+    const groups = assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Groups', scim.scim), 404);
+    assert.match(String(groups.detail), /Groups are not supported/);
+    const filtered = await scimCall(ctx.app, 'GET', `/scim/v2/Groups?filter=${encodeURIComponent('displayName eq "Sales"')}`, scim.scim);
+    assert.match(String(assertScimError(filtered, 404).detail), /Groups are not supported/);
+    const created = await scimCall(ctx.app, 'POST', '/scim/v2/Groups', scim.scim, {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+      displayName: 'Sales',
+      members: [],
+    });
+    assert.match(String(assertScimError(created, 404).detail), /Groups are not supported/);
+    assert.match(String(assertScimError(await scimCall(ctx.app, 'PATCH', '/scim/v2/Groups/g1', scim.scim, {}), 404).detail), /Groups/);
+    for (const url of ['/scim/v2/ResourceTypes/Group', '/scim/v2/Schemas/urn:ietf:params:scim:schemas:core:2.0:Group']) {
+      assert.match(String(assertScimError(await scimCall(ctx.app, 'GET', url, scim.scim), 404).detail), /Groups are not supported/, url);
+    }
+    for (const [method, url] of [
+      ['POST', '/scim/v2/Bulk'],
+      ['GET', '/scim/v2/Me'],
+      ['GET', '/scim/v2/Users/x/y'],
+      ['PUT', '/scim/v2/Users'],
+      ['DELETE', '/scim/v2/ServiceProviderConfig'],
+      ['GET', '/scim/v2/ResourceTypes/Device'],
+      ['GET', '/scim/v2/Schemas/urn:example:Device'],
+      ['GET', '/scim/v2/Groupies'],
+    ] as const) {
+      const res = await scimCall(ctx.app, method, url, scim.scim, method === 'GET' || method === 'DELETE' ? undefined : {});
+      const body = assertScimError(res, 404);
+      assert.doesNotMatch(String(body.detail), /Groups are not supported/, url);
+      assert.match(String(body.detail), /ResourceTypes/, url);
+    }
+    // The token is checked first, as on every SCIM address: nobody learns what is served without one.
+    assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Groups', {}), 401);
+    assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Groups', { authorization: scim.tenant.authorization }), 401);
+    // ResourceTypes stays what is served: Users only.
+    const types = (await scimCall(ctx.app, 'GET', '/scim/v2/ResourceTypes', scim.scim)).json() as {
+      totalResults: number;
+      Resources: Json[];
+    };
+    assert.deepEqual([types.totalResults, types.Resources.map((type) => type.id)], [1, ['User']]);
   });
 });
 
@@ -397,6 +457,34 @@ describeEachBackend('SCIM Users', (ctx) => {
     const again = await createUser(ctx.app, scim, entraUser('ada@example.com'));
     assert.equal(again.id, user.id, 'the same person');
     assert.equal(again.active, true);
+  });
+
+  it('deletes with an empty body under a SCIM or JSON Content-Type, as identity providers send a DELETE; a body that is no JSON is still 400', async () => {
+    const scim = await givenScim(ctx);
+    const ada = await createUser(ctx.app, scim, entraUser('ada@example.com'));
+    const bea = await createUser(ctx.app, scim, entraUser('bea@example.com', { emails: [{ value: 'bea@example.com' }] }));
+    const cy = await createUser(ctx.app, scim, entraUser('cy@example.com', { emails: [{ value: 'cy@example.com' }] }));
+    const deleteWith = (id: unknown, contentType: string, payload?: string) =>
+      ctx.app.inject({
+        method: 'DELETE',
+        url: `/scim/v2/Users/${id}`,
+        headers: { ...scim.scim, 'content-type': contentType },
+        ...(payload === undefined ? {} : { payload }),
+      });
+    const scimJson = await deleteWith(ada.id, 'application/scim+json', '');
+    assert.equal(scimJson.statusCode, 204, scimJson.body);
+    const json = await deleteWith(bea.id, 'application/json; charset=utf-8');
+    assert.equal(json.statusCode, 204, json.body);
+    assertScimError(await deleteWith(cy.id, 'application/scim+json', '{"schemas": ['), 400, 'invalidSyntax');
+    assertScimError(await scimCall(ctx.app, 'GET', `/scim/v2/Users/${ada.id}`, scim.scim), 404);
+    assertScimError(await scimCall(ctx.app, 'GET', `/scim/v2/Users/${bea.id}`, scim.scim), 404);
+    assert.deepEqual(
+      (await people(ctx.app, scim.tenant)).map((actor) => (actor.account as Json).name),
+      ['cy@example.com'],
+      'Ada and Bea deactivated, Cy kept',
+    );
+    const deactivated = await people(ctx.app, scim.tenant, 'deactivated');
+    assert.deepEqual(deactivated.map((actor) => (actor.account as Json).name).sort(), ['ada@example.com', 'bea@example.com']);
   });
 
   it('refuses malformed Users with SCIM errors and stores nothing; another tenant’s User is 404', async () => {

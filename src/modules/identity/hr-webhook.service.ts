@@ -11,6 +11,7 @@ import { getTenantSettings, lockPeopleIdentities } from '../actors/tenant-settin
 import type { CredentialService } from '../auth/credentials/credential.service.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { tenantHex, tenantIdFromHex } from '../tenancy/tenant-credential.js';
+import { refuseOtherTenant } from '../tenancy/tenant-host.js';
 import { parseHrMessage, type HrEvent } from './hr-event-rules.js';
 import {
   claimPendingHrMessage,
@@ -77,16 +78,23 @@ export function listHrWebhookMessages(sql: SqlClient, tenant: Tenant, limit: num
 
 const unauthorized = (message: string) => new AppError('identity.webhook_unauthorized', 401, message);
 
+/** Who a message is received for: the tenant the request names (X-SVC-Tenant or the sub-domain, namedTenant's answer). */
+export interface HrReceipt {
+  named: string | undefined;
+  tenancy: Pick<TenancyService, 'findById'>;
+}
+
 /**
- * `POST /hooks/hr/{id}`: checks the message (the endpoint, its signature and timestamp, then its
- * events) and stores it. Answers whether it was new: false for a message id the endpoint had
- * already received (stored once, applied once).
+ * `POST /hooks/hr/{id}`: checks the message (the endpoint, its signature and timestamp, the tenant
+ * the request names, then its events) and stores it. Answers whether it was new: false for a
+ * message id the endpoint had already received (stored once, applied once).
  */
 export async function receiveHrMessage(
   sql: SqlClient,
   id: string,
   body: Buffer,
   headers: Record<string, string | string[] | undefined>,
+  receipt: HrReceipt,
 ): Promise<{ tenantId: string; messageId: string; accepted: boolean }> {
   const hex = HR_WEBHOOK_ID.exec(id)?.[1];
   const tenantId = hex === undefined ? undefined : tenantIdFromHex(hex);
@@ -108,6 +116,12 @@ export async function receiveHrMessage(
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
     throw unauthorized(`The message is not signed by this webhook's secret, or is not recent: ${error.message} (Standard Webhooks).`);
+  }
+  // The endpoint names its tenant: a request naming another one is refused as SCIM refuses it, not
+  // applied to the endpoint's tenant behind the sender's back.
+  if (receipt.named !== undefined) {
+    const tenant = await receipt.tenancy.findById(tenantId);
+    refuseOtherTenant(receipt.named, { name: tenant?.name ?? '' }, 'The HR webhook');
   }
   const messageId = signed['webhook-id'];
   if (messageId.length > MAX_MESSAGE_ID || textProblem(messageId)) {
