@@ -206,6 +206,27 @@ describeEachBackend('HR webhooks', (ctx) => {
     assert.equal(attributesOf(await person(ctx.app, hook, 'E3'))?.email, 'e3@example.com', 'the refused event changed nothing');
   });
 
+  it('refuses an event giving a second person a userName another holds in any case (actors.user_name_taken), and applies the rest', async () => {
+    const hook = await givenHook(ctx);
+    const batch = await post(ctx.app, hook, {
+      type: 'people.batch',
+      data: { events: [joiner('E10', { userName: 'İrace-h' }), joiner('E11', { userName: 'irace-H' }), joiner('E12')] },
+    });
+    assert.equal(batch.statusCode, 202, batch.body);
+    const [message] = await applied(ctx.app, hook);
+    assert.deepEqual(
+      (message.result as { events: Json[] }).events.map((event) => [event.outcome, (event.error as Json | undefined)?.code]),
+      [
+        ['created', undefined],
+        ['refused', 'actors.user_name_taken'],
+        ['created', undefined],
+      ],
+    );
+    assert.equal(attributesOf(await person(ctx.app, hook, 'E10'))?.userName, 'İrace-h');
+    assert.equal(await person(ctx.app, hook, 'E11'), undefined);
+    assert.ok(await person(ctx.app, hook, 'E12'));
+  });
+
   it('refuses a bad signature, an old timestamp, another endpoint’s secret and malformed events: 4xx, nothing stored', async () => {
     const hook = await givenHook(ctx);
     const other = await givenHook(ctx);

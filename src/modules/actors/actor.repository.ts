@@ -1,6 +1,25 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { SqlFilter, type Page } from '../../platform/database/sql-filters.js';
+import { StorageError } from '../../platform/database/storage-error.js';
 import type { StoredActor } from './actor-attributes.js';
+
+/**
+ * The unique index of the people's SCIM userNames, folded by lower() (migration 0040): a write that
+ * would give a second person a userName another holds fails on it, whichever channel writes it (an
+ * import or an upsert carrying a `userName` attribute, an HR event, SCIM racing one of them).
+ */
+const USER_NAME_INDEX = 'actors__tenant_id_scim_user_name';
+
+/** A write's failure on USER_NAME_INDEX as the conflict it is (409 `actors.user_name_taken`), else undefined. */
+export function userNameTakenOf(error: unknown): StorageError | undefined {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  if (code !== '23505' || constraint !== USER_NAME_INDEX) return undefined;
+  return new StorageError(
+    'conflict',
+    'actors.user_name_taken',
+    'Another person holds this userName (compared without case): a userName is one SCIM User’s (docs/identity.md).',
+  );
+}
 
 /** A row of `actors` as the reads select it (COLUMNS). */
 export interface ActorRow {

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest, notFound } from '../../platform/http/app-error.js';
+import { httpErrorOf } from '../../platform/http/storage-errors.js';
+import { StorageError } from '../../platform/database/storage-error.js';
 import { textProblem, utf8Text } from '../../platform/json-guard.js';
 import type { Principal, Tenant } from '../../kernel/principal.js';
 import type { ActorDomains } from '../actors/actor.service.js';
@@ -260,9 +262,13 @@ async function applyEvents(
       outcomes.push(applied.outcome);
       await tx.query('RELEASE SAVEPOINT hr_event');
     } catch (error) {
-      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      // Refused for good: a rule's AppError, or a write the store refuses by name (a StorageError:
+      // a userName another person holds). Anything else (the database gone, a collision to retry)
+      // fails the message, which is tried again.
+      const refusal = error instanceof AppError ? error : error instanceof StorageError ? httpErrorOf(error) : undefined;
+      if (!refusal || refusal.status >= 500) throw error;
       await tx.query('ROLLBACK TO SAVEPOINT hr_event');
-      outcomes.push({ type: event.type, outcome: 'refused', error: { code: error.code, message: error.message } });
+      outcomes.push({ type: event.type, outcome: 'refused', error: { code: refusal.code, message: refusal.message } });
     }
   }
   return { events: outcomes, revoked };
