@@ -30,3 +30,13 @@ DELETE FROM actor_identifiers i
 
 DROP INDEX actors__tenant_id_scim_user_name;
 CREATE UNIQUE INDEX actors__tenant_id_scim_user_name ON actors (tenant_id, lower(attributes ->> 'userName')) WHERE attributes ? 'userName';
+
+-- An HR webhook message is applied in pieces (docs/identity.md, "HR webhooks"): each piece of its
+-- events is one transaction that also records how far the message got (`applied_events`, with
+-- `result` holding what the events so far did), so a batch of 1,000 joiners never holds the
+-- embedded database's one connection for the whole batch, and a process that dies resumes after
+-- the last piece applied. `progressed_at` is when the last piece was applied: the tenants whose
+-- messages wait take turns, piece by piece, the oldest turn first.
+ALTER TABLE hr_webhook_messages
+  ADD COLUMN applied_events integer NOT NULL DEFAULT 0 CHECK (applied_events >= 0),
+  ADD COLUMN progressed_at timestamptz;

@@ -3,8 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
-import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
-import type { GivenTenant } from '../support/given.js';
+import { buildApp } from '../../src/server/app.js';
+import type { ConnectionUse, Database, QueryResult, SqlClient } from '../../src/platform/database/sql-client.js';
+import { BACKENDS } from '../support/backends.js';
+import { describeEachBackend, testConfig, type TestContext } from '../support/build-test-app.js';
+import { Given, type GivenTenant } from '../support/given.js';
 import { exchange, givenOAuth } from '../auth/oauth-token-fixtures.js';
 import { basic, PASSWORD } from '../launch/launch-fixtures.js';
 import { purgeAppliedHrMessages } from '../../src/modules/identity/hr-webhook.repository.js';
@@ -342,5 +345,143 @@ describeEachBackend('HR webhooks', (ctx) => {
     await purgeAppliedHrMessages(ctx.db);
     const left = (await messages(ctx.app, hook)).map((message) => message.messageId).sort();
     assert.deepEqual(left, ['recent']);
+  });
+});
+
+/** Waits (up to `timeoutMs`) until every message of the tenant was applied; a batch of 1,000 takes a while on PGlite. */
+async function appliedWithin(app: FastifyInstance, hook: HrHook, timeoutMs: number): Promise<Json[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const listed = await messages(app, hook);
+    if (listed.every((message) => message.appliedAt !== null)) return listed;
+    if (Date.now() > deadline) assert.fail(`messages still waiting: ${listed.map((message) => message.messageId).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const employeeIds = (count: number) => Array.from({ length: count }, (_, n) => `J${String(n).padStart(4, '0')}`);
+
+/**
+ * `db`, but its `failAt`-th INSERT INTO actors fails once, as a lost connection fails a statement
+ * (SQLSTATE 08006); `inserts` counts them all.
+ */
+class FailingOnce implements Database {
+  readonly engine: Database['engine'];
+  inserts = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly failAt: number,
+  ) {
+    this.engine = db.engine;
+  }
+
+  private client(inner: SqlClient): SqlClient {
+    return {
+      query: async <Row>(text: string, values?: readonly unknown[]): Promise<QueryResult<Row>> => {
+        if (/^\s*INSERT INTO actors\b/.test(text) && ++this.inserts === this.failAt) {
+          throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '08006' });
+        }
+        return inner.query<Row>(text, values);
+      },
+      transaction: (work) => inner.transaction((tx) => work(this.client(tx))),
+      script: (text) => inner.script(text),
+    };
+  }
+
+  query<Row>(text: string, values?: readonly unknown[]): Promise<QueryResult<Row>> {
+    return this.client(this.db).query<Row>(text, values);
+  }
+  transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
+    return this.client(this.db).transaction(work);
+  }
+  script(text: string): Promise<void> {
+    return this.db.script(text);
+  }
+  connections(): ConnectionUse {
+    return this.db.connections();
+  }
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}
+
+describeEachBackend('HR webhook batches, applied in pieces', (ctx) => {
+  it('a batch of 1,000 joiners lets another tenant’s read and the readiness check through while it is applied; every joiner is there, in order', async (t) => {
+    const hook = await givenHook(ctx);
+    const other = await ctx.given.tenant();
+    const ids = employeeIds(1000);
+    const batch = await post(ctx.app, hook, { type: 'people.batch', data: { events: ids.map((id) => joiner(id)) } }, { id: 'msg_batch' });
+    assert.equal(batch.statusCode, 202, batch.body);
+    // Received after the batch: applied after it, whatever the pieces.
+    const moved = await post(
+      ctx.app,
+      hook,
+      { type: 'person.moved', data: { attributes: { employeeId: 'J0000', city: 'Oslo' } } },
+      { id: 'msg_after' },
+    );
+    assert.equal(moved.statusCode, 202, moved.body);
+
+    // The attack's reads, sent while the batch is applied: they answer before it is done.
+    const sentAt = Date.now();
+    const [read, ready] = await Promise.all([
+      ctx.app.inject({ method: 'GET', url: '/api/actors', headers: other.headers }),
+      ctx.app.inject({ method: 'GET', url: '/health/ready' }),
+    ]);
+    const answeredAt = Date.now();
+    assert.equal(read.statusCode, 200, read.body);
+    assert.deepEqual(read.json(), []);
+    assert.equal(ready.statusCode, 200, ready.body);
+
+    const listed = await appliedWithin(ctx.app, hook, 180_000);
+    const byId = new Map(listed.map((message) => [message.messageId, message]));
+    const batchAppliedAt = Date.parse(String(byId.get('msg_batch')?.appliedAt));
+    t.diagnostic(`the reads answered in ${answeredAt - sentAt} ms; the batch's last piece began ${batchAppliedAt - answeredAt} ms later`);
+    assert.ok(
+      answeredAt < batchAppliedAt,
+      `the reads answered (${new Date(answeredAt).toISOString()}) before the batch was applied (${byId.get('msg_batch')?.appliedAt})`,
+    );
+    assert.ok(Date.parse(String(byId.get('msg_after')?.appliedAt)) >= batchAppliedAt, 'the later message after the batch');
+    const events = ((byId.get('msg_batch') ?? assert.fail('no batch')).result as { events: Json[] }).events;
+    assert.equal(events.length, 1000);
+    assert.deepEqual(
+      events.map((event) => [event.outcome, event.actorId]),
+      ids.map((id) => ['created', `account|${HR}|${id}`]),
+      'each joiner created once, in the order sent',
+    );
+    const people = await ctx.app.inject({ method: 'GET', url: '/api/actors?limit=1000', headers: hook.tenant.headers });
+    assert.equal(people.statusCode, 200, people.body);
+    assert.equal(people.json().length, 1000);
+    assert.equal(attributesOf(await person(ctx.app, hook, 'J0000'))?.city, 'Oslo');
+  });
+
+  it('a piece that fails for a reason that may pass is rolled back alone and applied again; the pieces before it are applied once', async () => {
+    const backend = BACKENDS.find((candidate) => candidate.name === ctx.backend) ?? assert.fail(ctx.backend);
+    const { db, dispose } = await backend.openMigrated();
+    // The 150th person written fails: in the second piece of 100, half-way.
+    const failing = new FailingOnce(db, 150);
+    const app = await buildApp(testConfig(), failing, { logger: false });
+    try {
+      const hook = await givenHook({ app, db: failing, given: new Given(app, failing) });
+      const ids = employeeIds(250);
+      const batch = await post(app, hook, { type: 'people.batch', data: { events: ids.map((id) => joiner(id)) } });
+      assert.equal(batch.statusCode, 202, batch.body);
+      const [message] = await appliedWithin(app, hook, 60_000);
+      assert.ok(failing.inserts >= 150, 'the failure happened');
+      const events = (message.result as { events: Json[] }).events;
+      assert.deepEqual(
+        events.map((event) => [event.outcome, event.actorId]),
+        ids.map((id) => ['created', `account|${HR}|${id}`]),
+      );
+      // Piece 1 (100), piece 2 until it failed (50), piece 2 again and piece 3 (150): the first piece was not applied again.
+      assert.equal(failing.inserts, 300);
+      const audit = await app.inject({ method: 'GET', url: '/api/audit?limit=1000', headers: hook.admin });
+      const actions = (audit.json() as Array<{ action: string }>).map((entry) => entry.action);
+      assert.equal(actions.filter((action) => action === 'actor.created').length, 250);
+      assert.equal(actions.filter((action) => action === 'actor.updated').length, 0);
+    } finally {
+      await app.close();
+      await dispose();
+    }
   });
 });

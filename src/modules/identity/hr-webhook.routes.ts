@@ -136,7 +136,9 @@ export const hrWebhookRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = as
               webhookId: Type.String(),
               messageId: Type.String({ description: 'The `webhook-id` the HR system sent.' }),
               receivedAt: Type.String({ format: 'date-time' }),
-              appliedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'null while it waits.' }),
+              appliedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+                description: 'null while it waits or is being applied, in pieces of 100 events (`result.events`: those applied so far).',
+              }),
               result: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
                 description:
                   '`events`: per event, its `type`, `outcome` (created, updated, deactivated, unknown_person, refused), `actorId`, `error`.',
