@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
@@ -209,11 +209,18 @@ describeEachBackend('HR webhooks', (ctx) => {
     assert.equal(attributesOf(await person(ctx.app, hook, 'E3'))?.email, 'e3@example.com', 'the refused event changed nothing');
   });
 
-  it('refuses an event giving a second person a userName another holds in any case (actors.user_name_taken), and applies the rest', async () => {
+  it('refuses an event giving a second person a userName another holds in any case (actors.user_name_taken), or one too long to index, and applies the rest', async () => {
     const hook = await givenHook(ctx);
     const batch = await post(ctx.app, hook, {
       type: 'people.batch',
-      data: { events: [joiner('E10', { userName: 'İrace-h' }), joiner('E11', { userName: 'irace-H' }), joiner('E12')] },
+      data: {
+        events: [
+          joiner('E10', { userName: 'İrace-h' }),
+          joiner('E11', { userName: 'irace-H' }),
+          joiner('E13', { userName: randomBytes(4_000).toString('base64') }),
+          joiner('E12'),
+        ],
+      },
     });
     assert.equal(batch.statusCode, 202, batch.body);
     const [message] = await applied(ctx.app, hook);
@@ -222,6 +229,7 @@ describeEachBackend('HR webhooks', (ctx) => {
       [
         ['created', undefined],
         ['refused', 'actors.user_name_taken'],
+        ['refused', 'actors.user_name_too_long'],
         ['created', undefined],
       ],
     );

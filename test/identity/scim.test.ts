@@ -748,7 +748,7 @@ describeEachBackend('SCIM userNames folded as the database folds them', (ctx) =>
     assertScimError(await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${final.id}`, scim.scim, renameTo('İRACE-k')), 409, 'uniqueness');
   });
 
-  it('an import or an agent upsert giving a person the userName of a User, in any case, is refused (actors.user_name_taken); nothing changes', async () => {
+  it('an import or an agent upsert giving a person the userName of a User, in any case, is refused (actors.user_name_taken), and a name too long to index is a 400; nothing changes', async () => {
     const scim = await givenScim(ctx);
     const user = await createUser(ctx.app, scim, entraUser('İrace-i', { emails: [{ value: 'user@example.com' }] }));
     const imported = await ctx.app.inject({
@@ -772,6 +772,26 @@ describeEachBackend('SCIM userNames folded as the database folds them', (ctx) =>
     });
     assert.equal(upserted.statusCode, 409, upserted.body);
     assert.equal(upserted.json().code, 'actors.user_name_taken');
+    // A name too long for the index (and not compressible into it): refused by name, not a 500.
+    const long = randomBytes(4_000).toString('base64');
+    assertScimError(
+      await scimCall(ctx.app, 'POST', '/scim/v2/Users', scim.scim, entraUser(long, { emails: [{ value: 'long@example.com' }] })),
+      400,
+      'invalidValue',
+    );
+    assertScimError(
+      await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${user.id}`, scim.scim, renameTo('y'.repeat(501))),
+      400,
+      'invalidValue',
+    );
+    const longImport = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/import/users',
+      headers: scim.tenant.headers,
+      payload: { users: [{ name: 'Long', attributes: { email: 'long@example.com', userName: long } }] },
+    });
+    assert.equal(longImport.statusCode, 400, longImport.body);
+    assert.equal(longImport.json().code, 'actors.user_name_too_long');
     const listed = await filterUsers(ctx.app, scim, 'userName eq "irace-i"');
     assert.deepEqual(
       listed.Resources.map((found) => found.id),

@@ -1,4 +1,4 @@
-import { PERSON_SQL, userNameTakenOf } from './actor.repository.js';
+import { PERSON_SQL, userNameRefusalOf } from './actor.repository.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { positionOfSql } from './actor-position.js';
 
@@ -56,7 +56,7 @@ async function insertActorBatch(sql: SqlClient, tenantId: string, actors: readon
       [tenantId, JSON.stringify(actors)],
     )
     .catch((error: unknown) => {
-      throw userNameTakenOf(error) ?? error;
+      throw userNameRefusalOf(error) ?? error;
     });
 }
 
@@ -79,7 +79,7 @@ async function updateActorBatch(sql: SqlClient, tenantId: string, actors: readon
       [tenantId, JSON.stringify(actors)],
     )
     .catch((error: unknown) => {
-      throw userNameTakenOf(error) ?? error;
+      throw userNameRefusalOf(error) ?? error;
     });
 }
 

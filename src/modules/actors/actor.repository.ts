@@ -10,9 +10,20 @@ import type { StoredActor } from './actor-attributes.js';
  */
 const USER_NAME_INDEX = 'actors__tenant_id_scim_user_name';
 
-/** A write's failure on USER_NAME_INDEX as the conflict it is (409 `actors.user_name_taken`), else undefined. */
-export function userNameTakenOf(error: unknown): StorageError | undefined {
-  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+/**
+ * A write's failure on USER_NAME_INDEX as what it is, else undefined: the conflict of a name another
+ * person holds (409 `actors.user_name_taken`), or a name too long for an index entry (54000, over
+ * about 2,700 bytes: 400 `actors.user_name_too_long`; SCIM refuses one over 500 bytes before).
+ */
+export function userNameRefusalOf(error: unknown): StorageError | undefined {
+  const { code, constraint, message } = (error ?? {}) as { code?: unknown; constraint?: unknown; message?: unknown };
+  if (code === '54000' && typeof message === 'string' && message.includes(USER_NAME_INDEX)) {
+    return new StorageError(
+      'invalid_input',
+      'actors.user_name_too_long',
+      'The userName is too long to be indexed: send one of at most 500 bytes.',
+    );
+  }
   if (code !== '23505' || constraint !== USER_NAME_INDEX) return undefined;
   return new StorageError(
     'conflict',

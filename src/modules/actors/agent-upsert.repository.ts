@@ -8,7 +8,7 @@ import {
   type PersonRecordRow,
   toPersonRecord,
   toStoredActor,
-  userNameTakenOf,
+  userNameRefusalOf,
 } from './actor.repository.js';
 
 /**
@@ -74,7 +74,7 @@ export async function upsertAgentActor(sql: SqlClient, tenantId: string, actor: 
       ],
     )
     .catch((error: unknown) => {
-      throw userNameTakenOf(error) ?? error;
+      throw userNameRefusalOf(error) ?? error;
     });
   const row = rows[0];
   return { created: row.created, stored: toStoredActor(row), record: toPersonRecord(row) };
