@@ -16,6 +16,7 @@ import {
   countsOf,
   DONE,
   type DropResult,
+  type EntryType,
   entryTypeOf,
   FAILED,
   finishedName,
@@ -257,7 +258,7 @@ export class DropFolder {
     tenant: Tenant,
     folder: string,
     entry: { file: string; kind: Candidate['kind']; path: string },
-    type: ReturnType<typeof entryTypeOf>,
+    type: EntryType,
   ): Promise<void> {
     const first = this.warnOnce(
       entry.path,
