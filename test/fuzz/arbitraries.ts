@@ -2577,6 +2577,46 @@ const IDENTITY_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /scim/v2/ServiceProviderConfig': plainRoute('GET', '/scim/v2/ServiceProviderConfig', scimHeaders),
   'GET /scim/v2/ResourceTypes': plainRoute('GET', '/scim/v2/ResourceTypes', scimHeaders),
   'GET /scim/v2/Schemas': plainRoute('GET', '/scim/v2/Schemas', scimHeaders),
+  'GET /scim/v2/ResourceTypes/:id': (ctx) =>
+    route({
+      method: 'GET',
+      path: fc.oneof(fc.constantFrom('User', 'Group', 'user'), hostileText.map(percentEncode)).map((id) => `/scim/v2/ResourceTypes/${id}`),
+      headers: scimHeaders(ctx),
+    }),
+  'GET /scim/v2/Schemas/:id': (ctx) =>
+    route({
+      method: 'GET',
+      path: fc
+        .oneof(
+          fc.constantFrom(SCIM_USER, SCIM_ENTERPRISE, SCIM_USER.toUpperCase(), 'urn:ietf:params:scim:schemas:core:2.0:Group'),
+          hostileText.map(percentEncode),
+        )
+        .map((id) => `/scim/v2/Schemas/${id}`),
+      headers: scimHeaders(ctx),
+    }),
+  // What is not served under /scim/v2/ (Groups, Bulk, …): the folder itself and the wildcard below it.
+  ...Object.fromEntries(
+    (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).flatMap((method) =>
+      (['/scim/v2/', '/scim/v2/*'] as const).map((url): [string, RouteFuzzer] => [
+        `${method} ${url}`,
+        (ctx) =>
+          route({
+            method,
+            path:
+              url === '/scim/v2/'
+                ? url
+                : fc
+                    .oneof(
+                      fc.constantFrom('Groups', 'Groups/1', 'Bulk', 'Me', 'Users/x/y', 'groups?filter=x'),
+                      hostileText.map(percentEncode),
+                    )
+                    .map((rest) => `/scim/v2/${rest}`),
+            headers: scimHeaders(ctx),
+            ...(method === 'GET' || method === 'DELETE' ? {} : { body: scimUserBody }),
+          }),
+      ]),
+    ),
+  ),
   'GET /scim/v2/Users': (ctx) =>
     route({
       method: 'GET',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppConfig } from '../../src/config.js';
-import type { DropResult } from '../../src/modules/identity/drop-folder-rules.js';
+import type { DropResult, LeftResult } from '../../src/modules/identity/drop-folder-rules.js';
 
 /** The import folder as its tests drive it (drop-folder.test.ts, drop-folder-sync.test.ts): files dropped, waited for in done/ or failed/. */
 
@@ -56,4 +56,14 @@ export async function finished(folder: string, sub: 'done' | 'failed'): Promise<
 /** Waits for `file` to reach `sub` with its result file, and answers that result. */
 export async function waitForFinished(folder: string, sub: 'done' | 'failed', file: string, timeoutMs?: number) {
   return waitFor(`${file} in ${sub}/`, async () => (await finished(folder, sub)).find((entry) => entry.file === file), timeoutMs);
+}
+
+/** The results in failed/ of entries left where they were (no regular file): result files with no file beside them. */
+export async function leftResults(folder: string): Promise<LeftResult[]> {
+  const names = await list(join(folder, 'failed'));
+  const alone = names.filter((name) => name.endsWith('.result.json') && !names.includes(name.slice(0, -'.result.json'.length)));
+  const results = await Promise.all(
+    alone.map(async (name) => JSON.parse(await readFile(join(folder, 'failed', name), 'utf8')) as LeftResult),
+  );
+  return results.filter((result) => result.status === 'left');
 }

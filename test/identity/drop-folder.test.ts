@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { appendFile, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { appendFile, lstat, mkdir, readFile, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,18 @@ import { describeEachBackend, testConfig } from '../support/build-test-app.js';
 import { startCli, waitForOutput } from '../support/cli.js';
 import { Given, type GivenTenant } from '../support/given.js';
 import { openMigratedPglite } from '../support/templates.js';
-import { drop, dropSettings, finished, INTERVAL_MS, list, sleep, STABLE_MS, waitFor, waitForFinished } from './drop-fixtures.js';
+import {
+  drop,
+  dropSettings,
+  finished,
+  INTERVAL_MS,
+  leftResults,
+  list,
+  sleep,
+  STABLE_MS,
+  waitFor,
+  waitForFinished,
+} from './drop-fixtures.js';
 
 const folders: string[] = [];
 const newFolder = (prefix: string) => {
@@ -66,7 +78,7 @@ describeEachBackend(
       assert.equal(result.file, 'users.csv');
       assert.equal(result.tenant, tenant.name);
       assert.equal(result.kind, 'users');
-      assert.match(result.sha256, /^[0-9a-f]{64}$/);
+      assert.match(String(result.sha256), /^[0-9a-f]{64}$/);
       assert.ok(result.status === 'imported');
       assert.deepEqual(result.summary, {
         rows: 3,
@@ -234,6 +246,118 @@ describeEachBackend(
         'users.csv.tmp',
       ]);
     });
+
+    it('leaves links, a FIFO and a folder where they are, unread, each said once in a result in failed/: a link to another tenant’s file or to /etc/passwd imports and hashes nothing', async () => {
+      const alice = await ctx.given.tenant();
+      const bob = await ctx.given.tenant();
+      const aliceFolder = join(dropDir, alice.name);
+      const bobFolder = join(dropDir, bob.name);
+      await drop(aliceFolder, 'users.csv', USERS_CSV, { old: true });
+      const aliceDone = await waitForFinished(aliceFolder, 'done', 'users.csv');
+      // The attack: Bob's folder holds links to the file Alice dropped (kept in her done/) and to a file of the server's.
+      await mkdir(bobFolder, { recursive: true });
+      await symlink(join(aliceFolder, 'done', aliceDone.name), join(bobFolder, 'users-alice.csv'));
+      await symlink('/etc/passwd', join(bobFolder, 'users-passwd.csv'));
+      await symlink(join(aliceFolder, 'done'), join(bobFolder, 'users-folder.csv'));
+      execFileSync('mkfifo', [join(bobFolder, 'users-fifo.csv')]);
+      await mkdir(join(bobFolder, 'organisation-dir.json'));
+      // A regular file beside them is taken as ever: the FIFO (which no one writes) holds nothing up.
+      await drop(bobFolder, 'users.csv', 'name,email\nBob,bob@example.com\n', { old: true });
+      await waitForFinished(bobFolder, 'done', 'users.csv');
+      const left = await waitFor('five results of entries left', async () => {
+        const results = await leftResults(bobFolder);
+        return results.length === 5 ? results : undefined;
+      });
+      await sleep(INTERVAL_MS * 10);
+      assert.equal((await leftResults(bobFolder)).length, 5, 'each said once');
+      assert.deepEqual(
+        left
+          .map((result) => [
+            result.file,
+            result.kind,
+            result.status,
+            result.warning.code,
+            result.warning.message.match(/is an? (.+?),/)?.[1],
+          ])
+          .sort(),
+        [
+          ['organisation-dir.json', 'organisation', 'left', 'identity.drop_not_regular_file', 'folder'],
+          ['users-alice.csv', 'users', 'left', 'identity.drop_not_regular_file', 'symbolic link'],
+          ['users-fifo.csv', 'users', 'left', 'identity.drop_not_regular_file', 'FIFO'],
+          ['users-folder.csv', 'users', 'left', 'identity.drop_not_regular_file', 'symbolic link'],
+          ['users-passwd.csv', 'users', 'left', 'identity.drop_not_regular_file', 'symbolic link'],
+        ],
+      );
+      for (const result of left) {
+        assert.equal(result.tenant, bob.name);
+        assert.deepEqual(Object.keys(result).sort(), ['file', 'kind', 'status', 'tenant', 'warning'], 'no hash, no claim, no summary');
+      }
+      // Nothing of what the links point at is in any result: no hash of it, no row of it.
+      const passwd = await readFile('/etc/passwd');
+      const secrets = [createHash('sha256').update(passwd).digest('hex'), aliceDone.result.sha256 as string, 'root', 'ada@example.com'];
+      for (const name of await list(join(bobFolder, 'failed'))) {
+        const text = await readFile(join(bobFolder, 'failed', name), 'utf8');
+        for (const secret of secrets) assert.ok(!text.includes(secret), `${name} holds ${secret}`);
+      }
+      // Left where they were, as they were.
+      for (const name of ['users-alice.csv', 'users-passwd.csv', 'users-folder.csv'])
+        assert.ok((await lstat(join(bobFolder, name))).isSymbolicLink(), name);
+      assert.ok((await lstat(join(bobFolder, 'users-fifo.csv'))).isFIFO());
+      assert.ok((await lstat(join(bobFolder, 'organisation-dir.json'))).isDirectory());
+      assert.deepEqual(await list(join(bobFolder, 'processing')), []);
+      assert.deepEqual(
+        (await finished(bobFolder, 'done')).map((entry) => entry.file),
+        ['users.csv'],
+      );
+      const bobs = await ctx.app.inject({ method: 'GET', url: '/api/actors', headers: bob.headers });
+      assert.deepEqual(
+        bobs.json().map((actor: { name: string }) => actor.name),
+        ['Bob'],
+        'nothing of Alice’s file nor of /etc/passwd in Bob’s tenant',
+      );
+      assert.equal((await history(ctx.app, bob)).length, 1);
+      assert.ok((await lstat(join(aliceFolder, 'done', aliceDone.name))).isFile(), 'Alice’s file where it was');
+      assert.equal((await history(ctx.app, alice)).length, 1);
+    });
+
+    it('works in no tenant folder that is a link, nor in one whose processing/ is a link to another tenant’s', async () => {
+      const alice = await ctx.given.tenant();
+      const bob = await ctx.given.tenant();
+      const carol = await ctx.given.tenant();
+      const aliceFolder = join(dropDir, alice.name);
+      const bobFolder = join(dropDir, bob.name);
+      // A claim of Alice's left by a process that died: the first look at a processing/ takes such claims over.
+      await drop(
+        join(aliceFolder, 'processing'),
+        '20240501T093000Z-0000000d.deadbeef.users-left.csv',
+        'name,email\nLeft,left@example.com\n',
+      );
+      // Carol's folder is a link to Alice's: followed, Alice's files would be imported into Carol's tenant.
+      await symlink(aliceFolder, join(dropDir, carol.name));
+      // Bob's processing/ is a link to Alice's: Bob's look would take over Alice's claims.
+      await mkdir(bobFolder, { recursive: true });
+      await symlink(join(aliceFolder, 'processing'), join(bobFolder, 'processing'));
+      await drop(bobFolder, 'users.csv', 'name,email\nBob,bob@example.com\n', { old: true });
+      await drop(aliceFolder, 'users.csv', USERS_CSV, { old: true });
+      for (const file of ['users.csv', 'users-left.csv']) {
+        const aliceDone = await waitForFinished(aliceFolder, 'done', file);
+        assert.ok(aliceDone.result.status === 'imported');
+        assert.equal(aliceDone.result.tenant, alice.name, file);
+      }
+      await sleep(INTERVAL_MS * 10);
+      assert.deepEqual(await list(bobFolder), ['processing', 'users.csv'], 'Bob’s file left where it is');
+      assert.deepEqual(await list(join(aliceFolder, 'processing')), []);
+      for (const tenant of [bob, carol]) {
+        const actors = await ctx.app.inject({ method: 'GET', url: '/api/actors', headers: tenant.headers });
+        assert.deepEqual(actors.json(), [], tenant.name);
+        assert.deepEqual(await history(ctx.app, tenant), [], tenant.name);
+      }
+      assert.equal((await history(ctx.app, alice)).length, 2, 'Alice’s files imported once each, into Alice’s tenant');
+      // Put right, Bob's folder works again.
+      await unlink(join(bobFolder, 'processing'));
+      const bobDone = await waitForFinished(bobFolder, 'done', 'users.csv');
+      assert.equal(bobDone.result.tenant, bob.name);
+    });
   },
   dropSettings(dropDir),
 );
@@ -292,6 +416,38 @@ describeEachBackend('The import folder after a crash', (ctx) => {
         importedAt: importedAt.toISOString(),
         summary,
       });
+      assert.deepEqual(await history(ctx.app, tenant), []);
+      const actors = await ctx.app.inject({ method: 'GET', url: '/api/actors', headers: tenant.headers });
+      assert.deepEqual(actors.json(), []);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses unread, in failed/, a claim that is a link when it is opened (put in place of the file after the look)', async () => {
+    const dir = newFolder('swapped');
+    const tenant = await ctx.given.tenant();
+    const folder = join(dir, tenant.name);
+    // What a swap leaves: the claimed name is a link by the time the file is opened (O_NOFOLLOW refuses it).
+    await mkdir(join(folder, 'processing'), { recursive: true });
+    await symlink('/etc/passwd', join(folder, 'processing', '20240501T093000Z-0000000c.deadbeef.users.csv'));
+    const app = await startApp(ctx.db, dir);
+    try {
+      const refused = await waitForFinished(folder, 'failed', 'users.csv');
+      assert.deepEqual(refused.result, {
+        file: 'users.csv',
+        tenant: tenant.name,
+        kind: 'users',
+        claim: '20240501T093000Z-0000000c',
+        status: 'refused',
+        error: {
+          code: 'identity.drop_not_regular_file',
+          message:
+            'users.csv is a symbolic link, not a regular file: the import folder takes regular files only, and read nothing of it ' +
+            '(nor of what it may point at). Drop the file itself.',
+        },
+      });
+      assert.ok((await lstat(join(folder, 'failed', refused.name))).isSymbolicLink(), 'the link moved, not what it points at');
       assert.deepEqual(await history(ctx.app, tenant), []);
       const actors = await ctx.app.inject({ method: 'GET', url: '/api/actors', headers: tenant.headers });
       assert.deepEqual(actors.json(), []);

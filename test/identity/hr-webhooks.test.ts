@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
-import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
-import type { GivenTenant } from '../support/given.js';
+import { buildApp } from '../../src/server/app.js';
+import type { ConnectionUse, Database, QueryResult, SqlClient } from '../../src/platform/database/sql-client.js';
+import { BACKENDS } from '../support/backends.js';
+import { describeEachBackend, testConfig, type TestContext } from '../support/build-test-app.js';
+import { Given, type GivenTenant } from '../support/given.js';
 import { exchange, givenOAuth } from '../auth/oauth-token-fixtures.js';
 import { basic, PASSWORD } from '../launch/launch-fixtures.js';
 import { purgeAppliedHrMessages } from '../../src/modules/identity/hr-webhook.repository.js';
@@ -41,12 +44,12 @@ async function givenHook(ctx: Pick<TestContext, 'app' | 'db' | 'given'>): Promis
   return { tenant: oauth.tenant, admin, id: body.id, url: new URL(body.url).pathname, secret: body.secret };
 }
 
-/** Posts `payload` as the HR system would: signed with the endpoint's secret (or `secret`), at `at`. */
+/** Posts `payload` as the HR system would: signed with the endpoint's secret (or `secret`), at `at`, with `headers` besides. */
 function post(
   app: FastifyInstance,
   hook: HrHook,
   payload: unknown,
-  options: { id?: string; at?: Date; secret?: string; url?: string } = {},
+  options: { id?: string; at?: Date; secret?: string; url?: string; headers?: Headers } = {},
 ) {
   const id = options.id ?? `msg_${randomUUID()}`;
   const body = JSON.stringify(payload);
@@ -60,6 +63,7 @@ function post(
       'webhook-id': id,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
       'webhook-signature': signature,
+      ...options.headers,
     },
     payload: body,
   });
@@ -205,6 +209,35 @@ describeEachBackend('HR webhooks', (ctx) => {
     assert.equal(attributesOf(await person(ctx.app, hook, 'E3'))?.email, 'e3@example.com', 'the refused event changed nothing');
   });
 
+  it('refuses an event giving a second person a userName another holds in any case (actors.user_name_taken), or one too long to index, and applies the rest', async () => {
+    const hook = await givenHook(ctx);
+    const batch = await post(ctx.app, hook, {
+      type: 'people.batch',
+      data: {
+        events: [
+          joiner('E10', { userName: 'İrace-h' }),
+          joiner('E11', { userName: 'irace-H' }),
+          joiner('E13', { userName: randomBytes(4_000).toString('base64') }),
+          joiner('E12'),
+        ],
+      },
+    });
+    assert.equal(batch.statusCode, 202, batch.body);
+    const [message] = await applied(ctx.app, hook);
+    assert.deepEqual(
+      (message.result as { events: Json[] }).events.map((event) => [event.outcome, (event.error as Json | undefined)?.code]),
+      [
+        ['created', undefined],
+        ['refused', 'actors.user_name_taken'],
+        ['refused', 'actors.user_name_too_long'],
+        ['created', undefined],
+      ],
+    );
+    assert.equal(attributesOf(await person(ctx.app, hook, 'E10'))?.userName, 'İrace-h');
+    assert.equal(await person(ctx.app, hook, 'E11'), undefined);
+    assert.ok(await person(ctx.app, hook, 'E12'));
+  });
+
   it('refuses a bad signature, an old timestamp, another endpoint’s secret and malformed events: 4xx, nothing stored', async () => {
     const hook = await givenHook(ctx);
     const other = await givenHook(ctx);
@@ -246,6 +279,48 @@ describeEachBackend('HR webhooks', (ctx) => {
     assert.equal(await person(ctx.app, hook, 'E5'), undefined);
   });
 
+  it('refuses a message naming another tenant by X-SVC-Tenant or by the sub-domain, as SCIM refuses it: 401 auth.unauthorized, nothing stored in either tenant', async () => {
+    const hook = await givenHook(ctx);
+    const other = await givenHook(ctx);
+    const refusals = [
+      await post(ctx.app, hook, joiner('E7'), { headers: { 'x-svc-tenant': other.tenant.name } }),
+      await post(ctx.app, hook, joiner('E7'), { headers: { host: `${other.tenant.name}.localhost:8080` } }),
+      await post(ctx.app, hook, joiner('E7'), { headers: { 'x-svc-tenant': 'no-such-tenant' } }),
+    ];
+    for (const refused of refusals) {
+      assert.equal(refused.statusCode, 401, refused.body);
+      assert.equal(refused.json().code, 'auth.unauthorized');
+      assert.match(refused.json().message, /The HR webhook does not belong to tenant/);
+    }
+    // SCIM answers the same mismatch with the same status and code (its body says it in SCIM's shape).
+    const token = await ctx.app.inject({ method: 'POST', url: '/api/scim-tokens', headers: hook.admin });
+    const scim = await ctx.app.inject({
+      method: 'GET',
+      url: '/scim/v2/Users',
+      headers: { authorization: `Bearer ${(token.json() as { token: string }).token}`, 'x-svc-tenant': other.tenant.name },
+    });
+    assert.equal(scim.statusCode, 401, scim.body);
+    assert.match((scim.json() as { detail: string }).detail, /The SCIM token does not belong to tenant/);
+    // The tenant named and the Host disagreeing is the 400 of every address.
+    const mismatch = await post(ctx.app, hook, joiner('E7'), {
+      headers: { host: `${hook.tenant.name}.localhost`, 'x-svc-tenant': other.tenant.name },
+    });
+    assert.equal(mismatch.statusCode, 400, mismatch.body);
+    assert.equal(mismatch.json().code, 'tenant.mismatch');
+    assert.deepEqual(await messages(ctx.app, hook), []);
+    assert.deepEqual(await messages(ctx.app, other), []);
+
+    // Its own tenant named, either way, is accepted.
+    const byHeader = await post(ctx.app, hook, joiner('E7'), { headers: { 'x-svc-tenant': hook.tenant.name } });
+    assert.equal(byHeader.statusCode, 202, byHeader.body);
+    const byHost = await post(ctx.app, hook, joiner('E8'), { headers: { host: `${hook.tenant.name}.localhost:8080` } });
+    assert.equal(byHost.statusCode, 202, byHost.body);
+    assert.equal((await applied(ctx.app, hook)).length, 2);
+    assert.ok(await person(ctx.app, hook, 'E7'));
+    assert.ok(await person(ctx.app, hook, 'E8'));
+    assert.equal(await person(ctx.app, other, 'E7'), undefined);
+  });
+
   it('applies a message stored but never applied (the process died after answering), in the order received', async () => {
     const hook = await givenHook(ctx);
     // As if a process had stored two messages and died before applying them: the rows alone.
@@ -278,5 +353,143 @@ describeEachBackend('HR webhooks', (ctx) => {
     await purgeAppliedHrMessages(ctx.db);
     const left = (await messages(ctx.app, hook)).map((message) => message.messageId).sort();
     assert.deepEqual(left, ['recent']);
+  });
+});
+
+/** Waits (up to `timeoutMs`) until every message of the tenant was applied; a batch of 1,000 takes a while on PGlite. */
+async function appliedWithin(app: FastifyInstance, hook: HrHook, timeoutMs: number): Promise<Json[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const listed = await messages(app, hook);
+    if (listed.every((message) => message.appliedAt !== null)) return listed;
+    if (Date.now() > deadline) assert.fail(`messages still waiting: ${listed.map((message) => message.messageId).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const employeeIds = (count: number) => Array.from({ length: count }, (_, n) => `J${String(n).padStart(4, '0')}`);
+
+/**
+ * `db`, but its `failAt`-th INSERT INTO actors fails once, as a lost connection fails a statement
+ * (SQLSTATE 08006); `inserts` counts them all.
+ */
+class FailingOnce implements Database {
+  readonly engine: Database['engine'];
+  inserts = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly failAt: number,
+  ) {
+    this.engine = db.engine;
+  }
+
+  private client(inner: SqlClient): SqlClient {
+    return {
+      query: async <Row>(text: string, values?: readonly unknown[]): Promise<QueryResult<Row>> => {
+        if (/^\s*INSERT INTO actors\b/.test(text) && ++this.inserts === this.failAt) {
+          throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '08006' });
+        }
+        return inner.query<Row>(text, values);
+      },
+      transaction: (work) => inner.transaction((tx) => work(this.client(tx))),
+      script: (text) => inner.script(text),
+    };
+  }
+
+  query<Row>(text: string, values?: readonly unknown[]): Promise<QueryResult<Row>> {
+    return this.client(this.db).query<Row>(text, values);
+  }
+  transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
+    return this.client(this.db).transaction(work);
+  }
+  script(text: string): Promise<void> {
+    return this.db.script(text);
+  }
+  connections(): ConnectionUse {
+    return this.db.connections();
+  }
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}
+
+describeEachBackend('HR webhook batches, applied in pieces', (ctx) => {
+  it('a batch of 1,000 joiners lets another tenant’s read and the readiness check through while it is applied; every joiner is there, in order', async (t) => {
+    const hook = await givenHook(ctx);
+    const other = await ctx.given.tenant();
+    const ids = employeeIds(1000);
+    const batch = await post(ctx.app, hook, { type: 'people.batch', data: { events: ids.map((id) => joiner(id)) } }, { id: 'msg_batch' });
+    assert.equal(batch.statusCode, 202, batch.body);
+    // Received after the batch: applied after it, whatever the pieces.
+    const moved = await post(
+      ctx.app,
+      hook,
+      { type: 'person.moved', data: { attributes: { employeeId: 'J0000', city: 'Oslo' } } },
+      { id: 'msg_after' },
+    );
+    assert.equal(moved.statusCode, 202, moved.body);
+
+    // The attack's reads, sent while the batch is applied: they answer before it is done.
+    const sentAt = Date.now();
+    const [read, ready] = await Promise.all([
+      ctx.app.inject({ method: 'GET', url: '/api/actors', headers: other.headers }),
+      ctx.app.inject({ method: 'GET', url: '/health/ready' }),
+    ]);
+    const answeredAt = Date.now();
+    assert.equal(read.statusCode, 200, read.body);
+    assert.deepEqual(read.json(), []);
+    assert.equal(ready.statusCode, 200, ready.body);
+
+    const listed = await appliedWithin(ctx.app, hook, 180_000);
+    const byId = new Map(listed.map((message) => [message.messageId, message]));
+    const batchAppliedAt = Date.parse(String(byId.get('msg_batch')?.appliedAt));
+    t.diagnostic(`the reads answered in ${answeredAt - sentAt} ms; the batch's last piece began ${batchAppliedAt - answeredAt} ms later`);
+    assert.ok(
+      answeredAt < batchAppliedAt,
+      `the reads answered (${new Date(answeredAt).toISOString()}) before the batch was applied (${byId.get('msg_batch')?.appliedAt})`,
+    );
+    assert.ok(Date.parse(String(byId.get('msg_after')?.appliedAt)) >= batchAppliedAt, 'the later message after the batch');
+    const events = ((byId.get('msg_batch') ?? assert.fail('no batch')).result as { events: Json[] }).events;
+    assert.equal(events.length, 1000);
+    assert.deepEqual(
+      events.map((event) => [event.outcome, event.actorId]),
+      ids.map((id) => ['created', `account|${HR}|${id}`]),
+      'each joiner created once, in the order sent',
+    );
+    const people = await ctx.app.inject({ method: 'GET', url: '/api/actors?limit=1000', headers: hook.tenant.headers });
+    assert.equal(people.statusCode, 200, people.body);
+    assert.equal(people.json().length, 1000);
+    assert.equal(attributesOf(await person(ctx.app, hook, 'J0000'))?.city, 'Oslo');
+  });
+
+  it('a piece that fails for a reason that may pass is rolled back alone and applied again; the pieces before it are applied once', async () => {
+    const backend = BACKENDS.find((candidate) => candidate.name === ctx.backend) ?? assert.fail(ctx.backend);
+    const { db, dispose } = await backend.openMigrated();
+    // The 150th person written fails: in the second piece of 100, half-way.
+    const failing = new FailingOnce(db, 150);
+    const app = await buildApp(testConfig(), failing, { logger: false });
+    try {
+      const hook = await givenHook({ app, db: failing, given: new Given(app, failing) });
+      const ids = employeeIds(250);
+      const batch = await post(app, hook, { type: 'people.batch', data: { events: ids.map((id) => joiner(id)) } });
+      assert.equal(batch.statusCode, 202, batch.body);
+      const [message] = await appliedWithin(app, hook, 60_000);
+      assert.ok(failing.inserts >= 150, 'the failure happened');
+      const events = (message.result as { events: Json[] }).events;
+      assert.deepEqual(
+        events.map((event) => [event.outcome, event.actorId]),
+        ids.map((id) => ['created', `account|${HR}|${id}`]),
+      );
+      // Piece 1 (100), piece 2 until it failed (50), piece 2 again and piece 3 (150): the first piece was not applied again.
+      assert.equal(failing.inserts, 300);
+      const audit = await app.inject({ method: 'GET', url: '/api/audit?limit=1000', headers: hook.admin });
+      const actions = (audit.json() as Array<{ action: string }>).map((entry) => entry.action);
+      assert.equal(actions.filter((action) => action === 'actor.created').length, 250);
+      assert.equal(actions.filter((action) => action === 'actor.updated').length, 0);
+    } finally {
+      await app.close();
+      await dispose();
+    }
   });
 });

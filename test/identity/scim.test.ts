@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { it } from 'node:test';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
-import type { GivenTenant } from '../support/given.js';
+import { buildApp } from '../../src/server/app.js';
+import { MIGRATIONS_DIR, migrate, migrationFiles } from '../../src/platform/database/migrate.js';
+import { BACKENDS } from '../support/backends.js';
+import { describeEachBackend, testConfig, type TestContext } from '../support/build-test-app.js';
+import { Given, type GivenTenant } from '../support/given.js';
 import { exchange, givenOAuth } from '../auth/oauth-token-fixtures.js';
 import { basic, PASSWORD } from '../launch/launch-fixtures.js';
 import { ADL, COURSE_A, COURSE_D, givenLearningTenant, HR, requests, SETTINGS } from '../learning/assignment-fixtures.js';
@@ -134,6 +140,7 @@ describeEachBackend('SCIM tokens', (ctx) => {
     const forged = `${scim.tokenId}.${randomBytes(32).toString('base64url').slice(0, 43)}`;
     assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Users', { authorization: `Bearer ${forged}` }), 401);
     assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Users', { ...scim.scim, 'x-svc-tenant': other.tenant.name }), 401);
+    assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Users', { ...scim.scim, host: `${other.tenant.name}.localhost:8080` }), 401);
     const named = await scimCall(ctx.app, 'GET', '/scim/v2/Users', { ...scim.scim, 'x-svc-tenant': scim.tenant.name });
     assert.equal(named.statusCode, 200, named.body);
     // A SCIM token is no credential of the API.
@@ -162,6 +169,65 @@ describeEachBackend('SCIM discovery', (ctx) => {
       schemas.Resources.map((schema) => schema.id),
       [USER, ENTERPRISE],
     );
+  });
+
+  it('answers each listed resource type and schema at its meta.location, the addresses its listings give', async () => {
+    const scim = await givenScim(ctx);
+    const listed = (await scimCall(ctx.app, 'GET', '/scim/v2/ResourceTypes', scim.scim)).json() as { Resources: Json[] };
+    const schemaList = (await scimCall(ctx.app, 'GET', '/scim/v2/Schemas', scim.scim)).json() as { Resources: Json[] };
+    for (const resource of [...listed.Resources, ...schemaList.Resources]) {
+      const location = new URL(String((resource.meta as Json).location));
+      const res = await scimCall(ctx.app, 'GET', location.pathname, scim.scim);
+      assert.equal(res.statusCode, 200, `${location.pathname}: ${res.body}`);
+      assert.match(String(res.headers['content-type']), /^application\/scim\+json/);
+      assert.deepEqual(res.json(), resource);
+    }
+    // A schema URN is compared without case.
+    const lower = await scimCall(ctx.app, 'GET', `/scim/v2/Schemas/${USER.toLowerCase()}`, scim.scim);
+    assert.equal((lower.json() as Json).id, USER);
+  });
+
+  it('answers Groups, Bulk, an unknown path or method, and a resource type or schema not served with a SCIM 404 saying so', async () => {
+    const scim = await givenScim(ctx);
+    // What Entra ID and Okta send when group provisioning is left on.
+    const groups = assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Groups', scim.scim), 404);
+    assert.match(String(groups.detail), /Groups are not supported/);
+    const filtered = await scimCall(ctx.app, 'GET', `/scim/v2/Groups?filter=${encodeURIComponent('displayName eq "Sales"')}`, scim.scim);
+    assert.match(String(assertScimError(filtered, 404).detail), /Groups are not supported/);
+    const created = await scimCall(ctx.app, 'POST', '/scim/v2/Groups', scim.scim, {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+      displayName: 'Sales',
+      members: [],
+    });
+    assert.match(String(assertScimError(created, 404).detail), /Groups are not supported/);
+    assert.match(String(assertScimError(await scimCall(ctx.app, 'PATCH', '/scim/v2/Groups/g1', scim.scim, {}), 404).detail), /Groups/);
+    for (const url of ['/scim/v2/ResourceTypes/Group', '/scim/v2/Schemas/urn:ietf:params:scim:schemas:core:2.0:Group']) {
+      assert.match(String(assertScimError(await scimCall(ctx.app, 'GET', url, scim.scim), 404).detail), /Groups are not supported/, url);
+    }
+    for (const [method, url] of [
+      ['POST', '/scim/v2/Bulk'],
+      ['GET', '/scim/v2/Me'],
+      ['GET', '/scim/v2/Users/x/y'],
+      ['PUT', '/scim/v2/Users'],
+      ['DELETE', '/scim/v2/ServiceProviderConfig'],
+      ['GET', '/scim/v2/ResourceTypes/Device'],
+      ['GET', '/scim/v2/Schemas/urn:example:Device'],
+      ['GET', '/scim/v2/Groupies'],
+    ] as const) {
+      const res = await scimCall(ctx.app, method, url, scim.scim, method === 'GET' || method === 'DELETE' ? undefined : {});
+      const body = assertScimError(res, 404);
+      assert.doesNotMatch(String(body.detail), /Groups are not supported/, url);
+      assert.match(String(body.detail), /ResourceTypes/, url);
+    }
+    // The token is checked first, as on every SCIM address: nobody learns what is served without one.
+    assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Groups', {}), 401);
+    assertScimError(await scimCall(ctx.app, 'GET', '/scim/v2/Groups', { authorization: scim.tenant.authorization }), 401);
+    // ResourceTypes stays what is served: Users only.
+    const types = (await scimCall(ctx.app, 'GET', '/scim/v2/ResourceTypes', scim.scim)).json() as {
+      totalResults: number;
+      Resources: Json[];
+    };
+    assert.deepEqual([types.totalResults, types.Resources.map((type) => type.id)], [1, ['User']]);
   });
 });
 
@@ -399,6 +465,34 @@ describeEachBackend('SCIM Users', (ctx) => {
     assert.equal(again.active, true);
   });
 
+  it('deletes with an empty body under a SCIM or JSON Content-Type, as identity providers send a DELETE; a body that is no JSON is still 400', async () => {
+    const scim = await givenScim(ctx);
+    const ada = await createUser(ctx.app, scim, entraUser('ada@example.com'));
+    const bea = await createUser(ctx.app, scim, entraUser('bea@example.com', { emails: [{ value: 'bea@example.com' }] }));
+    const cy = await createUser(ctx.app, scim, entraUser('cy@example.com', { emails: [{ value: 'cy@example.com' }] }));
+    const deleteWith = (id: unknown, contentType: string, payload?: string) =>
+      ctx.app.inject({
+        method: 'DELETE',
+        url: `/scim/v2/Users/${id}`,
+        headers: { ...scim.scim, 'content-type': contentType },
+        ...(payload === undefined ? {} : { payload }),
+      });
+    const scimJson = await deleteWith(ada.id, 'application/scim+json', '');
+    assert.equal(scimJson.statusCode, 204, scimJson.body);
+    const json = await deleteWith(bea.id, 'application/json; charset=utf-8');
+    assert.equal(json.statusCode, 204, json.body);
+    assertScimError(await deleteWith(cy.id, 'application/scim+json', '{"schemas": ['), 400, 'invalidSyntax');
+    assertScimError(await scimCall(ctx.app, 'GET', `/scim/v2/Users/${ada.id}`, scim.scim), 404);
+    assertScimError(await scimCall(ctx.app, 'GET', `/scim/v2/Users/${bea.id}`, scim.scim), 404);
+    assert.deepEqual(
+      (await people(ctx.app, scim.tenant)).map((actor) => (actor.account as Json).name),
+      ['cy@example.com'],
+      'Ada and Bea deactivated, Cy kept',
+    );
+    const deactivated = await people(ctx.app, scim.tenant, 'deactivated');
+    assert.deepEqual(deactivated.map((actor) => (actor.account as Json).name).sort(), ['ada@example.com', 'bea@example.com']);
+  });
+
   it('refuses malformed Users with SCIM errors and stores nothing; another tenant’s User is 404', async () => {
     const scim = await givenScim(ctx);
     const other = await givenScim(ctx);
@@ -589,3 +683,201 @@ describeEachBackend('SCIM deactivation and learning assignments', (ctx) => {
     );
   });
 });
+
+const filterUsers = async (app: FastifyInstance, scim: Scim, filter: string) => {
+  const res = await scimCall(app, 'GET', `/scim/v2/Users?filter=${encodeURIComponent(filter)}`, scim.scim);
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json() as { totalResults: number; Resources: Json[] };
+};
+const renameTo = (userName: string) => ({ schemas: [PATCH_OP], Operations: [{ op: 'Replace', path: 'userName', value: userName }] });
+
+describeEachBackend('SCIM userNames folded as the database folds them', (ctx) => {
+  it('two creates of İrace-… and irace-… at once, round after round: one 201, one 409, and the filter finds one', async () => {
+    const scim = await givenScim(ctx);
+    for (let round = 0; round < 8; round++) {
+      const both = await Promise.all(
+        [`İrace-${round}`, `irace-${round}`].map((userName, i) =>
+          scimCall(
+            ctx.app,
+            'POST',
+            '/scim/v2/Users',
+            scim.scim,
+            entraUser(userName, { emails: [{ value: `r${round}-${i}@example.com` }] }),
+          ),
+        ),
+      );
+      assert.deepEqual(both.map((res) => res.statusCode).sort(), [201, 409], `round ${round}: ${both.map((res) => res.body).join(' | ')}`);
+      assertScimError(both.find((res) => res.statusCode === 409)!, 409, 'uniqueness');
+      for (const userName of [`İrace-${round}`, `irace-${round}`, `IRACE-${round}`]) {
+        assert.equal((await filterUsers(ctx.app, scim, `userName eq "${userName}"`)).totalResults, 1, userName);
+      }
+    }
+    assert.equal((await filterUsers(ctx.app, scim, 'userName sw "irace-"')).totalResults, 8);
+  });
+
+  it('a PATCH renaming σας-… to ΣΑΣ-…, which another User holds, is 409; a name folded alike is kept; the filter finds one', async () => {
+    const scim = await givenScim(ctx);
+    // lower() folds Σ to σ wherever it stands: ΣΑΣ-x is σασ-x, which σας-x (a final sigma) is not. Two Users.
+    const final = await createUser(ctx.app, scim, entraUser('σας-x', { emails: [{ value: 'final@example.com' }] }));
+    const upper = await createUser(ctx.app, scim, entraUser('ΣΑΣ-x', { emails: [{ value: 'upper@example.com' }] }));
+    const renamed = await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${final.id}`, scim.scim, renameTo('ΣΑΣ-x'));
+    assertScimError(renamed, 409, 'uniqueness');
+    const put = await scimCall(
+      ctx.app,
+      'PUT',
+      `/scim/v2/Users/${final.id}`,
+      scim.scim,
+      entraUser('σασ-X', { emails: [{ value: 'final@example.com' }] }),
+    );
+    assertScimError(put, 409, 'uniqueness');
+    const held = await filterUsers(ctx.app, scim, 'userName eq "ΣΑΣ-x"');
+    assert.deepEqual(
+      held.Resources.map((user) => [user.id, user.userName]),
+      [[upper.id, 'ΣΑΣ-x']],
+    );
+    assert.equal(await getUserName(ctx.app, scim, final.id as string), 'σας-x', 'unchanged');
+
+    // The holder keeps its name in another case (σασ-X folds as ΣΑΣ-x): no conflict with itself.
+    const kept = await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${upper.id}`, scim.scim, renameTo('σασ-X'));
+    assert.equal(kept.statusCode, 200, kept.body);
+    assert.equal((kept.json() as Json).userName, 'σασ-X');
+    // İ is i to lower(): İrace-k and irace-k are one name, kept by a rename between them.
+    const dotted = await createUser(ctx.app, scim, entraUser('İrace-k', { emails: [{ value: 'dotted@example.com' }] }));
+    const undotted = await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${dotted.id}`, scim.scim, renameTo('irace-K'));
+    assert.equal(undotted.statusCode, 200, undotted.body);
+    assertScimError(await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${final.id}`, scim.scim, renameTo('İRACE-k')), 409, 'uniqueness');
+  });
+
+  it('an import or an agent upsert giving a person the userName of a User, in any case, is refused (actors.user_name_taken), and a name too long to index is a 400; nothing changes', async () => {
+    const scim = await givenScim(ctx);
+    const user = await createUser(ctx.app, scim, entraUser('İrace-i', { emails: [{ value: 'user@example.com' }] }));
+    const imported = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/import/users',
+      headers: scim.tenant.headers,
+      payload: { users: [{ name: 'Other', attributes: { email: 'other@example.com', userName: 'IRACE-I' } }] },
+    });
+    assert.equal(imported.statusCode, 409, imported.body);
+    assert.equal(imported.json().code, 'actors.user_name_taken');
+    const upserted = await ctx.app.inject({
+      method: 'PUT',
+      url: '/api/actors/agents',
+      headers: scim.tenant.headers,
+      payload: {
+        objectType: 'Agent',
+        account: { homePage: HR, name: 'other@example.com' },
+        name: 'Other',
+        extensions: { 'http://localhost/api/ext/agent/attributes': { email: 'other@example.com', userName: 'irace-i' } },
+      },
+    });
+    assert.equal(upserted.statusCode, 409, upserted.body);
+    assert.equal(upserted.json().code, 'actors.user_name_taken');
+    // A name too long for the index (and not compressible into it): refused by name, not a 500.
+    const long = randomBytes(4_000).toString('base64');
+    assertScimError(
+      await scimCall(ctx.app, 'POST', '/scim/v2/Users', scim.scim, entraUser(long, { emails: [{ value: 'long@example.com' }] })),
+      400,
+      'invalidValue',
+    );
+    assertScimError(
+      await scimCall(ctx.app, 'PATCH', `/scim/v2/Users/${user.id}`, scim.scim, renameTo('y'.repeat(501))),
+      400,
+      'invalidValue',
+    );
+    const longImport = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/import/users',
+      headers: scim.tenant.headers,
+      payload: { users: [{ name: 'Long', attributes: { email: 'long@example.com', userName: long } }] },
+    });
+    assert.equal(longImport.statusCode, 400, longImport.body);
+    assert.equal(longImport.json().code, 'actors.user_name_too_long');
+    const listed = await filterUsers(ctx.app, scim, 'userName eq "irace-i"');
+    assert.deepEqual(
+      listed.Resources.map((found) => found.id),
+      [user.id],
+    );
+    assert.deepEqual(
+      (await people(ctx.app, scim.tenant, 'all')).map((actor) => (actor.account as Json).name),
+      ['user@example.com'],
+      'nothing stored',
+    );
+  });
+});
+
+async function getUserName(app: FastifyInstance, scim: Scim, id: string): Promise<unknown> {
+  const res = await scimCall(app, 'GET', `/scim/v2/Users/${id}`, scim.scim);
+  assert.equal(res.statusCode, 200, res.body);
+  return (res.json() as Json).userName;
+}
+
+for (const backend of BACKENDS) {
+  describe(`SCIM Users sharing a userName before migration 0040 [${backend.name}]`, () => {
+    it('keeps the active User stored first; the others lose the userName (kept as userNameBefore0040) and are no longer Users', async () => {
+      // A database migrated up to 0039, where the defect let people share a folded userName.
+      const before = mkdtempSync(join(tmpdir(), 'learnbase-migrations-'));
+      for (const name of migrationFiles().filter((file) => file < '0040')) copyFileSync(join(MIGRATIONS_DIR, name), join(before, name));
+      const { db, dispose } = await backend.open();
+      try {
+        await migrate(db, before);
+        let app = await buildApp(testConfig(), db, { logger: false });
+        const tenant = await new Given(app, db).tenant();
+        const record = (await new TenancyService(db, 0).findById(tenant.id)) ?? assert.fail('no tenant');
+        const scim: Scim = {
+          tenant,
+          admin: {},
+          scim: { authorization: `Bearer ${(await issueScimToken(db, record)).token}` },
+          tokenId: '',
+        };
+        const users = [
+          ['Deactivated first', 'IRACE-M', false],
+          ['Kept', 'İrace-m', true],
+          ['Second', 'irace-m', true],
+          ['Apart', 'σας-m', true],
+        ] as const;
+        for (const [name, userName, active] of users) {
+          const user = await createUser(app, scim, entraUser(`${name.replace(/ /g, '')}@example.com`));
+          // Today's code refuses the shared name; the stored rows are what the defect left.
+          await db.query(`UPDATE actors SET attributes = attributes || jsonb_build_object('userName', $2::text) WHERE id = $1`, [
+            user.id,
+            userName,
+          ]);
+          if (!active) {
+            const off = { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] };
+            assert.equal((await scimCall(app, 'PATCH', `/scim/v2/Users/${user.id}`, scim.scim, off)).statusCode, 200);
+          }
+        }
+        assert.equal((await filterUsers(app, scim, 'userName eq "irace-m"')).totalResults, 3, 'the defect: three Users of one name');
+        await app.close();
+
+        assert.deepEqual(await migrate(db), ['0040_scim_user_names_and_hr_progress.sql']);
+        app = await buildApp(testConfig(), db, { logger: false });
+        const held = await filterUsers(app, scim, 'userName eq "irace-m"');
+        assert.deepEqual(
+          held.Resources.map((user) => [user.displayName, user.userName, user.active]),
+          [['Ada Lovelace', 'İrace-m', true]],
+        );
+        const byName = new Map(
+          (await people(app, tenant, 'all')).map((actor) => [String((actor.account as Json).name), attributesOf(actor)]),
+        );
+        assert.equal(byName.get('Kept@example.com')?.userName, 'İrace-m');
+        assert.equal(byName.get('Apart@example.com')?.userName, 'σας-m', 'another name is untouched');
+        for (const [account, userName] of [
+          ['Deactivatedfirst@example.com', 'IRACE-M'],
+          ['Second@example.com', 'irace-m'],
+        ]) {
+          assert.equal(byName.get(account)?.userName, undefined, account);
+          assert.equal(byName.get(account)?.userNameBefore0040, userName, account);
+        }
+        assert.equal((await filterUsers(app, scim, 'userName sw ""')).totalResults, 2);
+        // The name is one User's from now on, under any case.
+        const again = await scimCall(app, 'POST', '/scim/v2/Users', scim.scim, entraUser('Second@example.com', { userName: 'IRACE-m' }));
+        assertScimError(again, 409, 'uniqueness');
+        await app.close();
+      } finally {
+        await dispose();
+        rmSync(before, { recursive: true, force: true });
+      }
+    });
+  });
+}

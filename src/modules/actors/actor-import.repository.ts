@@ -1,4 +1,4 @@
-import { PERSON_SQL } from './actor.repository.js';
+import { PERSON_SQL, userNameRefusalOf } from './actor.repository.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { positionOfSql } from './actor-position.js';
 
@@ -48,12 +48,16 @@ export async function insertActors(sql: SqlClient, tenantId: string, actors: rea
 }
 
 async function insertActorBatch(sql: SqlClient, tenantId: string, actors: readonly ActorWrite[]): Promise<void> {
-  await sql.query(
-    `INSERT INTO actors (tenant_id, agent_key, ifi, updated, name, attributes, position_id, imported_at)
+  await sql
+    .query(
+      `INSERT INTO actors (tenant_id, agent_key, ifi, updated, name, attributes, position_id, imported_at)
      SELECT $1, r.key, r.ifi, now(), r.name, r.attributes, ${positionOfSql('r.attributes', '$1')}, now()
        FROM jsonb_to_recordset($2::jsonb) AS r(key text, ifi jsonb, name text, attributes jsonb)`,
-    [tenantId, JSON.stringify(actors)],
-  );
+      [tenantId, JSON.stringify(actors)],
+    )
+    .catch((error: unknown) => {
+      throw userNameRefusalOf(error) ?? error;
+    });
 }
 
 /**
@@ -65,14 +69,18 @@ export async function updateActors(sql: SqlClient, tenantId: string, actors: rea
 }
 
 async function updateActorBatch(sql: SqlClient, tenantId: string, actors: readonly Omit<ActorWrite, 'ifi'>[]): Promise<void> {
-  await sql.query(
-    `UPDATE actors AS a SET name = r.name, attributes = r.attributes, position_id = ${positionOfSql('r.attributes', '$1')},
+  await sql
+    .query(
+      `UPDATE actors AS a SET name = r.name, attributes = r.attributes, position_id = ${positionOfSql('r.attributes', '$1')},
             imported_at = now(), updated = now(), authority_only = false
        FROM jsonb_to_recordset($2::jsonb) AS r(key text, name text, attributes jsonb)
       WHERE a.tenant_id = $1 AND a.agent_key = r.key
         AND (a.name IS DISTINCT FROM r.name OR a.attributes IS DISTINCT FROM r.attributes OR a.authority_only)`,
-    [tenantId, JSON.stringify(actors)],
-  );
+      [tenantId, JSON.stringify(actors)],
+    )
+    .catch((error: unknown) => {
+      throw userNameRefusalOf(error) ?? error;
+    });
 }
 
 /**

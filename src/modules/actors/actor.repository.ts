@@ -1,6 +1,36 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { SqlFilter, type Page } from '../../platform/database/sql-filters.js';
+import { StorageError } from '../../platform/database/storage-error.js';
 import type { StoredActor } from './actor-attributes.js';
+
+/**
+ * The unique index of the people's SCIM userNames, folded by lower() (migration 0040): a write that
+ * would give a second person a userName another holds fails on it, whichever channel writes it (an
+ * import or an upsert carrying a `userName` attribute, an HR event, SCIM racing one of them).
+ */
+const USER_NAME_INDEX = 'actors__tenant_id_scim_user_name';
+
+/**
+ * A write's failure on USER_NAME_INDEX as what it is, else undefined: the conflict of a name another
+ * person holds (409 `actors.user_name_taken`), or a name too long for an index entry (54000, over
+ * about 2,700 bytes: 400 `actors.user_name_too_long`; SCIM refuses one over 500 bytes before).
+ */
+export function userNameRefusalOf(error: unknown): StorageError | undefined {
+  const { code, constraint, message } = (error ?? {}) as { code?: unknown; constraint?: unknown; message?: unknown };
+  if (code === '54000' && typeof message === 'string' && message.includes(USER_NAME_INDEX)) {
+    return new StorageError(
+      'invalid_input',
+      'actors.user_name_too_long',
+      'The userName is too long to be indexed: send one of at most 500 bytes.',
+    );
+  }
+  if (code !== '23505' || constraint !== USER_NAME_INDEX) return undefined;
+  return new StorageError(
+    'conflict',
+    'actors.user_name_taken',
+    'Another person holds this userName (compared without case): a userName is one SCIM User’s (docs/identity.md).',
+  );
+}
 
 /** A row of `actors` as the reads select it (COLUMNS). */
 export interface ActorRow {

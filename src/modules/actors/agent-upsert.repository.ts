@@ -8,6 +8,7 @@ import {
   type PersonRecordRow,
   toPersonRecord,
   toStoredActor,
+  userNameRefusalOf,
 } from './actor.repository.js';
 
 /**
@@ -45,8 +46,9 @@ export interface UpsertedActor {
  * the row as written, so that nobody reads it again.
  */
 export async function upsertAgentActor(sql: SqlClient, tenantId: string, actor: AgentActorWrite): Promise<UpsertedActor> {
-  const { rows } = await sql.query<{ created: boolean } & ActorRow & PersonRecordRow>(
-    `INSERT INTO actors AS a (tenant_id, agent_key, ifi, updated, name, attributes, position_id, imported_at, deactivated_at)
+  const { rows } = await sql
+    .query<{ created: boolean } & ActorRow & PersonRecordRow>(
+      `INSERT INTO actors AS a (tenant_id, agent_key, ifi, updated, name, attributes, position_id, imported_at, deactivated_at)
      VALUES ($1, $2, $3::jsonb, now(), $4, $5::jsonb, ${positionOfSql('$5::jsonb', '$1')}, now(),
              CASE WHEN $8::boolean = false THEN now() END)
      ON CONFLICT (tenant_id, agent_key) DO UPDATE
@@ -60,17 +62,20 @@ export async function upsertAgentActor(sql: SqlClient, tenantId: string, actor: 
                                   WHEN $8::boolean THEN NULL
                                   ELSE COALESCE(a.deactivated_at, now()) END
      RETURNING (xmax = 0) AS created, ${PERSON_RECORD_COLUMNS}, a.names, a.object_type, a.members`,
-    [
-      tenantId,
-      actor.key,
-      JSON.stringify(actor.ifi),
-      actor.name ?? null,
-      actor.attributes === undefined ? null : JSON.stringify(actor.attributes),
-      actor.name !== undefined,
-      actor.attributes !== undefined,
-      actor.active ?? null,
-    ],
-  );
+      [
+        tenantId,
+        actor.key,
+        JSON.stringify(actor.ifi),
+        actor.name ?? null,
+        actor.attributes === undefined ? null : JSON.stringify(actor.attributes),
+        actor.name !== undefined,
+        actor.attributes !== undefined,
+        actor.active ?? null,
+      ],
+    )
+    .catch((error: unknown) => {
+      throw userNameRefusalOf(error) ?? error;
+    });
   const row = rows[0];
   return { created: row.created, stored: toStoredActor(row), record: toPersonRecord(row) };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError } from '../../platform/http/app-error.js';
 import type { Principal, Tenant } from '../../kernel/principal.js';
@@ -13,9 +13,11 @@ import {
   DONE,
   type DropFacts,
   type DropResult,
+  entryTypeOf,
   FAILED,
   importedResult,
   isRefusal,
+  notRegularFile,
   refusedResult,
   usersModeOf,
 } from './drop-folder-rules.js';
@@ -52,6 +54,14 @@ export const DropFolderErrors = {
 class AlreadyImported extends Error {}
 
 /**
+ * How a claimed file is opened: never through a symbolic link (O_NOFOLLOW: a link put in the file's
+ * place after it was looked at fails with ELOOP instead of being followed), and without waiting on a
+ * FIFO that has no writer (O_NONBLOCK; a regular file reads the same). What was opened is then
+ * checked to be a regular file before a byte of it is read.
+ */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/**
  * Imports a claimed file (at `path`, in processing/) exactly once: the import records the claim
  * in its own transaction (import_drop_files), so a claim already recorded is not imported again,
  * and of two imports of one claim at once (a process taking over the claim of one still at it)
@@ -68,16 +78,26 @@ export async function importClaimedFile(
   const recorded = await findDropFile(context.sql, tenant.id, claimId);
   if (recorded) return { to: DONE, result: importedResult(factsOf(claimed, recorded.sha256), recorded) };
   let bytes: Buffer;
+  let handle: FileHandle | undefined;
   try {
-    const { size } = await stat(path);
-    if (size > context.importLimitBytes) {
+    handle = await open(path, OPEN_FLAGS);
+    const found = await handle.stat();
+    if (!found.isFile())
+      return { to: FAILED, result: { ...factsOf(claimed), status: 'refused', error: notRegularFile(file, entryTypeOf(found)) } };
+    if (found.size > context.importLimitBytes) {
       const error = DropFolderErrors.tooLarge(file, context.importLimitBytes);
-      return { to: FAILED, result: refusedResult(factsOf(claimed, await sha256Of(path)), error) };
+      return { to: FAILED, result: refusedResult(factsOf(claimed, await sha256Of(handle)), error) };
     }
-    bytes = await readFile(path);
+    bytes = await handle.readFile();
   } catch (error) {
     if (codeOf(error) === 'ENOENT') return undefined;
+    // The claimed name is a symbolic link now (swapped in after the look): refused unread.
+    if (codeOf(error) === 'ELOOP') {
+      return { to: FAILED, result: { ...factsOf(claimed), status: 'refused', error: notRegularFile(file, 'symbolic link') } };
+    }
     throw error;
+  } finally {
+    await handle?.close();
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   // The audit trail names the file: the import history shows the operator `drop:<file>`.
@@ -110,18 +130,20 @@ export async function importClaimedFile(
   return { to: DONE, result: importedResult(factsOf(claimed, sha256), record) };
 }
 
-const factsOf = (claimed: ClaimedFile, sha256: string): DropFacts => ({
+/** The facts of a result file; `sha256` only of a regular file's bytes. */
+const factsOf = (claimed: ClaimedFile, sha256?: string): DropFacts => ({
   file: claimed.file,
   tenant: claimed.tenant.name,
   kind: claimed.kind,
   claim: claimed.claimId,
-  sha256,
+  ...(sha256 === undefined ? {} : { sha256 }),
 });
 
 const codeOf = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code;
 
-async function sha256Of(path: string): Promise<string> {
+/** The SHA-256 of an opened regular file, read in chunks (a file too large to import is not held whole). */
+async function sha256Of(handle: FileHandle): Promise<string> {
   const digest = createHash('sha256');
-  for await (const chunk of createReadStream(path)) digest.update(chunk as Buffer);
+  for await (const chunk of handle.createReadStream({ start: 0, autoClose: false })) digest.update(chunk as Buffer);
   return digest.digest('hex');
 }

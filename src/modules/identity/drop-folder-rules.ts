@@ -125,13 +125,62 @@ export interface DropFacts {
   tenant: string;
   kind: ImportFileKind;
   claim: string;
-  /** SHA-256 of the file's bytes, in hex. */
-  sha256: string;
+  /**
+   * SHA-256 of the file's bytes, in hex; absent for what was no regular file (a symbolic link, a
+   * FIFO, a device, a folder): nothing of it, or of what it points at, was read.
+   */
+  sha256?: string;
 }
 
 /** What a result file says (docs/identity.md, "The import folder"). */
 export type DropResult = DropFacts &
   ({ status: 'imported'; importedAt: string; summary: Record<string, unknown> } | { status: 'refused'; error: RefusedError });
+
+/**
+ * What a result file says of an entry of a tenant's folder that has an import's name but is no
+ * regular file: it was left where it is (never claimed, opened or followed), and this says why.
+ * Written in failed/ with no file beside it, once per process while the entry stays.
+ */
+export interface LeftResult {
+  file: string;
+  tenant: string;
+  kind: ImportFileKind;
+  status: 'left';
+  warning: RefusedError;
+}
+
+/** What an entry that is no regular file is, in words (lstat's answer, never its target's). */
+export type EntryType = 'symbolic link' | 'folder' | 'FIFO' | 'socket' | 'device';
+
+export function entryTypeOf(entry: {
+  isSymbolicLink(): boolean;
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+}): EntryType {
+  if (entry.isSymbolicLink()) return 'symbolic link';
+  if (entry.isDirectory()) return 'folder';
+  if (entry.isFIFO()) return 'FIFO';
+  if (entry.isSocket()) return 'socket';
+  return 'device';
+}
+
+/**
+ * The import folder takes regular files only: a symbolic link in a tenant's folder could point at
+ * another tenant's file or any file the server may read, and a FIFO or device would never end.
+ */
+export const notRegularFile = (file: string, type: EntryType): RefusedError => ({
+  code: 'identity.drop_not_regular_file',
+  message:
+    `${file} is a ${type}, not a regular file: the import folder takes regular files only, and read nothing of it ` +
+    '(nor of what it may point at). Drop the file itself.',
+});
+
+export const leftResult = (facts: Omit<LeftResult, 'status' | 'warning'>, type: EntryType): LeftResult => ({
+  ...facts,
+  status: 'left',
+  warning: notRegularFile(facts.file, type),
+});
 
 export interface RefusedError {
   code: string;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { lstat, link, mkdir, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Admission, UNCOUNTED_BODY_BYTES } from '../../platform/http/admission.js';
@@ -14,9 +14,15 @@ import {
   claimOf,
   classifyName,
   countsOf,
+  DONE,
   type DropResult,
+  type EntryType,
+  entryTypeOf,
+  FAILED,
   finishedName,
   isComplete,
+  type LeftResult,
+  leftResult,
   PROCESSING,
   resultName,
   retryDelayMs,
@@ -69,6 +75,13 @@ const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? 
  * start (renamed to a name of its own, so that one process takes it): with the record there, the
  * import happened and the file only moves on; without it, it is imported, and should its first
  * claimer be alive and importing it still, the claim's primary key lets one of the two commit.
+ *
+ * Regular files only: every entry is looked at with lstat, which never follows a link, and a claimed
+ * file is opened with O_NOFOLLOW (drop-file-import.service.ts). An entry with an import's name that
+ * is a symbolic link, a FIFO, a socket, a device or a folder is left where it is, unread, with a
+ * warning in the log and in a result file in failed/ (LeftResult). A tenant folder that is a link,
+ * or whose processing/, done/ or failed/ is no real folder, is not worked in at all: a link there
+ * could hand one tenant's files (or claims) to another's folder.
  */
 export class DropFolder {
   /** This process, in the names of the files it claims. */
@@ -140,6 +153,15 @@ export class DropFolder {
       if (this.stopping) return;
       if (entry.name.startsWith('.')) continue;
       const folder = join(dir, entry.name);
+      if (entry.isSymbolicLink()) {
+        // Followed, a link named as tenant B pointing at tenant A's folder would import A's files into B.
+        this.warnOnce(
+          folder,
+          { tenant: entry.name },
+          'a symbolic link at the top of the import folder: a tenant folder must be a folder, links are not followed',
+        );
+        continue;
+      }
       if (!entry.isDirectory()) {
         this.warnOnce(folder, {}, 'a file at the top of the import folder, outside any tenant folder: left alone');
         continue;
@@ -157,6 +179,7 @@ export class DropFolder {
   }
 
   private async lookAtTenant(tenant: Tenant, folder: string): Promise<void> {
+    if (!(await this.ownFolders(tenant, folder))) return;
     await this.finishClaims(tenant, folder);
     const entries = await readdir(folder, { withFileTypes: true }).catch((error: unknown) => {
       this.warnOnce(folder, { err: error }, 'cannot read a tenant folder of the import folder');
@@ -166,9 +189,11 @@ export class DropFolder {
     const now = Date.now();
     const candidates: Candidate[] = [];
     for (const entry of entries) {
-      if (entry.isDirectory()) continue;
+      if ([PROCESSING, DONE, FAILED].includes(entry.name)) continue;
       const path = join(folder, entry.name);
       const named = classifyName(entry.name);
+      // Another folder, or anything still being written, without a word.
+      if (entry.isDirectory() && !('kind' in named)) continue;
       if ('skip' in named) {
         if (named.skip === 'unknown')
           this.warnOnce(
@@ -179,8 +204,13 @@ export class DropFolder {
         if (named.skip === 'too_long') this.warnOnce(path, {}, 'a file of the import folder has a name too long to claim: left alone');
         continue;
       }
-      const found = await stat(path).catch(() => undefined);
-      if (!found?.isFile()) continue;
+      // lstat: the entry itself, never what a link points at.
+      const found = await lstat(path).catch(() => undefined);
+      if (!found) continue;
+      if (!found.isFile()) {
+        await this.leave(tenant, folder, { file: entry.name, kind: named.kind, path }, entryTypeOf(found));
+        continue;
+      }
       this.seen.add(path);
       const watched = watch(this.watched.get(path), found, now);
       this.watched.set(path, watched);
@@ -197,6 +227,60 @@ export class DropFolder {
       if (claimed) await this.process(claimed, release);
       else release();
     }
+  }
+
+  /**
+   * Whether the tenant folder's processing/, done/ and failed/ are its own: absent (made when
+   * needed) or real folders. A link there (to another tenant's processing/, say) would let this
+   * tenant's look take over that tenant's claims, or move files into its folders: the tenant's
+   * folder is left alone, with a warning, until it is put right.
+   */
+  private async ownFolders(tenant: Tenant, folder: string): Promise<boolean> {
+    for (const sub of [PROCESSING, DONE, FAILED]) {
+      const found = await lstat(join(folder, sub)).catch(() => undefined);
+      if (found && !found.isDirectory()) {
+        this.warnOnce(
+          join(folder, sub),
+          { tenant: tenant.name, type: entryTypeOf(found) },
+          `${sub}/ of a tenant folder of the import folder is no folder (a link?): the tenant's files are left alone until it is one`,
+        );
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * An entry with an import's name that is no regular file: left where it is, said once (while it
+   * stays) in the log and in a result file in failed/, alone (nothing is moved beside it).
+   */
+  private async leave(
+    tenant: Tenant,
+    folder: string,
+    entry: { file: string; kind: Candidate['kind']; path: string },
+    type: EntryType,
+  ): Promise<void> {
+    const first = this.warnOnce(
+      entry.path,
+      { tenant: tenant.name, type },
+      'an entry of the import folder is no regular file: left where it is, unread',
+    );
+    if (!first) return;
+    const result: LeftResult = leftResult({ file: entry.file, tenant: tenant.name, kind: entry.kind }, type);
+    const name = finishedName({ claimId: claimIdOf(new Date(), randomBytes(4).toString('hex')), file: entry.file });
+    try {
+      await this.writeResult(join(folder, FAILED), resultName(name), result);
+    } catch (error) {
+      this.options.log.warn({ err: error, path: entry.path }, 'cannot write the result of an entry left in the import folder');
+    }
+  }
+
+  /** Writes a result file whole, or not at all (a temporary name renamed in). */
+  private async writeResult(folder: string, name: string, result: DropResult | LeftResult): Promise<void> {
+    await mkdir(folder, { recursive: true });
+    const path = join(folder, name);
+    await writeFile(`${path}.${this.owner}.tmp`, `${JSON.stringify(result, null, 2)}\n`);
+    await rename(`${path}.${this.owner}.tmp`, path);
   }
 
   /** A place among the imports in flight for a file of `bytes` (what gives it back), or undefined while there is none. */
@@ -219,17 +303,25 @@ export class DropFolder {
     }
     this.watched.delete(candidate.path);
     // Between the look and the rename, the name may have passed to another file (another process
-    // claimed the one looked at, and a new one is being written under its name): it goes back.
-    const taken = await stat(claimedPath).catch(() => undefined);
+    // claimed the one looked at, and a new one is being written under its name; or a link was put
+    // in its place): it goes back (a link as the link: link() does not follow it), and the next
+    // look sees what it is.
+    const taken = await lstat(claimedPath).catch(() => undefined);
     // Gone already: a process starting took the claim over (it imports the file).
     if (!taken) return undefined;
-    if (taken.ino !== candidate.ino || taken.size !== candidate.watched.size || taken.mtimeMs !== candidate.watched.mtimeMs) {
+    if (
+      !taken.isFile() ||
+      taken.ino !== candidate.ino ||
+      taken.size !== candidate.watched.size ||
+      taken.mtimeMs !== candidate.watched.mtimeMs
+    ) {
       try {
         await link(claimedPath, candidate.path);
         await unlink(claimedPath);
         return undefined;
       } catch (error) {
-        // Yet another file has the name now: this one stays claimed, and is imported as it is.
+        // Yet another file has the name now (or a folder cannot be linked back): this one stays
+        // claimed, and is imported as it is, or refused unread if it is no regular file.
         this.options.log.warn({ err: error, file: claimedPath }, 'a file claimed from the import folder changed as it was claimed');
       }
     }
@@ -284,7 +376,7 @@ export class DropFolder {
    */
   private async process(claimed: Claimed, entered?: () => void): Promise<void> {
     const path = join(claimed.folder, PROCESSING, claimedName(claimed));
-    const release = entered ?? this.admit(claimed.tenant, (await stat(path).catch(() => undefined))?.size ?? 0);
+    const release = entered ?? this.admit(claimed.tenant, (await lstat(path).catch(() => undefined))?.size ?? 0);
     if (!release) {
       const attempts = this.retries.get(path)?.attempts ?? 0;
       this.retries.set(path, { attempts, at: Date.now() + this.options.intervalMs });
@@ -311,10 +403,7 @@ export class DropFolder {
   private async finish(claimed: Claimed, path: string, to: string, result: DropResult): Promise<void> {
     const folder = join(claimed.folder, to);
     const finished = finishedName(claimed);
-    const resultPath = join(folder, resultName(finished));
-    await mkdir(folder, { recursive: true });
-    await writeFile(`${resultPath}.${this.owner}.tmp`, `${JSON.stringify(result, null, 2)}\n`);
-    await rename(`${resultPath}.${this.owner}.tmp`, resultPath);
+    await this.writeResult(folder, resultName(finished), result);
     try {
       await rename(path, join(folder, finished));
     } catch (error) {
@@ -328,10 +417,12 @@ export class DropFolder {
     else this.options.log.warn({ ...details, error: result.error.code }, 'refused a file of the import folder');
   }
 
-  private warnOnce(path: string, details: Record<string, unknown>, message: string): void {
+  /** Logs a warning about `path` once while it stays; true when this was the first time. */
+  private warnOnce(path: string, details: Record<string, unknown>, message: string): boolean {
     this.seen.add(path);
-    if (this.told.has(path)) return;
+    if (this.told.has(path)) return false;
     this.told.add(path);
     this.options.log.warn({ ...details, path }, message);
+    return true;
   }
 }

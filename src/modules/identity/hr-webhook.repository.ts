@@ -66,30 +66,77 @@ export async function insertHrMessage(
   return rowCount === 1;
 }
 
-/** A message waiting to be applied. */
+/** A message waiting to be applied, and how far it got. */
 export interface PendingHrMessage {
   tenantId: string;
   webhookId: string;
   messageId: string;
   payload: unknown;
+  /** How many of its events the pieces applied so far applied (0: none yet). */
+  appliedEvents: number;
+  /** What those events did, in order. */
+  outcomes: unknown[];
 }
 
 /**
  * The oldest message not yet applied of some tenant whose oldest one no other transaction holds,
  * locked for the caller's transaction (`tx`): a tenant's messages are applied one at a time, in the
- * order they were received, whatever the number of processes applying them.
+ * order they were received, whatever the number of processes applying them. Of the tenants waiting,
+ * the one whose turn is oldest goes first (its message's last piece, or its receipt): a batch
+ * applied in pieces lets other tenants' messages in between its pieces.
  */
 export async function claimPendingHrMessage(tx: SqlClient): Promise<PendingHrMessage | undefined> {
-  const { rows } = await tx.query<{ tenant_id: string; webhook_id: string; message_id: string; payload: unknown }>(
-    `SELECT m.tenant_id, m.webhook_id, m.message_id, m.payload FROM hr_webhook_messages m
+  const { rows } = await tx.query<{
+    tenant_id: string;
+    webhook_id: string;
+    message_id: string;
+    payload: unknown;
+    applied_events: number;
+    result: { events?: unknown[] } | null;
+  }>(
+    `SELECT m.tenant_id, m.webhook_id, m.message_id, m.payload, m.applied_events, m.result FROM hr_webhook_messages m
       WHERE m.applied_at IS NULL
         AND m.seq = (SELECT min(o.seq) FROM hr_webhook_messages o WHERE o.tenant_id = m.tenant_id AND o.applied_at IS NULL)
-      ORDER BY m.seq
+      ORDER BY coalesce(m.progressed_at, m.received_at), m.seq
       LIMIT 1
       FOR UPDATE SKIP LOCKED`,
   );
   const row = rows[0];
-  return row && { tenantId: row.tenant_id, webhookId: row.webhook_id, messageId: row.message_id, payload: row.payload };
+  return (
+    row && {
+      tenantId: row.tenant_id,
+      webhookId: row.webhook_id,
+      messageId: row.message_id,
+      payload: row.payload,
+      appliedEvents: row.applied_events,
+      outcomes: row.result?.events ?? [],
+    }
+  );
+}
+
+/**
+ * Records a piece of a message applied, in the piece's transaction: how many of its events are
+ * applied now, what they did (`events`, all of them so far) and, once the last one is, that the
+ * message is applied.
+ */
+export async function recordHrProgress(
+  tx: SqlClient,
+  message: Pick<PendingHrMessage, 'tenantId' | 'webhookId' | 'messageId'>,
+  progress: { appliedEvents: number; events: unknown[]; finished: boolean },
+): Promise<void> {
+  await tx.query(
+    `UPDATE hr_webhook_messages
+        SET applied_events = $4, result = $5::jsonb, progressed_at = now(), applied_at = CASE WHEN $6::boolean THEN now() END
+      WHERE tenant_id = $1 AND webhook_id = $2 AND message_id = $3`,
+    [
+      message.tenantId,
+      message.webhookId,
+      message.messageId,
+      progress.appliedEvents,
+      JSON.stringify({ events: progress.events }),
+      progress.finished,
+    ],
+  );
 }
 
 /** Marks a message applied (or refused for good), with what it did. */

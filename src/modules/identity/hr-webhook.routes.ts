@@ -4,6 +4,8 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { apiErrorResponse } from '../../platform/http/common-schemas.js';
 import { recordAudit, sourceOfHeader } from '../audit/audit.service.js';
 import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../auth/admin-routes.schemas.js';
+import type { TenancyService } from '../tenancy/tenancy.service.js';
+import { namedTenant } from '../tenancy/tenant-host.js';
 import {
   hrWebhookPath,
   issueHrWebhook,
@@ -18,6 +20,8 @@ import {
 export interface HrWebhookRoutesOptions {
   sql: SqlClient;
   applier: HrMessageApplier;
+  tenancy: Pick<TenancyService, 'findById'>;
+  baseDomain: string;
 }
 
 /** The largest message an HR system may post: a batch of 1,000 people with their attributes. */
@@ -132,7 +136,9 @@ export const hrWebhookRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = as
               webhookId: Type.String(),
               messageId: Type.String({ description: 'The `webhook-id` the HR system sent.' }),
               receivedAt: Type.String({ format: 'date-time' }),
-              appliedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'null while it waits.' }),
+              appliedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+                description: 'null while it waits or is being applied, in pieces of 100 events (`result.events`: those applied so far).',
+              }),
               result: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
                 description:
                   '`events`: per event, its `type`, `outcome` (created, updated, deactivated, unknown_person, refused), `actorId`, `error`.',
@@ -162,7 +168,7 @@ export const hrWebhookRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = as
  * its own: the signature is over the bytes sent, so the body is read as bytes and parsed after the
  * check, whatever its content type.
  */
-export const hrWebhookInbox: FastifyPluginAsyncTypebox<HrWebhookRoutesOptions> = async (app, { sql, applier }) => {
+export const hrWebhookInbox: FastifyPluginAsyncTypebox<HrWebhookRoutesOptions> = async (app, { sql, applier, tenancy, baseDomain }) => {
   // The signature is over the bytes sent: the body is read as bytes, and parsed after the check.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MESSAGE_LIMIT_BYTES }, (_request, body, done) => done(null, body));
@@ -188,15 +194,21 @@ export const hrWebhookInbox: FastifyPluginAsyncTypebox<HrWebhookRoutesOptions> =
             { id: Type.String(), status: Type.Literal('duplicate') },
             { description: 'This message id was received before: nothing changes.' },
           ),
-          400: apiErrorResponse('The message is no JSON, or its events break the rules (`identity.invalid_event`, every problem named).'),
-          401: apiErrorResponse('No such endpoint (or revoked), a bad signature, or a timestamp more than five minutes away.'),
+          400: apiErrorResponse(
+            'The message is no JSON, or its events break the rules (`identity.invalid_event`, every problem named); a Host that names no tenant.',
+          ),
+          401: apiErrorResponse(
+            'No such endpoint (or revoked), a bad signature, a timestamp more than five minutes away, ' +
+              'or another tenant named by X-SVC-Tenant or the sub-domain (`auth.unauthorized`, as SCIM answers it).',
+          ),
           413: apiErrorResponse('The message is larger than 4 MiB.'),
         },
       },
     },
     async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const { messageId, accepted } = await receiveHrMessage(sql, request.params.id, body, request.headers);
+      const named = namedTenant(request, baseDomain);
+      const { messageId, accepted } = await receiveHrMessage(sql, request.params.id, body, request.headers, { named, tenancy });
       if (accepted) applier.kick();
       return accepted
         ? reply.status(202).send({ id: messageId, status: 'accepted' })

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest, notFound } from '../../platform/http/app-error.js';
+import { httpErrorOf } from '../../platform/http/storage-errors.js';
+import { StorageError } from '../../platform/database/storage-error.js';
 import { textProblem, utf8Text } from '../../platform/json-guard.js';
 import type { Principal, Tenant } from '../../kernel/principal.js';
 import type { ActorDomains } from '../actors/actor.service.js';
@@ -11,6 +13,7 @@ import { getTenantSettings, lockPeopleIdentities } from '../actors/tenant-settin
 import type { CredentialService } from '../auth/credentials/credential.service.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { tenantHex, tenantIdFromHex } from '../tenancy/tenant-credential.js';
+import { refuseOtherTenant } from '../tenancy/tenant-host.js';
 import { parseHrMessage, type HrEvent } from './hr-event-rules.js';
 import {
   claimPendingHrMessage,
@@ -20,10 +23,10 @@ import {
   listHrMessages,
   listHrWebhookRows,
   markHrMessage,
+  recordHrProgress,
   revokeHrWebhookRow,
   type HrMessageListing,
   type HrWebhookListing,
-  type PendingHrMessage,
 } from './hr-webhook.repository.js';
 import { lockedPlan, newPersonIfi, personKeys, writePerson, type IdentityWriter } from './identity-person.service.js';
 
@@ -77,16 +80,23 @@ export function listHrWebhookMessages(sql: SqlClient, tenant: Tenant, limit: num
 
 const unauthorized = (message: string) => new AppError('identity.webhook_unauthorized', 401, message);
 
+/** Who a message is received for: the tenant the request names (X-SVC-Tenant or the sub-domain, namedTenant's answer). */
+export interface HrReceipt {
+  named: string | undefined;
+  tenancy: Pick<TenancyService, 'findById'>;
+}
+
 /**
- * `POST /hooks/hr/{id}`: checks the message (the endpoint, its signature and timestamp, then its
- * events) and stores it. Answers whether it was new: false for a message id the endpoint had
- * already received (stored once, applied once).
+ * `POST /hooks/hr/{id}`: checks the message (the endpoint, its signature and timestamp, the tenant
+ * the request names, then its events) and stores it. Answers whether it was new: false for a
+ * message id the endpoint had already received (stored once, applied once).
  */
 export async function receiveHrMessage(
   sql: SqlClient,
   id: string,
   body: Buffer,
   headers: Record<string, string | string[] | undefined>,
+  receipt: HrReceipt,
 ): Promise<{ tenantId: string; messageId: string; accepted: boolean }> {
   const hex = HR_WEBHOOK_ID.exec(id)?.[1];
   const tenantId = hex === undefined ? undefined : tenantIdFromHex(hex);
@@ -108,6 +118,12 @@ export async function receiveHrMessage(
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
     throw unauthorized(`The message is not signed by this webhook's secret, or is not recent: ${error.message} (Standard Webhooks).`);
+  }
+  // The endpoint names its tenant: a request naming another one is refused as SCIM refuses it, not
+  // applied to the endpoint's tenant behind the sender's back.
+  if (receipt.named !== undefined) {
+    const tenant = await receipt.tenancy.findById(tenantId);
+    refuseOtherTenant(receipt.named, { name: tenant?.name ?? '' }, 'The HR webhook');
   }
   const messageId = signed['webhook-id'];
   if (messageId.length > MAX_MESSAGE_ID || textProblem(messageId)) {
@@ -140,16 +156,38 @@ export interface HrApplierOptions {
   credentials: CredentialService;
   /** How often the stored messages are looked at besides when one arrives, in ms. */
   intervalMs: number;
+  /** The most events of a message one transaction applies (HR_PIECE_EVENTS). */
+  pieceEvents?: number;
   onError: (error: unknown) => void;
 }
 
 /**
+ * The most events of a message one transaction applies. A batch of 1,000 joiners applied in one
+ * transaction held PGlite's one connection for about ten seconds, and every request of every tenant
+ * waited for it (health checks included). A piece of 100 holds it for about a second at most there,
+ * and the requests queued meanwhile run before the next piece; on PostgreSQL the pieces cost a few
+ * commits more.
+ */
+export const HR_PIECE_EVENTS = 100;
+
+/** A turn of the event loop: what arrived meanwhile (requests, their queries) goes before the next piece. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
  * Applies the stored messages: at once when one arrives in this process (`kick`), and every
  * `intervalMs` for those another process stored, or this one could not apply (the database gone
- * for a moment: the message stays and is tried again). One message a transaction: it is claimed
- * (the oldest waiting of its tenant), each of its events applied under a savepoint (an event
- * refused for good, an ambiguous match say, is recorded and the others go on), and it is marked
- * applied with what each did, in that transaction.
+ * for a moment: the message stays and is tried again).
+ *
+ * A message is applied in pieces of `pieceEvents` events, one transaction each: the message is
+ * claimed (the oldest waiting of its tenant), the events of the piece applied each under a savepoint
+ * (an event refused for good, an ambiguous match say, is recorded and the others go on), and the
+ * message's progress recorded (how many events, what they did; applied once the last is), in that
+ * transaction. Between pieces the event loop turns, so other requests get the database. The events
+ * of a message are independent (each has its own outcome), so nothing is half-applied: a piece is
+ * all or nothing, and a failure that may pass (the database gone) rolls back only the piece in
+ * hand, which is applied again, from its first event, when the message is tried again; the pieces
+ * before it stay applied and are never applied twice. The tenant's later messages wait until the
+ * message is applied whole: its order holds.
  */
 export class HrMessageApplier {
   private timer: NodeJS.Timeout | undefined;
@@ -190,16 +228,15 @@ export class HrMessageApplier {
     await this.running;
   }
 
-  /** Applies waiting messages until none is left (or the applier stops). */
+  /** Applies waiting messages, piece by piece, until none is left (or the applier stops). */
   private async drain(): Promise<void> {
-    while (!this.stopped && (await this.applyOne())) {
-      // The next one.
-    }
+    while (!this.stopped && (await this.applyOne())) await nextTurn();
   }
 
-  /** Claims and applies one message; false when none is waiting. */
+  /** Claims a message and applies its next piece; false when none is waiting. */
   async applyOne(): Promise<boolean> {
     const { sql, credentials } = this.options;
+    const pieceEvents = this.options.pieceEvents ?? HR_PIECE_EVENTS;
     const done = await sql.transaction(async (tx) => {
       const message = await claimPendingHrMessage(tx);
       if (!message) return undefined;
@@ -219,8 +256,15 @@ export class HrMessageApplier {
         peopleChanges: this.options.peopleChanges,
         credentials,
       };
-      const { events, revoked } = await applyEvents(tx, writer, message);
-      await markHrMessage(tx, message, { events });
+      const all = parseHrMessage(message.payload);
+      const piece = all.slice(message.appliedEvents, message.appliedEvents + pieceEvents);
+      const { events, revoked } = await applyEvents(tx, writer, piece);
+      const appliedEvents = message.appliedEvents + piece.length;
+      await recordHrProgress(tx, message, {
+        appliedEvents,
+        events: [...message.outcomes, ...events],
+        finished: appliedEvents >= all.length,
+      });
       return { revoked };
     });
     if (!done) return false;
@@ -229,16 +273,16 @@ export class HrMessageApplier {
   }
 }
 
-/** Each event of the message, under a savepoint of its own. */
+/** Each event of a piece, in order, under a savepoint of its own. */
 async function applyEvents(
   tx: SqlClient,
   writer: IdentityWriter,
-  message: PendingHrMessage,
+  piece: HrEvent[],
 ): Promise<{ events: EventOutcome[]; revoked: string[] }> {
   const settings = await getTenantSettings(tx, writer.principal.tenant, writer.domains.baseDomain);
   const outcomes: EventOutcome[] = [];
   const revoked: string[] = [];
-  for (const event of parseHrMessage(message.payload)) {
+  for (const event of piece) {
     await tx.query('SAVEPOINT hr_event');
     try {
       const applied = await applyEvent(tx, writer, settings, event);
@@ -246,9 +290,13 @@ async function applyEvents(
       outcomes.push(applied.outcome);
       await tx.query('RELEASE SAVEPOINT hr_event');
     } catch (error) {
-      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      // Refused for good: a rule's AppError, or a write the store refuses by name (a StorageError:
+      // a userName another person holds). Anything else (the database gone, a collision to retry)
+      // fails the message, which is tried again.
+      const refusal = error instanceof AppError ? error : error instanceof StorageError ? httpErrorOf(error) : undefined;
+      if (!refusal || refusal.status >= 500) throw error;
       await tx.query('ROLLBACK TO SAVEPOINT hr_event');
-      outcomes.push({ type: event.type, outcome: 'refused', error: { code: error.code, message: error.message } });
+      outcomes.push({ type: event.type, outcome: 'refused', error: { code: refusal.code, message: refusal.message } });
     }
   }
   return { events: outcomes, revoked };

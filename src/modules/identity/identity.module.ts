@@ -50,7 +50,7 @@ export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
   app.addHook('onClose', async () => applier.stop());
   purgeHourly(app, 'applied HR webhook messages past their retention', () => purgeAppliedHrMessages(sql));
   await app.register(hrWebhookRoutes, { sql });
-  await app.register(hrWebhookInbox, { sql, applier });
+  await app.register(hrWebhookInbox, { sql, applier, tenancy: app.tenancy, baseDomain: config.baseDomain });
 
   const signOn = new SingleSignOn({
     sql,

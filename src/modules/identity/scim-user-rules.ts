@@ -5,6 +5,7 @@
  * re-exported here, so the identity service reads the User rules from one place.
  */
 import { hash } from 'node:crypto';
+import { lengthProblem, MAX_ACCOUNT_PART_BYTES } from '../../kernel/limits.js';
 import { textProblem } from '../../platform/json-guard.js';
 import { ScimErrors } from './scim.errors.js';
 import {
@@ -127,6 +128,10 @@ export function scimPersonOf(resource: unknown): ScimPerson {
   }
   const userName = readText(resource, 'userName', 'userName');
   if (userName === undefined) throw ScimErrors.invalidValue('"userName" must be a non-empty string.', { attribute: 'userName' });
+  // Indexed for its uniqueness (migration 0040), so held to a unique value's length: a B-tree entry
+  // holds at most 2,704 bytes, and a longer name failed the write with a 500.
+  const tooLong = lengthProblem(userName, MAX_ACCOUNT_PART_BYTES);
+  if (tooLong) throw ScimErrors.invalidValue(`"userName" ${tooLong}.`, { attribute: 'userName' });
 
   const attributes: Record<string, string> = { userName };
   const externalId = readText(resource, 'externalId', 'externalId');

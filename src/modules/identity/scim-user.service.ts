@@ -11,6 +11,7 @@ import {
   type IdentityWriter,
 } from './identity-person.service.js';
 import { userFilterSql } from './scim-filter-rules.js';
+import { foldUserNames } from './scim-user.repository.js';
 import { applyScimPatch, MAPPED_ATTRIBUTES, scimPersonOf, scimUserOf, versionOf, type ScimPerson } from './scim-user-rules.js';
 
 /**
@@ -77,7 +78,10 @@ function checkIfMatch(context: ScimContext, record: PersonRecord, ifMatch: strin
   throw ScimUserErrors.versionMismatch();
 }
 
-/** Whether another person than `agentKey` holds `userName` (case-insensitively, as RFC 7643 §4.1.1 compares it). */
+/**
+ * Whether another person than `agentKey` holds `userName` (case-insensitively, as RFC 7643 §4.1.1
+ * compares it): by lower() on both sides, the expression the unique index enforces (foldUserNames).
+ */
 async function userNameHeldElsewhere(sql: SqlClient, tenantId: string, userName: string, agentKey?: string): Promise<boolean> {
   const { total } = await listPersonRecords(
     sql,
@@ -89,9 +93,14 @@ async function userNameHeldElsewhere(sql: SqlClient, tenantId: string, userName:
   return total > 0;
 }
 
-/** The lock keys of the userNames a write takes and frees (compared without case, as the uniqueness is). */
-const userNameKeys = (taken: string | undefined, stored: PersonRecord | undefined): string[] =>
-  [taken, stored?.attributes[USER_NAME]].filter((name): name is string => Boolean(name)).map((name) => `userName:${name.toLowerCase()}`);
+/**
+ * The lock keys of the userNames a write takes and frees, folded by the database (foldUserNames):
+ * two writes of names the uniqueness holds for one (`İrace`, `irace`) wait for each other.
+ */
+async function userNameKeys(sql: SqlClient, taken: string | undefined, stored: PersonRecord | undefined): Promise<string[]> {
+  const names = [taken, stored?.attributes[USER_NAME]].filter((name): name is string => Boolean(name));
+  return (await foldUserNames(sql, names)).map((folded) => `userName:${folded}`);
+}
 
 /** The person's attributes after a write: the ones SCIM does not map stay as an import or upsert left them. */
 function mergedAttributes(stored: Readonly<Record<string, string>>, sent: Readonly<Record<string, string>>): Record<string, string> {
@@ -110,16 +119,16 @@ export async function createUser(context: ScimContext, body: unknown): Promise<S
   const userName = person.attributes[USER_NAME] as string;
   const { record } = await inIdentityTransaction(context, async (tx) => {
     const settings = await getTenantSettings(tx, tenant, context.domains.baseDomain);
-    const keysWith = (found: PersonRecord | undefined) =>
-      personKeys(settings, person.attributes, found, newPersonIfi(settings, person.attributes), userNameKeys(userName, found));
+    const keysWith = async (found: PersonRecord | undefined) =>
+      personKeys(settings, person.attributes, found, newPersonIfi(settings, person.attributes), await userNameKeys(tx, userName, found));
     const matched = await lockedPlan(
       tx,
       tenant.id,
       async () => {
         const [found] = await personRecordsByUniqueValues(tx, tenant.id, settings.uniqueAttributes, person.attributes);
-        return { keys: keysWith(found), value: found };
+        return { keys: await keysWith(found), value: found };
       },
-      keysWith(undefined),
+      await keysWith(undefined),
     );
     if (await userNameHeldElsewhere(tx, tenant.id, userName)) throw ScimUserErrors.userNameTaken(userName);
     if (matched?.attributes[USER_NAME]) {
@@ -155,16 +164,18 @@ async function rewriteUser(
   const tenant = context.principal.tenant;
   const { record } = await inIdentityTransaction(context, async (tx) => {
     const settings = await getTenantSettings(tx, tenant, context.domains.baseDomain);
-    const { stored, person } = await lockedPlan(tx, tenant.id, async () => {
+    const { stored, person, nameKeys } = await lockedPlan(tx, tenant.id, async () => {
       const stored = await requireUser(tx, context, id);
       const person = next(stored);
-      const keys = personKeys(settings, person.attributes, stored, undefined, userNameKeys(person.attributes[USER_NAME] as string, stored));
-      return { keys, value: { stored, person } };
+      const nameKeys = await userNameKeys(tx, person.attributes[USER_NAME] as string, stored);
+      return { keys: personKeys(settings, person.attributes, stored, undefined, nameKeys), value: { stored, person, nameKeys } };
     });
     checkIfMatch(context, stored, ifMatch);
     const userName = person.attributes[USER_NAME] as string;
-    // A userName kept (however cased) was checked when it was taken: only a new one may be another User's.
-    const renamed = userName.toLowerCase() !== stored.attributes[USER_NAME]?.toLowerCase();
+    // A userName kept (however cased) was checked when it was taken: only a new one may be another
+    // User's. Kept means folded alike by the database (the keys of the name taken and the name
+    // stored are one), the folding the unique index holds: `ΣΑΣ` is not `σας` there (σασ).
+    const renamed = nameKeys[0] !== nameKeys[1];
     if (renamed && (await userNameHeldElsewhere(tx, tenant.id, userName, stored.agentKey))) throw ScimUserErrors.userNameTaken(userName);
     return writePerson(
       tx,
@@ -198,7 +209,7 @@ export async function deleteUser(context: ScimContext, id: string, ifMatch?: str
     const settings = await getTenantSettings(tx, context.principal.tenant, context.domains.baseDomain);
     const stored = await lockedPlan(tx, context.principal.tenant.id, async () => {
       const stored = await requireUser(tx, context, id);
-      return { keys: personKeys(settings, stored.attributes, stored, undefined, userNameKeys(undefined, stored)), value: stored };
+      return { keys: personKeys(settings, stored.attributes, stored, undefined, await userNameKeys(tx, undefined, stored)), value: stored };
     });
     checkIfMatch(context, stored, ifMatch);
     const { [USER_NAME]: _gone, ...attributes } = stored.attributes;

@@ -9,7 +9,7 @@ import type { ActorDomains } from '../actors/actor.service.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 import type { CredentialService } from '../auth/credentials/credential.service.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
-import { namedTenant } from '../tenancy/tenant-host.js';
+import { namedTenant, refuseOtherTenant } from '../tenancy/tenant-host.js';
 import { LIST_SCHEMA, schemas, serviceProviderConfig, userResourceType } from './scim-discovery.js';
 import { verifyScimToken } from './scim-token.service.js';
 import {
@@ -57,6 +57,24 @@ const ERRORS = {
 
 const unauthorized = (detail: string) => new AppError('auth.unauthorized', 401, detail, { headers: { 'WWW-Authenticate': CHALLENGE } });
 
+/**
+ * What is not served under /scim/v2/: Groups (docs/identity.md, "Why no Groups"), Bulk, /Me, a
+ * resource type or schema not listed, a method a path does not take. Answered as a SCIM error
+ * (404, RFC 7644 §3.12) so that an identity provider probing for Groups reads why.
+ */
+const notServed = (what: string, groups: boolean) =>
+  new AppError(
+    'identity.scim_not_served',
+    404,
+    groups
+      ? 'Groups are not supported: this service provider serves Users only (GET /scim/v2/ResourceTypes lists them). ' +
+          'Send a person\'s unit as a User attribute (docs/identity.md, "Why no Groups").'
+      : `No SCIM resource here (${what}): this service provider serves Users only; GET /scim/v2/ResourceTypes lists the resource types.`,
+  );
+const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+/** A Group's path, resource type or schema (`Groups/…`, `Group`, `urn:…:core:2.0:Group`). */
+const isGroups = (name: string) => /^groups?(\/|$)/i.test(name) || name.toLowerCase() === GROUP_SCHEMA.toLowerCase();
+
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200, description: 'The User id (the actor id, a UUID).' }) });
 const IfMatch = Type.Object(
   { 'if-match': Type.Optional(Type.String({ description: 'The version the change applies to (meta.version); 412 otherwise.' })) },
@@ -90,7 +108,7 @@ export const scimRoutes: FastifyPluginAsyncTypebox<ScimRoutesOptions> = async (a
     const verified = await verifyScimToken(sql, token);
     const tenant = verified && (await tenancy.findById(verified.tenantId));
     if (!verified || !tenant) throw unauthorized('The SCIM token is not valid, or was revoked.');
-    if (named !== undefined && named !== tenant.name) throw unauthorized('The SCIM token does not belong to this tenant.');
+    refuseOtherTenant(named, tenant, 'The SCIM token', { 'WWW-Authenticate': CHALLENGE });
     const principal: Principal = { kind: 'scim', tenant, id: verified.id };
     request.tenant = tenant;
     request.principal = principal;
@@ -142,6 +160,48 @@ export const scimRoutes: FastifyPluginAsyncTypebox<ScimRoutesOptions> = async (a
       reply
         .type(SCIM_JSON)
         .send({ schemas: [LIST_SCHEMA], totalResults: 1, startIndex: 1, itemsPerPage: 1, Resources: [userResourceType(base(request))] }),
+  );
+
+  app.get(
+    '/scim/v2/ResourceTypes/:id',
+    {
+      schema: {
+        tags: ['identity'],
+        hide: true,
+        operationId: 'GET:scim.v2.ResourceTypes',
+        summary: 'SCIM: one resource type (User; Group is not served)',
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200, description: 'The resource type, `User`.' }) }),
+        response: {
+          200: Resource('An RFC 7643 §6 ResourceType'),
+          ...ERRORS,
+          404: scimError('No such resource type (Groups are not served).'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      if (id !== 'User') throw notServed(`resource type "${id}"`, isGroups(id));
+      return reply.type(SCIM_JSON).send(userResourceType(base(request)));
+    },
+  );
+
+  app.get(
+    '/scim/v2/Schemas/:id',
+    {
+      schema: {
+        tags: ['identity'],
+        hide: true,
+        operationId: 'GET:scim.v2.Schemas',
+        summary: 'SCIM: one schema, by its URN',
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200, description: 'The schema URN.' }) }),
+        response: { 200: Resource('An RFC 7643 §7 Schema'), ...ERRORS, 404: scimError('No schema has this id.') },
+      },
+    },
+    async (request, reply) => {
+      const found = schemas(base(request)).find((schema) => String(schema.id).toLowerCase() === request.params.id.toLowerCase());
+      if (!found) throw notServed(`schema "${request.params.id}"`, isGroups(request.params.id));
+      return reply.type(SCIM_JSON).send(found);
+    },
   );
 
   app.get(
@@ -282,4 +342,25 @@ export const scimRoutes: FastifyPluginAsyncTypebox<ScimRoutesOptions> = async (a
       return reply.status(204).send(null);
     },
   );
+
+  // Anything else under /scim/v2/ (Groups, Bulk, /Me, PUT /Users) is a SCIM 404 after the token
+  // check, not the API's: the routes above are preferred by Fastify's router to this wildcard. The
+  // folder itself is a route too, so that the route list (and the route fuzz reading it) shows the
+  // wildcard under it.
+  for (const url of ['/scim/v2/', '/scim/v2/*']) {
+    app.route({
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      url,
+      schema: {
+        tags: ['identity'],
+        hide: true,
+        summary: 'SCIM: what is not served here (Groups, Bulk, …), answered as a SCIM error',
+        response: { ...ERRORS, 404: scimError('Not served: Groups, Bulk, an unknown path or method.') },
+      },
+      handler: async (request) => {
+        const path = (request.params as { '*'?: string })['*'] ?? '';
+        throw notServed(`${request.method} /scim/v2/${path}`, isGroups(path));
+      },
+    });
+  }
 };

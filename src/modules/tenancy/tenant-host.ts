@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { badRequest } from '../../platform/http/app-error.js';
+import { AppError, badRequest } from '../../platform/http/app-error.js';
 
 /**
  * The tenant a Host header names as `{tenant}.{baseDomain}[:port]`, or undefined when the host is
@@ -35,4 +35,24 @@ export function namedTenant(request: FastifyRequest, baseDomain: string): string
     throw badRequest('tenant.mismatch', `The Host names tenant "${fromHost}" but X-SVC-Tenant names "${fromHeader}"; name one tenant.`);
   }
   return fromHeader ?? fromHost;
+}
+
+/**
+ * The one check of a credential against the tenant the request names (`named`: namedTenant's
+ * answer), for the channels that check their own credentials (a SCIM token, an HR webhook's
+ * signature): naming another tenant than the credential's is refused, 401 `auth.unauthorized`,
+ * as the auth hook refuses a credential of another tenant, never served in the credential's
+ * tenant instead. `credential` names it in the message (`The SCIM token`); `headers`, the
+ * channel's WWW-Authenticate challenge if it has one.
+ */
+export function refuseOtherTenant(
+  named: string | undefined,
+  tenant: { name: string },
+  credential: string,
+  headers?: Record<string, string>,
+): void {
+  if (named === undefined || named === tenant.name) return;
+  throw new AppError('auth.unauthorized', 401, `${credential} does not belong to tenant "${named}", the tenant this request names.`, {
+    ...(headers ? { headers } : {}),
+  });
 }

@@ -46,6 +46,11 @@ function registerUtf8JsonParser(app: FastifyInstance): void {
  * The parser of `application/json` bodies (registerUtf8JsonParser), for a route that takes JSON
  * under another media type too (SCIM's `application/scim+json`): `app.addContentTypeParser(type,
  * { parseAs: 'buffer' }, utf8JsonParser(app))`.
+ *
+ * An empty body of a DELETE is no body, whatever Content-Type names: a DELETE's content has no
+ * defined meaning (RFC 9110 §9.3.5), and clients such as identity providers send their JSON
+ * Content-Type on every request, the DELETE of a SCIM User included. Fastify runs the parser of
+ * that type all the same, and its JSON parser refuses an empty body (400).
  */
 export function utf8JsonParser(
   app: FastifyInstance,
@@ -53,6 +58,10 @@ export function utf8JsonParser(
   const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig;
   const parseJson = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
   return (request, body, done) => {
+    if (body.length === 0 && request.method === 'DELETE') {
+      done(null, undefined);
+      return;
+    }
     const text = utf8Text(body as Buffer);
     if (text === undefined) {
       done(Object.assign(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), { notUtf8: true }), undefined);
