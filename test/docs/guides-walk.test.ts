@@ -1,9 +1,9 @@
 // The guides are one path a newcomer runs top to bottom against `npm start`: README's "Start",
 // then every guide in the order of README's "Documentation" list. This test is that newcomer. It
 // starts the real command line (`serve`, a fresh data folder, a free port), reads the demo credentials
-// from the banner, and runs every ```sh block of the guides in order in one bash session, with the
-// guides' port 8080 replaced by the real one and `./bin/learnbase` running this checkout's code.
-// After each block it compares what the commands printed with the output block the page shows,
+// from the banner, and runs every ```sh block of the guides in order in one bash session, as a reader
+// pastes them: the server's address is the `$LB` the reader set from the banner's "listening on",
+// and `./bin/learnbase` runs this checkout's code. After each block it compares what the commands printed with the output block the page shows,
 // and fails with the guide, the line and a diff when they differ. The convention the guides follow
 // (output blocks, `…` for what varies, the `<!-- walk: … -->` markers) is docs/operations.md,
 // "The guides are tested"; the parsing is guide-steps.ts, the comparison output-match.ts.
@@ -43,6 +43,7 @@ interface Banner {
 
 const BANNER_FIELDS = {
   port: /listening on http:\/\/[^\s:]+:(\d+)/,
+  LB: /listening on (http:\/\/\S+)/,
   KEY: /^\s*key:\s+(\S+)/m,
   SECRET: /^\s*secret:\s+(\S+)/m,
   admin: /^\s*admin:\s+(\S+) \/ (\S+)/m,
@@ -64,7 +65,9 @@ function readBanner(server: ChildProcess, ms = 60_000): Promise<Banner> {
       server.stdout?.off('data', onData);
       resolve({
         port: Number(found.port![1]),
-        values: Object.fromEntries(['KEY', 'SECRET', 'CLIENT_ID', 'CLIENT_SECRET', 'REDIRECT_URI'].map((name) => [name, found[name]![1]!])),
+        values: Object.fromEntries(
+          ['LB', 'KEY', 'SECRET', 'CLIENT_ID', 'CLIENT_SECRET', 'REDIRECT_URI'].map((name) => [name, found[name]![1]!]),
+        ),
         admin: { email: found.admin![1]!, password: found.admin![2]! },
         signInAt: found.signInAt![1]!,
       });
@@ -77,9 +80,14 @@ function readBanner(server: ChildProcess, ms = 60_000): Promise<Banner> {
   });
 }
 
-/** The guides' address is `npm start`'s, port 8080; the walk's server has its own. */
+/**
+ * The outputs the guides show are `npm start`'s, on port 8080; the walk's server has its own. The
+ * commands name no port: they read the address from `$LB` (README's "Start").
+ */
 const onPort = (text: string, port: number) =>
   text.replace(/(127\.0\.0\.1|localhost)(:|%3A)8080(?!\d)/g, (_, host: string, colon: string) => `${host}${colon}${port}`);
+/** An address written into a command instead of `$LB`: a host of this machine with a port. */
+const WRITTEN_ADDRESS = /\b(?:127\.0\.0\.1|(?:[a-z0-9-]+\.)?localhost):\d+/;
 
 /** The browser step of docs/oauth.md: open the sign-in page, sign in as the demo admin, take the code from the redirect. */
 async function signIn(authorizeUrl: string, admin: Banner['admin']): Promise<string> {
@@ -203,7 +211,11 @@ class Walk {
 
   private async runBlock(step: Extract<Step, { kind: 'run' }>): Promise<string | undefined> {
     const port = this.banner.port;
-    const result = await this.shell.run(onPort(step.script, port));
+    // A reader on another port would have to edit such a command: the guides write "$LB" instead
+    // (a comment may show the address the variable holds).
+    const written = WRITTEN_ADDRESS.exec(step.script.replace(/(^|\s)#.*$/gm, ''));
+    if (written) return `  writes the address ${written[0]}: a command reads it from "$LB" (or "$LB_DEMO"), set once in README's "Start"`;
+    const result = await this.shell.run(step.script);
     this.last = result;
     const printed = `  it printed:\n${indent(result.stdout)}${result.stderr.trim() ? `\n  and on stderr:\n${indent(result.stderr)}` : ''}`;
     if (result.exitCode !== 0) return `  exited with ${result.exitCode}\n${printed}`;
