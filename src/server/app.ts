@@ -167,7 +167,7 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
     transformObject: prefixOperationIds,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
-  registerGuides(app);
+  registerGuides(app, { baseDomain: config.baseDomain });
   registerHomePage(app);
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async (request) =>
     withServer(app.swagger(), request.publicBaseUrl),
