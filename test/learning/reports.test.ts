@@ -477,6 +477,49 @@ describeEachBackend('Reports', (ctx) => {
     assert.equal((await report(ctx, tenant, 'activity-over-time', { from: '2024-01-01', to: '2025-01-01' })).statusCode, 200);
   });
 
+  it('defuses in CSV the formulas a spreadsheet would run after white space or a line break, and in full-width signs; JSON keeps the text', async () => {
+    const own = await ctx.given.tenant();
+    const titles: Record<string, string> = {
+      SPACE: ' =1+1',
+      NEWLINE: '\n=1+1',
+      CRLF: '\r\n+1',
+      TAB: '\t=1+1',
+      CR: '\r=1+1',
+      WIDE_EQUALS: '\uff1d1+1',
+      WIDE_PLUS: '\uff0b1',
+      WIDE_MINUS: '\uff0d1',
+      WIDE_AT: '\uff20SUM(A1)',
+      PLAIN: 'Sales = revenue',
+    };
+    const entries = Object.entries(titles).map(([id, title]) => ({ id, attributes: { title } }));
+    const imported = await ctx.app.inject({ method: 'PUT', url: '/api/import/organisation', headers: own.headers, payload: entries });
+    assert.equal(imported.statusCode, 204, imported.body);
+    const stored = json(await report(ctx, own, 'completion-by-unit'));
+    assert.deepEqual(
+      Object.fromEntries(stored.units.map((unit: Json) => [unit.id, unit.attributes.title])),
+      titles,
+      'the JSON answer is the text as imported',
+    );
+    const csv = await report(ctx, own, 'completion-by-unit', {}, { ...own.headers, accept: 'text/csv' });
+    assert.equal(csv.statusCode, 200, csv.body);
+    assert.equal(csv.headers['content-type'], 'text/csv; charset=utf-8');
+    const header = 'id,parentId,direct.people,direct.completed,direct.rate,subtree.people,subtree.completed,subtree.rate,attributes.title';
+    const cell: Record<string, string> = {
+      SPACE: "' =1+1",
+      NEWLINE: `"'\n=1+1"`,
+      CRLF: `"'\r\n+1"`,
+      TAB: "'\t=1+1",
+      CR: `"'\r=1+1"`,
+      WIDE_EQUALS: "'\uff1d1+1",
+      WIDE_PLUS: "'\uff0b1",
+      WIDE_MINUS: "'\uff0d1",
+      WIDE_AT: "'\uff20SUM(A1)",
+      PLAIN: 'Sales = revenue',
+    };
+    const rows = Object.keys(titles).map((id) => `${id},,0,0,,0,0,,${cell[id]}`);
+    assert.equal(csv.body, [header, ...rows, ''].join('\r\n'));
+  });
+
   it('activity-over-time at the edges of the calendar: a week ending in year 10000 is 400 naming the range, every other range of years 1 and 9999 answers', async () => {
     const scoped = await scopedKey(ctx, tenant, 'A');
     const askers: Array<[string, Record<string, string>, Record<string, string>]> = [
