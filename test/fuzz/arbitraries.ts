@@ -2900,6 +2900,7 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /docs/': plainRoute('GET', '/docs/', publicHeaders),
   'GET /docs/static/index.html': plainRoute('GET', '/docs/static/index.html', publicHeaders),
   'GET /docs/static/swagger-initializer.js': plainRoute('GET', '/docs/static/swagger-initializer.js', publicHeaders),
+  'GET /docs/static/theme/favicon.svg': plainRoute('GET', '/docs/static/theme/favicon.svg', publicHeaders),
   'GET /docs/json': plainRoute('GET', '/docs/json', publicHeaders),
   'GET /docs/yaml': plainRoute('GET', '/docs/yaml', publicHeaders),
   'GET /docs/*': docsWildcardRoute,
