@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
-import { CLI_ARGS, startCli } from '../support/cli.js';
+import { CLI_ARGS, startCli, waitForOutput } from '../support/cli.js';
 import { guideOrder, parseGuide, section, type Guide, type Step } from './guide-steps.js';
 import { ANY, compareOutput, parseHttp } from './output-match.js';
 import { ShellSession, type BlockResult } from './shell-session.js';
@@ -143,6 +143,13 @@ function answerValue(source: string, last: BlockResult): string | undefined {
 
 const indent = (text: string) => text.replace(/^/gm, '    ');
 
+/**
+ * Stops the server and starts it again on the same port and storage, with `env` added to its
+ * environment (a value starting `./` is a path in the reader's folder, where the reader runs
+ * `npm start`); resolves once it listens.
+ */
+type Restart = (env: Record<string, string>) => Promise<void>;
+
 /** A server started as `npm start` starts it, a bash session in the reader's folder, and the values read so far. */
 class Walk {
   private last: BlockResult | undefined;
@@ -150,9 +157,10 @@ class Walk {
   private constructor(
     private readonly shell: ShellSession,
     private readonly banner: Banner,
+    private readonly restartServer: Restart,
   ) {}
 
-  static async start(folder: string, server: ChildProcess, databaseUrl: string | undefined): Promise<Walk> {
+  static async start(folder: string, server: ChildProcess, databaseUrl: string | undefined, restart: Restart): Promise<Walk> {
     const banner = await readBanner(server);
     // The reader's folder: `./bin/learnbase` (this checkout's command line, as the tests run it:
     // cli.ts), `./docs` (the guides' example files, docs/examples/, as in the clone) and, on
@@ -167,7 +175,7 @@ class Walk {
     delete env.LEARNBASE_DATA;
     delete env.DATABASE_URL;
     if (databaseUrl) env.DATABASE_URL = databaseUrl;
-    return new Walk(new ShellSession(reader, env, join(folder, 'blocks')), banner);
+    return new Walk(new ShellSession(reader, env, join(folder, 'blocks')), banner, restart);
   }
 
   /** Runs one guide's steps in order; answers every difference from what the page says. */
@@ -193,6 +201,13 @@ class Walk {
               throw new Error(`${name} = ${source}: the last answer has no such value:\n${indent(this.last.stdout)}`);
             await this.shell.set(name, value);
           }
+        } else if (step.kind === 'restart') {
+          if (step.before.trim() !== '') {
+            const result = await this.shell.run(step.before);
+            if (result.exitCode !== 0)
+              throw new Error(`the lines before npm start exited with ${result.exitCode}:\n${indent(result.stderr)}`);
+          }
+          await this.restartServer(step.env);
         } else if (step.kind === 'sign-in') {
           const url = step.at === 'banner' ? this.banner.signInAt : this.last?.stdout.trim();
           if (!url || !/^https?:\/\/\S+$/.test(url))
@@ -270,8 +285,16 @@ for (const backend of backends) {
       if (backend === 'postgres') database = await createPostgresDatabase();
       // A port of its own rather than 0: the demo client's redirect URI carries the port it is given.
       const port = await freePort();
-      server = startCli(['serve', '--port', String(port), ...(database ? ['--database', database.url] : ['--data', data])]);
-      walk = await Walk.start(folder, server, database?.url);
+      const serve = ['serve', '--port', String(port), ...(database ? ['--database', database.url] : ['--data', data])];
+      server = startCli(serve);
+      walk = await Walk.start(folder, server, database?.url, async (env) => {
+        if (server) await stop(server);
+        const inReader = Object.fromEntries(
+          Object.entries(env).map(([name, value]) => [name, value.startsWith('./') ? join(folder, 'reader', value) : value]),
+        );
+        server = startCli(serve, inReader);
+        await waitForOutput(server, /listening on http:\/\/[^\s:]+:\d+/, 60_000);
+      });
     });
 
     after(async () => {
