@@ -13,6 +13,7 @@ import { registerInputGuards } from '../platform/http/input-guards.js';
 import { registerPublicUrl } from '../platform/http/public-url.js';
 import { registerMetrics } from '../platform/http/metrics.js';
 import { registerHealth } from '../platform/http/health.js';
+import { apiReferenceOptions, PRODUCT, REFERENCE_DESCRIPTION } from '../platform/http/api-reference.js';
 import { registerGuides } from '../platform/http/guides.js';
 import { registerHomePage } from '../platform/http/home-page.js';
 import { describeCheckErrors, prefixOperationIds, withServer } from '../platform/http/openapi.js';
@@ -148,13 +149,7 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: {
-        title: 'learnbase',
-        version: '1',
-        description:
-          'Multi-tenant learning platform API and xAPI Learning Record Store. Name the tenant with the ' +
-          '`X-SVC-Tenant` header or the `{tenant}.{base-domain}` sub-domain.',
-      },
+      info: { title: PRODUCT.name, version: PRODUCT.version, description: REFERENCE_DESCRIPTION },
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'An access token of the OAuth authorization code flow (docs/oauth.md).' },
@@ -166,8 +161,8 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
     transform: describeCheckErrors,
     transformObject: prefixOperationIds,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
-  registerGuides(app);
+  await app.register(swaggerUi, apiReferenceOptions);
+  registerGuides(app, { baseDomain: config.baseDomain });
   registerHomePage(app);
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async (request) =>
     withServer(app.swagger(), request.publicBaseUrl),

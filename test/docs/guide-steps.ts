@@ -27,7 +27,13 @@ export type Step =
   /** Values copied from the last answer: `NAME = .json.path` or `NAME = Header?parameter`. */
   | (At & { kind: 'set'; assignments: { name: string; source: string }[] })
   /** The browser's OAuth sign-in, done over HTTP: the code of the redirect goes into `name`. */
-  | (At & { kind: 'sign-in'; at: 'printed' | 'banner'; name: string });
+  | (At & { kind: 'sign-in'; at: 'printed' | 'banner'; name: string })
+  /**
+   * The reader stops the server and starts it again in its terminal: `before` (the block's lines
+   * before its last) runs in the reader's terminal, then the server starts with `env`, the
+   * assignments before the last line's `npm start`.
+   */
+  | (At & { kind: 'restart'; script: string; before: string; env: Record<string, string> });
 
 export interface Guide {
   path: string;
@@ -36,6 +42,8 @@ export interface Guide {
 
 const OUTPUT_LANGS = new Set<string>(['json', 'http', 'text']);
 const NAME = /^[A-Z_][A-Z0-9_]*$/;
+/** The last line of a block the server is restarted by: `NAME=value … npm start`. */
+const START_LINE = /^((?:[A-Z_][A-Z0-9_]*=[^\s'"$`\\]+\s+)*)npm start$/;
 
 /** The docs/*.md guides README's "Documentation" list names, in its order. */
 export function guideOrder(readme: string): string[] {
@@ -143,6 +151,21 @@ export function parseGuide(path: string, markdown: string, firstLine = 1): Guide
     } else if (text === 'from the banner') {
       if (!block) fail(line, 'a "from the banner" marker must stand right before the reader\'s ```sh block of values');
       steps.push({ kind: 'banner', guide: path, line: block!.line, names: assignedNames(block!.text) });
+      index++;
+    } else if (text === 'restart the server') {
+      const lines = block?.text.trimEnd().split('\n') ?? [];
+      const start = START_LINE.exec(lines.at(-1)?.trim() ?? '');
+      if (!block || !start) {
+        fail(line, 'a "restart the server" marker must stand right before a ```sh block whose last line is `[NAME=value …] npm start`');
+      }
+      const env = Object.fromEntries(
+        start![1]!
+          .trim()
+          .split(/\s+/)
+          .filter((assignment) => assignment !== '')
+          .map((assignment) => [assignment.slice(0, assignment.indexOf('=')), assignment.slice(assignment.indexOf('=') + 1)]),
+      );
+      steps.push({ kind: 'restart', guide: path, line: block!.line, script: block!.text, before: lines.slice(0, -1).join('\n'), env });
       index++;
     } else if ((signIn = /^browser sign-in( at the banner's address)? -> ([A-Z_][A-Z0-9_]*)$/.exec(text))) {
       steps.push({ kind: 'sign-in', guide: path, line, at: signIn[1] ? 'banner' : 'printed', name: signIn[2]! });

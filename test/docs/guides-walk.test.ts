@@ -1,9 +1,9 @@
 // The guides are one path a newcomer runs top to bottom against `npm start`: README's "Start",
 // then every guide in the order of README's "Documentation" list. This test is that newcomer. It
 // starts the real command line (`serve`, a fresh data folder, a free port), reads the demo credentials
-// from the banner, and runs every ```sh block of the guides in order in one bash session, with the
-// guides' port 8080 replaced by the real one and `./bin/learnbase` running this checkout's code.
-// After each block it compares what the commands printed with the output block the page shows,
+// from the banner, and runs every ```sh block of the guides in order in one bash session, as a reader
+// pastes them: the server's address is the `$LB` the reader set from the banner's "listening on",
+// and `./bin/learnbase` runs this checkout's code. After each block it compares what the commands printed with the output block the page shows,
 // and fails with the guide, the line and a diff when they differ. The convention the guides follow
 // (output blocks, `…` for what varies, the `<!-- walk: … -->` markers) is docs/operations.md,
 // "The guides are tested"; the parsing is guide-steps.ts, the comparison output-match.ts.
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
-import { CLI_ARGS, startCli } from '../support/cli.js';
+import { CLI_ARGS, startCli, waitForOutput } from '../support/cli.js';
 import { guideOrder, parseGuide, section, type Guide, type Step } from './guide-steps.js';
 import { ANY, compareOutput, parseHttp } from './output-match.js';
 import { ShellSession, type BlockResult } from './shell-session.js';
@@ -43,6 +43,7 @@ interface Banner {
 
 const BANNER_FIELDS = {
   port: /listening on http:\/\/[^\s:]+:(\d+)/,
+  LB: /listening on (http:\/\/\S+)/,
   KEY: /^\s*key:\s+(\S+)/m,
   SECRET: /^\s*secret:\s+(\S+)/m,
   admin: /^\s*admin:\s+(\S+) \/ (\S+)/m,
@@ -64,7 +65,9 @@ function readBanner(server: ChildProcess, ms = 60_000): Promise<Banner> {
       server.stdout?.off('data', onData);
       resolve({
         port: Number(found.port![1]),
-        values: Object.fromEntries(['KEY', 'SECRET', 'CLIENT_ID', 'CLIENT_SECRET', 'REDIRECT_URI'].map((name) => [name, found[name]![1]!])),
+        values: Object.fromEntries(
+          ['LB', 'KEY', 'SECRET', 'CLIENT_ID', 'CLIENT_SECRET', 'REDIRECT_URI'].map((name) => [name, found[name]![1]!]),
+        ),
         admin: { email: found.admin![1]!, password: found.admin![2]! },
         signInAt: found.signInAt![1]!,
       });
@@ -77,9 +80,14 @@ function readBanner(server: ChildProcess, ms = 60_000): Promise<Banner> {
   });
 }
 
-/** The guides' address is `npm start`'s, port 8080; the walk's server has its own. */
+/**
+ * The outputs the guides show are `npm start`'s, on port 8080; the walk's server has its own. The
+ * commands name no port: they read the address from `$LB` (README's "Start").
+ */
 const onPort = (text: string, port: number) =>
   text.replace(/(127\.0\.0\.1|localhost)(:|%3A)8080(?!\d)/g, (_, host: string, colon: string) => `${host}${colon}${port}`);
+/** An address written into a command instead of `$LB`: a host of this machine with a port. */
+const WRITTEN_ADDRESS = /\b(?:127\.0\.0\.1|(?:[a-z0-9-]+\.)?localhost):\d+/;
 
 /** The browser step of docs/oauth.md: open the sign-in page, sign in as the demo admin, take the code from the redirect. */
 async function signIn(authorizeUrl: string, admin: Banner['admin']): Promise<string> {
@@ -135,6 +143,13 @@ function answerValue(source: string, last: BlockResult): string | undefined {
 
 const indent = (text: string) => text.replace(/^/gm, '    ');
 
+/**
+ * Stops the server and starts it again on the same port and storage, with `env` added to its
+ * environment (a value starting `./` is a path in the reader's folder, where the reader runs
+ * `npm start`); resolves once it listens.
+ */
+type Restart = (env: Record<string, string>) => Promise<void>;
+
 /** A server started as `npm start` starts it, a bash session in the reader's folder, and the values read so far. */
 class Walk {
   private last: BlockResult | undefined;
@@ -142,9 +157,10 @@ class Walk {
   private constructor(
     private readonly shell: ShellSession,
     private readonly banner: Banner,
+    private readonly restartServer: Restart,
   ) {}
 
-  static async start(folder: string, server: ChildProcess, databaseUrl: string | undefined): Promise<Walk> {
+  static async start(folder: string, server: ChildProcess, databaseUrl: string | undefined, restart: Restart): Promise<Walk> {
     const banner = await readBanner(server);
     // The reader's folder: `./bin/learnbase` (this checkout's command line, as the tests run it:
     // cli.ts), `./docs` (the guides' example files, docs/examples/, as in the clone) and, on
@@ -159,7 +175,7 @@ class Walk {
     delete env.LEARNBASE_DATA;
     delete env.DATABASE_URL;
     if (databaseUrl) env.DATABASE_URL = databaseUrl;
-    return new Walk(new ShellSession(reader, env, join(folder, 'blocks')), banner);
+    return new Walk(new ShellSession(reader, env, join(folder, 'blocks')), banner, restart);
   }
 
   /** Runs one guide's steps in order; answers every difference from what the page says. */
@@ -185,6 +201,13 @@ class Walk {
               throw new Error(`${name} = ${source}: the last answer has no such value:\n${indent(this.last.stdout)}`);
             await this.shell.set(name, value);
           }
+        } else if (step.kind === 'restart') {
+          if (step.before.trim() !== '') {
+            const result = await this.shell.run(step.before);
+            if (result.exitCode !== 0)
+              throw new Error(`the lines before npm start exited with ${result.exitCode}:\n${indent(result.stderr)}`);
+          }
+          await this.restartServer(step.env);
         } else if (step.kind === 'sign-in') {
           const url = step.at === 'banner' ? this.banner.signInAt : this.last?.stdout.trim();
           if (!url || !/^https?:\/\/\S+$/.test(url))
@@ -203,7 +226,11 @@ class Walk {
 
   private async runBlock(step: Extract<Step, { kind: 'run' }>): Promise<string | undefined> {
     const port = this.banner.port;
-    const result = await this.shell.run(onPort(step.script, port));
+    // A reader on another port would have to edit such a command: the guides write "$LB" instead
+    // (a comment may show the address the variable holds).
+    const written = WRITTEN_ADDRESS.exec(step.script.replace(/(^|\s)#.*$/gm, ''));
+    if (written) return `  writes the address ${written[0]}: a command reads it from "$LB" (or "$LB_DEMO"), set once in README's "Start"`;
+    const result = await this.shell.run(step.script);
     this.last = result;
     const printed = `  it printed:\n${indent(result.stdout)}${result.stderr.trim() ? `\n  and on stderr:\n${indent(result.stderr)}` : ''}`;
     if (result.exitCode !== 0) return `  exited with ${result.exitCode}\n${printed}`;
@@ -258,8 +285,16 @@ for (const backend of backends) {
       if (backend === 'postgres') database = await createPostgresDatabase();
       // A port of its own rather than 0: the demo client's redirect URI carries the port it is given.
       const port = await freePort();
-      server = startCli(['serve', '--port', String(port), ...(database ? ['--database', database.url] : ['--data', data])]);
-      walk = await Walk.start(folder, server, database?.url);
+      const serve = ['serve', '--port', String(port), ...(database ? ['--database', database.url] : ['--data', data])];
+      server = startCli(serve);
+      walk = await Walk.start(folder, server, database?.url, async (env) => {
+        if (server) await stop(server);
+        const inReader = Object.fromEntries(
+          Object.entries(env).map(([name, value]) => [name, value.startsWith('./') ? join(folder, 'reader', value) : value]),
+        );
+        server = startCli(serve, inReader);
+        await waitForOutput(server, /listening on http:\/\/[^\s:]+:\d+/, 60_000);
+      });
     });
 
     after(async () => {

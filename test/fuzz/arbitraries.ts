@@ -1742,6 +1742,32 @@ function REPORT_FUZZERS(): Record<string, RouteFuzzer> {
   const day = (first: number) =>
     fc.integer({ min: first, max: first + 180 }).map((offset) => new Date(Date.UTC(2026, 0, 1 + offset)).toISOString().slice(0, 10));
   const hostileDay = fc.constantFrom('2026-02-30', '0000-01-01', '9999-12-31', '2026-1-1', '2026-01-01T00:00:00Z', '20260101', '1e3', '');
+  /** The day `offset` days after the first of `year`, a common year as 1 and 9999 are (Date.UTC reads years 0-99 as 1900-1999). */
+  const dayOfYear = (year: number, offset: number) => {
+    const date = new Date(Date.UTC(2001, 0, 1 + offset));
+    date.setUTCFullYear(year + date.getUTCFullYear() - 2001);
+    return date.toISOString().slice(0, 10);
+  };
+  // Ranges at the calendar's edges, from and to together: in year 1, and in year 9999 up to its
+  // last day (weeks widen the latter into year 10000, which must be a 400, never a 500).
+  const edgeRange = fc.oneof(
+    fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 40 })).map(([a, b]) => [dayOfYear(1, a), dayOfYear(1, a + b)]),
+    fc
+      .tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 40 }))
+      .map(([a, b]) => [dayOfYear(9999, 364 - a - b), dayOfYear(9999, 364 - a)]),
+  );
+  const from = param('from', day(0), { required: true, hostile: hostileDay });
+  const to = param('to', day(182), { required: true, hostile: hostileDay });
+  const range: Part<string[]> = part(
+    fc
+      .oneof({ weight: 1, arbitrary: fc.tuple(day(0), day(182)) }, { weight: 1, arbitrary: edgeRange })
+      .map(([first, last]) => [`from=${first}`, `to=${last}`]),
+    fc.oneof(
+      fc.tuple(from.hostile, to.valid).map(([first, last]) => [...first, ...last]),
+      fc.tuple(from.valid, to.hostile).map(([first, last]) => [...first, ...last]),
+    ),
+    4,
+  );
   const completion = (path: string) => (ctx: FuzzContext) =>
     route({
       method: 'GET',
@@ -1758,8 +1784,7 @@ function REPORT_FUZZERS(): Record<string, RouteFuzzer> {
         method: 'GET',
         path: '/api/reports/activity-over-time',
         query: {
-          from: param('from', day(0), { required: true, hostile: hostileDay }),
-          to: param('to', day(182), { required: true, hostile: hostileDay }),
+          range,
           interval: param('interval', fc.constantFrom('day', 'week'), { hostile: fc.constantFrom('month', 'DAY', 'weeks') }),
           ...people(),
         },
@@ -2922,6 +2947,7 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /docs/': plainRoute('GET', '/docs/', publicHeaders),
   'GET /docs/static/index.html': plainRoute('GET', '/docs/static/index.html', publicHeaders),
   'GET /docs/static/swagger-initializer.js': plainRoute('GET', '/docs/static/swagger-initializer.js', publicHeaders),
+  'GET /docs/static/theme/favicon.svg': plainRoute('GET', '/docs/static/theme/favicon.svg', publicHeaders),
   'GET /docs/json': plainRoute('GET', '/docs/json', publicHeaders),
   'GET /docs/yaml': plainRoute('GET', '/docs/yaml', publicHeaders),
   'GET /docs/*': docsWildcardRoute,

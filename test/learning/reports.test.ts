@@ -38,6 +38,7 @@ import {
   subtree,
   UNREGISTERED,
   learnerHeaders,
+  scopedKey,
 } from './report-fixtures.js';
 
 /**
@@ -474,6 +475,92 @@ describeEachBackend('Reports', (ctx) => {
     }
     // 366 days apart is the most: a leap year's worth.
     assert.equal((await report(ctx, tenant, 'activity-over-time', { from: '2024-01-01', to: '2025-01-01' })).statusCode, 200);
+  });
+
+  it('defuses in CSV the formulas a spreadsheet would run after white space or a line break, and in full-width signs; JSON keeps the text', async () => {
+    const own = await ctx.given.tenant();
+    const titles: Record<string, string> = {
+      SPACE: ' =1+1',
+      NEWLINE: '\n=1+1',
+      CRLF: '\r\n+1',
+      TAB: '\t=1+1',
+      CR: '\r=1+1',
+      WIDE_EQUALS: '\uff1d1+1',
+      WIDE_PLUS: '\uff0b1',
+      WIDE_MINUS: '\uff0d1',
+      WIDE_AT: '\uff20SUM(A1)',
+      PLAIN: 'Sales = revenue',
+    };
+    const entries = Object.entries(titles).map(([id, title]) => ({ id, attributes: { title } }));
+    const imported = await ctx.app.inject({ method: 'PUT', url: '/api/import/organisation', headers: own.headers, payload: entries });
+    assert.equal(imported.statusCode, 204, imported.body);
+    const stored = json(await report(ctx, own, 'completion-by-unit'));
+    assert.deepEqual(
+      Object.fromEntries(stored.units.map((unit: Json) => [unit.id, unit.attributes.title])),
+      titles,
+      'the JSON answer is the text as imported',
+    );
+    const csv = await report(ctx, own, 'completion-by-unit', {}, { ...own.headers, accept: 'text/csv' });
+    assert.equal(csv.statusCode, 200, csv.body);
+    assert.equal(csv.headers['content-type'], 'text/csv; charset=utf-8');
+    const header = 'id,parentId,direct.people,direct.completed,direct.rate,subtree.people,subtree.completed,subtree.rate,attributes.title';
+    const cell: Record<string, string> = {
+      SPACE: "' =1+1",
+      NEWLINE: `"'\n=1+1"`,
+      CRLF: `"'\r\n+1"`,
+      TAB: "'\t=1+1",
+      CR: `"'\r=1+1"`,
+      WIDE_EQUALS: "'\uff1d1+1",
+      WIDE_PLUS: "'\uff0b1",
+      WIDE_MINUS: "'\uff0d1",
+      WIDE_AT: "'\uff20SUM(A1)",
+      PLAIN: 'Sales = revenue',
+    };
+    const rows = Object.keys(titles).map((id) => `${id},,0,0,,0,0,,${cell[id]}`);
+    assert.equal(csv.body, [header, ...rows, ''].join('\r\n'));
+  });
+
+  it('activity-over-time at the edges of the calendar: a week ending in year 10000 is 400 naming the range, every other range of years 1 and 9999 answers', async () => {
+    const scoped = await scopedKey(ctx, tenant, 'A');
+    const askers: Array<[string, Record<string, string>, Record<string, string>]> = [
+      ['the tenant’s totals', {}, tenant.headers],
+      ['a unit’s people', { organisationId: 'A' }, tenant.headers],
+      ['one activity', { activityId: C1 }, tenant.headers],
+      ['a scoped key', {}, scoped],
+      ['as CSV', {}, { ...tenant.headers, accept: 'text/csv' }],
+    ];
+    for (const [who, filter, headers] of askers) {
+      for (const to of ['9999-12-31', '9999-12-27']) {
+        const res = await report(ctx, tenant, 'activity-over-time', { from: '9999-12-01', to, interval: 'week', ...filter }, headers);
+        assert.equal(res.statusCode, 400, `${who}, to ${to}: ${res.body}`);
+        assert.match(String(res.headers['content-type']), /^application\/json/);
+        assert.deepEqual(res.json(), {
+          code: 'reports.invalid_range',
+          message: `with interval=week the range widens to whole weeks, Monday to Sunday, and the week of to (${to}) ends after 9999-12-31, the last day a report covers: with weeks, to is 9999-12-26 at the latest (or ask for interval=day).`,
+          details: { parameter: 'to' },
+        });
+      }
+      const answered: Array<[Record<string, string>, string, string, number]> = [
+        [{ from: '9999-12-01', to: '9999-12-31', interval: 'day' }, '9999-12-01', '9999-12-31', 31],
+        [{ from: '9999-12-31', to: '9999-12-31' }, '9999-12-31', '9999-12-31', 1],
+        [{ from: '9999-12-01', to: '9999-12-26', interval: 'week' }, '9999-11-29', '9999-12-26', 4],
+        [{ from: '0001-01-01', to: '0001-01-31', interval: 'week' }, '0001-01-01', '0001-02-04', 5],
+        [{ from: '0001-01-01', to: '0001-12-31', interval: 'day' }, '0001-01-01', '0001-12-31', 365],
+      ];
+      for (const [range, first, last, intervals] of answered) {
+        const res = await report(ctx, tenant, 'activity-over-time', { ...range, ...filter }, headers);
+        assert.equal(res.statusCode, 200, `${who} ${JSON.stringify(range)}: ${res.body}`);
+        if (headers.accept === 'text/csv') {
+          const lines = res.body.trim().split(/\r?\n/);
+          assert.equal(lines.length, intervals + 1, `${who} ${JSON.stringify(range)}`);
+          assert.ok(lines[1]!.startsWith(`${first},`), lines[1]);
+          continue;
+        }
+        const body = res.json();
+        assert.deepEqual([body.from, body.to, body.intervals.length], [first, last, intervals], `${who} ${JSON.stringify(range)}`);
+        assert.ok(body.intervals.every((row: { statements: number }) => row.statements === 0));
+      }
+    }
   });
 
   it('401 without a credential or with another tenant’s, 403 for a learner credential; another tenant sees none of it', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { it } from 'node:test';
 import { describeEachBackend } from '../support/build-test-app.js';
 
@@ -51,6 +52,43 @@ describeEachBackend('the guides under /docs/guides/', (ctx) => {
     const res = await ctx.app.inject({ method: 'GET', url: '/docs/' });
     assert.equal(res.statusCode, 200);
     assert.match(res.body, /swagger/i);
+  });
+
+  it("dresses the API reference as the product: its name and package.json's version, its own mark and icon, a link back to the guides, nothing from elsewhere", async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const page = await ctx.app.inject({ method: 'GET', url: '/docs/' });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, new RegExp(`<title>learnbase ${version.replaceAll('.', '\\.')}: API reference</title>`));
+    assert.match(page.body, /<link rel="icon" type="image\/svg\+xml" href="\.\/static\/theme\/favicon\.svg" sizes="any" \/>/);
+    assert.doesNotMatch(page.body, /favicon-(16|32)x(16|32)\.png/, "Swagger's icon is gone");
+    for (const [, address] of page.body.matchAll(/(?:src|href)="([^"]*)"/g)) {
+      assert.doesNotMatch(address!, /^(https?:)?\/\//, `${address}: everything from this server`);
+    }
+
+    const icon = await ctx.app.inject({ method: 'GET', url: '/docs/static/theme/favicon.svg' });
+    assert.equal(icon.statusCode, 200);
+    assert.match(String(icon.headers['content-type']), /^image\/svg\+xml/);
+    assert.match(icon.body, /^<svg /);
+
+    // The plugin draws the logo from its initializer script, as a data: URL: ours, leading to the guides.
+    const script = await ctx.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+    assert.equal(script.statusCode, 200);
+    const logo = /img\.src = 'data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)'/.exec(script.body);
+    assert.ok(logo, 'a logo of ours');
+    const mark = Buffer.from(logo[1]!, 'base64').toString('utf8');
+    assert.match(mark, /<text [^>]*>learnbase<\/text>/);
+    assert.doesNotMatch(mark, /fastify/i);
+    assert.match(script.body, /img\.href = '\/docs\/guides\/'/);
+
+    for (const url of ['/docs/json', '/openapi.json']) {
+      const document = await ctx.app.inject({ method: 'GET', url });
+      assert.equal(document.statusCode, 200, url);
+      const { info } = document.json() as { info: { title: string; version: string; description: string } };
+      assert.equal(info.title, 'learnbase', url);
+      assert.equal(info.version, version, url);
+      assert.match(info.description, /\[\/docs\/guides\/\]\(\/docs\/guides\/\)/, `${url}: a link back to the guides`);
+    }
+    assert.equal((await ctx.app.inject({ method: 'GET', url: '/docs/guides/' })).statusCode, 200);
   });
 
   it("points the API key's Deprecation Link at the OAuth guide, which is served", async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { guideOrder } from '../docs/guide-steps.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 
 /** What Chromium sends when a person opens an address. */
@@ -17,6 +18,13 @@ const GUIDES = readdirSync(DOCS)
   .map((file) => file.slice(0, -3));
 /** The server's address as the guides write it. */
 const WRITTEN_ADDRESS = /http:\/\/(?:127\.0\.0\.1|localhost):8080(?![0-9])/;
+/** Any form of it: the demo tenant's sub-domain, URL-encoded, a bare host. */
+const ANY_WRITTEN_ADDRESS = /(?<![\w.-])(?:demo\.)?(?:127\.0\.0\.1|localhost)(?::|%3A)8080(?![0-9])/;
+/** The reader's shell lines a guide's page shows for the addresses, read back. */
+const shownVariables = (body: string) =>
+  Object.fromEntries(
+    [...body.matchAll(/(?:^|<code>)(LB|LB_DEMO)=&#39;([^&]*)&#39;(?=$|<\/code>)/gm)].map((match) => [match[1]!, match[2]!]),
+  );
 
 const get = (ctx: TestContext, url: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' | 'POST' = 'GET') =>
   ctx.app.inject({ method, url, headers: { host: HOST, ...headers } });
@@ -122,6 +130,59 @@ describeEachBackend("the guides at the address they were reached at (no interfac
     assert.ok(res.body.includes(`http://${HOST}/`), 'the address as the request reached it');
   });
 
+  it('shows the reader the lines that set $LB and $LB_DEMO to this server, and every form of the written address replaced', async () => {
+    const usingLb = GUIDES.filter((name) => readFileSync(`${DOCS}${name}.md`, 'utf8').includes('"$LB/'));
+    assert.ok(usingLb.includes('provisioning') && usingLb.includes('tenancy-and-authentication'));
+    for (const name of GUIDES) {
+      const res = await get(ctx, `/docs/guides/${name}`);
+      assert.equal(res.statusCode, 200, name);
+      assert.doesNotMatch(res.body, ANY_WRITTEN_ADDRESS, `${name}: an address as written`);
+      if (!usingLb.includes(name)) continue;
+      assert.deepEqual(shownVariables(res.body), { LB: `http://${HOST}`, LB_DEMO: 'http://demo.localhost:9000' }, name);
+      assert.match(res.body, /<nav>.*<\/nav>\n<p>The examples read the server's address from the shell variable <code>LB<\/code>/);
+    }
+    // The launch's answer encodes the demo tenant's address; the prose names the bare host.
+    const provisioning = (await get(ctx, '/docs/guides/provisioning')).body;
+    assert.ok(provisioning.includes('endpoint=http%3A%2F%2Fdemo.localhost%3A9000%2Fxapi%2F'));
+    assert.ok(provisioning.includes('<code>http://demo.localhost:9000</code> (<code>$LB_DEMO</code>'));
+    assert.ok(provisioning.includes(`on <code>${HOST}</code> names the tenant as well`));
+    assert.ok(provisioning.includes('curl -si -G &quot;$LB_DEMO/api/activities/launch&quot;'), 'the commands keep the variables');
+  });
+
+  it("shows a tenant's sub-domain as the server's address, the sub-domain being the demo tenant's", async () => {
+    const res = await get(ctx, '/docs/guides/provisioning', { host: 'acme.localhost:9000' });
+    assert.deepEqual(shownVariables(res.body), { LB: 'http://localhost:9000', LB_DEMO: 'http://demo.localhost:9000' });
+  });
+
+  it("lists the guides in README's order, saying that each builds on the ones before, then the others", async () => {
+    const res = await get(ctx, '/docs/guides/');
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const order = guideOrder(readme).map((path) => path.slice('docs/'.length, -'.md'.length));
+    const path = /<ol>([\s\S]*?)<\/ol>/.exec(res.body)?.[1] ?? '';
+    assert.deepEqual(
+      [...path.matchAll(/<li><a href="\/docs\/guides\/([a-z0-9-]+)">/g)].map((match) => match[1]),
+      order,
+    );
+    assert.match(
+      res.body,
+      /In this order the guides are one path[^<]*<code>npm start<\/code>[^<]*each guide's examples build on what the ones before made/,
+    );
+    assert.deepEqual(shownVariables(res.body), { LB: `http://${HOST}`, LB_DEMO: 'http://demo.localhost:9000' });
+    const also = /<h2>Also here<\/h2>\n<ul>([\s\S]*?)<\/ul>/.exec(res.body)?.[1] ?? '';
+    const others = GUIDES.filter((name) => !order.includes(name)).sort();
+    assert.ok(others.length > 0, 'a guide outside the path (architecture)');
+    assert.deepEqual(
+      [...also.matchAll(/<li><a href="\/docs\/guides\/([a-z0-9-]+)">/g)].map((match) => match[1]),
+      others,
+    );
+    assert.match(path, /<a href="\/docs\/guides\/oauth">[^<]+<\/a>: OAuth clients, the browser step/, "README's words for each");
+    const there = await get(ctx, '/docs/guides/', { host: 'lrs.other:8443' });
+    assert.equal(shownVariables(there.body).LB, 'http://lrs.other:8443');
+    assert.notEqual(there.headers.etag, res.headers.etag);
+  });
+
   it('gives each address its own ETag', async () => {
     const here = await get(ctx, `/docs/guides/${withAddress}`);
     const there = await get(ctx, `/docs/guides/${withAddress}`, { host: 'lrs.other:8443' });
@@ -177,6 +238,8 @@ describeEachBackend(
       assert.doesNotMatch(res.body, WRITTEN_ADDRESS);
       assert.ok(res.body.includes(`${PUBLIC_URL}/`));
       assert.ok(!res.body.includes('internal:8080'));
+      const provisioning = await get(ctx, '/docs/guides/provisioning', { host: 'internal:8080' });
+      assert.deepEqual(shownVariables(provisioning.body), { LB: PUBLIC_URL, LB_DEMO: 'https://demo.localhost/learning' });
     });
 
     it("build GET /'s links on it too (no interface section: the server's front door)", async () => {

@@ -52,11 +52,63 @@ describeEachBackend(
       assert.equal(res.statusCode, 302, res.body);
       assert.equal(new URL(String(res.headers.location)).searchParams.get('endpoint'), `${PUBLIC_URL}/xapi/`);
     });
+
+    it('hands content launched on the tenant’s sub-domain the endpoint at the configured address, where its launch token works', async () => {
+      // The newcomer's launch: the link on demo.localhost, whose name a browser resolves and Node does not.
+      const launch = await givenLaunch(ctx, 'http://127.0.0.1:9');
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: launch.launchPath,
+        headers: { host: `${launch.tenant.name}.localhost:8080` },
+      });
+      assert.equal(res.statusCode, 302, res.body);
+      const location = new URL(String(res.headers.location));
+      const endpoint = new URL(location.searchParams.get('endpoint') ?? '');
+      assert.equal(endpoint.href, `${PUBLIC_URL}/xapi/`, 'not the sub-domain');
+      // The content writes its state at that address (a proxy in front strips the path): the
+      // bare host names no tenant, the launch token does.
+      const state = await ctx.app.inject({
+        method: 'PUT',
+        url: `/xapi/activities/state?${new URLSearchParams({
+          activityId: launch.activityId,
+          agent: location.searchParams.get('actor') ?? '',
+          registration: location.searchParams.get('registration') ?? '',
+          stateId: 'bookmark',
+        })}`,
+        headers: {
+          host: endpoint.host,
+          authorization: location.searchParams.get('auth') ?? '',
+          'x-experience-api-version': '1.0.3',
+          'content-type': 'application/json',
+        },
+        payload: { page: 3 },
+      });
+      assert.equal(state.statusCode, 204, state.body);
+      const read = await ctx.app.inject({
+        method: 'GET',
+        url: `/xapi/activities/state?${new URLSearchParams({
+          activityId: launch.activityId,
+          agent: location.searchParams.get('actor') ?? '',
+          registration: location.searchParams.get('registration') ?? '',
+          stateId: 'bookmark',
+        })}`,
+        headers: { ...launch.tenant.xapi },
+      });
+      assert.deepEqual(read.json(), { page: 3 }, 'stored in the tenant the link named');
+    });
   },
   { publicUrl: PUBLIC_URL },
 );
 
 describeEachBackend('without LEARNBASE_PUBLIC_URL', (ctx) => {
+  it('hands content launched on the tenant’s sub-domain the endpoint on that sub-domain, the launch request’s own address', async () => {
+    const launch = await givenLaunch(ctx, 'http://127.0.0.1:9');
+    const host = `${launch.tenant.name}.localhost:8080`;
+    const res = await ctx.app.inject({ method: 'GET', url: launch.launchPath, headers: { host } });
+    assert.equal(res.statusCode, 302, res.body);
+    assert.equal(new URL(String(res.headers.location)).searchParams.get('endpoint'), `http://${host}/xapi/`);
+  });
+
   it('builds the authority from the request’s own scheme and host', async () => {
     const tenant = await ctx.given.tenant();
     const stored = await ctx.app.inject({

@@ -140,6 +140,21 @@ describe('dateRange', () => {
     });
   });
 
+  it('stays within four-digit years: a week ending after 9999-12-31 is refused, naming the latest to', () => {
+    assert.deepEqual(dateRange('9999-12-01', '9999-12-31', 'week'), {
+      parameter: 'to',
+      message:
+        'with interval=week the range widens to whole weeks, Monday to Sunday, and the week of to (9999-12-31) ends after 9999-12-31, the last day a report covers: with weeks, to is 9999-12-26 at the latest (or ask for interval=day)',
+    });
+    assert.ok(isRangeProblem(dateRange('9999-12-27', '9999-12-27', 'week')));
+    assert.equal(range('9999-12-20', '9999-12-26', 'week').last, '9999-12-26');
+    assert.equal(range('9999-12-01', '9999-12-31', 'day').intervals.length, 31);
+    assert.deepEqual(range('0001-01-01', '0001-01-08', 'week').intervals, [
+      { start: '0001-01-01', end: '0001-01-07' },
+      { start: '0001-01-08', end: '0001-01-14' },
+    ]);
+  });
+
   it('refuses days that are not days, and to before from', () => {
     for (const [from, to, parameter] of [
       ['2026-02-29', '2026-03-01', 'from'],

@@ -110,6 +110,13 @@ export function dayInstant(text: string): number | undefined {
 
 const dayText = (instant: number) => new Date(instant).toISOString().slice(0, 10);
 
+/**
+ * The last day a report covers, 9999-12-31: a day written YYYY-MM-DD has four digits of year, and
+ * so does every day a report answers (and PostgreSQL's date text). The first is 0001-01-01, a
+ * Monday, so weeks never widen a range before it; after the last they can.
+ */
+const LAST_DAY = Date.UTC(9999, 11, 31);
+
 /** The Monday (ms) of the ISO week of a day (ms, UTC midnight). */
 const mondayOf = (instant: number) => instant - ((new Date(instant).getUTCDay() + 6) % 7) * DAY_MS;
 
@@ -131,7 +138,8 @@ export type RangeProblem = { parameter: 'from' | 'to'; message: string };
 /**
  * The days and intervals `from`…`to` (both counted) covers: with `week`, whole ISO weeks (Monday
  * to Sunday), from the week holding `from` to the week holding `to`. Refused: a day that is not
- * one, `to` before `from`, or `to` more than MAX_RANGE_DAYS days after `from`.
+ * one, `to` before `from`, `to` more than MAX_RANGE_DAYS days after `from`, or, with weeks, a `to`
+ * whose week ends after 9999-12-31 (LAST_DAY).
  */
 export function dateRange(from: string, to: string, interval: Interval): DateRange | RangeProblem {
   const start = dayInstant(from);
@@ -145,6 +153,13 @@ export function dateRange(from: string, to: string, interval: Interval): DateRan
   }
   const first = interval === 'week' ? mondayOf(start) : start;
   const last = interval === 'week' ? mondayOf(end) + 6 * DAY_MS : end;
+  if (last > LAST_DAY) {
+    const lastSunday = mondayOf(LAST_DAY) - DAY_MS;
+    return {
+      parameter: 'to',
+      message: `with interval=week the range widens to whole weeks, Monday to Sunday, and the week of to (${to}) ends after 9999-12-31, the last day a report covers: with weeks, to is ${dayText(lastSunday)} at the latest (or ask for interval=day)`,
+    };
+  }
   const step = interval === 'week' ? 7 * DAY_MS : DAY_MS;
   const intervals: DateRange['intervals'] = [];
   for (let at = first; at <= last; at += step) intervals.push({ start: dayText(at), end: dayText(at + step - DAY_MS) });

@@ -103,7 +103,14 @@ describe('toCsv (RFC 4180)', () => {
 
   it('prefixes text that a spreadsheet would run as a formula with a quote, header cells included; numbers stay numbers', () => {
     for (const text of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx']) assert.equal(defused(text), `'${text}`);
-    for (const text of ['1', 'a=b', ' =x', "'x", '']) assert.equal(defused(text), text);
+    for (const text of ['1', 'a=b', "'x", '', ' x', '\nx', 'x =1', '1-2', '\u2212' + '1', 'a\n=1']) assert.equal(defused(text), text);
+  });
+
+  it('defuses a formula after leading white space and line breaks, and the full-width signs (OWASP, "CSV Injection")', () => {
+    const formulas = [' =1+1', '\n=1+1', '\r\n=1+1', '\t=1+1', '\r=1+1', '  \t \n+1', '\u00a0=1', '\u3000=1', '\ufeff=1', '\v@A1', '\f-1'];
+    const fullWidth = ['\uff1d1+1', '\uff0b1', '\uff0d1', '\uff20SUM(A1)', ' \uff1dHYPERLINK("x")', '\n\uff0b1'];
+    for (const text of [...formulas, ...fullWidth]) assert.equal(defused(text), `'${text}`, JSON.stringify(text));
+    assert.equal(toCsv([{ title: ' =1+1', other: '\n=1+1', wide: '＝1+1' }]), `title,other,wide\r\n' =1+1,"'\n=1+1",'＝1+1\r\n`);
     assert.equal(toCsv([{ '=name': '=HYPERLINK("http://evil")', score: -0.5 }]), `'=name,score\r\n"'=HYPERLINK(""http://evil"")",-0.5\r\n`);
   });
 });

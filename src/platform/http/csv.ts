@@ -108,11 +108,18 @@ export function flatten(item: Record<string, unknown>, prefix = '', into = new M
 }
 
 /**
- * Text a spreadsheet would read as a formula (`=`, `+`, `-`, `@`, a tab or a carriage return
- * first: OWASP, "CSV Injection") is prefixed with `'`, which spreadsheets show as text. Only text
- * cells: a number the server wrote (a negative score) stays a number.
+ * What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection"): a tab or a carriage
+ * return first, or `=`, `+`, `-` or `@` after any white space and line breaks (spreadsheets trim
+ * them: ` =1+1` and `\n=1+1` run), in ASCII or full width (`＝＋－＠`, which Excel in East Asian
+ * locales reads as the ASCII signs).
  */
-export const defused = (text: string): string => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+const FORMULA = /^(?:[\t\r]|\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/u;
+
+/**
+ * Text a spreadsheet would read as a formula (FORMULA) is prefixed with `'`, which spreadsheets
+ * show as text. Only text cells: a number the server wrote (a negative score) stays a number.
+ */
+export const defused = (text: string): string => (FORMULA.test(text) ? `'${text}` : text);
 
 /** One field as RFC 4180 §2 writes it: quoted (quotes doubled) when it holds a quote, a comma or a line break. */
 export const quoted = (text: string): string => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
