@@ -109,11 +109,19 @@ export async function adminQuery(connectionString: string, text: string): Promis
 
 const execFileAsync = promisify(execFile);
 
+/**
+ * The environment of every process a benchmark starts. Its identity providers listen on loopback
+ * (bench/identity.ts), which a server refuses to reach but in the tests: the benchmarks take the
+ * tests' allowance (docs/operations.md, "Requests the server makes"). The stored secrets' key is
+ * whatever the environment gives (none on a PGlite folder: the server makes its key file).
+ */
+const BENCH_ENV = { LOG_LEVEL: 'warn', NODE_ENV: 'test', LEARNBASE_TEST_OUTBOUND_LOOPBACK: 'allow' };
+
 /** Runs a `learnbase … --json` command and parses its one JSON line. */
 export async function cliJson<T>(args: string[]): Promise<T> {
   const { stdout } = await execFileAsync(process.execPath, [CLI, ...args, '--json'], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...BENCH_ENV },
     timeout: 60_000,
   }).catch((error: { stderr?: string; message: string }) => {
     throw new Error(`learnbase ${args.join(' ')} failed: ${error.stderr?.trim() || error.message}`);
@@ -160,7 +168,7 @@ export async function startServer(
     : (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeFlags, CLI, 'serve', '--port', String(port), '--host', HOST, ...storage.flags], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, ...BENCH_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // stdout stays ours (the report); the server's output goes to stderr, prefixed.

@@ -30,6 +30,9 @@ const DatabaseConfig = {
   ],
 } as const;
 
+/** 32 bytes as 64 hex digits, or base64 (either alphabet, the padding optional). */
+export const SECRETS_KEY_PATTERN = '^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$';
+
 /** A duration in ms; at most a day, as Node's timers overflow past 2^31 ms (and then fire at once). */
 const Milliseconds = (minimum: number) => integer({ minimum, maximum: 86_400_000 });
 
@@ -69,6 +72,7 @@ export const AppConfig = {
     'importDropIntervalMs',
     'importDropStableMs',
     'importSyncMaxShare',
+    'outboundAllowPrivate',
   ],
   properties: {
     database: DatabaseConfig,
@@ -219,6 +223,22 @@ export const AppConfig = {
      * more is refused whole, as a truncated export. Default: DEFAULTS.importSyncMaxShare.
      */
     importSyncMaxShare: { type: 'number', minimum: 0, maximum: 1 },
+    /**
+     * Whether the requests the server makes (a SAML metadata URL, an OpenID provider) may reach
+     * private addresses: RFC 1918, carrier-grade NAT, unique-local IPv6 (docs/operations.md, "Requests
+     * the server makes"). Loopback, link-local and the metadata services stay refused. Default: false.
+     */
+    outboundAllowPrivate: { type: 'boolean' },
+    /**
+     * The key stored secrets are encrypted under (docs/operations.md, "Secrets at rest"): 32 bytes,
+     * base64 or hex. At most one of it and `secretsKeyFile`.
+     */
+    secretsKey: string({ pattern: SECRETS_KEY_PATTERN }),
+    /** A file holding the key (its text, base64 or hex). */
+    secretsKeyFile: string({ minLength: 1 }),
+    /** The key before the current one, while `learnbase secrets rotate` re-encrypts under the current one. */
+    secretsKeyPrevious: string({ pattern: SECRETS_KEY_PATTERN }),
+    secretsKeyPreviousFile: string({ minLength: 1 }),
   },
 } as const;
 export type AppConfig = XStatic<typeof AppConfig>;
@@ -287,6 +307,8 @@ export const DEFAULTS = {
   importDropStableMs: 3_000,
   // A nightly export loses a few leavers, not a tenth of the organisation: more is likely a file cut short.
   importSyncMaxShare: 0.1,
+  // The providers a tenant connects to are on the internet; on premises an operator opens the private networks.
+  outboundAllowPrivate: false,
 } as const;
 
 /** The settings a config given in code (a test's) may leave out: withDefaults fills them. */
@@ -309,7 +331,8 @@ type Defaulted =
   | 'rateLimitFailedAuthPerMinute'
   | 'importDropIntervalMs'
   | 'importDropStableMs'
-  | 'importSyncMaxShare';
+  | 'importSyncMaxShare'
+  | 'outboundAllowPrivate';
 
 export type PartialAppConfig = Omit<AppConfig, Defaulted> & Partial<Pick<AppConfig, Defaulted>>;
 
@@ -336,6 +359,7 @@ export function withDefaults(config: PartialAppConfig): AppConfig {
     importDropIntervalMs: config.importDropIntervalMs ?? DEFAULTS.importDropIntervalMs,
     importDropStableMs: config.importDropStableMs ?? DEFAULTS.importDropStableMs,
     importSyncMaxShare: config.importSyncMaxShare ?? DEFAULTS.importSyncMaxShare,
+    outboundAllowPrivate: config.outboundAllowPrivate ?? DEFAULTS.outboundAllowPrivate,
   };
 }
 
@@ -377,6 +401,16 @@ function isProxyAddress(entry: string): boolean {
 function numberFrom(value: string | undefined, fallback: number): number {
   return value === undefined || value.trim() === '' ? fallback : Number(value);
 }
+
+/** `true` or `false` from the environment; unset or blank is the default, anything else is left for the schema to refuse. */
+function booleanFrom(value: string | undefined, fallback: boolean): boolean | string {
+  const text = value?.trim().toLowerCase() ?? '';
+  if (text === '') return fallback;
+  return text === 'true' ? true : text === 'false' ? false : text;
+}
+
+/** An absolute path from the environment, or undefined when unset or blank. */
+const pathFrom = (value: string | undefined) => (value?.trim() ? resolve(value.trim()) : undefined);
 
 /**
  * Reads flags and environment once into a frozen, validated config. Throws with every
@@ -433,6 +467,11 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     importDropIntervalMs: numberFrom(env.LEARNBASE_IMPORT_DROP_INTERVAL_MS, DEFAULTS.importDropIntervalMs),
     importDropStableMs: numberFrom(env.LEARNBASE_IMPORT_DROP_STABLE_MS, DEFAULTS.importDropStableMs),
     importSyncMaxShare: numberFrom(env.LEARNBASE_IMPORT_SYNC_MAX_SHARE, DEFAULTS.importSyncMaxShare),
+    outboundAllowPrivate: booleanFrom(env.LEARNBASE_OUTBOUND_ALLOW_PRIVATE, DEFAULTS.outboundAllowPrivate),
+    secretsKey: env.LEARNBASE_SECRETS_KEY?.trim() || undefined,
+    secretsKeyFile: pathFrom(env.LEARNBASE_SECRETS_KEY_FILE),
+    secretsKeyPrevious: env.LEARNBASE_SECRETS_KEY_PREVIOUS?.trim() || undefined,
+    secretsKeyPreviousFile: pathFrom(env.LEARNBASE_SECRETS_KEY_PREVIOUS_FILE),
   };
   const problems = Errors(AppConfig, candidate)[1].map((error) => `${error.instancePath || '/'} ${error.message}`);
   if (Array.isArray(candidate.trustProxy)) {
@@ -443,6 +482,12 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
   // Node refuses to create a server whose headers may take longer than the whole request.
   if (candidate.headersTimeoutMs > candidate.requestTimeoutMs) {
     problems.push('/headersTimeoutMs must not exceed /requestTimeoutMs (LEARNBASE_HEADERS_TIMEOUT_MS ≤ LEARNBASE_REQUEST_TIMEOUT_MS)');
+  }
+  if (candidate.secretsKey !== undefined && candidate.secretsKeyFile !== undefined) {
+    problems.push('/secretsKey is set twice: LEARNBASE_SECRETS_KEY or LEARNBASE_SECRETS_KEY_FILE, not both');
+  }
+  if (candidate.secretsKeyPrevious !== undefined && candidate.secretsKeyPreviousFile !== undefined) {
+    problems.push('/secretsKeyPrevious is set twice: LEARNBASE_SECRETS_KEY_PREVIOUS or LEARNBASE_SECRETS_KEY_PREVIOUS_FILE, not both');
   }
   problems.push(...rateLimitStoreProblems(candidate.rateLimitStore, candidate.redisUrl, candidate.database.kind));
   if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);

@@ -14,6 +14,7 @@ import {
   type Values,
 } from './command.js';
 import { migrateCommand, withDatabase } from './database.js';
+import { keyFileCreated, type SecretBox } from '../platform/secret-box.js';
 import { handOffToServer, NOT_HANDED_OFF } from './pglite-handoff.js';
 
 /**
@@ -85,6 +86,9 @@ Commands:
                                   does it daily): a provider's new key or address is taken
   sso delete --tenant NAME --name CONNECTION
                                   delete a single sign-on connection
+  secrets rotate                  encrypt every stored secret (HR webhook signing secrets, OpenID
+                                  Connect client secrets) again under LEARNBASE_SECRETS_KEY, those
+                                  under LEARNBASE_SECRETS_KEY_PREVIOUS included (docs/operations.md)
   client list --tenant NAME       list the tenant's OAuth clients
   client delete --tenant NAME ID  delete an OAuth client; the tokens issued to it stop working
   client rotate-secret --tenant NAME ID
@@ -121,6 +125,7 @@ const DATABASE_COMMANDS: Record<string, () => Promise<DatabaseCommand>> = {
   client: async () => (await import('./client.js')).clientCommand,
   admin: async () => (await import('./admin.js')).adminCommand,
   import: async () => (await import('./import.js')).importCommand,
+  secrets: async () => (await import('./secrets.js')).secretsCommand,
 };
 
 const TERMINAL: CommandOutput = {
@@ -155,7 +160,16 @@ function runCommand(argv: string[]): Promise<number> {
     const handedOff = await handOffToServer(config.database, positionals, values, TERMINAL);
     if (handedOff !== undefined) return handedOff;
     return withDatabase(config, (db, applied) =>
-      runDatabaseCommand(positionals, { db, config, values, output: TERMINAL, stdin: process.stdin, progress: process.stderr, applied }),
+      runDatabaseCommand(positionals, {
+        db,
+        config,
+        values,
+        output: TERMINAL,
+        stdin: process.stdin,
+        progress: process.stderr,
+        applied,
+        secrets: once(() => commandSecrets(db, config, TERMINAL)),
+      }),
     );
   });
 }
@@ -165,13 +179,37 @@ function runCommand(argv: string[]): Promise<number> {
  * (pglite-handoff.ts): run on the server's open database (already migrated) with its
  * configuration, printing to the command line.
  */
-export function runHandedOff(db: Database, config: AppConfig, command: HandedOffCommand, output: CommandOutput): Promise<number> {
+export function runHandedOff(
+  db: Database,
+  config: AppConfig,
+  secrets: SecretBox,
+  command: HandedOffCommand,
+  output: CommandOutput,
+): Promise<number> {
   return guarded(command.argv, output, async (positionals, values) => {
     if (NOT_HANDED_OFF.includes(positionals[0]!)) throw new UsageError(`"${positionals[0]}" cannot be handed to a running server.`);
     const stdin: PasswordInput = Readable.from(command.stdin === undefined ? [] : [command.stdin]);
     const progress: ProgressStream = writableTo(output.err);
-    return runDatabaseCommand(positionals, { db, config, values, output, stdin, progress, applied: [] });
+    return runDatabaseCommand(positionals, { db, config, values, output, stdin, progress, applied: [], secrets: async () => secrets });
   });
+}
+
+/**
+ * The box of a command that stores or rotates a secret, run on its own database: checked against
+ * what is stored as a server's start checks it (identity's prepareStoredSecrets); a key file it
+ * creates beside a PGlite folder is said on standard error.
+ */
+async function commandSecrets(db: Database, config: AppConfig, output: CommandOutput): Promise<SecretBox> {
+  const { prepareStoredSecrets } = await import('../modules/identity/stored-secret.service.js');
+  const prepared = await prepareStoredSecrets(db, config, true);
+  if (prepared.created) output.err(`learnbase: ${keyFileCreated(prepared.created)}\n`);
+  return prepared.box;
+}
+
+/** `work` run once, its promise shared by every later call. */
+function once<T>(work: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
+  return () => (result ??= work());
 }
 
 /** Every command that works on the database (all but serve, backup and restore), by its noun. */

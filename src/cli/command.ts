@@ -4,6 +4,8 @@ import type { AppConfig } from '../config.js';
 import type { CommandOutput } from '../platform/control-socket.js';
 import { LocalNotifyBus, PostgresNotifyBus, type NotifyBus } from '../platform/database/notify-bus.js';
 import type { Database } from '../platform/database/sql-client.js';
+import { OutboundHttp, testLoopbackAllowance } from '../platform/outbound-http.js';
+import type { SecretBox } from '../platform/secret-box.js';
 import type { Tenant } from '../kernel/principal.js';
 import { textProblem } from '../platform/json-guard.js';
 import { TokenService } from '../modules/auth/oauth/token.service.js';
@@ -71,6 +73,11 @@ export interface CommandContext {
   progress: ProgressStream;
   /** The migrations applied when the database was opened (none when the server already had it open). */
   applied: string[];
+  /**
+   * The stored secrets' box (docs/operations.md, "Secrets at rest"): prepared on first use by the
+   * commands that store or rotate a secret, or the running server's when the command was handed over.
+   */
+  secrets: () => Promise<SecretBox>;
 }
 
 /** A noun's command: its verb and operands (the positional arguments after the noun); resolves to the exit code. */
@@ -160,6 +167,19 @@ export const tokenService = (context: CommandContext, notifications: NotifyBus) 
     cacheTtlMs: 0,
     refreshLifetimeSeconds: 0,
   });
+
+/**
+ * The outbound client of a command that reads a provider's metadata (`sso set --metadata-url`,
+ * `sso refresh`): the server's guard, with the real reason a request failed told to the operator
+ * running the command. Loopback only for a process the tests spawn (testLoopbackAllowance).
+ */
+export const commandOutbound = (context: CommandContext) =>
+  new OutboundHttp(
+    { allowPrivate: context.config.outboundAllowPrivate, allowLoopback: testLoopbackAllowance() },
+    {
+      warn: (details, message) => context.output.err(`learnbase: ${message} (${(details as { reason?: string }).reason ?? 'no reason'})\n`),
+    },
+  );
 
 /** 2026-11-23 21:05Z (UTC): lists are read by people to the minute; --json gives the full time. */
 export const minute = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')}Z`;

@@ -9,7 +9,7 @@ export async function hrWebhookCommand(context: CommandContext, [verb, ...operan
     case 'create': {
       none(operands, 'hr-webhook create --tenant NAME');
       const tenant = await tenantNamed(context, 'hr-webhook create');
-      const issued = await issueHrWebhook(context.db, tenant);
+      const issued = await issueHrWebhook(context.db, await context.secrets(), tenant);
       say(
         context,
         { id: issued.id, path: issued.path, secret: issued.secret, createdAt: issued.createdAt.toISOString() },

@@ -3,7 +3,7 @@ import { userInfo } from 'node:os';
 import type { Principal } from '../kernel/principal.js';
 import { refreshConnection } from '../modules/identity/saml-metadata.service.js';
 import { connectionOfBody, connectionView, listConnections, putConnection, removeConnection } from '../modules/identity/sso.service.js';
-import { type CommandContext, minute, none, say, table, tenantNamed, unknownVerb, UsageError } from './command.js';
+import { type CommandContext, commandOutbound, minute, none, say, table, tenantNamed, unknownVerb, UsageError } from './command.js';
 
 const VERBS = ['set', 'list', 'refresh', 'delete'] as const;
 const SET_USAGE =
@@ -22,8 +22,8 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
       none(operands, SET_USAGE);
       if (!values.name) throw new UsageError(`Expected: learnbase ${SET_USAGE}`);
       const tenant = await tenantNamed(context, 'sso set');
-      const input = await connectionOfBody(tenant, values.name, await connectionOfFlags(values));
-      const { connection, created } = await putConnection(context.db, tenant, values.name, input);
+      const input = await connectionOfBody(commandOutbound(context), tenant, values.name, await connectionOfFlags(values));
+      const { connection, created } = await putConnection(context.db, await context.secrets(), tenant, values.name, input);
       const view = connectionView(connection, tenant, '');
       say(
         context,
@@ -61,7 +61,7 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
       if (!values.name) throw new UsageError('Expected: learnbase sso refresh --tenant NAME --name CONNECTION');
       const tenant = await tenantNamed(context, 'sso refresh');
       const principal: Principal = { kind: 'operator', tenant, id: `cli:${userInfo().username}` };
-      const { connection, changed } = await refreshConnection(context.db, principal, values.name, undefined);
+      const { connection, changed } = await refreshConnection(context.db, commandOutbound(context), principal, values.name, undefined);
       const view = connectionView(connection, tenant, '');
       say(
         context,

@@ -1,6 +1,8 @@
 import type { AppConfig } from '../config.js';
 import type { NotifyBus } from './database/notify-bus.js';
 import type { SqlClient } from './database/sql-client.js';
+import type { OutboundHttp } from './outbound-http.js';
+import type { SecretBox } from './secret-box.js';
 
 /** What the app assembly hands each module's plugin. */
 export interface ModuleOptions {
@@ -9,4 +11,8 @@ export interface ModuleOptions {
   sql: SqlClient;
   /** The app's one bus between the processes of its database, for cache invalidations. */
   bus: NotifyBus;
+  /** The one client for every request the server makes to an address someone else chose (the outbound guard). */
+  outbound: OutboundHttp;
+  /** Seals and opens the secrets kept to be presented (docs/operations.md, "Secrets at rest"). */
+  secrets: SecretBox;
 }

@@ -7,6 +7,8 @@ import type { AppConfig } from '../config.js';
 import type { SqlClient } from '../platform/database/sql-client.js';
 import { LocalNotifyBus, type NotifyBus } from '../platform/database/notify-bus.js';
 import type { ModuleOptions } from '../platform/module-options.js';
+import { OutboundHttp } from '../platform/outbound-http.js';
+import { configuredSecretBox, type SecretBox } from '../platform/secret-box.js';
 import { registerErrorHandler } from '../platform/http/error-handler.js';
 import { registerStrictQueryIntegers } from '../platform/http/strict-query-integers.js';
 import { registerInputGuards } from '../platform/http/input-guards.js';
@@ -53,6 +55,18 @@ export interface BuildOptions {
   signInPolicy?: Partial<SignInPolicy>;
   /** The rate limits' window in ms (a minute); tests shorten it to see a limit recover. */
   rateLimitWindowMs?: number;
+  /**
+   * The keys of the stored secrets, as the server's start prepared them (identity's
+   * prepareStoredSecrets: the key file beside a PGlite folder, a check of what is stored). Default:
+   * the keys the configuration names (LEARNBASE_SECRETS_KEY…), as the tests give them.
+   */
+  secrets?: SecretBox;
+  /**
+   * TEST ONLY: outbound requests may reach loopback addresses (the tests' identity providers on
+   * 127.0.0.1). No setting of the configuration reaches it; `serve` sets it only for a process the
+   * tests spawn (outbound-http.ts, testLoopbackAllowance). Default: false.
+   */
+  outboundLoopback?: boolean;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -203,7 +217,11 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   // The modules, bottom up. A plugin's routes run only the hooks added before the plugin was
   // registered, so every module's routes follow auth's authentication hook; tenancy's service
   // precedes it, as the hook names the request's tenant through it.
-  const modules: ModuleOptions = { config, sql, bus };
+  const outbound = new OutboundHttp(
+    { allowPrivate: config.outboundAllowPrivate, allowLoopback: options.outboundLoopback ?? false },
+    app.log,
+  );
+  const modules: ModuleOptions = { config, sql, bus, outbound, secrets: options.secrets ?? configuredSecretBox(config) };
   // Learning's dynamic assignments follow the people the actors and imports modules write, in
   // their transactions: the seam that lets them call up (actors' people-changes.ts).
   const peopleChanges = assignmentPeopleChanges(config.baseDomain);

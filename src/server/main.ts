@@ -10,6 +10,9 @@ import type { Database } from '../platform/database/sql-client.js';
 import { listenForCommands, type CommandOutput, type ControlSocket, type HandedOffCommand } from '../platform/control-socket.js';
 import { seedDemo, type DemoSeed } from './demo-seed.js';
 import { countTenants, findTenantByName } from '../modules/tenancy/tenant.repository.js';
+import { prepareStoredSecrets } from '../modules/identity/stored-secret.service.js';
+import { testLoopbackAllowance } from '../platform/outbound-http.js';
+import { keyFileCreated, type SecretBox } from '../platform/secret-box.js';
 
 /** After the grace period, how long closing the app and the database may take before the process exits regardless. */
 const CLOSE_DEADLINE_MS = 5_000;
@@ -26,7 +29,7 @@ export interface ServeOptions {
    * Runs a command the command line hands over while this server holds the PGlite folder
    * (platform/control-socket.ts); the command line (cli/server.ts) passes it. Without it, commands wait until the server stops.
    */
-  commands?: (db: Database, config: AppConfig, command: HandedOffCommand, output: CommandOutput) => Promise<number>;
+  commands?: (db: Database, config: AppConfig, secrets: SecretBox, command: HandedOffCommand, output: CommandOutput) => Promise<number>;
 }
 
 /**
@@ -45,6 +48,9 @@ export async function serve(config: AppConfig, options: ServeOptions = {}): Prom
   let control: ControlSocket | undefined;
   try {
     const demo = options.worker ? undefined : await prepareDatabase(db, config);
+    // Before anything reads a stored secret: refused without the key they are sealed under, and
+    // those an earlier version left plain sealed now (docs/operations.md, "Secrets at rest").
+    const secrets = await prepareStoredSecrets(db, config, !options.worker);
     // Several processes may share a PostgreSQL database: they hear each other's cache invalidations.
     notifications =
       config.database.kind === 'postgres'
@@ -52,9 +58,16 @@ export async function serve(config: AppConfig, options: ServeOptions = {}): Prom
             onError: (error) => log?.warn({ err: error }, 'the LISTEN connection failed; reconnecting'),
           })
         : undefined;
-    const started = await buildApp(config, db, { notifications });
+    const started = await buildApp(config, db, {
+      notifications,
+      secrets: secrets.box,
+      // Only ever true in a process the tests spawn (NODE_ENV=test and its own variable).
+      outboundLoopback: testLoopbackAllowance(),
+    });
     app = started;
     log = started.log;
+    if (secrets.created) started.log.warn({ keyFile: secrets.created }, keyFileCreated(secrets.created));
+    if (secrets.sealed > 0) started.log.info({ sealed: secrets.sealed }, 'encrypted the stored secrets an earlier version kept as issued');
     // Past the cap Node closes each new connection as soon as it is accepted, and the ones already
     // open are served as before: idle connections cannot use up the process's file descriptors.
     started.server.maxConnections = config.maxConnections;
@@ -65,7 +78,7 @@ export async function serve(config: AppConfig, options: ServeOptions = {}): Prom
     if (commands && config.database.kind === 'pglite' && config.database.dataDir !== undefined) {
       control = await listenForCommands(
         resolve(config.database.dataDir),
-        (command, output) => commands(db, config, command, output),
+        (command, output) => commands(db, config, secrets.box, command, output),
         (message) => started.log.warn(message),
       );
     }
@@ -95,7 +108,8 @@ export async function serve(config: AppConfig, options: ServeOptions = {}): Prom
     process.once('SIGINT', () => void stop('SIGINT'));
     // Printed once the signals are handled: whoever reads the banner and stops the server at once
     // (a script, a test) must get the graceful stop, not the default SIGTERM death.
-    if (!options.worker) printBanner(config, listeningPort(started, config), demo);
+    if (!options.worker)
+      printBanner(config, listeningPort(started, config), demo, 1, secrets.created ? [keyFileCreated(secrets.created)] : []);
     return { app: started, db };
   } catch (error) {
     // A start-up failure (the port taken, say) must not leave a connection holding the process open.
@@ -199,7 +213,13 @@ function demoRedirectUris(config: AppConfig): string[] {
  * What a newcomer needs on start: where the server listens and, on a fresh database, the demo
  * credentials; on one that had tenants, how to make a new key (the secrets were printed only once).
  */
-export function printBanner(config: AppConfig, port: number, started: DemoSeed | ExistingTenants | undefined, workers = 1): void {
+export function printBanner(
+  config: AppConfig,
+  port: number,
+  started: DemoSeed | ExistingTenants | undefined,
+  workers = 1,
+  notes: readonly string[] = [],
+): void {
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const storage = config.database.kind === 'pglite' ? `PGlite in ${config.database.dataDir ?? 'memory'}` : 'PostgreSQL';
   const processes = workers > 1 ? `, ${workers} worker processes` : '';
@@ -245,6 +265,7 @@ export function printBanner(config: AppConfig, port: number, started: DemoSeed |
       '',
     );
   }
+  if (notes.length > 0) lines.push('', ...notes);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

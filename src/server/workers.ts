@@ -55,15 +55,18 @@ export async function serveWorkers(config: AppConfig, count: number): Promise<vo
     );
   }
   // The server's modules are loaded here, not with this file, which the command line loads for every command.
-  const [{ prepareDatabase, printBanner }, { openDatabase }, { answerMetricsRequests }] = await Promise.all([
+  const [{ prepareDatabase, printBanner }, { openDatabase }, { answerMetricsRequests }, { prepareStoredSecrets }] = await Promise.all([
     import('./main.js'),
     import('../platform/database/open-database.js'),
     import('../platform/cluster-metrics.js'),
+    import('../modules/identity/stored-secret.service.js'),
   ]);
   const db = await openDatabase(config.database);
   let demo: Awaited<ReturnType<typeof prepareDatabase>>;
   try {
     demo = await prepareDatabase(db, config);
+    // Once, before the workers: refused without the key, plain secrets of an earlier version sealed.
+    await prepareStoredSecrets(db, config, false);
   } finally {
     await db.close();
   }

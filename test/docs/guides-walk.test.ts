@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
 import { CLI_ARGS, startCli, waitForOutput } from '../support/cli.js';
+import { TEST_SECRETS_KEY } from '../support/secrets-key.js';
 import { guideOrder, parseGuide, section, type Guide, type Step } from './guide-steps.js';
 import { ANY, compareOutput, parseHttp } from './output-match.js';
 import { ShellSession, type BlockResult } from './shell-session.js';
@@ -174,7 +175,9 @@ class Walk {
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: reader };
     delete env.LEARNBASE_DATA;
     delete env.DATABASE_URL;
-    if (databaseUrl) env.DATABASE_URL = databaseUrl;
+    // On PostgreSQL the reader sets the key of the stored secrets as README's "Run against PostgreSQL"
+    // says: the server's (cli.ts gives every process the tests start the same one).
+    if (databaseUrl) Object.assign(env, { DATABASE_URL: databaseUrl, LEARNBASE_SECRETS_KEY: TEST_SECRETS_KEY });
     return new Walk(new ShellSession(reader, env, join(folder, 'blocks')), banner, restart);
   }
 
@@ -286,13 +289,15 @@ for (const backend of backends) {
       // A port of its own rather than 0: the demo client's redirect URI carries the port it is given.
       const port = await freePort();
       const serve = ['serve', '--port', String(port), ...(database ? ['--database', database.url] : ['--data', data])];
-      server = startCli(serve);
+      // On PGlite as `npm start` runs: no key set, so the server makes the key file beside `./data`.
+      const keyEnv: Record<string, string> = database ? {} : { LEARNBASE_SECRETS_KEY: '' };
+      server = startCli(serve, keyEnv);
       walk = await Walk.start(folder, server, database?.url, async (env) => {
         if (server) await stop(server);
         const inReader = Object.fromEntries(
           Object.entries(env).map(([name, value]) => [name, value.startsWith('./') ? join(folder, 'reader', value) : value]),
         );
-        server = startCli(serve, inReader);
+        server = startCli(serve, { ...keyEnv, ...inReader });
         await waitForOutput(server, /listening on http:\/\/[^\s:]+:\d+/, 60_000);
       });
     });

@@ -8,6 +8,7 @@ import { issueApiKey } from '../../src/modules/auth/api-keys/api-key.service.js'
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { issueScimToken } from '../../src/modules/identity/scim-token.service.js';
 import { issueHrWebhook } from '../../src/modules/identity/hr-webhook.service.js';
+import { configuredSecretBox } from '../../src/platform/secret-box.js';
 import type { GivenTenant } from '../support/given.js';
 import { LAUNCH_ACTIVITY, LEARNER_MBOX, ROUTE_FUZZERS, type FuzzContext, type FuzzRequest } from './arbitraries.js';
 
@@ -178,7 +179,7 @@ async function givenScimUser(
     },
   });
   assert.equal(created.statusCode, 201, created.body);
-  const hook = await issueHrWebhook(ctx.db, record);
+  const hook = await issueHrWebhook(ctx.db, configuredSecretBox(ctx.config), record);
   return { scimToken, scimUserId: (created.json() as { id: string }).id, hrWebhook: { path: hook.path, secret: hook.secret } };
 }
 

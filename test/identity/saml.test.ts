@@ -7,6 +7,7 @@ import { METADATA_REFRESH_MS, refreshDueMetadata } from '../../src/modules/ident
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/secrets.js';
+import { OutboundHttp } from '../../src/platform/outbound-http.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import { browserSkip, launchChromium, serveContentPage } from '../support/chromium.js';
 import { attributesOf, givenLaunchTenant, type LaunchTenant, peopleOf } from './sign-on-fixtures.js';
@@ -21,6 +22,9 @@ import { type Attributes, readAuthnRequest, type ResponseOptions, type SamlIdpFi
  */
 const skip = browserSkip;
 type Json = Record<string, unknown>;
+
+/** The daily round's client, as the test app's: loopback allowed, for the provider on 127.0.0.1. */
+const loopbackOutbound = new OutboundHttp({ allowPrivate: false, allowLoopback: true });
 
 const ADA: Attributes = { email: 'ada@example.com', givenName: 'Ada', sn: 'Lovelace', groups: ['staff'] };
 
@@ -520,6 +524,7 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
       [1, 2].map(() =>
         refreshDueMetadata(
           ctx.db,
+          loopbackOutbound,
           (id) => tenancy.findById(id),
           () => {},
           dayLater,

@@ -5,6 +5,7 @@ import { DEFAULTS, withDefaults, type AppConfig } from '../../src/config.js';
 import type { Database } from '../../src/platform/database/sql-client.js';
 import { BACKENDS, type TestBackend } from './backends.js';
 import { Given } from './given.js';
+import { TEST_SECRETS_KEY } from './secrets-key.js';
 
 export interface TestContext {
   backend: TestBackend['name'];
@@ -31,6 +32,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     keepAliveTimeoutMs: DEFAULTS.keepAliveTimeoutMs,
     maxConnections: DEFAULTS.maxConnections,
     shutdownGraceMs: DEFAULTS.shutdownGraceMs,
+    secretsKey: TEST_SECRETS_KEY,
     ...overrides,
   });
 }
@@ -38,7 +40,9 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
 /**
  * Declares `title` once per backend (`title [pglite]`, `title [postgres]`): each gets a fresh
  * migrated database (a copy of the template, templates.ts) and an app on it. Tests isolate
- * themselves by creating their own tenant with `ctx.given.tenant()`.
+ * themselves by creating their own tenant with `ctx.given.tenant()`. The app's outbound requests
+ * may reach loopback (the tests' identity providers listen on 127.0.0.1) unless `buildOptions`
+ * says `outboundLoopback: false`, as the tests of the guard do.
  */
 export function describeEachBackend(
   title: string,
@@ -57,7 +61,7 @@ export function describeEachBackend(
         dispose = opened.dispose;
         ctx.db = opened.db;
         ctx.config = testConfig(overrides);
-        ctx.app = await buildApp(ctx.config, opened.db, { ...buildOptions, logger: false });
+        ctx.app = await buildApp(ctx.config, opened.db, { outboundLoopback: true, ...buildOptions, logger: false });
         ctx.given = new Given(ctx.app, opened.db);
         ctx.url = () => (listening ??= ctx.app.listen({ port: 0, host: '127.0.0.1' }));
       });

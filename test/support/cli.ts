@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
+import { TEST_LOOPBACK_ENV } from '../../src/platform/outbound-http.js';
+import { TEST_SECRETS_KEY } from './secrets-key.js';
 import { builtIsCurrent, ROOT } from './built.js';
 import { BASELINE_WASM_ONLY } from './node-flags.js';
 
@@ -19,11 +21,25 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * What every process the tests spawn runs with: the tests' secrets key (unless a test gives another,
+ * or '' for none), and the test-only loopback allowance of outbound requests (its providers listen
+ * on 127.0.0.1; honoured only under NODE_ENV=test, outbound-http.ts).
+ */
+export const SPAWNED_ENV: NodeJS.ProcessEnv = {
+  LOG_LEVEL: 'warn',
+  DATABASE_URL: '',
+  LEARNBASE_DATA: '',
+  LEARNBASE_SECRETS_KEY: TEST_SECRETS_KEY,
+  NODE_ENV: 'test',
+  [TEST_LOOPBACK_ENV]: 'allow',
+};
+
 /** Starts `learnbase …` in a child process (CLI_ARGS). */
 export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
   return spawn(process.execPath, [...CLI_ARGS, ...args], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: '', LEARNBASE_DATA: '', ...env },
+    env: { ...process.env, ...SPAWNED_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -45,7 +61,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
 export function runCliWithInput(args: string[], input: string): Promise<CliResult> {
   const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: '', LEARNBASE_DATA: '' },
+    env: { ...process.env, ...SPAWNED_ENV },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

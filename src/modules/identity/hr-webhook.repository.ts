@@ -19,6 +19,7 @@ const toListing = (row: HrWebhookRow): HrWebhookListing => ({
   ...(row.revoked_at ? { revokedAt: new Date(row.revoked_at) } : {}),
 });
 
+/** `secret` as stored: sealed (stored-secret.service.ts). */
 export async function insertHrWebhook(sql: SqlClient, tenantId: string, id: string, secret: string): Promise<HrWebhookListing> {
   const { rows } = await sql.query<HrWebhookRow>(
     'INSERT INTO hr_webhooks (tenant_id, id, secret) VALUES ($1, $2, $3) RETURNING id, created_at, revoked_at',
@@ -27,7 +28,7 @@ export async function insertHrWebhook(sql: SqlClient, tenantId: string, id: stri
   return toListing(rows[0]);
 }
 
-/** The signing secret of an endpoint that is not revoked, or undefined. */
+/** The signing secret of an endpoint that is not revoked as stored (stored-secret.service.ts opens it), or undefined. */
 export async function findActiveHrWebhookSecret(sql: SqlClient, tenantId: string, id: string): Promise<string | undefined> {
   const { rows } = await sql.query<{ secret: string }>(
     'SELECT secret FROM hr_webhooks WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL',

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { SecretBox } from '../../platform/secret-box.js';
 import { apiErrorResponse } from '../../platform/http/common-schemas.js';
 import { recordAudit, sourceOfHeader } from '../audit/audit.service.js';
 import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../auth/admin-routes.schemas.js';
@@ -19,6 +20,8 @@ import {
 
 export interface HrWebhookRoutesOptions {
   sql: SqlClient;
+  /** Seals a new endpoint's signing secret and opens a stored one (stored-secret.service.ts). */
+  secrets: SecretBox;
   applier: HrMessageApplier;
   tenancy: Pick<TenancyService, 'findById'>;
   baseDomain: string;
@@ -45,7 +48,7 @@ const listing = (base: string, webhook: HrWebhookListing) => ({
  * `GET/POST /api/hr-webhooks`, `DELETE /api/hr-webhooks/{id}`, `GET /api/hr-webhooks/messages`: a
  * tenant's admins manage its HR systems' endpoints and see what their messages did.
  */
-export const hrWebhookRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = async (app, { sql }) => {
+export const hrWebhookRoutes: FastifyPluginAsyncTypebox<Pick<HrWebhookRoutesOptions, 'sql' | 'secrets'>> = async (app, { sql, secrets }) => {
   app.get(
     '/api/hr-webhooks',
     {
@@ -78,6 +81,9 @@ export const hrWebhookRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = as
             secret: Type.String({ description: 'The Standard Webhooks signing secret, `whsec_…`.' }),
           }),
           ...ADMIN_ERRORS,
+          503: apiErrorResponse(
+            'The server has no key to encrypt the signing secret with (`secrets.no_key`): its operator sets LEARNBASE_SECRETS_KEY.',
+          ),
         },
       },
     },
@@ -85,7 +91,7 @@ export const hrWebhookRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = as
       const principal = adminPrincipalOf(request);
       const source = sourceOfHeader(request.headers['svc-account-source']);
       const issued = await sql.transaction(async (tx) => {
-        const created = await issueHrWebhook(tx, principal.tenant);
+        const created = await issueHrWebhook(tx, secrets, principal.tenant);
         await recordAudit(tx, { action: 'hr_webhook.created', principal, source, details: { id: created.id } });
         return created;
       });
@@ -168,7 +174,7 @@ export const hrWebhookRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> = as
  * its own: the signature is over the bytes sent, so the body is read as bytes and parsed after the
  * check, whatever its content type.
  */
-export const hrWebhookInbox: FastifyPluginAsyncTypebox<HrWebhookRoutesOptions> = async (app, { sql, applier, tenancy, baseDomain }) => {
+export const hrWebhookInbox: FastifyPluginAsyncTypebox<HrWebhookRoutesOptions> = async (app, { sql, secrets, applier, tenancy, baseDomain }) => {
   // The signature is over the bytes sent: the body is read as bytes, and parsed after the check.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MESSAGE_LIMIT_BYTES }, (_request, body, done) => done(null, body));
@@ -208,7 +214,7 @@ export const hrWebhookInbox: FastifyPluginAsyncTypebox<HrWebhookRoutesOptions> =
     async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const named = namedTenant(request, baseDomain);
-      const { messageId, accepted } = await receiveHrMessage(sql, request.params.id, body, request.headers, { named, tenancy });
+      const { messageId, accepted } = await receiveHrMessage(sql, secrets, request.params.id, body, request.headers, { named, tenancy });
       if (accepted) applier.kick();
       return accepted
         ? reply.status(202).send({ id: messageId, status: 'accepted' })

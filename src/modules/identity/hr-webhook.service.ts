@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { SecretBox } from '../../platform/secret-box.js';
 import { AppError, badRequest, notFound } from '../../platform/http/app-error.js';
 import { httpErrorOf } from '../../platform/http/storage-errors.js';
 import { StorageError } from '../../platform/database/storage-error.js';
@@ -29,6 +30,7 @@ import {
   type HrWebhookListing,
 } from './hr-webhook.repository.js';
 import { lockedPlan, newPersonIfi, personKeys, writePerson, type IdentityWriter } from './identity-person.service.js';
+import { openHrWebhookSecret, sealHrWebhookSecret } from './stored-secret.service.js';
 
 export type { HrMessageListing, HrWebhookListing };
 
@@ -55,10 +57,11 @@ export interface IssuedHrWebhook extends HrWebhookListing {
 
 export const hrWebhookPath = (id: string) => `/hooks/hr/${id}`;
 
-export async function issueHrWebhook(sql: SqlClient, tenant: Tenant): Promise<IssuedHrWebhook> {
+/** A new endpoint of the tenant; its secret is stored sealed under `secrets`' key (503 secrets.no_key without one). */
+export async function issueHrWebhook(sql: SqlClient, secrets: SecretBox, tenant: Tenant): Promise<IssuedHrWebhook> {
   const id = `hrw_${tenantHex(tenant.id)}_${randomBytes(8).toString('hex')}`;
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
-  const listing = await insertHrWebhook(sql, tenant.id, id, secret);
+  const listing = await insertHrWebhook(sql, tenant.id, id, sealHrWebhookSecret(secrets, tenant.id, id, secret));
   return { ...listing, secret, path: hrWebhookPath(id) };
 }
 
@@ -93,6 +96,7 @@ export interface HrReceipt {
  */
 export async function receiveHrMessage(
   sql: SqlClient,
+  secrets: SecretBox,
   id: string,
   body: Buffer,
   headers: Record<string, string | string[] | undefined>,
@@ -100,8 +104,9 @@ export async function receiveHrMessage(
 ): Promise<{ tenantId: string; messageId: string; accepted: boolean }> {
   const hex = HR_WEBHOOK_ID.exec(id)?.[1];
   const tenantId = hex === undefined ? undefined : tenantIdFromHex(hex);
-  const secret = tenantId === undefined ? undefined : await findActiveHrWebhookSecret(sql, tenantId, id);
-  if (tenantId === undefined || secret === undefined) throw unauthorized('No HR webhook has this address, or it was revoked.');
+  const stored = tenantId === undefined ? undefined : await findActiveHrWebhookSecret(sql, tenantId, id);
+  if (tenantId === undefined || stored === undefined) throw unauthorized('No HR webhook has this address, or it was revoked.');
+  const secret = openHrWebhookSecret(secrets, tenantId, id, stored);
   const text = utf8Text(body);
   if (text === undefined) throw badRequest('request.invalid_json', 'The body is not UTF-8 text.');
   const single = (name: string) => {

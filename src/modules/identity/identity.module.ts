@@ -31,7 +31,10 @@ const HR_MESSAGES_INTERVAL_MS = 2_000;
  * `app.tenancy`, `app.auth` (deactivating a person revokes their learner credentials) and
  * `app.launch` (a sign-in launches).
  */
-export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (app, { config, sql, peopleChanges, importAdmission }) => {
+export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
+  app,
+  { config, sql, peopleChanges, importAdmission, outbound, secrets },
+) => {
   const domains = { baseDomain: config.baseDomain, serviceDomain: config.serviceDomain };
   const credentials = app.auth.credentials;
   await app.register(scimTokenRoutes, { sql });
@@ -49,8 +52,8 @@ export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
   app.addHook('onReady', async () => applier.start());
   app.addHook('onClose', async () => applier.stop());
   purgeHourly(app, 'applied HR webhook messages past their retention', () => purgeAppliedHrMessages(sql));
-  await app.register(hrWebhookRoutes, { sql });
-  await app.register(hrWebhookInbox, { sql, applier, tenancy: app.tenancy, baseDomain: config.baseDomain });
+  await app.register(hrWebhookRoutes, { sql, secrets });
+  await app.register(hrWebhookInbox, { sql, secrets, applier, tenancy: app.tenancy, baseDomain: config.baseDomain });
 
   const signOn = new SingleSignOn({
     sql,
@@ -60,15 +63,18 @@ export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
     credentials,
     launches: app.launch.launches,
     finishAdminSignOn: app.auth.finishAdminSignOn,
+    outbound,
+    secrets,
   });
   app.launch.acceptSignOn(signOn);
   app.auth.acceptAdminSignOn(signOn);
-  await app.register(ssoRoutes, { sql, signOn, tenancy: app.tenancy, baseDomain: config.baseDomain });
+  await app.register(ssoRoutes, { sql, signOn, tenancy: app.tenancy, baseDomain: config.baseDomain, outbound, secrets });
   everyHour(
     app,
     () =>
       refreshDueMetadata(
         sql,
+        outbound,
         (tenantId) => app.tenancy.findById(tenantId),
         (source, problem) =>
           app.log.warn(

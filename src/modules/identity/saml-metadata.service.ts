@@ -1,5 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError } from '../../platform/http/app-error.js';
+import { OutboundError, type OutboundHttp } from '../../platform/outbound-http.js';
 import type { Principal, Tenant } from '../../kernel/principal.js';
 import { recordAudit } from '../audit/audit.service.js';
 import type { IdpMetadata } from './saml-metadata-rules.js';
@@ -30,32 +31,21 @@ export const METADATA_RETRY_MS = 3_600_000;
 /** The most connections one round reads. */
 const ROUND_LIMIT = 50;
 
-/** The provider's metadata at `url` (https, or http on loopback), at most MAX_METADATA_BYTES, within 10 seconds; 400 naming /metadataUrl. */
-export async function fetchMetadata(url: string): Promise<IdpMetadata> {
+/**
+ * The provider's metadata at `url`, read through the outbound guard (no redirect followed, at most
+ * MAX_METADATA_BYTES, within its time limits); 400 naming /metadataUrl. A target the guard refuses
+ * and one that does not answer are told alike ("it could not be reached"): an admin cannot use the
+ * URL to learn what listens where (platform/outbound-http.ts).
+ */
+export async function fetchMetadata(outbound: OutboundHttp, url: string): Promise<IdpMetadata> {
   let text: string;
   try {
-    const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(10_000) });
-    if (!response.ok) throw new Error(`it answered ${response.status}`);
-    text = await boundedText(response, MAX_METADATA_BYTES);
+    text = (await outbound.get(url, { maxBytes: MAX_METADATA_BYTES })).toString('utf8');
   } catch (error) {
-    throw metadataProblem('/metadataUrl', `could not be read: ${(error as Error).message}`);
+    if (!(error instanceof OutboundError)) throw error;
+    throw metadataProblem('/metadataUrl', `could not be read: ${error.message}`);
   }
-  return metadataOfUrl(text);
-}
-
-/** The body as text, read no further than `limit` bytes (a provider's answer without Content-Length included). */
-async function boundedText(response: Response, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body ?? []) {
-    size += chunk.byteLength;
-    if (size > limit) {
-      await response.body?.cancel();
-      throw new Error(`it is larger than ${limit} bytes`);
-    }
-    chunks.push(Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return metadataOfUrl(text, { httpOnLoopback: outbound.policy.allowLoopback });
 }
 
 /** What one reading did: what changed (`entryPoint`, `certificates`), or the problem that left the connection as it was. */
@@ -75,12 +65,17 @@ function problemOf(error: unknown): string {
  * Reads `source`'s metadata URL once, if this process can take it (claimMetadataSource), and
  * stores what it found. The audit entry (`sso_connection.refreshed`, by `by`) records a change.
  */
-async function readSource(sql: SqlClient, source: MetadataSource, by: { principal: Principal; source?: string }): Promise<MetadataReading> {
+async function readSource(
+  sql: SqlClient,
+  outbound: OutboundHttp,
+  source: MetadataSource,
+  by: { principal: Principal; source?: string },
+): Promise<MetadataReading> {
   const claimedAt = new Date().toISOString();
   if (!(await claimMetadataSource(sql, source, claimedAt))) return { connection: undefined };
   let metadata: IdpMetadata;
   try {
-    metadata = await fetchMetadata(source.metadataUrl);
+    metadata = await fetchMetadata(outbound, source.metadataUrl);
   } catch (error) {
     const problem = problemOf(error);
     const connection = await recordMetadataReading(sql, source, claimedAt, { problem });
@@ -119,6 +114,7 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
  */
 export async function refreshConnection(
   sql: SqlClient,
+  outbound: OutboundHttp,
   principal: Principal,
   name: string,
   source: string | undefined,
@@ -126,7 +122,7 @@ export async function refreshConnection(
   const tenant = principal.tenant;
   const found = await findMetadataSource(sql, tenant.id, name);
   if (!found) throw MetadataErrors.noMetadataUrl(tenant, name);
-  const reading = await readSource(sql, found, { principal, ...(source === undefined ? {} : { source }) });
+  const reading = await readSource(sql, outbound, found, { principal, ...(source === undefined ? {} : { source }) });
   if (reading.connection === undefined) throw MetadataErrors.busy(name);
   if ('problem' in reading) throw MetadataErrors.unusable(reading.problem);
   return reading;
@@ -139,6 +135,7 @@ export async function refreshConnection(
  */
 export async function refreshDueMetadata(
   sql: SqlClient,
+  outbound: OutboundHttp,
   tenantOf: (tenantId: string) => Promise<Tenant | undefined>,
   onProblem: (source: MetadataSource, problem: string) => void,
   now = new Date(),
@@ -155,7 +152,7 @@ export async function refreshDueMetadata(
     if (tenant === undefined) continue;
     // The provider's own doing, audited as the connection's (as the people its sign-ins write).
     const principal: Principal = { kind: 'sso', tenant, id: source.name };
-    const reading = await readSource(sql, source, { principal, source: `sso:${source.name}` });
+    const reading = await readSource(sql, outbound, source, { principal, source: `sso:${source.name}` });
     if (reading.connection === undefined) continue;
     outcome.read++;
     if ('problem' in reading) {

@@ -110,12 +110,20 @@ type Problem = { path: string; message: string };
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * True for an issuer a connection may name: https, or http on the loopback interface (a provider
- * running beside the server in development and tests; openid-client refuses plain http otherwise).
+ * True for a URL on the loopback interface. A connection may name one with plain http only where
+ * the server may reach loopback at all, which is in the tests alone (their providers run on
+ * 127.0.0.1; the outbound guard refuses loopback otherwise, platform/outbound-http.ts): everywhere
+ * else every address a connection names is https.
  */
 export function isLoopback(url: URL): boolean {
   return ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 }
+
+/** How a connection's addresses are checked: `httpOnLoopback` lets plain http through on loopback (the tests' allowance). */
+export interface UrlRules {
+  httpOnLoopback: boolean;
+}
+const HTTPS_ONLY: UrlRules = { httpOnLoopback: false };
 
 const OIDC_FIELDS = ['protocol', 'displayName', 'issuer', 'clientId', 'clientSecret', 'scopes', 'claims', 'admins'];
 const SAML_FIELDS = [
@@ -143,8 +151,8 @@ function textField(body: Record<string, unknown>, name: string, max: number, req
   return undefined;
 }
 
-/** An address a connection may send the browser or this server to: https, or http on the loopback interface. */
-function checkUrl(value: string | undefined, path: string, problems: Problem[], noQuery: boolean): void {
+/** An address a connection may send the browser or this server to: https (http on the loopback interface where `rules` allow it). */
+function checkUrl(value: string | undefined, path: string, problems: Problem[], noQuery: boolean, rules: UrlRules): void {
   if (value === undefined) return;
   let url: URL | undefined;
   try {
@@ -153,8 +161,8 @@ function checkUrl(value: string | undefined, path: string, problems: Problem[], 
     problems.push({ path, message: 'must be an absolute URL' });
     return;
   }
-  if (!(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url)))) {
-    problems.push({ path, message: 'must be an https URL (http only on the loopback interface)' });
+  if (!(url.protocol === 'https:' || (rules.httpOnLoopback && url.protocol === 'http:' && isLoopback(url)))) {
+    problems.push({ path, message: 'must be an https URL' });
   }
   if (noQuery && (url.search || url.hash)) problems.push({ path, message: 'must have no query and no fragment' });
 }
@@ -244,20 +252,20 @@ function readAdmins(body: Record<string, unknown>, problems: Problem[]): AdminRu
  * The connection an admin sent (`PUT /api/sso/connections/{name}`, `learnbase sso set`): an OpenID
  * Connect one, or (`"protocol": "saml"`) a SAML draft whose metadata URL, if any, is still to read.
  */
-export function parseSsoConnection(body: unknown): OidcConnectionInput | SamlConnectionDraft {
+export function parseSsoConnection(body: unknown, rules: UrlRules = HTTPS_ONLY): OidcConnectionInput | SamlConnectionDraft {
   if (!isObject(body)) throw invalid([{ path: '', message: 'must be an object {"issuer", "clientId", …}' }]);
   const protocol = body.protocol ?? 'oidc';
   if (protocol !== 'oidc' && protocol !== 'saml') throw invalid([{ path: '/protocol', message: 'must be "oidc" or "saml"' }]);
-  return protocol === 'saml' ? parseSamlConnection(body) : parseOidcConnection(body);
+  return protocol === 'saml' ? parseSamlConnection(body, rules) : parseOidcConnection(body, rules);
 }
 
-function parseOidcConnection(body: Record<string, unknown>): OidcConnectionInput {
+function parseOidcConnection(body: Record<string, unknown>, rules: UrlRules): OidcConnectionInput {
   const problems: Problem[] = [];
   for (const key of Object.keys(body)) {
     if (!OIDC_FIELDS.includes(key)) problems.push({ path: `/${key}`, message: 'is not a property of an OpenID Connect connection' });
   }
   const issuer = textField(body, 'issuer', 500, true, problems);
-  checkUrl(issuer, '/issuer', problems, true);
+  checkUrl(issuer, '/issuer', problems, true, rules);
   const clientId = textField(body, 'clientId', 200, true, problems);
   const clientSecret = textField(body, 'clientSecret', 500, false, problems);
   const scopes = textField(body, 'scopes', 500, false, problems) ?? (body.scopes === undefined ? DEFAULT_SCOPES : undefined);
@@ -288,14 +296,14 @@ function parseOidcConnection(body: Record<string, unknown>): OidcConnectionInput
  * read it (`metadataUrl`), or the three things this server needs of it (`idpEntityId`,
  * `entryPoint`, `certificates`).
  */
-function parseSamlConnection(body: Record<string, unknown>): SamlConnectionDraft {
+function parseSamlConnection(body: Record<string, unknown>, rules: UrlRules): SamlConnectionDraft {
   const problems: Problem[] = [];
   for (const key of Object.keys(body)) {
     if (!SAML_FIELDS.includes(key)) problems.push({ path: `/${key}`, message: 'is not a property of a SAML connection' });
   }
   const metadataXml = textField(body, 'metadataXml', MAX_METADATA_BYTES, false, problems);
   const metadataUrl = textField(body, 'metadataUrl', 500, false, problems);
-  checkUrl(metadataUrl, '/metadataUrl', problems, false);
+  checkUrl(metadataUrl, '/metadataUrl', problems, false, rules);
   const spEntityId = textField(body, 'spEntityId', 500, false, problems);
   if (body.allowSha1 !== undefined && typeof body.allowSha1 !== 'boolean') {
     problems.push({ path: '/allowSha1', message: 'must be true (signatures and digests using SHA-1 are taken) or false (refused)' });
@@ -310,9 +318,9 @@ function parseSamlConnection(body: Record<string, unknown>): SamlConnectionDraft
   }
   let metadata: IdpMetadata | undefined;
   if (metadataXml !== undefined) {
-    metadata = readMetadataAt(metadataXml, '/metadataXml', problems);
+    metadata = readMetadataAt(metadataXml, '/metadataXml', problems, rules);
   } else if (explicit.length > 0) {
-    metadata = readExplicitProvider(body, problems);
+    metadata = readExplicitProvider(body, problems, rules);
   }
   const displayName = readDisplayName(body, problems);
   const claims = readClaims(body, DEFAULT_SAML_ATTRIBUTES, problems);
@@ -330,11 +338,11 @@ function parseSamlConnection(body: Record<string, unknown>): SamlConnectionDraft
   };
 }
 
-function readExplicitProvider(body: Record<string, unknown>, problems: Problem[]): IdpMetadata | undefined {
+function readExplicitProvider(body: Record<string, unknown>, problems: Problem[], rules: UrlRules): IdpMetadata | undefined {
   const before = problems.length;
   const idpEntityId = textField(body, 'idpEntityId', 500, true, problems);
   const entryPoint = textField(body, 'entryPoint', 1000, true, problems);
-  if (entryPoint !== undefined) checkEntryPoint(entryPoint, '/entryPoint', problems);
+  if (entryPoint !== undefined) checkEntryPoint(entryPoint, '/entryPoint', problems, rules);
   const sent = body.certificates;
   const certificates: string[] = [];
   if (!Array.isArray(sent) || sent.length === 0 || sent.length > MAX_CERTIFICATES) {
@@ -351,28 +359,28 @@ function readExplicitProvider(body: Record<string, unknown>, problems: Problem[]
   return { entityId: idpEntityId, entryPoint, certificates };
 }
 
-/** The SingleSignOnService, where browsers are sent: https, or http on the loopback interface. */
-function checkEntryPoint(entryPoint: string, path: string, problems: Problem[]): void {
+/** The SingleSignOnService, where browsers are sent: https (http on loopback where `rules` allow it). */
+function checkEntryPoint(entryPoint: string, path: string, problems: Problem[], rules: UrlRules): void {
   const before = problems.length;
-  checkUrl(entryPoint, path, problems, false);
+  checkUrl(entryPoint, path, problems, false, rules);
   for (const problem of problems.slice(before)) problem.message = `has a SingleSignOnService that ${problem.message}`;
 }
 
 /** The provider a metadata document describes, its entry point checked; its problems named at `path`. */
-function readMetadataAt(xml: string, path: string, problems: Problem[]): IdpMetadata | undefined {
+function readMetadataAt(xml: string, path: string, problems: Problem[], rules: UrlRules): IdpMetadata | undefined {
   const read = readIdpMetadata(xml);
   if ('problem' in read) {
     problems.push({ path, message: read.problem });
     return undefined;
   }
-  checkEntryPoint(read.entryPoint, path, problems);
+  checkEntryPoint(read.entryPoint, path, problems, rules);
   return read;
 }
 
 /** The provider of the metadata read from a connection's `metadataUrl`, or the 400 naming what is wrong with it. */
-export function metadataOfUrl(xml: string): IdpMetadata {
+export function metadataOfUrl(xml: string, rules: UrlRules = HTTPS_ONLY): IdpMetadata {
   const problems: Problem[] = [];
-  const metadata = readMetadataAt(xml, '/metadataUrl', problems);
+  const metadata = readMetadataAt(xml, '/metadataUrl', problems, rules);
   if (!metadata || problems.length > 0) throw invalid(problems);
   return metadata;
 }

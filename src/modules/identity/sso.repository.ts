@@ -11,7 +11,7 @@ export interface MetadataStatus {
   problem?: string;
 }
 
-/** A stored connection (its secret included: for the service only, never answered). */
+/** A stored connection (its client secret as stored, sealed: stored-secret.service.ts opens it; never answered). */
 export type SsoConnection = SsoConnectionInput & {
   name: string;
   createdAt: Date;

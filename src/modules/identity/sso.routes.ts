@@ -3,6 +3,8 @@ import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { OutboundHttp } from '../../platform/outbound-http.js';
+import type { SecretBox } from '../../platform/secret-box.js';
 import { type AppError, badRequest, notFound } from '../../platform/http/app-error.js';
 import { apiErrorResponse } from '../../platform/http/common-schemas.js';
 import type { PageWording } from '../../platform/http/error-handler.js';
@@ -144,7 +146,11 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
   signOn: SingleSignOn;
   tenancy: TenancyService;
   baseDomain: string;
-}> = async (app, { sql, signOn, tenancy, baseDomain }) => {
+  /** Reads SAML metadata URLs (PUT, refresh) through the outbound guard. */
+  outbound: OutboundHttp;
+  /** Seals an OpenID Connect client secret as it is stored. */
+  secrets: SecretBox;
+}> = async (app, { sql, signOn, tenancy, baseDomain, outbound, secrets }) => {
   await app.register(cookie);
   // A SAML Response with its signatures and certificates is some kilobytes; metadata sent whole is larger.
   await app.register(formbody, { bodyLimit: SAML_BODY_LIMIT });
@@ -214,7 +220,13 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
           200: ConnectionBody,
           201: ConnectionBody,
           ...ADMIN_ERRORS,
-          400: apiErrorResponse('The connection is invalid (`identity.invalid_connection`, every problem in details.problems).'),
+          400: apiErrorResponse(
+            'The connection is invalid (`identity.invalid_connection`, every problem in details.problems); a metadata URL that ' +
+              'could not be reached or read is one (the server reaches public addresses only: docs/operations.md, "Requests the server makes").',
+          ),
+          503: apiErrorResponse(
+            'The server has no key to encrypt the client secret with (`secrets.no_key`): its operator sets LEARNBASE_SECRETS_KEY.',
+          ),
         },
       },
       validatorCompiler: () => () => true,
@@ -223,9 +235,9 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const principal = adminPrincipalOf(request);
       const source = sourceOfHeader(request.headers['svc-account-source']);
-      const input = await connectionOfBody(principal.tenant, request.params.name, request.body);
+      const input = await connectionOfBody(outbound, principal.tenant, request.params.name, request.body);
       const { connection, created } = await sql.transaction(async (tx) => {
-        const written = await putConnection(tx, principal.tenant, request.params.name, input);
+        const written = await putConnection(tx, secrets, principal.tenant, request.params.name, input);
         await recordAudit(tx, {
           action: written.created ? 'sso_connection.created' : 'sso_connection.updated',
           principal,
@@ -344,7 +356,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const principal = adminPrincipalOf(request);
       const source = sourceOfHeader(request.headers['svc-account-source']);
-      const { connection, changed } = await refreshConnection(sql, principal, request.params.name, source);
+      const { connection, changed } = await refreshConnection(sql, outbound, principal, request.params.name, source);
       return { connection: connectionView(connection, principal.tenant, request.publicBaseUrl), changed };
     },
   );

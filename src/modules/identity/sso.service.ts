@@ -2,6 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as oidc from 'openid-client';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, notFound } from '../../platform/http/app-error.js';
+import { type OutboundHttp, outboundProblem } from '../../platform/outbound-http.js';
+import type { SecretBox } from '../../platform/secret-box.js';
 import { hashSecret } from '../../platform/secrets.js';
 import type { Principal, Tenant } from '../../kernel/principal.js';
 import type { ActorDomains } from '../actors/actor.service.js';
@@ -23,6 +25,7 @@ import {
   type IdentityWriter,
 } from './identity-person.service.js';
 import { fetchMetadata } from './saml-metadata.service.js';
+import { openClientSecret, sealClientSecret } from './stored-secret.service.js';
 import { authnRequestUrl, checkedAssertion, newRequestId, SAML_ACS_PATH, SAML_METADATA_PATH, serviceProviderMetadata } from './saml.js';
 import {
   attributesOfClaims,
@@ -178,18 +181,21 @@ export function connectionView(connection: SsoConnection, tenant: Pick<Tenant, '
 
 /**
  * Creates or replaces the connection the body describes; a SAML provider's metadata named by URL is
- * read first (outside any transaction: `putConnection` is then called with the result).
+ * read first, through the outbound guard (outside any transaction: `putConnection` is then called
+ * with the result). Plain http addresses only where the guard lets loopback through (the tests).
  */
-export async function connectionOfBody(tenant: Tenant, name: string, body: unknown): Promise<SsoConnectionInput> {
+export async function connectionOfBody(outbound: OutboundHttp, tenant: Tenant, name: string, body: unknown): Promise<SsoConnectionInput> {
   if (!CONNECTION_NAME.test(name)) throw SsoErrors.invalidName(name);
-  const parsed = parseSsoConnection(body);
+  const parsed = parseSsoConnection(body, { httpOnLoopback: outbound.policy.allowLoopback });
   if (parsed.protocol === 'oidc') return parsed;
-  const metadata = parsed.metadata ?? (await fetchMetadata(parsed.metadataUrl!));
+  const metadata = parsed.metadata ?? (await fetchMetadata(outbound, parsed.metadataUrl!));
   return completeSamlConnection(parsed, metadata, `urn:learnbase:${tenant.name}:${name}`);
 }
 
+/** Stores the connection; an OpenID Connect client secret sealed under `secrets`' key (503 secrets.no_key without one). */
 export async function putConnection(
   sql: SqlClient,
+  secrets: SecretBox,
   tenant: Tenant,
   name: string,
   input: SsoConnectionInput,
@@ -205,7 +211,11 @@ export async function putConnection(
       }));
     if (problems.length > 0) throw connectionProblems(problems);
   }
-  return upsertConnection(sql, tenant.id, name, input);
+  const stored =
+    input.protocol === 'oidc' && input.clientSecret !== undefined
+      ? { ...input, clientSecret: sealClientSecret(secrets, tenant.id, name, input.clientSecret) }
+      : input;
+  return upsertConnection(sql, tenant.id, name, stored);
 }
 
 export function listConnections(sql: SqlClient, tenant: Tenant): Promise<SsoConnection[]> {
@@ -233,6 +243,10 @@ export interface SingleSignOnOptions {
   launches: LaunchSessionService;
   /** Ends an admin's sign-in with the authorization code (auth's). */
   finishAdminSignOn: FinishAdminSignOn;
+  /** Every request to a provider (discovery, token endpoint, keys) goes through its guard. */
+  outbound: OutboundHttp;
+  /** Opens a connection's stored client secret. */
+  secrets: SecretBox;
 }
 
 /**
@@ -245,27 +259,37 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
 
   constructor(private readonly options: SingleSignOnOptions) {}
 
-  /** The provider's configuration (discovered once per process and connection version, kept METADATA_TTL_MS). */
+  /**
+   * The provider's configuration (discovered once per process and connection version, kept
+   * METADATA_TTL_MS). Discovery and every request after it (the token endpoint, the keys) go
+   * through the outbound guard (`customFetch`), so a provider out of reach, one refused by it and
+   * one that does not answer read alike.
+   */
   private configurationOf(tenantId: string, connection: OidcConnection): Promise<oidc.Configuration> {
     const key = `${tenantId}\n${connection.name}\n${connection.updatedAt.getTime()}`;
     const cached = this.configurations.get(key);
     if (cached && Date.now() - cached.at < METADATA_TTL_MS) return cached.configuration;
     const issuer = new URL(connection.issuer);
+    const { outbound, secrets } = this.options;
+    const clientSecret =
+      connection.clientSecret === undefined ? undefined : openClientSecret(secrets, tenantId, connection.name, connection.clientSecret);
     // openid-client checks an ID token's claims but not its signature unless asked (the token came
     // over TLS from the token endpoint): asked here, it is checked against a key of the provider's
-    // jwks_uri (read through this configuration; read again after five minutes, or after one for a
-    // `kid` it does not hold, as a provider rolls its key). A token signed by another key, unsigned
-    // (`alg: none`) or signed with a shared secret (HS256: whoever holds the client secret, this
-    // server included, could have made it) is refused, whatever the provider's metadata lists.
+    // jwks_uri (read through this configuration, so through the outbound guard; read again after
+    // five minutes, or after one for a `kid` it does not hold, as a provider rolls its key). A token
+    // signed by another key, unsigned (`alg: none`) or signed with a shared secret (HS256: whoever
+    // holds the client secret, this server included, could have made it) is refused, whatever the
+    // provider's metadata lists. Plain http only where the guard lets loopback through: the tests' providers.
     const execute = [oidc.enableNonRepudiationChecks];
-    if (isLoopback(issuer) && issuer.protocol === 'http:') execute.push(oidc.allowInsecureRequests);
+    if (outbound.policy.allowLoopback && isLoopback(issuer) && issuer.protocol === 'http:') execute.push(oidc.allowInsecureRequests);
     const configuration = oidc
-      .discovery(issuer, connection.clientId, connection.clientSecret, connection.clientSecret === undefined ? oidc.None() : undefined, {
+      .discovery(issuer, connection.clientId, clientSecret, clientSecret === undefined ? oidc.None() : undefined, {
+        [oidc.customFetch]: outbound.fetch,
         execute,
       })
       .catch((error: Error) => {
         this.configurations.delete(key);
-        throw SsoErrors.providerUnreachable(connection.issuer, error.message);
+        throw SsoErrors.providerUnreachable(connection.issuer, outboundProblem(error) ?? error.message);
       });
     this.configurations.set(key, { at: Date.now(), configuration });
     return configuration;
@@ -449,7 +473,7 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
       return (tokens.claims() ?? {}) as Record<string, unknown>;
     } catch (error) {
       if (error instanceof AppError) throw error;
-      throw SsoErrors.tokenRefused((error as Error).message);
+      throw SsoErrors.tokenRefused(outboundProblem(error) ?? (error as Error).message);
     }
   }
 
