@@ -48,7 +48,10 @@ const listing = (base: string, webhook: HrWebhookListing) => ({
  * `GET/POST /api/hr-webhooks`, `DELETE /api/hr-webhooks/{id}`, `GET /api/hr-webhooks/messages`: a
  * tenant's admins manage its HR systems' endpoints and see what their messages did.
  */
-export const hrWebhookRoutes: FastifyPluginAsyncTypebox<Pick<HrWebhookRoutesOptions, 'sql' | 'secrets'>> = async (app, { sql, secrets }) => {
+export const hrWebhookRoutes: FastifyPluginAsyncTypebox<Pick<HrWebhookRoutesOptions, 'sql' | 'secrets'>> = async (
+  app,
+  { sql, secrets },
+) => {
   app.get(
     '/api/hr-webhooks',
     {
@@ -174,7 +177,10 @@ export const hrWebhookRoutes: FastifyPluginAsyncTypebox<Pick<HrWebhookRoutesOpti
  * its own: the signature is over the bytes sent, so the body is read as bytes and parsed after the
  * check, whatever its content type.
  */
-export const hrWebhookInbox: FastifyPluginAsyncTypebox<HrWebhookRoutesOptions> = async (app, { sql, secrets, applier, tenancy, baseDomain }) => {
+export const hrWebhookInbox: FastifyPluginAsyncTypebox<HrWebhookRoutesOptions> = async (
+  app,
+  { sql, secrets, applier, tenancy, baseDomain },
+) => {
   // The signature is over the bytes sent: the body is read as bytes, and parsed after the check.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MESSAGE_LIMIT_BYTES }, (_request, body, done) => done(null, body));
