@@ -46,6 +46,7 @@ Commands:
                                   tenant's HR system (docs/identity.md)
   sso set --tenant NAME --name CONNECTION --issuer URL --client-id ID [--client-secret S]
           [--scopes "openid email profile"] [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE]
+          [--email-trust unless-unverified|verified-only]
                                   create or replace a single sign-on connection (an OpenID Connect
                                   provider: docs/identity.md)
   sso set --tenant NAME --name CONNECTION --metadata-url URL|--metadata-file FILE
@@ -80,12 +81,13 @@ Commands:
                                   read a SAML connection's metadata URL again now (the server
                                   does it daily): a provider's new key or address is taken
   sso delete --tenant NAME --name CONNECTION
-                                  delete a single sign-on connection
+                                  delete a single sign-on connection and the admins it made
   client list --tenant NAME       list the tenant's OAuth clients
   client delete --tenant NAME ID  delete an OAuth client; the tokens issued to it stop working
   client rotate-secret --tenant NAME ID
                                   print a new client secret (once); the old one stops working
-  admin list --tenant NAME        list the tenant's admins, which are locked out, and their scopes
+  admin list --tenant NAME        list the tenant's admins, which are locked out, their scopes,
+                                  and how they sign in (a password, a connection)
   admin set-password --tenant NAME --email E
                                   read a new password from standard input (never from the command line)
   admin set-scope --tenant NAME --email E --scope ENTRY_ID|--whole-tenant

@@ -37,6 +37,7 @@ const OPTIONS = {
   'metadata-file': { type: 'string' },
   'sp-entity-id': { type: 'string' },
   admins: { type: 'string' },
+  'email-trust': { type: 'string' },
   scope: { type: 'string' },
   'whole-tenant': { type: 'boolean', default: false },
   verify: { type: 'boolean', default: false },

@@ -60,10 +60,17 @@ export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
     credentials,
     launches: app.launch.launches,
     finishAdminSignOn: app.auth.finishAdminSignOn,
+    announceRevokedTokens: app.auth.announceRevokedTokens,
   });
   app.launch.acceptSignOn(signOn);
   app.auth.acceptAdminSignOn(signOn);
-  await app.register(ssoRoutes, { sql, signOn, tenancy: app.tenancy, baseDomain: config.baseDomain });
+  await app.register(ssoRoutes, {
+    sql,
+    signOn,
+    tenancy: app.tenancy,
+    baseDomain: config.baseDomain,
+    announceRevokedTokens: app.auth.announceRevokedTokens,
+  });
   everyHour(
     app,
     () =>
