@@ -8,6 +8,7 @@ import { authRoutes } from './auth.routes.js';
 import { CredentialService } from './credentials/credential.service.js';
 import { credentialRoutes } from './credentials/credential.routes.js';
 import type { LaunchTokenVerifier } from './launch-token.js';
+import { adminRoutes } from './admins/admin.routes.js';
 import type { AdminSignOn, AnnounceRevokedTokens, FinishAdminSignOn } from './oauth/admin-sign-on.js';
 import { authorizeRoutes } from './oauth/authorize.routes.js';
 import { AuthorizeService } from './oauth/authorize.service.js';
@@ -121,6 +122,7 @@ export const authModule = fp<AuthModuleOptions>(
     await app.register(credentialRoutes, { credentials });
     await app.register(apiKeyRoutes, { sql, apiKeys });
     await app.register(clientRoutes, { sql, tokens });
+    await app.register(adminRoutes, { sql, tokens });
   },
   { name: 'auth', dependencies: ['tenancy'] },
 );
