@@ -235,9 +235,22 @@ describeEachBackend(
       assert.deepEqual(await scopeOf(bea.headers), { organisationId: 'EMEA' }, 'kept');
       assert.deepEqual(await auditOf(fixture, 'admin.tokens_revoked'), []);
 
-      // Another rule: her tokens end at once, she stays an admin until she signs in under the new rule.
+      // Another rule: her tokens end at once, and a code issued under the former one is not exchanged;
+      // she stays an admin until she signs in under the new rule.
+      const pendingCode = await signOn(fixture, { email: 'bea@example.com', groups: ['hr-emea'] });
+      assert.equal(pendingCode.statusCode, 302, pendingCode.body);
       await putConnection(fixture, 'corp', { admins: { claim: 'groups', value: 'lb-admins', scopes: { 'hr-emea': 'HQ' } } });
       assert.equal(await scopeOf(bea.headers), 401);
+      const stale = await tokenRequest(ctx.app, {
+        grant_type: 'authorization_code',
+        client_id: fixture.oauth.client.clientId,
+        client_secret: fixture.oauth.client.clientSecret,
+        redirect_uri: REDIRECT_URI,
+        code: new URL(String(pendingCode.headers.location)).searchParams.get('code'),
+        code_verifier: verifier,
+      });
+      assert.equal(stale.statusCode, 400, stale.body);
+      assert.equal(stale.json().error, 'invalid_grant');
       assert.equal((await refresh(fixture, bea.refresh)).statusCode, 400);
       const [revoked] = await auditOf(fixture, 'admin.tokens_revoked');
       assert.equal((revoked?.principal as Json).kind, 'admin');

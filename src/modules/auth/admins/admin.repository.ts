@@ -145,6 +145,11 @@ export async function deleteConnectionAdminRows(
   return { admins, revoked: admins.length === 0 ? [] : await deleteIssuedRows(tx, tenantId, admins) };
 }
 
+/** Deletes the codes issued to the admin: none is exchanged for tokens any more (their tokens are revoked beside). */
+export async function deleteAdminCodes(tx: SqlClient, tenantId: string, adminId: string): Promise<void> {
+  await tx.query('DELETE FROM oauth_codes WHERE tenant_id = $1 AND admin_id = $2', [tenantId, adminId]);
+}
+
 /** What was issued to deleted admins: their codes, tokens and failure counts; answers their still-live access tokens' hashes. */
 async function deleteIssuedRows(tx: SqlClient, tenantId: string, admins: ReadonlyArray<{ id: string; email: string }>): Promise<Buffer[]> {
   const ids = admins.map((admin) => admin.id);

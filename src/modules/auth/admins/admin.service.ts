@@ -10,6 +10,7 @@ import { revokeAdminTokenRows } from '../oauth/token.repository.js';
 import type { TokenService } from '../oauth/token.service.js';
 import {
   deleteAccountFailures,
+  deleteAdminCodes,
   deleteAdminRows,
   deleteConnectionAdminRows,
   findAdminByEmail,
@@ -195,14 +196,16 @@ export async function endConnectionAdmins(tx: SqlClient, tenant: Tenant, connect
 }
 
 /**
- * Revokes every token of the admins `connection` made (what makes an admin through it changed), in
- * the caller's transaction `tx`: they sign in again under the connection as it is now. Each is
+ * Revokes every token of the admins `connection` made (what makes an admin through it changed), and
+ * deletes their codes not yet exchanged, in the caller's transaction `tx`: they sign in again under the connection as it is now. Each is
  * audited `admin.tokens_revoked` (`details.reason` `connection_changed`). Answers the access
  * tokens to announce once it committed.
  */
 export async function signOutConnectionAdmins(tx: SqlClient, tenant: Tenant, connection: string, by: AdminChangeBy): Promise<Buffer[]> {
   const revoked: Buffer[] = [];
   for (const admin of await findConnectionAdmins(tx, tenant.id, connection)) {
+    // A code issued under the former rule and not yet exchanged would give fresh tokens: it goes too.
+    await deleteAdminCodes(tx, tenant.id, admin.id);
     revoked.push(...(await revokeAdminTokenRows(tx, tenant.id, admin.id)));
     await recordAudit(tx, {
       action: 'admin.tokens_revoked',
