@@ -61,6 +61,7 @@ export const AppConfig = {
     'xapiVersionHeader',
     'launchTokenTtlS',
     'refreshTokenTtlS',
+    'ssoAdminSessionS',
     'headersTimeoutMs',
     'requestTimeoutMs',
     'keepAliveTimeoutMs',
@@ -148,6 +149,12 @@ export const AppConfig = {
      * (sliding). At least an hour, the access token's lifetime. Default: DEFAULTS.refreshTokenTtlS.
      */
     refreshTokenTtlS: integer({ minimum: 3600, maximum: 366 * 24 * 3600 }),
+    /**
+     * How long after signing in at their identity provider an admin single sign-on made may refresh
+     * their tokens, in seconds; then they sign in at the provider again, where the connection's
+     * claim is checked again (docs/identity.md). Default: DEFAULTS.ssoAdminSessionS.
+     */
+    ssoAdminSessionS: integer({ minimum: 1, maximum: 366 * 24 * 3600 }),
     /**
      * Which reverse proxies' `X-Forwarded-For` / `-Proto` / `-Host` to believe (Fastify's
      * `trustProxy`): the client address the sign-in throttle counts, the scheme and host of the
@@ -281,6 +288,9 @@ export const DEFAULTS = {
   // A launch token lasts one long sitting of one piece of content.
   launchTokenTtlS: 4 * 3600,
   refreshTokenTtlS: 30 * 24 * 3600,
+  // A working day: an admin the provider no longer makes one loses the admin's tokens by the next
+  // morning at the latest, without signing in at the provider more than once a day.
+  ssoAdminSessionS: 12 * 3600,
   // Node's own default is 60 s; 10 s is ample for any real client, even on a high-latency link.
   headersTimeoutMs: 10_000,
   // Bounds a trickled body. The largest document (16 MiB) still arrives in 60 s at about 2.3 Mbit/s;
@@ -326,6 +336,7 @@ type Defaulted =
   | 'xapiVersionHeader'
   | 'launchTokenTtlS'
   | 'refreshTokenTtlS'
+  | 'ssoAdminSessionS'
   | 'rateLimitAuthorizePerMinute'
   | 'rateLimitTokenPerMinute'
   | 'rateLimitFailedAuthPerMinute'
@@ -353,6 +364,7 @@ export function withDefaults(config: PartialAppConfig): AppConfig {
     xapiVersionHeader: config.xapiVersionHeader ?? DEFAULTS.xapiVersionHeader,
     launchTokenTtlS: config.launchTokenTtlS ?? DEFAULTS.launchTokenTtlS,
     refreshTokenTtlS: config.refreshTokenTtlS ?? DEFAULTS.refreshTokenTtlS,
+    ssoAdminSessionS: config.ssoAdminSessionS ?? DEFAULTS.ssoAdminSessionS,
     rateLimitAuthorizePerMinute: config.rateLimitAuthorizePerMinute ?? DEFAULTS.rateLimitAuthorizePerMinute,
     rateLimitTokenPerMinute: config.rateLimitTokenPerMinute ?? DEFAULTS.rateLimitTokenPerMinute,
     rateLimitFailedAuthPerMinute: config.rateLimitFailedAuthPerMinute ?? DEFAULTS.rateLimitFailedAuthPerMinute,
@@ -449,6 +461,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     credentialTtlS: numberFrom(env.LEARNBASE_CREDENTIAL_TTL_S, DEFAULTS.credentialTtlS),
     launchTokenTtlS: numberFrom(env.LEARNBASE_LAUNCH_TOKEN_TTL_S, DEFAULTS.launchTokenTtlS),
     refreshTokenTtlS: numberFrom(env.LEARNBASE_REFRESH_TOKEN_TTL_S, DEFAULTS.refreshTokenTtlS),
+    ssoAdminSessionS: numberFrom(env.LEARNBASE_SSO_ADMIN_SESSION_S, DEFAULTS.ssoAdminSessionS),
     xapiDefaultVersion: env.LEARNBASE_XAPI_DEFAULT_VERSION?.trim() || DEFAULTS.xapiDefaultVersion,
     xapiVersionHeader: env.LEARNBASE_XAPI_VERSION_HEADER?.trim() || DEFAULTS.xapiVersionHeader,
     trustProxy: parseTrustProxy(env.LEARNBASE_TRUST_PROXY),

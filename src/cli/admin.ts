@@ -1,5 +1,7 @@
+import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
+import type { Principal, Tenant } from '../kernel/principal.js';
 import {
   createAdmin,
   deleteAdmin,
@@ -27,6 +29,9 @@ import {
 
 const VERBS = ['create', 'list', 'set-password', 'set-scope', 'delete', 'unlock'] as const;
 
+/** The command line in the audit log: the changes it makes to admins are recorded as over HTTP. */
+const operatorOf = (tenant: Tenant) => ({ principal: { kind: 'operator', tenant, id: `cli:${userInfo().username}` } satisfies Principal });
+
 /**
  * `learnbase admin create --tenant NAME --email E --password P [--scope ENTRY_ID]`, `admin list
  * --tenant NAME`, `admin set-scope --tenant NAME --email E --scope ENTRY_ID|--whole-tenant`, and
@@ -43,7 +48,7 @@ export async function adminCommand(context: CommandContext, [verb, ...operands]:
       }
       const tenant = await tenantNamed(context, 'admin create');
       const scope = await scopeNamed(context, tenant);
-      const admin = await createAdmin(db, tenant, values.email, values.password, scope);
+      const admin = await createAdmin(db, tenant, values.email, values.password, scope, operatorOf(tenant));
       const limited = scope === undefined ? '' : `, limited to the organisation entry "${scope}" and every entry below it`;
       say(context, admin, `Created admin ${admin.email} in tenant "${tenant.name}"${limited}.`);
       return 0;
@@ -61,16 +66,19 @@ export async function adminCommand(context: CommandContext, [verb, ...operands]:
             createdAt: admin.createdAt.toISOString(),
             lockedUntil: admin.lockedUntil?.toISOString() ?? null,
             scope: admin.scope ?? null,
+            password: admin.password,
+            connection: admin.connection ?? null,
           })),
         },
         table(
-          ['E-MAIL', 'ID', 'CREATED', 'LOCKED UNTIL', 'SCOPE'],
+          ['E-MAIL', 'ID', 'CREATED', 'LOCKED UNTIL', 'SCOPE', 'SIGNS IN WITH'],
           admins.map((admin) => [
             admin.email,
             admin.id,
             minute(admin.createdAt),
             admin.lockedUntil ? minute(admin.lockedUntil) : '-',
             admin.scope ?? 'whole tenant',
+            [...(admin.password ? ['password'] : []), ...(admin.connection ? [`sso:${admin.connection}`] : [])].join(', ') || '-',
           ]),
           `Tenant "${tenant.name}" has no admins.`,
         ),
@@ -102,7 +110,7 @@ export async function adminCommand(context: CommandContext, [verb, ...operands]:
       const scope = (await scopeNamed(context, tenant)) ?? null;
       // The admin's tokens are revoked, and the running servers hear of it: the new scope applies at their next sign-in.
       const admin = await announcing(context, (notifications) =>
-        setAdminScope(db, tokenService(context, notifications), tenant, email, scope),
+        setAdminScope(db, tokenService(context, notifications), tenant, email, scope, operatorOf(tenant)),
       );
       say(
         context,
@@ -116,7 +124,9 @@ export async function adminCommand(context: CommandContext, [verb, ...operands]:
       const email = need(values.email, 'admin delete needs --tenant NAME and --email E.');
       const tenant = await tenantNamed(context, 'admin delete');
       // The running servers hear that the admin's tokens are revoked.
-      await announcing(context, (notifications) => deleteAdmin(db, tokenService(context, notifications), tenant, email));
+      await announcing(context, (notifications) =>
+        deleteAdmin(db, tokenService(context, notifications), tenant, email, operatorOf(tenant)),
+      );
       say(context, { email: normaliseEmail(email), deleted: true }, `Deleted admin ${normaliseEmail(email)}; their tokens no longer work.`);
       return 0;
     }

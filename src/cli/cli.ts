@@ -48,6 +48,7 @@ Commands:
   sso set --tenant NAME --name CONNECTION --issuer URL --client-id ID [--client-secret S]
           [--scopes "openid email profile"] [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE]
           [--display-name TEXT]
+          [--email-trust unless-unverified|verified-only]
                                   create or replace a single sign-on connection (an OpenID Connect
                                   provider: docs/identity.md); --display-name: what the sign-in
                                   page's button reads (default: the name)
@@ -85,7 +86,7 @@ Commands:
                                   read a SAML connection's metadata URL again now (the server
                                   does it daily): a provider's new key or address is taken
   sso delete --tenant NAME --name CONNECTION
-                                  delete a single sign-on connection
+                                  delete a single sign-on connection and the admins it made
   secrets rotate                  encrypt every stored secret (HR webhook signing secrets, OpenID
                                   Connect client secrets) again under LEARNBASE_SECRETS_KEY, those
                                   under LEARNBASE_SECRETS_KEY_PREVIOUS included (docs/operations.md)
@@ -93,7 +94,8 @@ Commands:
   client delete --tenant NAME ID  delete an OAuth client; the tokens issued to it stop working
   client rotate-secret --tenant NAME ID
                                   print a new client secret (once); the old one stops working
-  admin list --tenant NAME        list the tenant's admins, which are locked out, and their scopes
+  admin list --tenant NAME        list the tenant's admins, which are locked out, their scopes,
+                                  and how they sign in (a password, a connection)
   admin set-password --tenant NAME --email E
                                   read a new password from standard input (never from the command line)
   admin set-scope --tenant NAME --email E --scope ENTRY_ID|--whole-tenant

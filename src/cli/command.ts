@@ -41,6 +41,7 @@ const OPTIONS = {
   'sp-entity-id': { type: 'string' },
   'allow-sha1': { type: 'boolean' },
   admins: { type: 'string' },
+  'email-trust': { type: 'string' },
   scope: { type: 'string' },
   'whole-tenant': { type: 'boolean', default: false },
   verify: { type: 'boolean', default: false },

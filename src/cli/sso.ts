@@ -3,11 +3,23 @@ import { userInfo } from 'node:os';
 import type { Principal } from '../kernel/principal.js';
 import { refreshConnection } from '../modules/identity/saml-metadata.service.js';
 import { connectionOfBody, connectionView, listConnections, putConnection, removeConnection } from '../modules/identity/sso.service.js';
-import { type CommandContext, commandOutbound, minute, none, say, table, tenantNamed, unknownVerb, UsageError } from './command.js';
+import {
+  announcing,
+  type CommandContext,
+  commandOutbound,
+  minute,
+  none,
+  say,
+  table,
+  tenantNamed,
+  tokenService,
+  unknownVerb,
+  UsageError,
+} from './command.js';
 
 const VERBS = ['set', 'list', 'refresh', 'delete'] as const;
 const SET_USAGE =
-  'sso set --tenant NAME --name CONNECTION [--display-name TEXT] (--issuer URL --client-id ID [--client-secret S] [--scopes "openid …"] | --metadata-url URL | --metadata-file FILE [--sp-entity-id ID] [--allow-sha1]) [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE]';
+  'sso set --tenant NAME --name CONNECTION [--display-name TEXT] (--issuer URL --client-id ID [--client-secret S] [--scopes "openid …"] | --metadata-url URL | --metadata-file FILE [--sp-entity-id ID] [--allow-sha1]) [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE] [--email-trust unless-unverified|verified-only]';
 
 /**
  * `learnbase sso set|list|delete --tenant NAME …`: a tenant's single sign-on connections (docs/identity.md,
@@ -23,7 +35,14 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
       if (!values.name) throw new UsageError(`Expected: learnbase ${SET_USAGE}`);
       const tenant = await tenantNamed(context, 'sso set');
       const input = await connectionOfBody(commandOutbound(context), tenant, values.name, await connectionOfFlags(values));
-      const { connection, created } = await putConnection(context.db, await context.secrets(), tenant, values.name, input);
+      const secrets = await context.secrets();
+      const by = { principal: operatorOf(tenant) };
+      // A replacement that changes who it makes admins revokes their tokens; the running servers hear of it.
+      const { connection, created } = await announcing(context, async (notifications) => {
+        const written = await context.db.transaction((tx) => putConnection(tx, secrets, tenant, values.name!, input, by));
+        await tokenService(context, notifications).announce(written.revoked);
+        return written;
+      });
       const view = connectionView(connection, tenant, '');
       say(
         context,
@@ -60,8 +79,13 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
       none(operands, 'sso refresh --tenant NAME --name CONNECTION');
       if (!values.name) throw new UsageError('Expected: learnbase sso refresh --tenant NAME --name CONNECTION');
       const tenant = await tenantNamed(context, 'sso refresh');
-      const principal: Principal = { kind: 'operator', tenant, id: `cli:${userInfo().username}` };
-      const { connection, changed } = await refreshConnection(context.db, commandOutbound(context), principal, values.name, undefined);
+      const { connection, changed } = await refreshConnection(
+        context.db,
+        commandOutbound(context),
+        operatorOf(tenant),
+        values.name,
+        undefined,
+      );
       const view = connectionView(connection, tenant, '');
       say(
         context,
@@ -76,14 +100,26 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
       none(operands, 'sso delete --tenant NAME --name CONNECTION');
       if (!values.name) throw new UsageError('Expected: learnbase sso delete --tenant NAME --name CONNECTION');
       const tenant = await tenantNamed(context, 'sso delete');
-      await removeConnection(context.db, tenant, values.name);
-      say(context, { deleted: values.name }, `Deleted connection ${values.name}.`);
+      // The admins it made go with it; the running servers hear that their tokens are revoked.
+      const ended = await announcing(context, async (notifications) => {
+        const revoked = await context.db.transaction((tx) => removeConnection(tx, tenant, values.name!, { principal: operatorOf(tenant) }));
+        await tokenService(context, notifications).announce(revoked);
+        return revoked;
+      });
+      say(
+        context,
+        { deleted: values.name },
+        `Deleted connection ${values.name}${ended.length > 0 ? ' and the admins it made; their tokens no longer work' : ''}.`,
+      );
       return 0;
     }
     default:
       throw unknownVerb('sso', verb, VERBS, SET_USAGE);
   }
 }
+
+/** The command line's principal in the audit log. */
+const operatorOf = (tenant: Principal['tenant']): Principal => ({ kind: 'operator', tenant, id: `cli:${userInfo().username}` });
 
 /** The body PUT /api/sso/connections/{name} would take, from the flags: SAML when a metadata flag is given. */
 async function connectionOfFlags(values: CommandContext['values']): Promise<Record<string, unknown>> {
@@ -94,6 +130,7 @@ async function connectionOfFlags(values: CommandContext['values']): Promise<Reco
     ...(values['display-name'] === undefined ? {} : { displayName: values['display-name'] }),
     ...(claims === undefined ? {} : { claims }),
     ...(admins === undefined ? {} : { admins: { claim: admins[0], value: admins[1] } }),
+    ...(values['email-trust'] === undefined ? {} : { emailTrust: values['email-trust'] }),
   };
   if (values['metadata-url'] !== undefined || values['metadata-file'] !== undefined) {
     return {

@@ -139,7 +139,7 @@ function scopesSuite(backend: 'pglite' | 'postgres', open: () => Promise<Target>
       );
       assert.match(
         (await cli('admin', 'list', '--tenant', 'scoped')).stdout,
-        /^E-MAIL +ID +CREATED +LOCKED UNTIL +SCOPE\nops@example\.com .* CTO\n/,
+        /^E-MAIL +ID +CREATED +LOCKED UNTIL +SCOPE +SIGNS IN WITH\nops@example\.com .* CTO +password\n/,
       );
 
       // The scoped key and admin see Ada only; the admin's token stops working when the scope changes.

@@ -2336,6 +2336,50 @@ const LIFECYCLE_FUZZERS: Record<string, RouteFuzzer> = {
     route({ method: 'POST', path: lifecyclePath(ctx, 'lbc', (id) => `/api/oauth-clients/${id}/secret`), headers: adminHeaders(ctx) }),
 };
 
+/**
+ * The tenant's admins over HTTP (issue 39). The ids addressed are random (never the context's own
+ * admin, whose token every admin route's requests carry; that one is refused 409 anyway), valid-ish
+ * or hostile; the bodies create admins of the whole tenant or of an entry the tenant may lack.
+ */
+const adminScope = fc.constantFrom<string | null | undefined>(undefined, null, 'P1', 'NOPE');
+const hostileAdminFields = fc.oneof(hostileText, hostileJson, hostileNumber);
+const adminBody = body(
+  fc
+    .record(
+      { email: fc.emailAddress(), password: fc.string({ minLength: 12, maxLength: 40 }), scope: adminScope },
+      { requiredKeys: ['email', 'password'] },
+    )
+    .map(toJson),
+  JSON_TYPES,
+  fc.oneof(
+    hostileJson.map(toJson),
+    fc
+      .record(
+        { email: hostileAdminFields, password: hostileAdminFields, scope: hostileAdminFields, role: fc.constant('owner') },
+        { requiredKeys: [] },
+      )
+      .map(toJson),
+  ),
+);
+const adminChangeBody = body(
+  fc.record({ scope: adminScope.filter((scope) => scope !== undefined) }).map(toJson),
+  JSON_TYPES,
+  fc.oneof(
+    hostileJson.map(toJson),
+    fc.record({ scope: hostileAdminFields, email: fc.constant('x@example.com') }, { requiredKeys: [] }).map(toJson),
+  ),
+);
+const adminPath = fc
+  .oneof({ weight: 3, arbitrary: uuidish }, { weight: 1, arbitrary: hostileText })
+  .map((id) => `/api/admins/${percentEncode(id)}`);
+
+const ADMIN_FUZZERS: Record<string, RouteFuzzer> = {
+  'GET /api/admins': plainRoute('GET', '/api/admins', adminHeaders),
+  'POST /api/admins': (ctx) => route({ method: 'POST', path: '/api/admins', headers: adminHeaders(ctx), body: adminBody }),
+  'PATCH /api/admins/:id': (ctx) => route({ method: 'PATCH', path: adminPath, headers: adminHeaders(ctx), body: adminChangeBody }),
+  'DELETE /api/admins/:id': (ctx) => route({ method: 'DELETE', path: adminPath, headers: adminHeaders(ctx) }),
+};
+
 /** Completion records (issue 15, item 9). */
 const COMPLETION_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /api/actors/completions': (ctx) =>
@@ -2775,11 +2819,13 @@ const ssoConnection = fc.record(
       { minKeys: 1, maxKeys: 3 },
     ),
     displayName: fc.oneof(fc.string({ minLength: 1, maxLength: 100, unit: 'grapheme' }), fc.constant(null)),
+    emailTrust: fc.constantFrom('unless-unverified', 'verified-only'),
   },
   { requiredKeys: ['issuer', 'clientId'] },
 );
 const hostileSsoConnection: fc.Arbitrary<unknown> = fc.oneof(
   hostileJson,
+  hostileJson.map((value) => ({ issuer: 'https://login.example.com', clientId: 'x', emailTrust: value })),
   hostileText.map((text) => ({ issuer: text, clientId: text, clientSecret: text, scopes: text, claims: { [text]: text } })),
   hostileJson.map((value) => ({ issuer: 'https://login.example.com', clientId: 'x', claims: value, scopes: value })),
   fc
@@ -2967,6 +3013,7 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   ...NOTIFICATION_FUZZERS,
   ...OBSERVABILITY_FUZZERS,
   ...LIFECYCLE_FUZZERS,
+  ...ADMIN_FUZZERS,
   ...IDENTITY_FUZZERS,
   ...IDENTITY_FUZZERS_HR,
   ...IDENTITY_FUZZERS_SSO,

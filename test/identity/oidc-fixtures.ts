@@ -35,7 +35,7 @@ export async function startOidcProvider(redirectUris: string[], people: Map<stri
     ],
     pkce: { required: () => true },
     features: { devInteractions: { enabled: true } },
-    claims: { openid: ['sub'], email: ['email'], profile: ['name', 'given_name', 'family_name', 'groups'] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'given_name', 'family_name', 'groups'] },
     // The claims the scopes ask for in the ID token itself, not only at the userinfo endpoint.
     conformIdTokenClaims: false,
     cookies: { keys: ['a-cookie-signing-key-for-the-tests'] },

@@ -218,6 +218,68 @@ describeEachBackend('Single sign-on with OpenID Connect', (ctx) => {
     assert.equal((again.json() as Json[]).length, 1, 'no admin made of Ada');
   });
 
+  it('never launches as the holder of an e-mail the provider says is unverified (false or "false"), nor makes an admin of it', {
+    skip,
+  }, async () => {
+    const fixture = await givenSignOn(ctx, contentOrigin);
+    providers.push(fixture.provider);
+    const launched = new URL((await signInAndLaunch(browser, fixture, 'ada')).url());
+    assert.equal(`${launched.origin}${launched.pathname}`, `${contentOrigin}/course/`, 'Ada launched');
+    const count = async (table: 'launch_sessions' | 'actor_credentials') => {
+      const { rows } = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = $1`, [
+        fixture.tenant.id,
+      ]);
+      return rows[0]!.n;
+    };
+    const sessions = await count('launch_sessions');
+    const credentials = await count('actor_credentials');
+
+    // The attack: another account at the provider whose unverified address is Ada's.
+    for (const [login, verified] of [
+      ['mallory', false],
+      ['mallory-text', 'false'],
+    ] as const) {
+      fixture.provider.people.set(login, { email: 'ada@example.com', email_verified: verified, name: 'Mallory', given_name: 'Mallory' });
+      const refused = await signInAndLaunch(browser, fixture, login);
+      assert.ok(refused.url().startsWith(`http://${fixture.host}/auth/sso/callback`), `${login}: ${refused.url()}`);
+      assert.match(await refused.content(), /You could not be signed in/);
+      assert.equal(await count('launch_sessions'), sessions, `${login}: no launch`);
+      assert.equal(await count('actor_credentials'), credentials, `${login}: no credential`);
+      assert.deepEqual(
+        (await peopleOf(ctx, fixture.tenant)).map((person) => [person.name, attributesOf(person)?.email]),
+        [['Ada Lovelace', 'ada@example.com']],
+        `${login}: Ada as she was, nobody else`,
+      );
+    }
+
+    // The admin sign-in refuses an unverified address too.
+    const tenant = (await new TenancyService(ctx.db, 0).findById(fixture.tenant.id))!;
+    const redirectUri = `http://${fixture.host}/auth/demo/callback`;
+    const client = await createClient(ctx.db, tenant, [redirectUri], 'Reports App');
+    const put = await ctx.app.inject({
+      method: 'PUT',
+      url: '/api/sso/connections/corp',
+      headers: fixture.admin,
+      payload: {
+        issuer: fixture.provider.issuer,
+        clientId: fixture.provider.clientId,
+        clientSecret: fixture.provider.clientSecret,
+        admins: { claim: 'groups', value: 'lb-admins' },
+      },
+    });
+    assert.equal(put.statusCode, 200, put.body);
+    fixture.provider.people.set('eve', { email: 'eve@example.com', email_verified: 'false', groups: ['lb-admins'] });
+    const page = await (await browser.newContext()).newPage();
+    const query = new URLSearchParams({ response_type: 'code', client_id: client.clientId, redirect_uri: redirectUri, state: 'st' });
+    await page.goto(`http://${fixture.host}/auth/oauth/authorize?${query}`);
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Sign in with corp' }).click()]);
+    await signInAtOidcProvider(page, fixture.provider.issuer, 'eve');
+    assert.ok(page.url().startsWith(`http://${fixture.host}/auth/sso/callback`), page.url());
+    assert.match(await page.content(), /You are not an administrator here/);
+    const audit = await ctx.app.inject({ method: 'GET', url: '/api/audit?action=admin.created', headers: fixture.admin });
+    assert.deepEqual(audit.json(), [], 'no admin made');
+  });
+
   it('refuses the code of another sign-in (its PKCE verifier and nonce are another’s), with no actor created', { skip }, async () => {
     const fixture = await givenSignOn(ctx, contentOrigin);
     providers.push(fixture.provider);

@@ -25,7 +25,7 @@ const AuditQuery = PageQuery(
         description:
           'One action: `actor.created`, `actor.updated`, `actor.deactivated`, `actor.reactivated`, `scim_token.created`, `scim_token.revoked`, ' +
           '`hr_webhook.created`, `hr_webhook.revoked`, `sso_connection.created`, `sso_connection.updated`, `sso_connection.deleted`, `sso_connection.refreshed`, ' +
-          '`admin.created`, `admin.scope_changed`, `credential.created`, `credential.revoked`, `launch`, `api_key.created`, `api_key.revoked`, ' +
+          '`admin.created`, `admin.scope_changed`, `admin.deleted`, `admin.tokens_revoked`, `credential.created`, `credential.revoked`, `launch`, `api_key.created`, `api_key.revoked`, ' +
           '`oauth_client.created`, `oauth_client.deleted` or `oauth_client.secret_rotated` (docs/actors.md).',
       }),
     ),

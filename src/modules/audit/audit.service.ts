@@ -13,7 +13,9 @@ import { findAuditEntries, insertAuditEntries, insertAuditEntry } from './audit.
  * `hr_webhook.created`, `hr_webhook.revoked`, `sso_connection.created|updated|deleted`, `credential.created`,
  * `credential.revoked` (/api/auth/basic), `launch` (GET /api/activities/launch); and in
  * docs/operations.md ("Lifecycle over HTTP"): `api_key.created`, `api_key.revoked`,
- * `oauth_client.created`, `oauth_client.deleted`, `oauth_client.secret_rotated`.
+ * `oauth_client.created`, `oauth_client.deleted`, `oauth_client.secret_rotated`, `admin.created`,
+ * `admin.scope_changed`, `admin.deleted` (/api/admins, the command line, single sign-on) and
+ * `admin.tokens_revoked` (a connection's admins rule changed: docs/identity.md).
  */
 export type AuditAction =
   | 'actor.created'
@@ -30,6 +32,8 @@ export type AuditAction =
   | 'sso_connection.refreshed'
   | 'admin.created'
   | 'admin.scope_changed'
+  | 'admin.deleted'
+  | 'admin.tokens_revoked'
   | 'credential.created'
   | 'credential.revoked'
   | 'launch'

@@ -5,8 +5,9 @@ import { apiErrorResponse } from '../../platform/http/common-schemas.js';
 import { outOfScope, principalOf, type Principal } from '../../kernel/principal.js';
 
 /**
- * What the routes that manage a tenant's credentials share (API keys, OAuth clients here; SCIM
- * tokens in the identity module): who may call them, and their OpenAPI description.
+ * What the routes that manage a tenant's credentials share (admins, API keys, OAuth clients here;
+ * SCIM tokens, HR webhooks and single sign-on in the identity module): who may call them, and their
+ * OpenAPI description.
  */
 
 /**
@@ -22,7 +23,7 @@ export function adminPrincipalOf(request: FastifyRequest): Principal {
     throw new AppError(
       'auth.admin_required',
       403,
-      'Only a signed-in admin (an OAuth Bearer token) may manage API keys, OAuth clients and SCIM tokens.',
+      'Only a signed-in admin (an OAuth Bearer token) may manage admins, API keys, OAuth clients, SCIM tokens and single sign-on.',
     );
   }
   if (principal.scope)

@@ -8,7 +8,8 @@ import { authRoutes } from './auth.routes.js';
 import { CredentialService } from './credentials/credential.service.js';
 import { credentialRoutes } from './credentials/credential.routes.js';
 import type { LaunchTokenVerifier } from './launch-token.js';
-import type { AdminSignOn, FinishAdminSignOn } from './oauth/admin-sign-on.js';
+import { adminRoutes } from './admins/admin.routes.js';
+import type { AdminSignOn, AnnounceRevokedTokens, FinishAdminSignOn } from './oauth/admin-sign-on.js';
 import { authorizeRoutes } from './oauth/authorize.routes.js';
 import { AuthorizeService } from './oauth/authorize.service.js';
 import { clientRoutes } from './oauth/client.routes.js';
@@ -37,6 +38,12 @@ export interface AuthExports {
   acceptAdminSignOn(signOn: AdminSignOn): void;
   /** Ends an admin's single sign-on with the authorization code (AuthorizeService.finishSignOn). */
   finishAdminSignOn: FinishAdminSignOn;
+  /**
+   * Tells every process that admins' access tokens revoked in a committed transaction are (single
+   * sign-on ends the admins a connection made with admin.service's endConnectionAdmins,
+   * signOutConnectionAdmins and endSignedOnAdmin, in its own transactions).
+   */
+  announceRevokedTokens: AnnounceRevokedTokens;
 }
 
 export interface AuthModuleOptions extends ModuleOptions {
@@ -67,6 +74,7 @@ export const authModule = fp<AuthModuleOptions>(
     const tokens = new TokenService(sql, tenancy, bus, {
       cacheTtlMs: config.cacheTtlMs,
       refreshLifetimeSeconds: config.refreshTokenTtlS,
+      ssoAdminSessionSeconds: config.ssoAdminSessionS,
       onError: (error) => app.log.warn({ err: error }, 'could not announce a token revocation to the other processes'),
     });
     await tokens.start();
@@ -88,7 +96,8 @@ export const authModule = fp<AuthModuleOptions>(
         launchTokens = verifier;
       },
       acceptAdminSignOn: (signOn: AdminSignOn) => authorize.acceptSignOn(signOn),
-      finishAdminSignOn: (pending, email, scope, by) => authorize.finishSignOn(pending, email, scope, by),
+      finishAdminSignOn: (pending, admin, by) => authorize.finishSignOn(pending, admin, by),
+      announceRevokedTokens: (hashes) => tokens.announce(hashes),
     } satisfies AuthExports);
 
     await app.register(authPlugin, {
@@ -113,6 +122,7 @@ export const authModule = fp<AuthModuleOptions>(
     await app.register(credentialRoutes, { credentials });
     await app.register(apiKeyRoutes, { sql, apiKeys });
     await app.register(clientRoutes, { sql, tokens });
+    await app.register(adminRoutes, { sql, tokens });
   },
   { name: 'auth', dependencies: ['tenancy'] },
 );

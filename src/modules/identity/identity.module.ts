@@ -65,10 +65,19 @@ export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
     finishAdminSignOn: app.auth.finishAdminSignOn,
     outbound,
     secrets,
+    announceRevokedTokens: app.auth.announceRevokedTokens,
   });
   app.launch.acceptSignOn(signOn);
   app.auth.acceptAdminSignOn(signOn);
-  await app.register(ssoRoutes, { sql, signOn, tenancy: app.tenancy, baseDomain: config.baseDomain, outbound, secrets });
+  await app.register(ssoRoutes, {
+    sql,
+    signOn,
+    tenancy: app.tenancy,
+    baseDomain: config.baseDomain,
+    outbound,
+    secrets,
+    announceRevokedTokens: app.auth.announceRevokedTokens,
+  });
   everyHour(
     app,
     () =>

@@ -54,6 +54,16 @@ export interface AdminRule {
 /** The most values `scopes` maps. */
 const MAX_ADMIN_SCOPES = 100;
 
+/**
+ * Whether the connection trusts the e-mail address its provider sends (docs/identity.md, "Which
+ * claims a connection trusts"): `unless-unverified`, unless the provider says it is not verified
+ * (`email_verified` false or "false": Entra ID sends no such claim, Keycloak and Google do);
+ * `verified-only`, only when it says it is (true or "true").
+ */
+export type EmailTrust = 'unless-unverified' | 'verified-only';
+export const EMAIL_TRUSTS: readonly EmailTrust[] = ['unless-unverified', 'verified-only'];
+export const DEFAULT_EMAIL_TRUST: EmailTrust = 'unless-unverified';
+
 interface ConnectionCommon {
   /** What people read on the sign-in page's button ("Sign in with …"); absent: the connection's name. */
   displayName?: string;
@@ -61,6 +71,7 @@ interface ConnectionCommon {
   claims: Record<string, string>;
   /** Absent: nobody becomes an admin through this connection. */
   admins?: AdminRule;
+  emailTrust: EmailTrust;
 }
 
 export interface OidcConnectionInput extends ConnectionCommon {
@@ -99,6 +110,7 @@ export interface SamlConnectionDraft {
   displayName?: string;
   claims: Record<string, string>;
   admins?: AdminRule;
+  emailTrust: EmailTrust;
   spEntityId?: string;
   metadataUrl?: string;
   metadata?: IdpMetadata;
@@ -125,7 +137,7 @@ export interface UrlRules {
 }
 const HTTPS_ONLY: UrlRules = { httpOnLoopback: false };
 
-const OIDC_FIELDS = ['protocol', 'displayName', 'issuer', 'clientId', 'clientSecret', 'scopes', 'claims', 'admins'];
+const OIDC_FIELDS = ['protocol', 'displayName', 'issuer', 'clientId', 'clientSecret', 'scopes', 'claims', 'admins', 'emailTrust'];
 const SAML_FIELDS = [
   'protocol',
   'displayName',
@@ -138,6 +150,7 @@ const SAML_FIELDS = [
   'allowSha1',
   'claims',
   'admins',
+  'emailTrust',
 ];
 
 /** Reads a string field: answers it, or records the problem and answers undefined. */
@@ -202,6 +215,14 @@ function readClaims(body: Record<string, unknown>, defaults: Readonly<Record<str
     } else claims[claim] = attribute;
   }
   return claims;
+}
+
+function readEmailTrust(body: Record<string, unknown>, problems: Problem[]): EmailTrust {
+  const value = body.emailTrust;
+  if (value === undefined || value === null) return DEFAULT_EMAIL_TRUST;
+  if (typeof value === 'string' && (EMAIL_TRUSTS as readonly string[]).includes(value)) return value as EmailTrust;
+  problems.push({ path: '/emailTrust', message: `must be ${EMAIL_TRUSTS.map((trust) => `"${trust}"`).join(' or ')}` });
+  return DEFAULT_EMAIL_TRUST;
 }
 
 function readAdmins(body: Record<string, unknown>, problems: Problem[]): AdminRule | undefined {
@@ -278,6 +299,7 @@ function parseOidcConnection(body: Record<string, unknown>, rules: UrlRules): Oi
   const displayName = readDisplayName(body, problems);
   const claims = readClaims(body, DEFAULT_CLAIMS, problems);
   const admins = readAdmins(body, problems);
+  const emailTrust = readEmailTrust(body, problems);
   if (problems.length > 0 || issuer === undefined || clientId === undefined || scopes === undefined) throw invalid(problems);
   return {
     protocol: 'oidc',
@@ -288,6 +310,7 @@ function parseOidcConnection(body: Record<string, unknown>, rules: UrlRules): Oi
     scopes,
     claims,
     ...(admins ? { admins } : {}),
+    emailTrust,
   };
 }
 
@@ -325,12 +348,14 @@ function parseSamlConnection(body: Record<string, unknown>, rules: UrlRules): Sa
   const displayName = readDisplayName(body, problems);
   const claims = readClaims(body, DEFAULT_SAML_ATTRIBUTES, problems);
   const admins = readAdmins(body, problems);
+  const emailTrust = readEmailTrust(body, problems);
   if (problems.length > 0) throw invalid(problems);
   return {
     protocol: 'saml',
     ...(displayName === undefined ? {} : { displayName }),
     claims,
     ...(admins ? { admins } : {}),
+    emailTrust,
     ...(spEntityId === undefined ? {} : { spEntityId }),
     ...(metadataUrl === undefined ? {} : { metadataUrl }),
     ...(metadata ? { metadata } : {}),
@@ -402,6 +427,7 @@ export function completeSamlConnection(draft: SamlConnectionDraft, metadata: Idp
     ...(draft.allowSha1 ? { allowSha1: true } : {}),
     claims: draft.claims,
     ...(draft.admins ? { admins: draft.admins } : {}),
+    emailTrust: draft.emailTrust,
   };
 }
 
@@ -424,11 +450,64 @@ export function adminScopeByClaims(
   return entries.length === 1 ? { scope: entries[0]! } : { several: entries.sort() };
 }
 
+/**
+ * Whether two versions of a connection make the same people admins, of the same scopes: the same
+ * provider (its issuer or entity ID), the same admins rule, and the same e-mail address trusted the
+ * same way (the admin is found by it). A PUT that changes any of these signs out the admins the
+ * connection made (sso.service.ts putConnection): they sign in again under the new rule.
+ */
+export function sameAdmission(before: SsoConnectionInput, after: SsoConnectionInput): boolean {
+  const byValue = ([a]: [string, string], [b]: [string, string]) => (a < b ? -1 : a > b ? 1 : 0);
+  const admission = (connection: SsoConnectionInput) =>
+    JSON.stringify([
+      connection.protocol,
+      connection.protocol === 'saml' ? connection.idpEntityId : connection.issuer,
+      connection.admins
+        ? [connection.admins.claim, connection.admins.value ?? null, Object.entries(connection.admins.scopes ?? {}).sort(byValue)]
+        : null,
+      connection.emailTrust,
+      Object.keys(connection.claims)
+        .filter((claim) => connection.claims[claim] === 'email')
+        .sort(),
+    ]);
+  return admission(before) === admission(after);
+}
+
 /** A metadata document or URL that could not be used, named as the connection's problem. */
 export const metadataProblem = (path: string, message: string) => invalid([{ path, message }]);
 
 /** Problems the service found with a connection that reads well (an organisation entry it names is not there). */
 export const connectionProblems = (problems: Array<{ path: string; message: string }>) => invalid(problems);
+
+/**
+ * What the provider says of its e-mail address: `email_verified` true or "true", false or "false"
+ * (any case; a SAML attribute of one value counts as that value), or nothing it says.
+ */
+function emailVerification(claims: Readonly<Record<string, unknown>>): 'verified' | 'unverified' | 'unsaid' {
+  const sent = claims.email_verified;
+  const value = Array.isArray(sent) && sent.length === 1 ? sent[0] : sent;
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : value;
+  if (text === true || text === 'true') return 'verified';
+  if (text === false || text === 'false') return 'unverified';
+  return 'unsaid';
+}
+
+/**
+ * The claims a sign-in may use to find, match and write a person or an admin (docs/identity.md,
+ * "Which claims a connection trusts"): all of them, except the e-mail address when the connection
+ * does not trust it (`emailTrust`). An untrusted address never matches a holder of that address,
+ * nor is written (it would take another's unique value): the `email` claim is left out, and so is
+ * every claim the connection maps to the `email` attribute (a SAML `…/emailaddress`, a NameID).
+ */
+export function trustedClaims(
+  claims: Readonly<Record<string, unknown>>,
+  connection: { claims: Readonly<Record<string, string>>; emailTrust: EmailTrust },
+): Record<string, unknown> {
+  const said = emailVerification(claims);
+  if (said === 'verified' || (said === 'unsaid' && connection.emailTrust === 'unless-unverified')) return { ...claims };
+  const untrusted = new Set(['email', ...Object.keys(connection.claims).filter((claim) => connection.claims[claim] === 'email')]);
+  return Object.fromEntries(Object.entries(claims).filter(([name]) => !untrusted.has(name)));
+}
 
 /**
  * The attributes an ID token's claims give (`claims` maps claim → attribute): strings as they are,

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import type { AdminRule, SsoConnectionInput } from './sso-connection-rules.js';
+import type { AdminRule, EmailTrust, SsoConnectionInput } from './sso-connection-rules.js';
 
 /**
  * A SAML connection's metadata URL as last read (saml-metadata.service.ts): when it was last read
@@ -58,6 +58,7 @@ interface ConnectionRow {
   claims: Record<string, string>;
   saml: SamlColumn | Pick<SamlColumn, 'displayName'> | null;
   admins: AdminRule | null;
+  email_trust: EmailTrust;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -70,6 +71,7 @@ function toConnection(row: ConnectionRow): SsoConnection {
     ...(displayName === undefined ? {} : { displayName }),
     claims: row.claims,
     ...(row.admins === null ? {} : { admins: row.admins }),
+    emailTrust: row.email_trust,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   };
@@ -97,7 +99,7 @@ function toConnection(row: ConnectionRow): SsoConnection {
   };
 }
 
-const COLUMNS = 'name, protocol, issuer, client_id, client_secret, scopes, claims, saml, admins, created_at, updated_at';
+const COLUMNS = 'name, protocol, issuer, client_id, client_secret, scopes, claims, saml, admins, email_trust, created_at, updated_at';
 
 /** Creates or replaces the connection; answers it and whether it was created. */
 export async function upsertConnection(
@@ -110,12 +112,12 @@ export async function upsertConnection(
   // A metadata URL was read just now, to make this input (sso.service.ts connectionOfBody).
   const readAt = new Date().toISOString();
   const { rows } = await sql.query<ConnectionRow & { created: boolean }>(
-    `INSERT INTO sso_connections AS c (tenant_id, name, protocol, issuer, client_id, client_secret, scopes, claims, saml, admins)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb)
+    `INSERT INTO sso_connections AS c (tenant_id, name, protocol, issuer, client_id, client_secret, scopes, claims, saml, admins, email_trust)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11)
      ON CONFLICT (tenant_id, name) DO UPDATE
         SET protocol = EXCLUDED.protocol, issuer = EXCLUDED.issuer, client_id = EXCLUDED.client_id,
             client_secret = EXCLUDED.client_secret, scopes = EXCLUDED.scopes, claims = EXCLUDED.claims,
-            saml = EXCLUDED.saml, admins = EXCLUDED.admins, updated_at = clock_timestamp()
+            saml = EXCLUDED.saml, admins = EXCLUDED.admins, email_trust = EXCLUDED.email_trust, updated_at = clock_timestamp()
      RETURNING ${COLUMNS}, (xmax = 0) AS created`,
     [
       tenantId,
@@ -140,6 +142,7 @@ export async function upsertConnection(
           ? null
           : JSON.stringify({ displayName: input.displayName } satisfies Pick<SamlColumn, 'displayName'>),
       input.admins ? JSON.stringify(input.admins) : null,
+      input.emailTrust,
     ],
   );
   return { connection: toConnection(rows[0]!), created: rows[0]!.created };

@@ -10,6 +10,7 @@ import { apiErrorResponse } from '../../platform/http/common-schemas.js';
 import type { PageWording } from '../../platform/http/error-handler.js';
 import { recordAudit, sourceOfHeader } from '../audit/audit.service.js';
 import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../auth/admin-routes.schemas.js';
+import type { AnnounceRevokedTokens } from '../auth/oauth/admin-sign-on.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { namedTenant } from '../tenancy/tenant-host.js';
 import { SAML_ACS_PATH, SAML_METADATA_PATH } from './saml.js';
@@ -47,6 +48,12 @@ const AdminsRule = Type.Union(
   },
 );
 
+const EmailTrustBody = Type.Union([Type.Literal('unless-unverified'), Type.Literal('verified-only')], {
+  description:
+    'Whether the e-mail address the provider sends finds and is written to people and admins: `unless-unverified` (the default) unless ' +
+    'the provider says it is not verified (`email_verified` false or "false"), `verified-only` only when it says it is (true or "true").',
+});
+
 const ConnectionBody = Type.Object({
   name: Type.String(),
   displayName: Type.String({
@@ -55,6 +62,7 @@ const ConnectionBody = Type.Object({
   protocol: Type.Union([Type.Literal('oidc'), Type.Literal('saml')]),
   claims: Type.Record(Type.String(), Type.String(), { description: 'Claim (SAML: attribute) → actor attribute.' }),
   admins: AdminsRule,
+  emailTrust: EmailTrustBody,
   issuer: Type.Optional(
     Type.String({ description: 'OpenID Connect: the provider’s issuer URL (its /.well-known/openid-configuration is read).' }),
   ),
@@ -112,6 +120,12 @@ function signInWording(error: AppError): PageWording {
         title: 'This sign-in cannot be finished',
         message: 'It took too long, was already used, or was started in another browser. Open the link you were sent again.',
       };
+    case 'auth.admin_not_made_here':
+      return {
+        title: 'Sign in with your password',
+        message:
+          'An administrator account with your e-mail address exists here already, made without this sign-in service: sign in with its password, or ask an administrator to remove it first.',
+      };
     case 'identity.not_admin':
     case 'identity.no_admin_email':
       return {
@@ -150,7 +164,9 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
   outbound: OutboundHttp;
   /** Seals an OpenID Connect client secret as it is stored. */
   secrets: SecretBox;
-}> = async (app, { sql, signOn, tenancy, baseDomain, outbound, secrets }) => {
+  /** Tells every process of the admins' tokens a PUT or DELETE revoked (auth's). */
+  announceRevokedTokens: AnnounceRevokedTokens;
+}> = async (app, { sql, signOn, tenancy, baseDomain, outbound, secrets, announceRevokedTokens }) => {
   await app.register(cookie);
   // A SAML Response with its signatures and certificates is some kilobytes; metadata sent whole is larger.
   await app.register(formbody, { bodyLimit: SAML_BODY_LIMIT });
@@ -184,7 +200,8 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
           'OpenID Connect: `issuer`, `clientId`, `clientSecret`?, `scopes`?. SAML (`"protocol": "saml"`): the provider by `metadataXml`, ' +
           '`metadataUrl`, or `idpEntityId` with `entryPoint` and `certificates`; `spEntityId`? (default `urn:learnbase:<tenant>:<name>`), ' +
           '`allowSha1`? (default false). ' +
-          'Both: `displayName`?, `claims`?, `admins`?.',
+          'Both: `displayName`?, `claims`?, `admins`?, `emailTrust`?. A replacement that changes the provider, `admins` or `emailTrust` revokes ' +
+          'the tokens of the admins the connection made: they sign in again under the new rule.',
         headers: SourceHeader,
         params: NameParams,
         body: Type.Object(
@@ -213,6 +230,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
             ),
             claims: Type.Optional(Type.Record(Type.String(), Type.String())),
             admins: Type.Optional(AdminsRule),
+            emailTrust: Type.Optional(EmailTrustBody),
           },
           { additionalProperties: true },
         ),
@@ -236,8 +254,8 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
       const principal = adminPrincipalOf(request);
       const source = sourceOfHeader(request.headers['svc-account-source']);
       const input = await connectionOfBody(outbound, principal.tenant, request.params.name, request.body);
-      const { connection, created } = await sql.transaction(async (tx) => {
-        const written = await putConnection(tx, secrets, principal.tenant, request.params.name, input);
+      const { connection, created, revoked } = await sql.transaction(async (tx) => {
+        const written = await putConnection(tx, secrets, principal.tenant, request.params.name, input, { principal, source });
         await recordAudit(tx, {
           action: written.created ? 'sso_connection.created' : 'sso_connection.updated',
           principal,
@@ -246,6 +264,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
         });
         return written;
       });
+      await announceRevokedTokens(revoked);
       return reply.status(created ? 201 : 200).send(connectionView(connection, principal.tenant, request.publicBaseUrl));
     },
   );
@@ -368,7 +387,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
         tags: ['identity'],
         security: ADMIN_ONLY,
         operationId: 'DELETE:sso.connections',
-        summary: 'Delete a single sign-on connection',
+        summary: 'Delete a single sign-on connection, and the admins it made (their tokens refused at once, in every server process)',
         headers: SourceHeader,
         params: NameParams,
         response: {
@@ -381,10 +400,12 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const principal = adminPrincipalOf(request);
       const source = sourceOfHeader(request.headers['svc-account-source']);
-      await sql.transaction(async (tx) => {
-        await removeConnection(tx, principal.tenant, request.params.name);
+      const revoked = await sql.transaction(async (tx) => {
+        // Its audit entry comes before those of the admins it made, which go with it.
         await recordAudit(tx, { action: 'sso_connection.deleted', principal, source, details: { name: request.params.name } });
+        return removeConnection(tx, principal.tenant, request.params.name, { principal, source });
       });
+      await announceRevokedTokens(revoked);
       return reply.status(204).send(null);
     },
   );
@@ -461,7 +482,9 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
             content: { 'text/html': { schema: Type.String() } },
           },
           403: {
-            description: 'The person is deactivated, or could not be identified (a page).',
+            description:
+              'The person is deactivated or could not be identified; or (an admin) the claims make no admin, or the admin of that ' +
+              'address was not made by this connection (a page).',
             content: { 'text/html': { schema: Type.String() } },
           },
         },

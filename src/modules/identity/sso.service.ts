@@ -11,8 +11,15 @@ import type { PeopleChanges } from '../actors/people-changes.js';
 import { personRecordsByUniqueValues } from '../actors/person-record.service.js';
 import { getTenantSettings } from '../actors/tenant-settings.service.js';
 import { existingOrganisationIds } from '../organisation/organisation.service.js';
+import { endConnectionAdmins, endSignedOnAdmin, signOutConnectionAdmins, type AdminChangeBy } from '../auth/admins/admin.service.js';
 import type { CredentialService } from '../auth/credentials/credential.service.js';
-import type { AdminSignOn, FinishAdminSignOn, PendingSignOn, SignOnConnection } from '../auth/oauth/admin-sign-on.js';
+import type {
+  AdminSignOn,
+  AnnounceRevokedTokens,
+  FinishAdminSignOn,
+  PendingSignOn,
+  SignOnConnection,
+} from '../auth/oauth/admin-sign-on.js';
 import type { LaunchSessionService } from '../launch/launch-session.service.js';
 import type { LaunchSignOn } from '../launch/launch-sign-on.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
@@ -37,6 +44,8 @@ import {
   joinedName,
   nameOfClaims,
   parseSsoConnection,
+  sameAdmission,
+  trustedClaims,
   type SsoConnectionInput,
 } from './sso-connection-rules.js';
 import {
@@ -126,7 +135,12 @@ export const SsoErrors = {
       403,
       `The identity provider of connection "${connection}" makes this person an admin of several organisation entries (${entries.join(', ')}): an admin has one (the connection's admins.scopes).`,
     ),
-  noAdminEmail: () => new AppError('identity.no_admin_email', 403, 'The identity provider sent no verified e-mail address for this admin.'),
+  noAdminEmail: () =>
+    new AppError(
+      'identity.no_admin_email',
+      403,
+      'The identity provider sent no e-mail address for this admin that the connection trusts (its emailTrust: one the provider says is unverified never is).',
+    ),
   deactivated: () =>
     new AppError('identity.person_deactivated', 403, 'This person was deactivated by an identity system: they cannot sign in.'),
   ambiguous: () => new AppError('identity.ambiguous_person', 409, 'The identity provider’s claims identify two different people.'),
@@ -146,6 +160,7 @@ export function connectionView(connection: SsoConnection, tenant: Pick<Tenant, '
     protocol: connection.protocol,
     claims: connection.claims,
     admins: connection.admins ?? null,
+    emailTrust: connection.emailTrust,
     createdAt: connection.createdAt.toISOString(),
     updatedAt: connection.updatedAt.toISOString(),
   };
@@ -192,14 +207,20 @@ export async function connectionOfBody(outbound: OutboundHttp, tenant: Tenant, n
   return completeSamlConnection(parsed, metadata, `urn:learnbase:${tenant.name}:${name}`);
 }
 
-/** Stores the connection; an OpenID Connect client secret sealed under `secrets`' key (503 secrets.no_key without one). */
+/**
+ * Creates or replaces the connection `name` in the caller's transaction `sql`, an OpenID Connect
+ * client secret sealed under `secrets`' key (503 secrets.no_key without one). A replacement that
+ * changes who it makes admins (sameAdmission: another provider, admins rule or e-mail trust) revokes
+ * the tokens of the admins it made (audited by `by`): the caller announces `revoked` once it committed.
+ */
 export async function putConnection(
   sql: SqlClient,
   secrets: SecretBox,
   tenant: Tenant,
   name: string,
   input: SsoConnectionInput,
-): Promise<{ connection: SsoConnection; created: boolean }> {
+  by: AdminChangeBy,
+): Promise<{ connection: SsoConnection; created: boolean; revoked: Buffer[] }> {
   const entries = Object.entries(input.admins?.scopes ?? {});
   if (entries.length > 0) {
     const existing = await existingOrganisationIds(sql, tenant.id, [...new Set(entries.map(([, entry]) => entry))]);
@@ -215,7 +236,10 @@ export async function putConnection(
     input.protocol === 'oidc' && input.clientSecret !== undefined
       ? { ...input, clientSecret: sealClientSecret(secrets, tenant.id, name, input.clientSecret) }
       : input;
-  return upsertConnection(sql, tenant.id, name, stored);
+  const before = await findConnection(sql, tenant.id, name);
+  const written = await upsertConnection(sql, tenant.id, name, stored);
+  const revoked = before && !sameAdmission(before, input) ? await signOutConnectionAdmins(sql, tenant, name, by) : [];
+  return { ...written, revoked };
 }
 
 export function listConnections(sql: SqlClient, tenant: Tenant): Promise<SsoConnection[]> {
@@ -230,8 +254,13 @@ export async function connectionMetadata(sql: SqlClient, tenant: Tenant, name: s
   return serviceProviderMetadata(connection, `${publicBaseUrl}${SAML_ACS_PATH}`);
 }
 
-export async function removeConnection(sql: SqlClient, tenant: Tenant, name: string): Promise<void> {
+/**
+ * Deletes the connection `name` in the caller's transaction `sql`, and the admins it made with it
+ * (audited by `by`): the caller announces the access tokens answered once it committed.
+ */
+export async function removeConnection(sql: SqlClient, tenant: Tenant, name: string, by: AdminChangeBy): Promise<Buffer[]> {
   if (!CONNECTION_NAME.test(name) || !(await deleteConnection(sql, tenant.id, name))) throw SsoErrors.connectionNotFound(tenant, name);
+  return endConnectionAdmins(sql, tenant, name, by);
 }
 
 export interface SingleSignOnOptions {
@@ -247,6 +276,8 @@ export interface SingleSignOnOptions {
   outbound: OutboundHttp;
   /** Opens a connection's stored client secret. */
   secrets: SecretBox;
+  /** Tells every process of the access tokens revoked when a sign-in ended an admin (auth's). */
+  announceRevokedTokens: AnnounceRevokedTokens;
 }
 
 /**
@@ -479,8 +510,10 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
 
   /**
    * An admin's sign-in: the connection's admins claim must make them one, and the provider must
-   * give their e-mail address (an OpenID provider must not say it is unverified); auth finishes
-   * the authorize request with the admin of that address (created if there is none).
+   * give their e-mail address, one the connection trusts (trustedClaims); auth finishes the
+   * authorize request with the admin the connection made of that address (created if there is
+   * none; an admin made otherwise is refused there). Claims that no longer make an admin of someone
+   * the connection made end that admin: deleted, their tokens refused at once, audited.
    */
   private async adminSignedIn(
     tenant: Tenant,
@@ -488,15 +521,19 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
     claims: Record<string, unknown>,
     pending: { authorizationRequestId: string; csrfHash: Buffer },
   ): Promise<string> {
+    const trusted = trustedClaims(claims, connection);
+    const email = attributesOfClaims(trusted, connection.claims).email ?? (typeof trusted.email === 'string' ? trusted.email : undefined);
+    const by = { principal: { kind: 'sso', tenant, id: connection.name } satisfies Principal, source: `sso:${connection.name}` };
     const made = adminScopeByClaims(claims, connection.admins);
-    if (!made) throw SsoErrors.notAdmin(connection.name);
-    if ('several' in made) throw SsoErrors.severalScopes(connection.name, made.several);
-    const email = attributesOfClaims(claims, connection.claims).email ?? (typeof claims.email === 'string' ? claims.email : undefined);
-    if (!email || claims.email_verified === false) throw SsoErrors.noAdminEmail();
-    return this.options.finishAdminSignOn({ tenant, ...pending }, email, made.scope, {
-      principal: { kind: 'sso', tenant, id: connection.name },
-      source: `sso:${connection.name}`,
-    });
+    if (!made || 'several' in made) {
+      if (email) {
+        const revoked = await this.options.sql.transaction((tx) => endSignedOnAdmin(tx, tenant, connection.name, email, by));
+        await this.options.announceRevokedTokens(revoked);
+      }
+      throw made ? SsoErrors.severalScopes(connection.name, made.several) : SsoErrors.notAdmin(connection.name);
+    }
+    if (!email) throw SsoErrors.noAdminEmail();
+    return this.options.finishAdminSignOn({ tenant, ...pending }, { email, scope: made.scope, connection: connection.name }, by);
   }
 
   /**
@@ -520,7 +557,8 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
     };
     const { anchor } = await inIdentityTransaction(writer, async (tx) => {
       const settings = await getTenantSettings(tx, tenant, domains.baseDomain);
-      const mapped = attributesOfClaims(claims, connection.claims);
+      // An e-mail address the connection does not trust is neither matched nor written.
+      const mapped = attributesOfClaims(trustedClaims(claims, connection), connection.claims);
       const stored = await lockedPlan(tx, tenant.id, async () => {
         const matches = await personRecordsByUniqueValues(tx, tenant.id, settings.uniqueAttributes, mapped);
         if (new Set(matches.map((match) => match.agentKey)).size > 1) throw SsoErrors.ambiguous();

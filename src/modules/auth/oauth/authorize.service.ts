@@ -8,7 +8,7 @@ import { tenantNameOfHost } from '../../tenancy/tenant-host.js';
 import type { Principal } from '../../../kernel/principal.js';
 import { recordAudit } from '../../audit/audit.service.js';
 import { MAX_EMAIL_LENGTH, normaliseEmail, signedOnAdmin, verifyAdminPassword, type Admin } from '../admins/admin.service.js';
-import { NO_ADMIN_SIGN_ON, type AdminSignOn, type PendingSignOn, type SignOnConnection } from './admin-sign-on.js';
+import { NO_ADMIN_SIGN_ON, type AdminSignOn, type PendingSignOn, type ProvidedAdmin, type SignOnConnection } from './admin-sign-on.js';
 import {
   deletePendingAuthorization,
   findPendingAuthorization,
@@ -325,23 +325,20 @@ export class AuthorizeService {
   }
 
   /**
-   * The end of an admin's single sign-on (AdminSignOn): the identity provider vouched for `email`
-   * and made them an admin of `scope`; the pending request is taken (once), the admin found by
-   * address or created without a password (audited as `admin.created` by the connection's
-   * principal; an admin the provider made and now gives another scope has it, audited as
-   * `admin.scope_changed`, their earlier tokens revoked), and the code issued. Answers where to
+   * The end of an admin's single sign-on (AdminSignOn): the identity provider vouched for
+   * `provided.email` and made them an admin of `provided.scope` through `provided.connection`; the
+   * pending request is taken (once), the admin the connection made found by address or created
+   * without a password (audited as `admin.created` by the connection's principal; one given another
+   * scope has it, audited as `admin.scope_changed`, their earlier tokens revoked), and the code
+   * issued, marked as a single sign-on (its tokens refresh for LEARNBASE_SSO_ADMIN_SESSION_S). An
+   * admin of that address the connection did not make is refused (signedOnAdmin). Answers where to
    * send the browser: the client's redirect URI with the code.
    */
-  async finishSignOn(
-    pending: PendingSignOn,
-    email: string,
-    scope: string | null,
-    by: { principal: Principal; source: string },
-  ): Promise<string> {
+  async finishSignOn(pending: PendingSignOn, provided: ProvidedAdmin, by: { principal: Principal; source: string }): Promise<string> {
     const { location, revoked } = await this.sql.transaction(async (tx) => {
       const taken = await deletePendingAuthorization(tx, pending.tenant.id, pending.authorizationRequestId, pending.csrfHash);
       if (!taken) throw SignOnErrors.requestGone();
-      const { admin, created, scopeChanged } = await signedOnAdmin(tx, pending.tenant, email, scope);
+      const { admin, created, scopeChanged } = await signedOnAdmin(tx, pending.tenant, provided.email, provided.scope, provided.connection);
       const details = { adminId: admin.id, email: admin.email, scope: admin.scope ?? null };
       if (created) await recordAudit(tx, { action: 'admin.created', ...by, details });
       if (scopeChanged) await recordAudit(tx, { action: 'admin.scope_changed', ...by, details });
@@ -352,6 +349,7 @@ export class AuthorizeService {
         adminId: admin.id,
         redirectUri: taken.redirectUri,
         codeChallenge: taken.codeChallenge,
+        signedOn: true,
       });
       return { location: redirectTo(taken.redirectUri, { code, state: taken.state }), revoked };
     });

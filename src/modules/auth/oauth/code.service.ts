@@ -12,6 +12,8 @@ export interface CodeGrant {
   redirectUri: string;
   /** The PKCE S256 challenge the authorize request carried, if any. */
   codeChallenge?: string;
+  /** When the admin signed in at their identity provider (single sign-on); undefined: with a password. */
+  signedOnAt?: Date;
 }
 
 export type RedeemedCode =
@@ -20,12 +22,16 @@ export type RedeemedCode =
   | { outcome: 'replayed'; familyId: string }
   | { outcome: 'expired' | 'unknown' };
 
-/** Issues a code for a signed-in admin's authorization; only its hash is stored. */
-export async function issueCode(sql: SqlClient, grant: CodeGrant): Promise<string> {
+/**
+ * Issues a code for a signed-in admin's authorization; only its hash is stored. `signedOn`: the
+ * admin signed in at their identity provider just now (single sign-on), which the code carries to
+ * the tokens and each refresh to the next (their session is bounded: refresh-token.ts).
+ */
+export async function issueCode(sql: SqlClient, grant: Omit<CodeGrant, 'signedOnAt'> & { signedOn?: boolean }): Promise<string> {
   const code = newSecret();
   await sql.query(
-    `INSERT INTO oauth_codes (tenant_id, code_hash, client_id, admin_id, redirect_uri, code_challenge, family_id, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))`,
+    `INSERT INTO oauth_codes (tenant_id, code_hash, client_id, admin_id, redirect_uri, code_challenge, family_id, expires_at, signed_on_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8), CASE WHEN $9::boolean THEN now() END)`,
     [
       grant.tenantId,
       hashSecret(code),
@@ -35,6 +41,7 @@ export async function issueCode(sql: SqlClient, grant: CodeGrant): Promise<strin
       grant.codeChallenge ?? null,
       randomUUID(),
       CODE_LIFETIME_SECONDS,
+      grant.signedOn === true,
     ],
   );
   return code;
@@ -52,6 +59,7 @@ export async function redeemCode(sql: SqlClient, tenantId: string, code: string)
     redirect_uri: string;
     code_challenge: string | null;
     family_id: string;
+    signed_on_at: Date | string | null;
     expired: boolean;
     previously_used: boolean;
   }>(
@@ -59,7 +67,7 @@ export async function redeemCode(sql: SqlClient, tenantId: string, code: string)
        FROM (SELECT used_at IS NOT NULL AS previously_used FROM oauth_codes
               WHERE tenant_id = $1 AND code_hash = $2 FOR UPDATE) AS before
       WHERE c.tenant_id = $1 AND c.code_hash = $2
-      RETURNING c.client_id, c.admin_id, c.redirect_uri, c.code_challenge, c.family_id,
+      RETURNING c.client_id, c.admin_id, c.redirect_uri, c.code_challenge, c.family_id, c.signed_on_at,
                 c.expires_at <= now() AS expired, before.previously_used`,
     [tenantId, codeHash],
   );
@@ -76,6 +84,7 @@ export async function redeemCode(sql: SqlClient, tenantId: string, code: string)
       adminId: row.admin_id,
       redirectUri: row.redirect_uri,
       codeChallenge: row.code_challenge ?? undefined,
+      ...(row.signed_on_at === null ? {} : { signedOnAt: new Date(row.signed_on_at) }),
     },
   };
 }

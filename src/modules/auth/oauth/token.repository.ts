@@ -9,6 +9,8 @@ export interface NewToken {
   adminId: string;
   familyId: string;
   lifetimeSeconds: number;
+  /** When the admin of the authorization signed in at their identity provider; undefined: with a password. */
+  signedOnAt?: Date;
 }
 
 /** A stored token as the checks need it; `expired` is judged by the database clock. */
@@ -21,6 +23,11 @@ export interface StoredToken {
   expired: boolean;
   used: boolean;
   revoked: boolean;
+  /**
+   * An authorization begun by single sign-on: when the admin signed in at the provider, and how
+   * many seconds ago that is by the database clock. Undefined: begun with a password.
+   */
+  signedOn?: { at: Date; ageSeconds: number };
 }
 
 interface TokenRecord {
@@ -32,10 +39,13 @@ interface TokenRecord {
   expired: boolean;
   used: boolean;
   revoked: boolean;
+  signed_on_at?: Date | string | null;
+  signed_on_age?: number | string | null;
 }
 
 const SELECT_TOKEN = `SELECT kind, client_id, admin_id, family_id, expires_at, expires_at <= now() AS expired,
-                             used_at IS NOT NULL AS used, revoked_at IS NOT NULL AS revoked
+                             used_at IS NOT NULL AS used, revoked_at IS NOT NULL AS revoked,
+                             signed_on_at, extract(epoch FROM now() - signed_on_at)::float8 AS signed_on_age
                         FROM oauth_tokens WHERE tenant_id = $1 AND token_hash = $2`;
 
 const toStored = (row: TokenRecord | undefined): StoredToken | undefined =>
@@ -48,14 +58,26 @@ const toStored = (row: TokenRecord | undefined): StoredToken | undefined =>
     expired: row.expired,
     used: row.used,
     revoked: row.revoked,
+    ...(row.signed_on_at === null || row.signed_on_at === undefined
+      ? {}
+      : { signedOn: { at: new Date(row.signed_on_at), ageSeconds: Number(row.signed_on_age) } }),
   };
 
 export async function insertTokens(sql: SqlClient, tenantId: string, tokens: NewToken[]): Promise<void> {
   for (const token of tokens) {
     await sql.query(
-      `INSERT INTO oauth_tokens (tenant_id, token_hash, kind, client_id, admin_id, family_id, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`,
-      [tenantId, token.tokenHash, token.kind, token.clientId, token.adminId, token.familyId, token.lifetimeSeconds],
+      `INSERT INTO oauth_tokens (tenant_id, token_hash, kind, client_id, admin_id, family_id, expires_at, signed_on_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $8::timestamptz)`,
+      [
+        tenantId,
+        token.tokenHash,
+        token.kind,
+        token.clientId,
+        token.adminId,
+        token.familyId,
+        token.lifetimeSeconds,
+        token.signedOnAt?.toISOString() ?? null,
+      ],
     );
   }
 }

@@ -72,6 +72,13 @@ export interface TokenServiceOptions {
    * A command that only revokes may pass 0.
    */
   refreshLifetimeSeconds: number;
+  /**
+   * How long after signing in at their identity provider an admin single sign-on made may go on
+   * refreshing, in seconds (LEARNBASE_SSO_ADMIN_SESSION_S); then they sign in there again, where
+   * the connection's claim is checked again. Left out (a command that only revokes): no such
+   * refresh is granted.
+   */
+  ssoAdminSessionSeconds?: number;
 }
 
 /**
@@ -105,11 +112,19 @@ export class TokenService {
     this.cache.stop();
   }
 
-  /** Mints an access and a refresh token of one family (one authorization) and stores their hashes. */
+  /** How long an admin's single sign-on lets them refresh (TokenServiceOptions.ssoAdminSessionSeconds). */
+  get ssoAdminSessionSeconds(): number {
+    return this.options.ssoAdminSessionSeconds ?? 0;
+  }
+
+  /**
+   * Mints an access and a refresh token of one family (one authorization) and stores their hashes;
+   * `signedOnAt`, when the authorization began with a sign-in at an identity provider, goes with them.
+   */
   async issuePair(
     sql: SqlClient,
     tenantId: string,
-    grant: { clientId: string; adminId: string; familyId: string },
+    grant: { clientId: string; adminId: string; familyId: string; signedOnAt?: Date },
   ): Promise<TokenResponse> {
     const hex = tenantHex(tenantId);
     const accessToken = `lba_${hex}_${newSecret()}`;

@@ -49,7 +49,12 @@ export async function exchangeAuthorizationCode(
     if (grant.redirectUri !== redirectUri) throw new InvalidGrant('The redirect_uri differs from the one of the authorize request.');
     checkPkce(grant.codeChallenge, codeVerifier);
     return {
-      issued: await tokens.issuePair(tx, tenantId, { clientId: client.clientId, adminId: grant.adminId, familyId: redeemed.familyId }),
+      issued: await tokens.issuePair(tx, tenantId, {
+        clientId: client.clientId,
+        adminId: grant.adminId,
+        familyId: redeemed.familyId,
+        signedOnAt: grant.signedOnAt,
+      }),
     };
   });
 

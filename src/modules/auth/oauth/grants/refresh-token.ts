@@ -13,6 +13,9 @@ export interface RefreshTokenParams {
  * new pair of the same family. Presenting a used one again means two parties hold it, so the
  * whole family is revoked. The token's row is locked for the check and the rotation: of two
  * concurrent uses exactly one succeeds, and the other is the reuse that revokes the family.
+ * An authorization begun by single sign-on is refreshed for LEARNBASE_SSO_ADMIN_SESSION_S after
+ * the admin signed in at their provider, not longer: then they sign in there again, where the
+ * connection's claim says again whether they are an admin (docs/identity.md).
  */
 export async function refreshTokens(tokens: TokenService, client: OAuthClient, params: RefreshTokenParams): Promise<TokenResponse> {
   const refreshToken = params.refresh_token;
@@ -32,9 +35,21 @@ export async function refreshTokens(tokens: TokenService, client: OAuthClient, p
     if (stored.revoked) return { refused: 'The refresh token was revoked.' };
     if (stored.used) return { reused: await tokens.revokeFamily(tx, tenantId, stored.familyId) };
     if (stored.expired) return { refused: 'The refresh token expired. Start the authorization again.' };
+    if (stored.signedOn && stored.signedOn.ageSeconds >= tokens.ssoAdminSessionSeconds) {
+      return {
+        refused:
+          'The admin signed in through single sign-on, and that sign-in is older than the server lets it be refreshed ' +
+          '(LEARNBASE_SSO_ADMIN_SESSION_S): start the authorization again and sign in at the identity provider.',
+      };
+    }
     await markTokenUsed(tx, tenantId, hash);
     return {
-      issued: await tokens.issuePair(tx, tenantId, { clientId: client.clientId, adminId: stored.adminId, familyId: stored.familyId }),
+      issued: await tokens.issuePair(tx, tenantId, {
+        clientId: client.clientId,
+        adminId: stored.adminId,
+        familyId: stored.familyId,
+        signedOnAt: stored.signedOn?.at,
+      }),
     };
   });
 
