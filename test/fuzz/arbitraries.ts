@@ -2905,6 +2905,19 @@ const IDENTITY_FUZZERS_SSO: Record<string, RouteFuzzer> = {
       path: fc.tuple(ssoName, ssoName).map(([tenant, name]) => `/auth/sso/saml/${tenant}/${name}/metadata`),
       headers: {},
     }),
+  'GET /auth/sso/launch/:tenant': (ctx) =>
+    route({
+      method: 'GET',
+      path: fc.oneof(fc.constant(ctx.tenant.name), fc.constant(ctx.otherTenantName), ssoName).map((tenant) => `/auth/sso/launch/${tenant}`),
+      query: {
+        activityId: param('activityId', fc.constantFrom(LAUNCH_ACTIVITY, 'http://example.com/unknown'), {
+          required: true,
+          hostile: hostileText,
+        }),
+        connection: param('connection', fc.constantFrom('corp', 'no-such'), { hostile: hostileText }),
+      },
+      headers: { 'x-svc-tenant': header(fc.constantFrom(undefined, ctx.tenant.name, ctx.otherTenantName), hostileText) },
+    }),
   'GET /api/sso/connections/:name/metadata': (ctx) =>
     route({ method: 'GET', path: ssoName.map((name) => `/api/sso/connections/${name}/metadata`), headers: adminHeaders(ctx) }),
   'POST /auth/sso/saml': () =>

@@ -24,6 +24,7 @@ import {
   listConnections,
   putConnection,
   removeConnection,
+  SSO_LAUNCH_PATH,
   STATE_COOKIE,
   type SingleSignOn,
 } from './sso.service.js';
@@ -449,6 +450,55 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
         .header('Cache-Control', 'no-store')
         .header('Referrer-Policy', 'no-referrer')
         .send();
+    },
+  );
+
+  // A launch link opened on another address than LEARNBASE_PUBLIC_URL's (a tenant's sub-domain)
+  // begins its sign-in here, at the public address the provider returns the browser to.
+  app.get(
+    SSO_LAUNCH_PATH,
+    {
+      config: { public: true, errors: signInWording },
+      // Each GET starts a sign-in: a HEAD (a link checker) must not.
+      exposeHeadRoute: false,
+      schema: {
+        tags: ['identity'],
+        operationId: 'GET:auth.sso.launch',
+        summary: 'A launch link’s single sign-on, begun at the server’s public address; to the identity provider',
+        description:
+          'Where GET /api/activities/launch without `auth`, opened on another address than LEARNBASE_PUBLIC_URL, sends the browser ' +
+          '(docs/identity.md, "Single sign-on"): the state cookie is set where the provider returns. A tenant named by the Host or ' +
+          'X-SVC-Tenant must be the one in the path.',
+        security: [],
+        params: Type.Object({ tenant: Type.String({ minLength: 1, maxLength: 200, description: 'The tenant’s name.' }) }),
+        querystring: Type.Object({
+          activityId: Type.String({ minLength: 1, maxLength: 4096, description: 'The activity to launch once signed in.' }),
+          connection: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 200, description: 'The connection to sign in with; default: the tenant’s first.' }),
+          ),
+        }),
+        response: {
+          302: { description: 'To the identity provider, with the state cookie set.' },
+          400: {
+            description: 'A parameter is missing or malformed, or the Host or X-SVC-Tenant names another tenant (a page).',
+            content: { 'text/html': { schema: Type.String() } },
+          },
+          404: {
+            description: 'No such tenant, or it has no such connection, or none (a page).',
+            content: { 'text/html': { schema: Type.String() } },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const named = namedTenant(request, baseDomain);
+      const wanted = request.params.tenant.toLowerCase();
+      if (named !== undefined && named !== wanted)
+        throw badRequest('tenant.mismatch', `The request names tenant "${named}" but the path names "${wanted}"; name one tenant.`);
+      const tenant = await tenancy.findByName(wanted);
+      if (!tenant) throw notFound('identity.connection_not_found', `No tenant "${wanted}" has single sign-on.`);
+      await signOn.beginAtPublicAddress(request, reply, tenant, request.query.activityId, request.query.connection);
+      return reply;
     },
   );
 

@@ -79,6 +79,18 @@ import { pointerToken } from '../../platform/json-pointer.js';
 
 /** The callback every connection's provider returns to (its redirect URI, after the public URL). */
 export const CALLBACK_PATH = '/auth/sso/callback';
+/** Where a launch link opened on another address than the public one begins its sign-in (SingleSignOn.begin). */
+export const SSO_LAUNCH_PATH = '/auth/sso/launch/:tenant';
+
+/**
+ * The server's public address a sign-in's return address (its `redirectUri`: the callback, or
+ * SAML's ACS) was built on: LEARNBASE_PUBLIC_URL with its path, or the request's scheme and host.
+ */
+const baseOf = (redirectUri: string): string => {
+  for (const suffix of [CALLBACK_PATH, SAML_ACS_PATH]) if (redirectUri.endsWith(suffix)) return redirectUri.slice(0, -suffix.length);
+  return new URL(redirectUri).origin;
+};
+
 /** The cookie holding the state of the sign-in in flight: the return must come to the browser that left. */
 export const STATE_COOKIE = 'lb_sso_state';
 /** How long a sign-in may take at the provider. */
@@ -141,6 +153,8 @@ export const SsoErrors = {
       403,
       'The identity provider sent no e-mail address for this admin that the connection trusts (its emailTrust: one the provider says is unverified never is).',
     ),
+  noConnection: (tenant: Tenant) =>
+    notFound('identity.connection_not_found', `Tenant "${tenant.name}" has no single sign-on connection to sign in with.`),
   deactivated: () =>
     new AppError('identity.person_deactivated', 403, 'This person was deactivated by an identity system: they cannot sign in.'),
   ambiguous: () => new AppError('identity.ambiguous_person', 409, 'The identity provider’s claims identify two different people.'),
@@ -329,15 +343,47 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
   /**
    * LaunchSignOn: to the connection the link names (`connection=`), else the tenant's first (by
    * name), to sign in for `activityId`; undefined when the tenant has none, 404 for a name it has not.
+   * A link opened on another address than the server's public one (a tenant's sub-domain, with
+   * LEARNBASE_PUBLIC_URL naming the server) first goes to the public address (`SSO_LAUNCH_PATH`):
+   * the provider returns the browser there, and the state cookie must be set where it returns.
    */
   async begin(request: FastifyRequest, reply: FastifyReply, tenant: Tenant, activityId: string): Promise<boolean> {
     const named = (request.query as Record<string, unknown>).connection;
-    const connections = await findConnections(this.options.sql, tenant.id);
-    const connection = typeof named === 'string' ? connections.find((candidate) => candidate.name === named) : connections[0];
-    if (typeof named === 'string' && !connection) throw SsoErrors.connectionNotFound(tenant, named);
+    const connection = await this.launchConnection(tenant, typeof named === 'string' ? named : undefined);
     if (!connection) return false;
+    if (new URL(request.publicBaseUrl).origin !== `${request.protocol}://${request.host}`) {
+      const hop = new URL(`${request.publicBaseUrl}${SSO_LAUNCH_PATH.replace(':tenant', tenant.name)}`);
+      hop.search = new URLSearchParams({ activityId, connection: connection.name }).toString();
+      reply.status(302).header('Location', hop.href).header('Cache-Control', 'no-store').send();
+      return true;
+    }
     await this.toProvider(request, reply, tenant, connection, { activityId });
     return true;
+  }
+
+  /**
+   * `GET /auth/sso/launch/{tenant}`: a launch link's sign-in, begun at the server's public address
+   * (where `begin` sends a link opened on another): to the provider, the state cookie set here.
+   * Never sent on again, whatever address it is reached at.
+   */
+  async beginAtPublicAddress(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    tenant: Tenant,
+    activityId: string,
+    named: string | undefined,
+  ): Promise<void> {
+    const connection = await this.launchConnection(tenant, named);
+    if (!connection) throw SsoErrors.noConnection(tenant);
+    await this.toProvider(request, reply, tenant, connection, { activityId });
+  }
+
+  /** The connection `named`, else the tenant's first (by name); undefined when it has none, 404 for a name it has not. */
+  private async launchConnection(tenant: Tenant, named: string | undefined): Promise<SsoConnection | undefined> {
+    const connections = await findConnections(this.options.sql, tenant.id);
+    const connection = named === undefined ? connections[0] : connections.find((candidate) => candidate.name === named);
+    if (named !== undefined && !connection) throw SsoErrors.connectionNotFound(tenant, named);
+    return connection;
   }
 
   /** AdminSignOn: the tenant's connections with an admins claim, by name, with what their buttons show. */
@@ -374,10 +420,12 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
         ? await this.samlRequest(request, tenant, connection, state, purpose)
         : await this.oidcRequest(request, tenant, connection, state, purpose);
     // The launch route is not where cookies are parsed: the one cookie it sets is written out here (the state is base64url).
+    // Its path is the callback's as the browser sees it: below LEARNBASE_PUBLIC_URL's path, when it has one.
     const secure = request.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
+    const path = new URL(`${request.publicBaseUrl}${CALLBACK_PATH}`).pathname;
     reply
       .status(302)
-      .header('Set-Cookie', `${STATE_COOKIE}=${state}; Path=${CALLBACK_PATH}; Max-Age=${SIGN_IN_SECONDS}; HttpOnly; SameSite=Lax${secure}`)
+      .header('Set-Cookie', `${STATE_COOKIE}=${state}; Path=${path}; Max-Age=${SIGN_IN_SECONDS}; HttpOnly; SameSite=Lax${secure}`)
       .header('Location', location)
       .header('Cache-Control', 'no-store')
       .send();
@@ -450,7 +498,7 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
       throw SsoErrors.tokenRefused((error as Error).message);
     }
     if (!(await recordAssertion(sql, stateHash, signIn.requestId, asserted))) throw SsoErrors.unknownSignIn();
-    const callback = new URL(CALLBACK_PATH, signIn.redirectUri);
+    const callback = new URL(`${baseOf(signIn.redirectUri)}${CALLBACK_PATH}`);
     callback.searchParams.set('state', relayState);
     return callback.href;
   }
@@ -480,7 +528,7 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
     const { purpose } = signIn;
     if ('authorizationRequestId' in purpose) return this.adminSignedIn(tenant, connection, claims, purpose);
     const anchor = await this.signedIn(tenant, connection, claims);
-    const launched = await this.options.launches.startSession(tenant, anchor, purpose.activityId, new URL(signIn.redirectUri).origin);
+    const launched = await this.options.launches.startSession(tenant, anchor, purpose.activityId, baseOf(signIn.redirectUri));
     return launched.location;
   }
 
