@@ -183,12 +183,30 @@ async function givenScimUser(
   return { scimToken, scimUserId: (created.json() as { id: string }).id, hrWebhook: { path: hook.path, secret: hook.secret } };
 }
 
+/**
+ * The routes whose OpenAPI description documents a 502, `METHOD /path`: they ask another server (an
+ * identity provider, a metadata URL), and one that cannot be reached is a 502 by design.
+ */
+function gatewayRoutes(app: FastifyInstance): Set<string> {
+  const document = app.swagger() as { paths?: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
+  const routes = new Set<string>();
+  for (const [path, operations] of Object.entries(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (operation.responses?.['502'] !== undefined) routes.add(fuzzerKey(method.toUpperCase(), path.replace(/\{([^}]+)\}/g, ':$1')));
+    }
+  }
+  return routes;
+}
+
 describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {
   let fuzz: FuzzContext;
   let served: Map<string, Set<string>>;
+  let gateways: Set<string>;
 
   before(async () => {
     served = servedRoutes(ctx.app);
+    await ctx.app.ready();
+    gateways = gatewayRoutes(ctx.app);
     const oauth = await givenOAuth(ctx);
     const other = await ctx.given.tenant();
     const session = await exchange(ctx.app, oauth);
@@ -219,6 +237,11 @@ describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {
 
   it('has a generator for every route the app serves, and no generator for a route it does not', () => {
     assert.ok(served.has('/xapi/statements'), `the route table could not be read:\n${ctx.app.printRoutes({ commonPrefix: false })}`);
+    assert.deepEqual(
+      [...gateways].sort(),
+      ['GET /api/activities/launch', 'GET /auth/sso/launch/:tenant', 'POST /api/sso/connections/:name/refresh'],
+      'the routes that may answer 502 (their OpenAPI description says so)',
+    );
     const keys = [...served].flatMap(([path, methods]) => [...methods].map((method) => fuzzerKey(method, path)));
     const missing = [...new Set(keys)].filter((key) => !(key in ROUTE_FUZZERS));
     assert.deepEqual(missing, [], `routes without a generator: add them to ROUTE_FUZZERS in test/fuzz/arbitraries.ts`);
@@ -249,7 +272,9 @@ describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {
             ...(request.remoteAddress === undefined ? {} : { remoteAddress: request.remoteAddress }),
           });
           statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
-          if (response.statusCode >= 500) {
+          // A 502 is the documented answer of a route that asks another server (an identity provider
+          // the generated connections name, which the test cannot reach); any other 5xx is a fault.
+          if (response.statusCode >= 500 && !(response.statusCode === 502 && gateways.has(key))) {
             throw new Error(`${response.statusCode} for\n  ${describeRequest(request)}\n  response: ${excerpt(response.body, 1_000)}`);
           }
         }),

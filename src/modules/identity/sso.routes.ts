@@ -487,6 +487,10 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
             description: 'No such tenant, or it has no such connection, or none (a page).',
             content: { 'text/html': { schema: Type.String() } },
           },
+          502: {
+            description: 'The identity provider could not be reached (`identity.provider_unreachable`, a page; the log says why).',
+            content: { 'text/html': { schema: Type.String() } },
+          },
         },
       },
     },

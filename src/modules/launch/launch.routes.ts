@@ -66,6 +66,9 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
           401: Html('The credential is not valid, expired, was revoked or belongs to another tenant; or no tenant was named.'),
           404: Html('Unknown tenant or activity, or an activity without launchUrl.'),
           429: Html('Too many failed sign-ins with this credential or from this address lately (Retry-After says when to retry).'),
+          502: Html(
+            'Without `auth`: the tenant’s identity provider could not be reached (`identity.provider_unreachable`; the log says why).',
+          ),
         },
       },
     },
