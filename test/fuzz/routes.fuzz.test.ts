@@ -239,7 +239,7 @@ describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {
     assert.ok(served.has('/xapi/statements'), `the route table could not be read:\n${ctx.app.printRoutes({ commonPrefix: false })}`);
     assert.deepEqual(
       [...gateways].sort(),
-      ['GET /api/activities/launch', 'GET /auth/sso/launch/:tenant', 'POST /api/sso/connections/:name/refresh'],
+      ['GET /api/activities/launch', 'GET /auth/sso/callback', 'GET /auth/sso/launch/:tenant', 'POST /api/sso/connections/:name/refresh'],
       'the routes that may answer 502 (their OpenAPI description says so)',
     );
     const keys = [...served].flatMap(([path, methods]) => [...methods].map((method) => fuzzerKey(method, path)));

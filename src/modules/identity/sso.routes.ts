@@ -6,7 +6,7 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { OutboundHttp } from '../../platform/outbound-http.js';
 import type { SecretBox } from '../../platform/secret-box.js';
 import { type AppError, badRequest, notFound } from '../../platform/http/app-error.js';
-import { apiErrorResponse } from '../../platform/http/common-schemas.js';
+import { apiErrorResponse, htmlPageResponse } from '../../platform/http/common-schemas.js';
 import type { PageWording } from '../../platform/http/error-handler.js';
 import { recordAudit, sourceOfHeader } from '../audit/audit.service.js';
 import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../auth/admin-routes.schemas.js';
@@ -428,15 +428,10 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
         ),
         response: {
           303: { description: 'To the callback, where the browser’s state cookie ends the sign-in.' },
-          400: {
-            description: 'An unknown, expired or finished sign-in, or a Response without its RelayState (a page).',
-            content: { 'text/html': { schema: Type.String() } },
-          },
-          401: {
-            description:
-              'The Response did not check: Destination, SHA-1, signature, issuer, audience, recipient, time, or InResponseTo (a page).',
-            content: { 'text/html': { schema: Type.String() } },
-          },
+          400: htmlPageResponse('An unknown, expired or finished sign-in, or a Response without its RelayState (a page).'),
+          401: htmlPageResponse(
+            'The Response did not check: Destination, SHA-1, signature, issuer, audience, recipient, time, or InResponseTo (a page).',
+          ),
         },
       },
     },
@@ -479,18 +474,9 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
         }),
         response: {
           302: { description: 'To the identity provider, with the state cookie set.' },
-          400: {
-            description: 'A parameter is missing or malformed, or the Host or X-SVC-Tenant names another tenant (a page).',
-            content: { 'text/html': { schema: Type.String() } },
-          },
-          404: {
-            description: 'No such tenant, or it has no such connection, or none (a page).',
-            content: { 'text/html': { schema: Type.String() } },
-          },
-          502: {
-            description: 'The identity provider could not be reached (`identity.provider_unreachable`, a page; the log says why).',
-            content: { 'text/html': { schema: Type.String() } },
-          },
+          400: htmlPageResponse('A parameter is missing or malformed, or the Host or X-SVC-Tenant names another tenant (a page).'),
+          404: htmlPageResponse('No such tenant, or it has no such connection, or none (a page).'),
+          502: htmlPageResponse('The identity provider could not be reached (`identity.provider_unreachable`, a page; the log says why).'),
         },
       },
     },
@@ -527,20 +513,14 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
         ),
         response: {
           302: { description: 'To the launched content, or (an admin’s sign-in) to the application’s redirect URI with the code.' },
-          400: {
-            description: 'An unknown, expired or used sign-in, or one started in another browser (a page).',
-            content: { 'text/html': { schema: Type.String() } },
-          },
-          401: {
-            description: 'The provider refused, or its answer did not check (a page).',
-            content: { 'text/html': { schema: Type.String() } },
-          },
-          403: {
-            description:
-              'The person is deactivated or could not be identified; or (an admin) the claims make no admin, or the admin of that ' +
+          400: htmlPageResponse('An unknown, expired or used sign-in, or one started in another browser (a page).'),
+          401: htmlPageResponse('The provider refused, or its answer did not check (a page).'),
+          403: htmlPageResponse(
+            'The person is deactivated or could not be identified; or (an admin) the claims make no admin, or the admin of that ' +
               'address was not made by this connection (a page).',
-            content: { 'text/html': { schema: Type.String() } },
-          },
+          ),
+          409: htmlPageResponse('The claims name two people (a page).'),
+          502: htmlPageResponse('The provider’s token endpoint or keys could not be reached (`identity.provider_unreachable`, a page).'),
         },
       },
     },

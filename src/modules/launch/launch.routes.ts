@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { describedOnly } from '../../platform/http/common-schemas.js';
+import { describedOnly, htmlPageResponse } from '../../platform/http/common-schemas.js';
 import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { namedTenant } from '../tenancy/tenant-host.js';
 import { clientAddress } from '../../platform/http/client-address.js';
@@ -35,8 +35,6 @@ const LaunchQuery = Type.Object(
   { additionalProperties: true },
 );
 
-const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
-
 /**
  * `GET /api/activities/launch` (interface 4.2): opened in the learner's browser. The credential
  * comes in the query, so the auth hook leaves this route alone (`public`); every failure is an
@@ -62,11 +60,13 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
         querystring: LaunchQuery,
         response: {
           302: { description: 'To the content.' },
-          400: Html('A required parameter is missing.'),
-          401: Html('The credential is not valid, expired, was revoked or belongs to another tenant; or no tenant was named.'),
-          404: Html('Unknown tenant or activity, or an activity without launchUrl.'),
-          429: Html('Too many failed sign-ins with this credential or from this address lately (Retry-After says when to retry).'),
-          502: Html(
+          400: htmlPageResponse('A required parameter is missing.'),
+          401: htmlPageResponse('The credential is not valid, expired, was revoked or belongs to another tenant; or no tenant was named.'),
+          404: htmlPageResponse('Unknown tenant or activity, or an activity without launchUrl.'),
+          429: htmlPageResponse(
+            'Too many failed sign-ins with this credential or from this address lately (Retry-After says when to retry).',
+          ),
+          502: htmlPageResponse(
             'Without `auth`: the tenant’s identity provider could not be reached (`identity.provider_unreachable`; the log says why).',
           ),
         },

@@ -15,6 +15,9 @@ export const ApiError = Type.Object(apiErrorFields, {
 /** ApiError as the response of one status, `description` saying when it is answered. */
 export const apiErrorResponse = (description: string) => Type.Object(apiErrorFields, { title: 'ApiError', description });
 
+/** An HTML page as the response of one status (a page in a person's words: sign-in, launch), `description` saying when. */
+export const htmlPageResponse = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
+
 /**
  * The operationId of a route in /openapi.json, `METHOD:area.action`: the path without its `/api/`
  * prefix and its `{parameters}`, segments joined by dots, `-` written `_`

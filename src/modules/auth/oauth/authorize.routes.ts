@@ -9,6 +9,7 @@ import { type AuthorizeService, SIGN_IN_LIFETIME_SECONDS, signInCookieName, type
 import { clientAddress } from '../../../platform/http/client-address.js';
 import { demoCallbackPage, signInPage } from './sign-in.page.js';
 import { errorPage, PAGE_HEADERS } from '../../../platform/http/html-page.js';
+import { htmlPageResponse } from '../../../platform/http/common-schemas.js';
 
 export interface AuthorizeRoutesOptions {
   authorize: AuthorizeService;
@@ -16,8 +17,6 @@ export interface AuthorizeRoutesOptions {
 
 /** A sign-in form is a few hundred bytes. */
 const BODY_LIMIT = 16 * 1024;
-
-const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
 
 const AuthorizeQuery = Type.Object({
   response_type: Type.String({ examples: ['code'] }),
@@ -75,10 +74,10 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         security: [],
         querystring: AuthorizeQuery,
         response: {
-          200: Html('The sign-in page.'),
+          200: htmlPageResponse('The sign-in page.'),
           302: { description: 'An error, back to the redirect URI.' },
-          400: Html('An error page.'),
-          429: Html('Too many requests from this address (Retry-After).'),
+          400: htmlPageResponse('An error page.'),
+          429: htmlPageResponse('Too many requests from this address (Retry-After).'),
         },
       },
     },
@@ -114,10 +113,10 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         response: {
           302: { description: 'To the identity provider of the connection chosen (single sign-on).' },
           303: { description: 'To the redirect URI, with `code` and `state`, or `error=access_denied` after Cancel.' },
-          400: Html('The form again, naming what is missing.'),
-          401: Html('The form again: wrong e-mail address or password.'),
-          403: Html('The form is not the one served to this browser, has expired, or was used.'),
-          429: Html('Too many failed attempts: sign-in is paused; or too many requests from this address (Retry-After).'),
+          400: htmlPageResponse('The form again, naming what is missing.'),
+          401: htmlPageResponse('The form again: wrong e-mail address or password.'),
+          403: htmlPageResponse('The form is not the one served to this browser, has expired, or was used.'),
+          429: htmlPageResponse('Too many failed attempts: sign-in is paused; or too many requests from this address (Retry-After).'),
         },
       },
     },
@@ -162,7 +161,10 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
         operationId: 'GET:auth.demo.callback',
         summary: "The demo client's redirect URI: shows the code and how to exchange it",
         security: [],
-        response: { 200: Html('The code and a curl line exchanging it.'), 400: Html('No code: the error the authorization ended with.') },
+        response: {
+          200: htmlPageResponse('The code and a curl line exchanging it.'),
+          400: htmlPageResponse('No code: the error the authorization ended with.'),
+        },
       },
     },
     async (request, reply) => {
