@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
-import { DOMParser } from '@xmldom/xmldom';
 import xpath from 'xpath';
+import { parseXml } from './xml-parse.js';
 
 /**
  * What a SAML connection needs of its identity provider (docs/identity.md, "SAML 2.0"), read from
@@ -39,15 +39,9 @@ export function certificateBody(text: string): string | undefined {
  * xmldom expands no external entity and fetches nothing. The caller checks the entry point's address.
  */
 export function readIdpMetadata(xml: string): IdpMetadata | { problem: string } {
-  let failure: string | undefined;
-  const fail = (message: string) => {
-    failure ??= message;
-  };
-  const document = new DOMParser({ errorHandler: { warning: () => undefined, error: fail, fatalError: fail } }).parseFromString(
-    xml,
-    'text/xml',
-  );
-  if (failure !== undefined || !document?.documentElement) return { problem: `is not XML: ${failure ?? 'no root element'}` };
+  const parsed = parseXml(xml);
+  if ('problem' in parsed) return { problem: `is not XML: ${parsed.problem}` };
+  const { document } = parsed;
   const select = (expression: string, node: Node) => xpath.select(expression, node) as Node[];
   const entities = select("//*[local-name()='EntityDescriptor'][*[local-name()='IDPSSODescriptor']]", document);
   const entity = entities[0] as Element | undefined;

@@ -1,4 +1,4 @@
-import { DOMParser } from '@xmldom/xmldom';
+import { parseXml } from './xml-parse.js';
 
 /**
  * What node-saml leaves unchecked in a SAML Response (docs/identity.md, "SAML 2.0", "The check"):
@@ -31,16 +31,9 @@ export function usesSha1(algorithm: string): boolean {
  * - unless `allowSha1`, a signature or a digest in it uses SHA-1 (usesSha1).
  */
 export function responseProblem(xml: string, acsUrl: string, allowSha1: boolean): string | undefined {
-  let failure: string | undefined;
-  const fail = (message: string) => {
-    failure ??= message;
-  };
-  const document = new DOMParser({ errorHandler: { warning: () => undefined, error: fail, fatalError: fail } }).parseFromString(
-    xml,
-    'text/xml',
-  );
-  const root = document?.documentElement;
-  if (failure !== undefined || !root) return `the Response is not XML: ${failure ?? 'no root element'}`;
+  const parsed = parseXml(xml);
+  if ('problem' in parsed) return `the Response is not XML: ${parsed.problem}`;
+  const { document, root } = parsed;
   if (root.localName !== 'Response' || root.namespaceURI !== PROTOCOL) return 'the message is not a SAML Response';
 
   const signed = Array.from(root.childNodes).some((node) => {

@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { OutboundHttp } from '../../platform/outbound-http.js';
@@ -172,6 +173,15 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
   // A SAML Response with its signatures and certificates is some kilobytes; metadata sent whole is larger.
   await app.register(formbody, { bodyLimit: SAML_BODY_LIMIT });
 
+  /** The tenant a public path names, lower-cased, and the tenant of that name if any; 400 when the Host or X-SVC-Tenant names another. */
+  const tenantOfPath = async (request: FastifyRequest, pathTenant: string) => {
+    const named = namedTenant(request, baseDomain);
+    const wanted = pathTenant.toLowerCase();
+    if (named !== undefined && named !== wanted)
+      throw badRequest('tenant.mismatch', `The request names tenant "${named}" but the path names "${wanted}"; name one tenant.`);
+    return { wanted, tenant: await tenancy.findByName(wanted) };
+  };
+
   app.get(
     '/api/sso/connections',
     {
@@ -331,11 +341,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      const named = namedTenant(request, baseDomain);
-      const wanted = request.params.tenant.toLowerCase();
-      if (named !== undefined && named !== wanted)
-        throw badRequest('tenant.mismatch', `The request names tenant "${named}" but the path names "${wanted}"; name one tenant.`);
-      const tenant = await tenancy.findByName(wanted);
+      const { wanted, tenant } = await tenantOfPath(request, request.params.tenant);
       if (!tenant)
         throw notFound('identity.connection_not_found', `No tenant "${wanted}" has a single sign-on connection "${request.params.name}".`);
       const xml = await connectionMetadata(sql, tenant, request.params.name, request.publicBaseUrl);
@@ -481,11 +487,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      const named = namedTenant(request, baseDomain);
-      const wanted = request.params.tenant.toLowerCase();
-      if (named !== undefined && named !== wanted)
-        throw badRequest('tenant.mismatch', `The request names tenant "${named}" but the path names "${wanted}"; name one tenant.`);
-      const tenant = await tenancy.findByName(wanted);
+      const { wanted, tenant } = await tenantOfPath(request, request.params.tenant);
       if (!tenant) throw notFound('identity.connection_not_found', `No tenant "${wanted}" has single sign-on.`);
       await signOn.beginAtPublicAddress(request, reply, tenant, request.query.activityId, request.query.connection);
       return reply;
