@@ -18,6 +18,7 @@ import { registerHealth } from '../platform/http/health.js';
 import { apiReferenceOptions, PRODUCT, REFERENCE_DESCRIPTION } from '../platform/http/api-reference.js';
 import { registerGuides } from '../platform/http/guides.js';
 import { registerHomePage } from '../platform/http/home-page.js';
+import { type ConsoleOptions, registerConsole } from '../platform/http/console.js';
 import { describeCheckErrors, prefixOperationIds, withServer } from '../platform/http/openapi.js';
 import { chooseRateLimitStore, rateLimits } from '../platform/http/rate-limits.js';
 import { Admission, registerAdmission } from '../platform/http/admission.js';
@@ -41,6 +42,8 @@ import { personReach } from '../modules/actors/person-access.service.js';
 import type { SignInPolicy } from '../modules/auth/oauth/sign-in-throttle.js';
 
 export interface BuildOptions {
+  /** Where the console's build is read from (tests give one of their own); console/dist by default. */
+  console?: ConsoleOptions;
   /** Pino logger options, or false for none (tests). */
   logger?: boolean | Record<string, unknown>;
   /**
@@ -178,6 +181,7 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   await app.register(swaggerUi, apiReferenceOptions);
   registerGuides(app, { baseDomain: config.baseDomain });
   registerHomePage(app);
+  registerConsole(app, options.console);
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async (request) =>
     withServer(app.swagger(), request.publicBaseUrl),
   );

@@ -1453,6 +1453,41 @@ function docsWildcardRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   });
 }
 
+/**
+ * The console's page and files: deep links, asset names known and not, traversal and encoded
+ * oddities, with hostile Accept-Encoding and If-None-Match.
+ */
+function consoleWildcardRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
+  const segment = fc.oneof(
+    fc.constantFrom(
+      'assets',
+      'people',
+      'reports',
+      '..',
+      '.',
+      '%2e%2e',
+      '..%2f..%2fpackage.json',
+      'index.html',
+      '%00',
+      '%',
+      '%zz',
+      '',
+      'x'.repeat(300),
+    ),
+    hostileText.map(percentEncode),
+  );
+  return route({
+    method: 'GET',
+    path: fc.array(segment, { minLength: 0, maxLength: 4 }).map((segments) => `/console/${segments.join('/')}`),
+    query: { tenant: param('tenant', fc.constantFrom(ctx.tenant.name, 'acme'), { hostile: hostileText }) },
+    headers: {
+      ...publicHeaders(ctx),
+      'accept-encoding': header(fc.constantFrom(undefined, 'gzip, deflate, br', 'br;q=0, gzip;q=0', 'identity'), hostileHeader),
+      'if-none-match': header(fc.constant(undefined), fc.oneof(absent, fc.constant('*'), hostileHeader)),
+    },
+  });
+}
+
 /** The rendered guides: known names, unknown ones, traversal and encoded oddities, with or without If-None-Match. */
 function guideRoute(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   const name = fc.oneof(
@@ -3012,6 +3047,9 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /docs/*': docsWildcardRoute,
   'GET /docs/guides/': plainRoute('GET', '/docs/guides/', publicHeaders),
   'GET /docs/guides/:name': guideRoute,
+  'GET /console': plainRoute('GET', '/console', publicHeaders),
+  'GET /console/': plainRoute('GET', '/console/', publicHeaders),
+  'GET /console/*': consoleWildcardRoute,
   'OPTIONS *': preflightRoute,
   'OPTIONS /xapi': preflightRoute,
   'OPTIONS /xapi*': preflightRoute,

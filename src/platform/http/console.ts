@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from './app-error.js';
+import { asPage, PAGE_HEADERS } from './guides.js';
+
+/**
+ * The console (docs/console.md): the web application in console/, built by `npm install` into
+ * console/dist and served here at /console/. Its hashed files under /console/assets/ are cached for
+ * a year (a new build has new names); the page itself is revalidated every time, and every address
+ * below /console/ that is not a file is the page (a reload of a deep link works: the application's
+ * router reads the path). The console's folder sits three levels above this module both in
+ * src/platform/http and dist/platform/http. Files are read once at start and kept compressed.
+ */
+const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist/', import.meta.url));
+export const CONSOLE_PATH = '/console/';
+const ASSETS = 'assets/';
+
+/**
+ * Only the console's own files run and load: no inline script or style, nothing from elsewhere, no
+ * framing. `connect-src 'self'`: it calls this server's API only.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const COMMON_HEADERS = {
+  'Content-Security-Policy': CONSOLE_CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const REVALIDATE = 'no-cache';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json; charset=utf-8',
+};
+
+interface ConsoleFile {
+  type: string;
+  etag: string;
+  identity: Buffer;
+  gzip: Buffer;
+  br: Buffer;
+}
+
+function consoleFile(path: string): ConsoleFile {
+  const identity = readFileSync(path);
+  return {
+    type: TYPES[extname(path)] ?? 'application/octet-stream',
+    etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`,
+    identity,
+    gzip: gzipSync(identity, { level: 9 }),
+    br: brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+  };
+}
+
+/** The built console: its page and its assets by name; undefined when console/dist holds no build. */
+function readBuild(dist: string): { page: ConsoleFile; assets: Map<string, ConsoleFile> } | undefined {
+  if (!existsSync(join(dist, 'index.html'))) return undefined;
+  const assets = new Map<string, ConsoleFile>();
+  const folder = join(dist, ASSETS);
+  if (existsSync(folder)) {
+    for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
+      if (!entry.isFile()) continue;
+      const path = join(entry.parentPath, entry.name);
+      assets.set(path.slice(folder.length).split('\\').join('/'), consoleFile(path));
+    }
+  }
+  return { page: consoleFile(join(dist, 'index.html')), assets };
+}
+
+/** The encodings the client takes, best first: brotli, gzip, none (RFC 9110 §12.5.3; q=0 refuses one). */
+function encodingFor(accept: string | undefined): 'br' | 'gzip' | undefined {
+  if (!accept) return undefined;
+  const taken = new Map<string, number>();
+  for (const part of accept.toLowerCase().split(',')) {
+    const [name = '', ...parameters] = part.split(';').map((piece) => piece.trim());
+    const q = parameters.find((parameter) => parameter.startsWith('q='));
+    taken.set(name, q === undefined ? 1 : Number(q.slice(2)) || 0);
+  }
+  const quality = (name: string) => taken.get(name) ?? taken.get('*') ?? 0;
+  if (quality('br') > 0) return 'br';
+  if (quality('gzip') > 0) return 'gzip';
+  return undefined;
+}
+
+function sendFile(request: FastifyRequest, reply: FastifyReply, file: ConsoleFile, cacheControl: string): FastifyReply {
+  reply
+    .headers(COMMON_HEADERS)
+    .header('Content-Type', file.type)
+    .header('Cache-Control', cacheControl)
+    .header('ETag', file.etag)
+    .header('Vary', 'Accept-Encoding');
+  if (request.headers['if-none-match'] === file.etag) return reply.status(304).send();
+  const encoding = encodingFor(request.headers['accept-encoding']);
+  if (encoding) reply.header('Content-Encoding', encoding);
+  return reply.send(encoding ? file[encoding] : file.identity);
+}
+
+export interface ConsoleOptions {
+  /** The folder of the console's build; console/dist by default (tests give another). */
+  dist?: string;
+}
+
+/**
+ * `GET /console/…`: the console's page and files (no interface section; public: the application
+ * signs in through the API). `/console` without its slash is sent to `/console/`.
+ */
+export function registerConsole(app: FastifyInstance, { dist = CONSOLE_DIST }: ConsoleOptions = {}): void {
+  const build = readBuild(dist);
+  const hidden = { config: { public: true }, schema: { hide: true } };
+
+  app.get('/console', hidden, async (request, reply) => {
+    const query = request.url.indexOf('?');
+    return reply.redirect(`${CONSOLE_PATH}${query < 0 ? '' : request.url.slice(query)}`, 308);
+  });
+
+  const serve = async (request: FastifyRequest<{ Params: { '*'?: string } }>, reply: FastifyReply) => {
+    if (!build) {
+      const body =
+        '<h1>The console is not built</h1>\n<p>This server was started without the console’s build (console/dist). ' +
+        '<code>npm install</code> builds it (or <code>npm run build</code> after a change).</p>';
+      return reply
+        .status(503)
+        .headers(PAGE_HEADERS)
+        .header('Cache-Control', 'no-store')
+        .send(asPage('The console is not built · learnbase', body).html);
+    }
+    const path = request.params['*'] ?? '';
+    if (path.startsWith(ASSETS)) {
+      const file = build.assets.get(path.slice(ASSETS.length));
+      if (!file) throw new AppError('console.not_found', 404, `The console has no file ${CONSOLE_PATH}${path}.`);
+      return sendFile(request, reply, file, IMMUTABLE);
+    }
+    // Any other address is a page of the application: its router shows it, or says it has none.
+    return sendFile(request, reply, build.page, REVALIDATE);
+  };
+  app.get(CONSOLE_PATH, hidden, serve);
+  app.get(`${CONSOLE_PATH}*`, hidden, serve);
+}

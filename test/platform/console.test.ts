@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import axe from 'axe-core';
+import type { Browser, Page } from 'playwright-core';
+import { buildApp } from '../../src/server/app.js';
+import { BACKENDS } from '../support/backends.js';
+import { ROOT } from '../support/built.js';
+import { describeEachBackend, testConfig } from '../support/build-test-app.js';
+import { browserSkip, launchChromium } from '../support/chromium.js';
+
+/**
+ * The console served at /console/ (docs/console.md): its page, its hashed assets and their caching,
+ * deep links, the Content-Security-Policy. The HTTP tests serve a build of their own (a page and
+ * two assets), so they say what the server does whatever the console holds; the browser test runs
+ * the real build (console/dist, made by `npm install`) in Chromium with the policy enforced.
+ */
+
+const fixture = mkdtempSync(join(tmpdir(), 'learnbase-console-'));
+const PAGE =
+  '<!doctype html><html lang="en"><head><title>console</title><script type="module" src="/console/assets/index-abc123.js"></script></head><body><div id="root"></div></body></html>';
+const SCRIPT = `console.log(${JSON.stringify('x'.repeat(4_000))});`;
+mkdirSync(join(fixture, 'assets'));
+writeFileSync(join(fixture, 'index.html'), PAGE);
+writeFileSync(join(fixture, 'assets', 'index-abc123.js'), SCRIPT);
+writeFileSync(join(fixture, 'assets', 'index-def456.css'), 'body{margin:0}');
+const empty = mkdtempSync(join(tmpdir(), 'learnbase-console-empty-'));
+after(() => {
+  rmSync(fixture, { recursive: true, force: true });
+  rmSync(empty, { recursive: true, force: true });
+});
+
+describeEachBackend(
+  'GET /console/ (the console: no interface section)',
+  (ctx) => {
+    it('answers the page at /console/ and at any deep link below it, revalidated, with a strict policy', async () => {
+      for (const url of ['/console/', '/console/people/4f1c?search=ada&page=2', '/console/reports/completion-by-unit', '/console/x/y/z']) {
+        const response = await ctx.app.inject({ method: 'GET', url, headers: { accept: 'text/html' } });
+        assert.equal(response.statusCode, 200, url);
+        assert.equal(response.body, PAGE, url);
+        assert.equal(response.headers['content-type'], 'text/html; charset=utf-8');
+        assert.equal(response.headers['cache-control'], 'no-cache');
+        const policy = String(response.headers['content-security-policy']);
+        assert.match(policy, /script-src 'self'(;|$)/, 'no inline script');
+        assert.match(policy, /style-src 'self'(;|$)/, 'no inline style');
+        assert.match(policy, /frame-ancestors 'none'/);
+        assert.match(policy, /connect-src 'self'/);
+        assert.doesNotMatch(policy, /unsafe-inline|unsafe-eval|\*/);
+        assert.equal(response.headers['x-content-type-options'], 'nosniff');
+        assert.equal(response.headers['referrer-policy'], 'no-referrer');
+      }
+    });
+
+    it('answers a hashed asset cached for a year, compressed as the client takes it, and 304 to its ETag', async () => {
+      const url = '/console/assets/index-abc123.js';
+      const plain = await ctx.app.inject({ method: 'GET', url });
+      assert.equal(plain.statusCode, 200);
+      assert.equal(plain.body, SCRIPT);
+      assert.equal(plain.headers['content-type'], 'text/javascript; charset=utf-8');
+      assert.equal(plain.headers['cache-control'], 'public, max-age=31536000, immutable');
+      assert.equal(plain.headers['content-encoding'], undefined);
+      assert.equal(plain.headers.vary, 'Accept-Encoding');
+
+      const br = await ctx.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      assert.equal(br.headers['content-encoding'], 'br');
+      assert.equal(brotliDecompressSync(br.rawPayload).toString(), SCRIPT);
+      assert.ok(br.rawPayload.length < SCRIPT.length / 10, `compressed to ${br.rawPayload.length} bytes`);
+      const gzip = await ctx.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip;q=1, br;q=0' } });
+      assert.equal(gzip.headers['content-encoding'], 'gzip');
+      assert.equal(gunzipSync(gzip.rawPayload).toString(), SCRIPT);
+
+      const again = await ctx.app.inject({ method: 'GET', url, headers: { 'if-none-match': String(plain.headers.etag) } });
+      assert.equal(again.statusCode, 304);
+      assert.equal(again.body, '');
+      const css = await ctx.app.inject({ method: 'GET', url: '/console/assets/index-def456.css' });
+      assert.equal(css.headers['content-type'], 'text/css; charset=utf-8');
+      const head = await ctx.app.inject({ method: 'HEAD', url });
+      assert.equal(head.statusCode, 200);
+      assert.equal(head.body, '');
+    });
+
+    it('answers 404 to a file it does not have, never the page or a file outside the build', async () => {
+      for (const url of [
+        '/console/assets/index-zzz.js',
+        '/console/assets/',
+        '/console/assets/%2e%2e/%2e%2e/package.json',
+        '/console/assets/..%2f..%2fpackage.json',
+        '/console/assets/sub/index-abc123.js',
+      ]) {
+        const response = await ctx.app.inject({ method: 'GET', url });
+        assert.notEqual(response.statusCode, 200, `${url}: ${response.body.slice(0, 80)}`);
+        assert.doesNotMatch(response.body, /"name": "learnbase"|<div id="root">/, url);
+        assert.equal(response.statusCode, 404, url);
+        assert.ok(['console.not_found', 'route.not_found'].includes(response.json().code), `${url}: ${response.body}`);
+      }
+    });
+
+    it('sends /console to /console/ keeping the query, and refuses other methods', async () => {
+      const bare = await ctx.app.inject({ method: 'GET', url: '/console?tenant=acme' });
+      assert.equal(bare.statusCode, 308);
+      assert.equal(bare.headers.location, '/console/?tenant=acme');
+      for (const method of ['POST', 'PUT', 'DELETE'] as const) {
+        const response = await ctx.app.inject({ method, url: '/console/people', payload: {} });
+        assert.equal(response.statusCode, 404, method);
+      }
+    });
+
+    it('needs no credential and names no tenant: the page is the same for every caller', async () => {
+      const tenant = await ctx.given.tenant();
+      const other = await ctx.app.inject({ method: 'GET', url: '/console/', headers: { 'x-svc-tenant': tenant.name } });
+      assert.equal(other.statusCode, 200);
+      assert.equal(other.body, PAGE);
+      const unknown = await ctx.app.inject({ method: 'GET', url: '/console/', headers: { 'x-svc-tenant': 'no-such-tenant' } });
+      assert.equal(unknown.statusCode, 200);
+    });
+  },
+  {},
+  { console: { dist: fixture } },
+);
+
+describe('GET /console/ of a server without the console’s build', () => {
+  it('answers 503 with a page saying how to build it', async () => {
+    const backend = BACKENDS[0]!;
+    const opened = await backend.openMigrated();
+    const app = await buildApp(testConfig(), opened.db, { logger: false, console: { dist: empty } });
+    try {
+      const response = await app.inject({ method: 'GET', url: '/console/people' });
+      assert.equal(response.statusCode, 503);
+      assert.match(response.body, /The console is not built/);
+      assert.match(response.body, /npm install/);
+      assert.equal(response.headers['cache-control'], 'no-store');
+    } finally {
+      await app.close();
+      await opened.dispose();
+    }
+  });
+});
+
+/** What axe-core finds serious or critical on the page (run through the DevTools protocol: the page's policy stays enforced). */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const results = (await page.evaluate(`${axe.source}; axe.run(document, { resultTypes: ['violations'] })`)) as axe.AxeResults;
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+describeEachBackend('the console in Chromium (its real build)', (ctx) => {
+  let browser: Browser;
+  before(async () => {
+    if (!browserSkip) browser = await launchChromium();
+  });
+  after(async () => browser?.close());
+
+  it('is built by npm install: the page loads only the files the server has', { skip: browserSkip }, async () => {
+    const page = readFileSync(join(ROOT, 'console', 'dist', 'index.html'), 'utf8');
+    const files = [...page.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((match) => match[1]!);
+    assert.ok(
+      files.some((file) => file.endsWith('.js')),
+      page,
+    );
+    assert.doesNotMatch(page, /<script>|<script(?![^>]*\bsrc=)[^>]*>|<style|style="/, 'nothing inline');
+    const built = readdirSync(join(ROOT, 'console', 'dist', 'assets'));
+    for (const file of files) {
+      assert.ok(built.includes(file.slice('/console/assets/'.length)), file);
+      const response = await ctx.app.inject({ method: 'GET', url: file });
+      assert.equal(response.statusCode, 200, file);
+    }
+  });
+
+  for (const width of [1280, 390]) {
+    it(`asks for the organisation, keeps it in the address, and runs under its policy at ${width} px`, { skip: browserSkip }, async () => {
+      const context = await browser.newContext({ viewport: { width, height: 800 } });
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+      });
+      page.on('pageerror', (error) => problems.push(error.message));
+      try {
+        const base = await ctx.url();
+        await page.goto(`${base}/console/`);
+        const field = page.getByRole('textbox', { name: 'Your organisation' });
+        await field.waitFor();
+        assert.deepEqual(await seriousViolations(page), [], 'axe-core on the first page');
+
+        // By keyboard: the field has the focus, a bad name is said beside it, a good one goes into the address.
+        await page.keyboard.type('Not a name!');
+        await page.keyboard.press('Enter');
+        await page.getByText('An organisation’s name has letters, digits and hyphens').waitFor();
+        assert.equal(new URL(page.url()).search, '');
+        await field.fill('');
+        await page.keyboard.type('Acme');
+        await page.keyboard.press('Enter');
+        await page.getByText('Organisation:').waitFor();
+        assert.equal(new URL(page.url()).searchParams.get('tenant'), 'acme');
+        await page.reload();
+        await page.getByText('Organisation:').waitFor();
+        assert.match(await page.locator('main').innerText(), /acme/);
+        assert.deepEqual(await seriousViolations(page), [], 'axe-core with an organisation');
+
+        await page.goto(`${base}/console/no/such/page`);
+        await page.getByRole('heading', { name: 'Nothing here' }).waitFor();
+        await page.getByRole('link', { name: 'To the console’s first page' }).click();
+        await field.waitFor();
+        assert.deepEqual(problems, [], 'no script error and nothing the policy refused');
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
