@@ -25,6 +25,8 @@ import { Admission, registerAdmission } from '../platform/http/admission.js';
 import { clientAddress } from '../platform/http/client-address.js';
 import { xapiPlugin } from '../modules/xapi/xapi.plugin.js';
 import { tenancyModule } from '../modules/tenancy/tenancy.module.js';
+import { TENANT_NAME } from '../modules/tenancy/tenancy.service.js';
+import { tenantNameOfHost } from '../modules/tenancy/tenant-host.js';
 import { organisationModule } from '../modules/organisation/organisation.module.js';
 import { authModule } from '../modules/auth/auth.module.js';
 import { auditModule } from '../modules/audit/audit.module.js';
@@ -181,7 +183,14 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
   await app.register(swaggerUi, apiReferenceOptions);
   registerGuides(app, { baseDomain: config.baseDomain });
   registerHomePage(app);
-  registerConsole(app, options.console);
+  registerConsole(app, {
+    // The console's page names the tenant of a `{tenant}.{base domain}` address (docs/console.md).
+    tenantOf: (request) => {
+      const name = tenantNameOfHost(request.headers.host, config.baseDomain);
+      return name !== undefined && TENANT_NAME.test(name) ? name : undefined;
+    },
+    ...options.console,
+  });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async (request) =>
     withServer(app.swagger(), request.publicBaseUrl),
   );

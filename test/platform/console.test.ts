@@ -108,6 +108,33 @@ describeEachBackend(
       }
     });
 
+    it('names the tenant of a {tenant}.{base domain} host in the page, and none for another host', async () => {
+      const named = await ctx.app.inject({
+        method: 'GET',
+        url: '/console/people',
+        headers: { host: `acme.${ctx.config.baseDomain}:8080` },
+      });
+      assert.equal(named.statusCode, 200);
+      assert.match(named.body, /<head>\s*<meta name="learnbase-tenant" content="acme" \/>/);
+      assert.equal(named.body.replace(/\s*<meta name="learnbase-tenant"[^>]*>/, ''), PAGE);
+      const plain = await ctx.app.inject({ method: 'GET', url: '/console/people', headers: { host: '127.0.0.1:8080' } });
+      assert.notEqual(named.headers.etag, plain.headers.etag, 'each page its own ETag');
+      const again = await ctx.app.inject({
+        method: 'GET',
+        url: '/console/',
+        headers: { host: `acme.${ctx.config.baseDomain}`, 'if-none-match': String(named.headers.etag), 'accept-encoding': 'br' },
+      });
+      assert.equal(again.statusCode, 304);
+      for (const host of [`a_b.${ctx.config.baseDomain}`, 'example.com', `${ctx.config.baseDomain}`]) {
+        const response = await ctx.app.inject({ method: 'GET', url: '/console/', headers: { host } });
+        assert.equal(response.statusCode, 200, host);
+        assert.equal(response.body, PAGE, host);
+      }
+      const deep = await ctx.app.inject({ method: 'GET', url: '/console/', headers: { host: `a.b.${ctx.config.baseDomain}` } });
+      assert.equal(deep.statusCode, 400);
+      assert.equal(deep.json().code, 'tenant.invalid_host');
+    });
+
     it('needs no credential and names no tenant: the page is the same for every caller', async () => {
       const tenant = await ctx.given.tenant();
       const other = await ctx.app.inject({ method: 'GET', url: '/console/', headers: { 'x-svc-tenant': tenant.name } });
@@ -150,7 +177,8 @@ async function seriousViolations(page: Page): Promise<string[]> {
 describeEachBackend('the console in Chromium (its real build)', (ctx) => {
   let browser: Browser;
   before(async () => {
-    if (!browserSkip) browser = await launchChromium();
+    // One browser for the file; a tenant's sub-domain of localhost reaches the test server.
+    if (!browserSkip) browser = await launchChromium({ tenantSubdomains: true });
   });
   after(async () => browser?.close());
 
@@ -167,6 +195,21 @@ describeEachBackend('the console in Chromium (its real build)', (ctx) => {
       assert.ok(built.includes(file.slice('/console/assets/'.length)), file);
       const response = await ctx.app.inject({ method: 'GET', url: file });
       assert.equal(response.statusCode, 200, file);
+    }
+  });
+
+  it('names the organisation of a tenant’s own address, and asks for none', { skip: browserSkip }, async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const port = new URL(await ctx.url()).port;
+      await page.goto(`http://acme.${ctx.config.baseDomain}:${port}/console/?tenant=other`);
+      await page.getByText('Organisation:').waitFor();
+      assert.match(await page.locator('main').innerText(), /Organisation: acme/);
+      assert.equal(await page.getByRole('button', { name: 'Choose another organisation' }).count(), 0);
+      assert.equal(await page.getByRole('textbox').count(), 0);
+    } finally {
+      await context.close();
     }
   });
 

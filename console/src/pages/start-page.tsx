@@ -1,16 +1,17 @@
 import { useState } from 'react';
 import { Button, FieldError, Form, Input, Label, TextField } from 'react-aria-components';
 import { useSearchParams } from 'react-router';
-import { TENANT_NAME, tenantOfAddress } from '../tenant';
+import { TENANT_NAME, tenantOfPage } from '../tenant';
 
 /**
- * The console's first page: which organisation (tenant) it is for. `?tenant=NAME` names it (a
- * shared link keeps it); without one the page asks, and the answer goes into the address.
+ * The console's first page: which organisation (tenant) it is for. The address's host names it
+ * (`acme.learnbase.example`), or `?tenant=NAME` (a shared link keeps it); without either the page
+ * asks, and the answer goes into the address.
  */
 export function StartPage() {
   const [search, setSearch] = useSearchParams();
-  const tenant = tenantOfAddress(`?${search.toString()}`);
-  const [name, setName] = useState(tenant ?? '');
+  const tenant = tenantOfPage(document, `?${search.toString()}`);
+  const [name, setName] = useState(tenant?.name ?? '');
 
   return (
     <main className="start">
@@ -18,12 +19,14 @@ export function StartPage() {
       {tenant ? (
         <>
           <p>
-            Organisation: <strong>{tenant}</strong>
+            Organisation: <strong>{tenant.name}</strong>
           </p>
           <p className="muted">Signing in to the console comes next; until then the API reference and the guides are at /docs.</p>
-          <Button className="secondary" onPress={() => setSearch({})}>
-            Choose another organisation
-          </Button>
+          {tenant.by === 'address' && (
+            <Button className="secondary" onPress={() => setSearch({})}>
+              Choose another organisation
+            </Button>
+          )}
         </>
       ) : (
         <Form

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './app-error.js';
-import { asPage, PAGE_HEADERS } from './guides.js';
+import { asPage, escapeHtml, PAGE_HEADERS } from './guides.js';
 
 /**
  * The console (docs/console.md): the web application in console/, built by `npm install` into
@@ -60,6 +60,8 @@ interface ConsoleFile {
   identity: Buffer;
   gzip: Buffer;
   br: Buffer;
+  /** False for a page made per request: sent uncompressed whatever Accept-Encoding says. */
+  compressed: boolean;
 }
 
 function consoleFile(path: string): ConsoleFile {
@@ -70,6 +72,7 @@ function consoleFile(path: string): ConsoleFile {
     identity,
     gzip: gzipSync(identity, { level: 9 }),
     br: brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+    compressed: true,
   };
 }
 
@@ -111,7 +114,7 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, file: ConsoleFil
     .header('ETag', file.etag)
     .header('Vary', 'Accept-Encoding');
   if (request.headers['if-none-match'] === file.etag) return reply.status(304).send();
-  const encoding = encodingFor(request.headers['accept-encoding']);
+  const encoding = file.compressed ? encodingFor(request.headers['accept-encoding']) : undefined;
   if (encoding) reply.header('Content-Encoding', encoding);
   return reply.send(encoding ? file[encoding] : file.identity);
 }
@@ -119,13 +122,28 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, file: ConsoleFil
 export interface ConsoleOptions {
   /** The folder of the console's build; console/dist by default (tests give another). */
   dist?: string;
+  /**
+   * The tenant the request's Host names (`{tenant}.{base domain}`), if any: the page says it in
+   * `<meta name="learnbase-tenant">`, and the application asks for none. The entry gives it
+   * (tenancy's rule); without it, the page names no tenant.
+   */
+  tenantOf?: (request: FastifyRequest) => string | undefined;
+}
+
+/** The page naming `tenant` (a tenant name: letters, digits, hyphens), revalidated by its own ETag. */
+function pageFor(page: ConsoleFile, tenant: string): ConsoleFile {
+  const meta = `<meta name="learnbase-tenant" content="${escapeHtml(tenant)}" />`;
+  const identity = Buffer.from(page.identity.toString('utf8').replace(/<head>/i, (head) => `${head}\n    ${meta}`));
+  const etag = `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`;
+  // A page of half a kilobyte: sent as it is, not compressed for each tenant.
+  return { type: page.type, etag, identity, gzip: identity, br: identity, compressed: false };
 }
 
 /**
  * `GET /console/…`: the console's page and files (no interface section; public: the application
  * signs in through the API). `/console` without its slash is sent to `/console/`.
  */
-export function registerConsole(app: FastifyInstance, { dist = CONSOLE_DIST }: ConsoleOptions = {}): void {
+export function registerConsole(app: FastifyInstance, { dist = CONSOLE_DIST, tenantOf }: ConsoleOptions = {}): void {
   const build = readBuild(dist);
   const hidden = { config: { public: true }, schema: { hide: true } };
 
@@ -152,7 +170,8 @@ export function registerConsole(app: FastifyInstance, { dist = CONSOLE_DIST }: C
       return sendFile(request, reply, file, IMMUTABLE);
     }
     // Any other address is a page of the application: its router shows it, or says it has none.
-    return sendFile(request, reply, build.page, REVALIDATE);
+    const tenant = tenantOf?.(request);
+    return sendFile(request, reply, tenant === undefined ? build.page : pageFor(build.page, tenant), REVALIDATE);
   };
   app.get(CONSOLE_PATH, hidden, serve);
   app.get(`${CONSOLE_PATH}*`, hidden, serve);
