@@ -7,6 +7,12 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   base: '/console/',
   plugins: [react()],
+  // The files name each other relatively, so the console works below a public path a proxy strips
+  // (LEARNBASE_PUBLIC_URL with a path): only index.html names them absolutely, and the server
+  // rewrites those names under the path.
+  experimental: {
+    renderBuiltUrl: (_filename, { hostType }) => (hostType === 'html' ? undefined : { relative: true }),
+  },
   build: {
     outDir: 'dist',
     assetsDir: 'assets',

@@ -10,7 +10,9 @@ const router = createBrowserRouter(
     { path: '/', element: <StartPage /> },
     { path: '*', element: <NotFoundPage /> },
   ],
-  { basename: '/console' },
+  // Where the console is served: /console, or below a public path (/learning/console): the folder
+  // above the one this script was loaded from (/…/console/assets/index-….js).
+  { basename: new URL('..', import.meta.url).pathname.replace(/\/$/, '') },
 );
 
 // The page's policy forbids inline style: React Aria would add one <style> for its pressable

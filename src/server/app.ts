@@ -189,6 +189,7 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
       const name = tenantNameOfHost(request.headers.host, config.baseDomain);
       return name !== undefined && TENANT_NAME.test(name) ? name : undefined;
     },
+    publicPath: config.publicUrl === undefined ? '' : new URL(config.publicUrl).pathname.replace(/\/$/, ''),
     ...options.console,
   });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async (request) =>

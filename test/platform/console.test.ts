@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import axe from 'axe-core';
@@ -101,7 +103,7 @@ describeEachBackend(
     it('sends /console to /console/ keeping the query, and refuses other methods', async () => {
       const bare = await ctx.app.inject({ method: 'GET', url: '/console?tenant=acme' });
       assert.equal(bare.statusCode, 308);
-      assert.equal(bare.headers.location, '/console/?tenant=acme');
+      assert.equal(bare.headers.location, 'console/?tenant=acme', 'relative: below a public path too');
       for (const method of ['POST', 'PUT', 'DELETE'] as const) {
         const response = await ctx.app.inject({ method, url: '/console/people', payload: {} });
         assert.equal(response.statusCode, 404, method);
@@ -166,6 +168,11 @@ describe('GET /console/ of a server without the console’s build', () => {
   });
 });
 
+/** One browser for the file, launched at first use; a tenant's sub-domain of localhost reaches the test server. */
+let launched: Promise<Browser> | undefined;
+const theBrowser = () => (launched ??= launchChromium({ tenantSubdomains: true }));
+after(async () => (await launched)?.close());
+
 /** What axe-core finds serious or critical on the page (run through the DevTools protocol: the page's policy stays enforced). */
 async function seriousViolations(page: Page): Promise<string[]> {
   const results = (await page.evaluate(`${axe.source}; axe.run(document, { resultTypes: ['violations'] })`)) as axe.AxeResults;
@@ -177,10 +184,8 @@ async function seriousViolations(page: Page): Promise<string[]> {
 describeEachBackend('the console in Chromium (its real build)', (ctx) => {
   let browser: Browser;
   before(async () => {
-    // One browser for the file; a tenant's sub-domain of localhost reaches the test server.
-    if (!browserSkip) browser = await launchChromium({ tenantSubdomains: true });
+    if (!browserSkip) browser = await theBrowser();
   });
-  after(async () => browser?.close());
 
   it('is built by npm install: the page loads only the files the server has', { skip: browserSkip }, async () => {
     const page = readFileSync(join(ROOT, 'console', 'dist', 'index.html'), 'utf8');
@@ -191,6 +196,10 @@ describeEachBackend('the console in Chromium (its real build)', (ctx) => {
     );
     assert.doesNotMatch(page, /<script>|<script(?![^>]*\bsrc=)[^>]*>|<style|style="/, 'nothing inline');
     const built = readdirSync(join(ROOT, 'console', 'dist', 'assets'));
+    for (const file of built.filter((name) => /\.(js|css)$/.test(name))) {
+      const text = readFileSync(join(ROOT, 'console', 'dist', 'assets', file), 'utf8');
+      assert.doesNotMatch(text, /["'`(]\/console\//, `${file} names the console's files relatively (a public path may come before them)`);
+    }
     for (const file of files) {
       assert.ok(built.includes(file.slice('/console/assets/'.length)), file);
       const response = await ctx.app.inject({ method: 'GET', url: file });
@@ -255,3 +264,67 @@ describeEachBackend('the console in Chromium (its real build)', (ctx) => {
     });
   }
 });
+
+/** A proxy in front of the server, as LEARNBASE_PUBLIC_URL with a path has: `/learning` taken off every path. */
+async function strippingProxy(target: string): Promise<{ origin: string; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '/').replace(/^\/learning(?=\/|$)/, '') || '/';
+    const upstream = httpRequest(`${target}${path}`, { method: request.method, headers: request.headers }, (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    });
+    upstream.on('error', () => response.writeHead(502).end());
+    request.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describeEachBackend(
+  'the console behind LEARNBASE_PUBLIC_URL with a path',
+  (ctx) => {
+    it('names its files below the public path', async () => {
+      const response = await ctx.app.inject({ method: 'GET', url: '/console/people' });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.body, PAGE.replace('"/console/assets/', '"/learning/console/assets/'));
+      const asset = await ctx.app.inject({ method: 'GET', url: '/console/assets/index-abc123.js' });
+      assert.equal(asset.statusCode, 200, 'the files are served where the proxy sends them');
+    });
+  },
+  { publicUrl: 'https://lrs.example.com/learning' },
+  { console: { dist: fixture } },
+);
+
+describeEachBackend(
+  'the console in Chromium through a proxy that strips the public path',
+  (ctx) => {
+    it('loads, runs and routes below /learning/console/', { skip: browserSkip }, async () => {
+      const proxy = await strippingProxy(await ctx.url());
+      const context = await (await theBrowser()).newContext();
+      try {
+        const page = await context.newPage();
+        const problems: string[] = [];
+        page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+        await page.goto(`${proxy.origin}/learning/console/?tenant=acme`);
+        await page.getByText('Organisation:').waitFor();
+        await page.goto(`${proxy.origin}/learning/console/no/such/page`);
+        await page.getByRole('heading', { name: 'Nothing here' }).waitFor();
+        assert.match(await page.locator('main').innerText(), /no page at \/console\/no\/such\/page/);
+        await page.getByRole('link', { name: 'To the console’s first page' }).click();
+        await page.getByRole('textbox', { name: 'Your organisation' }).waitFor();
+        assert.equal(new URL(page.url()).pathname, '/learning/console');
+        await page.reload();
+        await page.getByRole('textbox', { name: 'Your organisation' }).waitFor();
+        assert.equal(new URL(page.url()).pathname, '/learning/console/', 'the server sends the bare address on, below the path');
+        assert.deepEqual(problems, []);
+      } finally {
+        await context.close();
+        await proxy.close();
+      }
+    });
+  },
+  { publicUrl: 'https://lrs.example.com/learning' },
+);

@@ -65,9 +65,12 @@ interface ConsoleFile {
 }
 
 function consoleFile(path: string): ConsoleFile {
-  const identity = readFileSync(path);
+  return fileOf(readFileSync(path), TYPES[extname(path)] ?? 'application/octet-stream');
+}
+
+function fileOf(identity: Buffer, type: string): ConsoleFile {
   return {
-    type: TYPES[extname(path)] ?? 'application/octet-stream',
+    type,
     etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`,
     identity,
     gzip: gzipSync(identity, { level: 9 }),
@@ -128,6 +131,21 @@ export interface ConsoleOptions {
    * (tenancy's rule); without it, the page names no tenant.
    */
   tenantOf?: (request: FastifyRequest) => string | undefined;
+  /**
+   * The path of LEARNBASE_PUBLIC_URL (`/learning` for https://lrs.example.com/learning), where a
+   * proxy that strips it serves this server: the page names its files below it. Empty: none.
+   */
+  publicPath?: string;
+}
+
+/**
+ * The page naming its files below `publicPath`: the build names them `/console/assets/…`; the files
+ * load each other relatively (console/vite.config.ts), and the application's router takes its base
+ * from where its script was loaded.
+ */
+function underPublicPath(page: ConsoleFile, publicPath: string): ConsoleFile {
+  if (publicPath === '') return page;
+  return fileOf(Buffer.from(page.identity.toString('utf8').replaceAll(`"${CONSOLE_PATH}`, `"${publicPath}${CONSOLE_PATH}`)), page.type);
 }
 
 /** The page naming `tenant` (a tenant name: letters, digits, hyphens), revalidated by its own ETag. */
@@ -143,17 +161,20 @@ function pageFor(page: ConsoleFile, tenant: string): ConsoleFile {
  * `GET /console/…`: the console's page and files (no interface section; public: the application
  * signs in through the API). `/console` without its slash is sent to `/console/`.
  */
-export function registerConsole(app: FastifyInstance, { dist = CONSOLE_DIST, tenantOf }: ConsoleOptions = {}): void {
+export function registerConsole(app: FastifyInstance, { dist = CONSOLE_DIST, tenantOf, publicPath = '' }: ConsoleOptions = {}): void {
   const build = readBuild(dist);
+  const page = build && underPublicPath(build.page, publicPath);
   const hidden = { config: { public: true }, schema: { hide: true } };
 
   app.get('/console', hidden, async (request, reply) => {
     const query = request.url.indexOf('?');
-    return reply.redirect(`${CONSOLE_PATH}${query < 0 ? '' : request.url.slice(query)}`, 308);
+    // Relative: `/console` → `/console/`, and `/learning/console` → `/learning/console/` behind a
+    // proxy that strips a public path.
+    return reply.redirect(`console/${query < 0 ? '' : request.url.slice(query)}`, 308);
   });
 
   const serve = async (request: FastifyRequest<{ Params: { '*'?: string } }>, reply: FastifyReply) => {
-    if (!build) {
+    if (!build || !page) {
       const body =
         '<h1>The console is not built</h1>\n<p>This server was started without the console’s build (console/dist). ' +
         '<code>npm install</code> builds it (or <code>npm run build</code> after a change).</p>';
@@ -171,7 +192,7 @@ export function registerConsole(app: FastifyInstance, { dist = CONSOLE_DIST, ten
     }
     // Any other address is a page of the application: its router shows it, or says it has none.
     const tenant = tenantOf?.(request);
-    return sendFile(request, reply, tenant === undefined ? build.page : pageFor(build.page, tenant), REVALIDATE);
+    return sendFile(request, reply, tenant === undefined ? page : pageFor(page, tenant), REVALIDATE);
   };
   app.get(CONSOLE_PATH, hidden, serve);
   app.get(`${CONSOLE_PATH}*`, hidden, serve);
