@@ -64,6 +64,9 @@ interface ConsoleFile {
   compressed: boolean;
 }
 
+/** A strong ETag of the bytes: their SHA-256, shortened. */
+const etagOf = (bytes: Buffer) => `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+
 function consoleFile(path: string): ConsoleFile {
   return fileOf(readFileSync(path), TYPES[extname(path)] ?? 'application/octet-stream');
 }
@@ -71,7 +74,7 @@ function consoleFile(path: string): ConsoleFile {
 function fileOf(identity: Buffer, type: string): ConsoleFile {
   return {
     type,
-    etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`,
+    etag: etagOf(identity),
     identity,
     gzip: gzipSync(identity, { level: 9 }),
     br: brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
@@ -152,9 +155,8 @@ function underPublicPath(page: ConsoleFile, publicPath: string): ConsoleFile {
 function pageFor(page: ConsoleFile, tenant: string): ConsoleFile {
   const meta = `<meta name="learnbase-tenant" content="${escapeHtml(tenant)}" />`;
   const identity = Buffer.from(page.identity.toString('utf8').replace(/<head>/i, (head) => `${head}\n    ${meta}`));
-  const etag = `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`;
   // A page of half a kilobyte: sent as it is, not compressed for each tenant.
-  return { type: page.type, etag, identity, gzip: identity, br: identity, compressed: false };
+  return { type: page.type, etag: etagOf(identity), identity, gzip: identity, br: identity, compressed: false };
 }
 
 /**
