@@ -4,7 +4,15 @@ import type { FastifyInstance } from 'fastify';
 import { issueCode } from '../../src/modules/auth/oauth/code.service.js';
 import { newSecret } from '../../src/platform/secrets.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
-import { exchange, givenOAuth, pkceChallenge, REDIRECT_URI, redeemCode, type OAuthFixture } from './oauth-token-fixtures.js';
+import {
+  exchange,
+  givenOAuth,
+  pkceChallenge,
+  REDIRECT_URI,
+  redeemCode,
+  submitSignInForm,
+  type OAuthFixture,
+} from './oauth-token-fixtures.js';
 
 /**
  * The tenant's admins over HTTP (issue 39): `GET/POST /api/admins`, `PATCH/DELETE /api/admins/{id}`,
@@ -126,19 +134,7 @@ describeEachBackend('Admins over HTTP: /api/admins', (ctx) => {
     // The new admin signs in on the authorize page with that password.
     const query = new URLSearchParams({ response_type: 'code', client_id: admin.oauth.client.clientId, redirect_uri: REDIRECT_URI });
     const form = await ctx.app.inject({ method: 'GET', url: `/auth/oauth/authorize?${query}` });
-    const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(form.body)?.[1] ?? '';
-    const signedIn = await ctx.app.inject({
-      method: 'POST',
-      url: '/auth/oauth/authorize',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: String(form.headers['set-cookie']).split(';')[0]! },
-      payload: new URLSearchParams({
-        request_id: field('request_id'),
-        client_id: field('client_id'),
-        csrf_token: field('csrf_token'),
-        email: 'ops@example.com',
-        password: PASSWORD,
-      }).toString(),
-    });
+    const signedIn = await submitSignInForm(ctx.app, form, { email: 'ops@example.com', password: PASSWORD });
     assert.equal(signedIn.statusCode, 303, signedIn.body);
     const code = new URL(String(signedIn.headers.location)).searchParams.get('code') ?? '';
     const token = await redeemCode(ctx.app, admin.oauth.client, code);

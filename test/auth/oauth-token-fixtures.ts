@@ -70,6 +70,21 @@ export function tokenRequest(app: FastifyInstance, body: Record<string, unknown>
   });
 }
 
+/**
+ * The authorize page's sign-in form sent back as a browser does: the page's hidden fields (the
+ * request, the client, the CSRF token) and its cookie, with `fields` (an e-mail and password, or the
+ * single sign-on `connection` chosen).
+ */
+export function submitSignInForm(
+  app: FastifyInstance,
+  form: { body: string; headers: Record<string, unknown> },
+  fields: Record<string, string>,
+) {
+  const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(form.body)?.[1] ?? '';
+  const hidden = { request_id: field('request_id'), client_id: field('client_id'), csrf_token: field('csrf_token') };
+  return formRequest(app, '/auth/oauth/authorize', { ...hidden, ...fields }, { cookie: String(form.headers['set-cookie']).split(';')[0]! });
+}
+
 /** POST with an application/x-www-form-urlencoded body (RFC 6749's form). */
 export function formRequest(app: FastifyInstance, url: string, body: Record<string, string>, headers: Record<string, string> = {}) {
   return app.inject({

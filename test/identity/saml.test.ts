@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { DOMParser } from '@xmldom/xmldom';
 import type { Browser } from 'playwright-core';
-import { exchange, givenOAuth, pkceChallenge, REDIRECT_URI } from '../auth/oauth-token-fixtures.js';
+import { exchange, givenOAuth, pkceChallenge, REDIRECT_URI, submitSignInForm } from '../auth/oauth-token-fixtures.js';
 import { METADATA_REFRESH_MS, refreshDueMetadata } from '../../src/modules/identity/saml-metadata.service.js';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
@@ -284,19 +284,7 @@ describeEachBackend('Single sign-on with SAML 2.0', (ctx) => {
       const form = await ctx.app.inject({ method: 'GET', url: `/auth/oauth/authorize?${query}` });
       assert.equal(form.statusCode, 200, form.body);
       assert.match(form.body, /Sign in with corp/);
-      const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(form.body)?.[1] ?? '';
-      const formCookie = String(form.headers['set-cookie']).split(';')[0]!;
-      const chosen = await ctx.app.inject({
-        method: 'POST',
-        url: '/auth/oauth/authorize',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: formCookie },
-        payload: new URLSearchParams({
-          request_id: field('request_id'),
-          client_id: field('client_id'),
-          csrf_token: field('csrf_token'),
-          connection: 'corp',
-        }).toString(),
-      });
+      const chosen = await submitSignInForm(ctx.app, form, { connection: 'corp' });
       assert.equal(chosen.statusCode, 302, chosen.body);
       const request = readAuthnRequest(String(chosen.headers.location));
       assert.equal(request.issuer, spEntityId);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
-import { exchange, pkceChallenge, REDIRECT_URI, tokenRequest } from '../auth/oauth-token-fixtures.js';
+import { exchange, pkceChallenge, REDIRECT_URI, submitSignInForm, tokenRequest } from '../auth/oauth-token-fixtures.js';
 import { newSecret } from '../../src/platform/secrets.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 import { givenLaunchTenant, type LaunchTenant, peopleOf } from './sign-on-fixtures.js';
@@ -73,18 +73,7 @@ describeEachBackend(
       });
       const form = await ctx.app.inject({ method: 'GET', url: `/auth/oauth/authorize?${query}` });
       assert.equal(form.statusCode, 200, form.body);
-      const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(form.body)?.[1] ?? '';
-      const chosen = await ctx.app.inject({
-        method: 'POST',
-        url: '/auth/oauth/authorize',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: String(form.headers['set-cookie']).split(';')[0]! },
-        payload: new URLSearchParams({
-          request_id: field('request_id'),
-          client_id: field('client_id'),
-          csrf_token: field('csrf_token'),
-          connection,
-        }).toString(),
-      });
+      const chosen = await submitSignInForm(ctx.app, form, { connection });
       assert.equal(chosen.statusCode, 302, chosen.body);
       const request = readAuthnRequest(String(chosen.headers.location));
       const samlResponse = fixture.idp.response({

@@ -3,7 +3,7 @@ import { after, before, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { browserSkip, launchChromium, serveContentPage } from '../support/chromium.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
-import { exchange, givenOAuth, pkceChallenge, REDIRECT_URI } from '../auth/oauth-token-fixtures.js';
+import { exchange, givenOAuth, pkceChallenge, REDIRECT_URI, submitSignInForm } from '../auth/oauth-token-fixtures.js';
 import { createClient } from '../../src/modules/auth/oauth/client.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/secrets.js';
@@ -418,19 +418,7 @@ describeEachBackend('Single sign-on with OpenID Connect', (ctx) => {
       ['plain', 'Sign in with plain'],
     ]);
     assert.ok(!form.body.includes('<script>'), 'the display name is never markup');
-    const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(form.body)?.[1] ?? '';
-    const choose = (connection: string) =>
-      ctx.app.inject({
-        method: 'POST',
-        url: '/auth/oauth/authorize',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: String(form.headers['set-cookie']).split(';')[0]! },
-        payload: new URLSearchParams({
-          request_id: field('request_id'),
-          client_id: field('client_id'),
-          csrf_token: field('csrf_token'),
-          connection,
-        }).toString(),
-      });
+    const choose = (connection: string) => submitSignInForm(ctx.app, form, { connection });
     const byDisplayName = await choose(hostile);
     assert.equal(byDisplayName.statusCode, 400, 'a display name is not what the button sends');
     assert.match(byDisplayName.body, /not offered any more/);
