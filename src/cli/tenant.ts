@@ -1,4 +1,5 @@
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
+import { ensureConsoleClient } from '../modules/auth/oauth/client.service.js';
 import { announcing, type CommandContext, minute, none, NotConfirmed, say, table, unknownVerb, UsageError } from './command.js';
 import { eraseTenantStatements } from '../modules/xapi/statements/statement.service.js';
 
@@ -10,7 +11,12 @@ export async function tenantCommand(context: CommandContext, [verb, ...operands]
     case 'create': {
       const [name, ...extra] = operands;
       if (!name || extra.length > 0) throw new UsageError('Expected: learnbase tenant create NAME');
-      const tenant = await new TenancyService(context.db, 0).create(name);
+      // The tenant comes with the console's OAuth client (docs/console.md, "Signing in").
+      const tenant = await context.db.transaction(async (tx) => {
+        const created = await new TenancyService(tx, 0).create(name);
+        await ensureConsoleClient(tx, created);
+        return created;
+      });
       say(context, { id: tenant.id, name: tenant.name }, `Created tenant "${tenant.name}".`);
       return 0;
     }

@@ -2,7 +2,7 @@ import type { SqlClient } from '../platform/database/sql-client.js';
 import { newSecret } from '../platform/secrets.js';
 import { createAdmin } from '../modules/auth/admins/admin.service.js';
 import { issueApiKey, type IssuedApiKey } from '../modules/auth/api-keys/api-key.service.js';
-import { createClient, type IssuedClient } from '../modules/auth/oauth/client.service.js';
+import { createClient, ensureConsoleClient, type IssuedClient } from '../modules/auth/oauth/client.service.js';
 import { countTenants } from '../modules/tenancy/tenant.repository.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 
@@ -16,7 +16,7 @@ export interface DemoSeed {
 export const DEMO_ADMIN_EMAIL = 'admin@example.com';
 
 /**
- * On an empty database, creates the `demo` tenant with an API key, an admin and an OAuth client
+ * On an empty database, creates the `demo` tenant with its console client, an API key, an admin and an OAuth client
  * whose redirect URIs are `redirectUris`, so a newcomer can call the API at once. Returns them
  * (secrets in the clear, to print once), or undefined when the database already has a tenant.
  */
@@ -24,6 +24,7 @@ export async function seedDemo(sql: SqlClient, redirectUris: string[]): Promise<
   return sql.transaction(async (tx) => {
     if ((await countTenants(tx)) > 0) return undefined;
     const tenant = await new TenancyService(tx, 0).create('demo');
+    await ensureConsoleClient(tx, tenant);
     const password = newSecret(12);
     await createAdmin(tx, tenant, DEMO_ADMIN_EMAIL, password);
     return {

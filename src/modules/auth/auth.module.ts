@@ -9,6 +9,9 @@ import { CredentialService } from './credentials/credential.service.js';
 import { credentialRoutes } from './credentials/credential.routes.js';
 import type { LaunchTokenVerifier } from './launch-token.js';
 import { adminRoutes } from './admins/admin.routes.js';
+import { purgeExpiredSessions } from './console/console-session.repository.js';
+import { consoleSessionRoutes } from './console/console-session.routes.js';
+import { ConsoleSessions } from './console/console-session.service.js';
 import type { AdminSignOn, AnnounceRevokedTokens, FinishAdminSignOn } from './oauth/admin-sign-on.js';
 import { authorizeRoutes } from './oauth/authorize.routes.js';
 import { AuthorizeService } from './oauth/authorize.service.js';
@@ -87,6 +90,11 @@ export const authModule = fp<AuthModuleOptions>(
     await credentials.start();
     app.addHook('onClose', async () => credentials.stop());
 
+    const consoleSessions = new ConsoleSessions(sql, tenancy, tokens, {
+      lifetimeSeconds: config.refreshTokenTtlS,
+      cacheTtlMs: config.cacheTtlMs,
+    });
+
     const signInPolicy = { ...DEFAULT_SIGN_IN_POLICY, ...policyOverrides };
     const authorize = new AuthorizeService(sql, tenancy, new SignInThrottle(sql, signInPolicy), config.baseDomain, tokens);
     let launchTokens = NO_LAUNCH_TOKENS;
@@ -110,13 +118,16 @@ export const authModule = fp<AuthModuleOptions>(
         checkToken: (username, secret) => launchTokens.checkToken(username, secret),
       },
       apiKeys,
+      consoleSessions,
     });
     await app.register(oauthTokenEndpoints, { tokens });
 
     // Expired codes, tokens, pending sign-ins and failure counts are deleted, so attempts from
     // ever new addresses cannot grow the tables without bound.
     purgeHourly(app, 'expired OAuth rows', () => purgeExpiredOAuthRows(sql, signInPolicy, config.refreshTokenTtlS));
+    purgeHourly(app, 'expired console sessions', () => purgeExpiredSessions(sql));
     await app.register(authorizeRoutes, { authorize });
+    await app.register(consoleSessionRoutes, { sessions: consoleSessions, baseDomain: config.baseDomain });
 
     await app.register(authRoutes);
     await app.register(credentialRoutes, { credentials });

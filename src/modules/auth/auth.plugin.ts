@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/http/app-error.js';
@@ -7,6 +8,8 @@ import { tenantIdOfApiKey, type ApiKeyService } from './api-keys/api-key.service
 import type { TokenService } from './oauth/token.service.js';
 import { credentialRefusal, type CredentialService } from './credentials/credential.service.js';
 import type { LaunchTokenVerifier } from './launch-token.js';
+import { checkCsrf } from './console/console-csrf.js';
+import { type ConsoleSessions, SESSION_COOKIE } from './console/console-session.service.js';
 import { namedTenant } from '../tenancy/tenant-host.js';
 import { clientAddress } from '../../platform/http/client-address.js';
 import { GUIDES_PATH } from '../../platform/http/guides.js';
@@ -29,6 +32,8 @@ export interface AuthPluginOptions {
   launches: LaunchTokenVerifier;
   /** Checks API keys (cached per process, evicted on revocation). */
   apiKeys: ApiKeyService;
+  /** Checks the console's session cookie (docs/console.md, "Signing in"). */
+  consoleSessions: ConsoleSessions;
 }
 
 /** RFC 9745: the date Basic authentication with API keys was deprecated (2026-01-01), as a Structured Field Date. */
@@ -46,6 +51,9 @@ export const authPlugin = fp<AuthPluginOptions>(
   async (app, options) => {
     app.decorateRequest('tenant', undefined);
     app.decorateRequest('principal', undefined);
+    // Cookies are read here for every module: the console's session on /api/ and /xapi/, the
+    // sign-in pages' own (auth's authorize page, identity's single sign-on) on theirs.
+    await app.register(cookie);
 
     app.addHook('onRequest', async (request, reply) => {
       if (request.method === 'OPTIONS' || !isProtectedPath(request.url)) return;
@@ -60,6 +68,8 @@ export const authPlugin = fp<AuthPluginOptions>(
     /** One credential, dispatched by scheme, into a principal; then the tenant check every scheme shares. */
     async function authenticate(request: FastifyRequest, reply: FastifyReply, tenant: Tenant | undefined): Promise<Principal> {
       const header = request.headers.authorization;
+      const session = header ? undefined : request.cookies[SESSION_COOKIE];
+      if (session) return sessionPrincipal(request, session, tenant);
       if (!header) {
         throw unauthorized(
           tenant
@@ -146,6 +156,21 @@ export const authPlugin = fp<AuthPluginOptions>(
       };
     }
 
+    /**
+     * The console's session cookie (when no Authorization header is sent): the admin of the
+     * session's access token, refreshed on the server as it runs out. A write carries the session's
+     * CSRF token; the session's tenant must be the one the request names, as for every credential.
+     */
+    async function sessionPrincipal(request: FastifyRequest, secret: string, tenant: Tenant | undefined): Promise<Principal> {
+      const check = await options.consoleSessions.check(secret);
+      if (!check.valid) {
+        throw unauthorized('The console session ended (signed out, expired or revoked): sign in again.', ANY_CHALLENGE);
+      }
+      if (tenant && check.tenant.id !== tenant.id) throw unauthorized('The console session belongs to another tenant.', ANY_CHALLENGE);
+      if (!SAFE_METHODS.has(request.method)) checkCsrf(request, secret);
+      return { kind: 'admin', tenant: check.tenant, id: check.grant.adminId, ...scopeOf(check.grant.scope) };
+    }
+
     /** RFC 6750 §2.1: an access token of the OAuth flow; its admin may do everything in the token's tenant (or its scope). */
     async function bearerPrincipal(token: string): Promise<Principal> {
       const check = await options.tokens.checkAccessToken(token);
@@ -171,6 +196,9 @@ export const authPlugin = fp<AuthPluginOptions>(
   },
   { name: 'authentication' },
 );
+
+/** RFC 9110 §9.2.1: what a cross-site request may do without the CSRF token, as it changes nothing. */
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** An admin's or an API key's organisation scope, as the principal carries it (none: the whole tenant). */
 const scopeOf = (organisationId: string | undefined): Pick<Principal, 'scope'> =>

@@ -1,4 +1,3 @@
-import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
@@ -169,7 +168,6 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
   /** Tells every process of the admins' tokens a PUT or DELETE revoked (auth's). */
   announceRevokedTokens: AnnounceRevokedTokens;
 }> = async (app, { sql, signOn, tenancy, baseDomain, outbound, secrets, announceRevokedTokens }) => {
-  await app.register(cookie);
   // A SAML Response with its signatures and certificates is some kilobytes; metadata sent whole is larger.
   await app.register(formbody, { bodyLimit: SAML_BODY_LIMIT });
 

@@ -1,4 +1,3 @@
-import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -55,7 +54,6 @@ const rawQuery = (request: FastifyRequest) => new URL(request.raw.url ?? '/', 'h
  * demo client's landing page. Every answer is an HTML page or a redirect, never JSON.
  */
 export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> = async (app, { authorize }) => {
-  await app.register(cookie);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
 
   app.get(
@@ -82,7 +80,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
       },
     },
     async (request, reply) => {
-      const outcome = await authorize.start(rawQuery(request), request.headers.host);
+      const outcome = await authorize.start(rawQuery(request), request.headers.host, request.publicBaseUrl);
       // A new pending request: its cookie, for as long as the request lives. The form re-shown after a
       // failed attempt belongs to the same request, whose cookie the browser already holds.
       if (outcome.kind === 'sign-in') {
@@ -210,6 +208,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
               email: outcome.email,
               error: outcome.error,
               connections: outcome.connections,
+              console: outcome.client.console,
             }),
           );
     }

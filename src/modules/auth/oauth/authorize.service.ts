@@ -15,7 +15,7 @@ import {
   insertPendingAuthorization,
   type PendingAuthorization,
 } from './authorization-request.repository.js';
-import { findClient, tenantIdOfClient, type OAuthClient } from './client.service.js';
+import { findClient, redirectUrisOf, tenantIdOfClient, type OAuthClient } from './client.service.js';
 import { issueCode } from './code.service.js';
 import { failureOutcome, signInSubjects, type SignInPolicy, type SignInThrottle } from './sign-in-throttle.js';
 import type { TokenService } from './token.service.js';
@@ -140,8 +140,8 @@ export class AuthorizeService {
     return this.throttle.policy;
   }
 
-  /** `GET /auth/oauth/authorize`. */
-  async start(params: URLSearchParams, host: string | undefined): Promise<Refusal | Redirect | SignInForm> {
+  /** `GET /auth/oauth/authorize`; `publicBaseUrl`: the address the request came to, which the console's redirect URI is below. */
+  async start(params: URLSearchParams, host: string | undefined, publicBaseUrl: string): Promise<Refusal | Redirect | SignInForm> {
     const clientId = only(params, 'client_id');
     if (!clientId.value) {
       return refuse(
@@ -164,7 +164,7 @@ export class AuthorizeService {
       );
     }
     // RFC 6749 §3.1.2.3 and OAuth 2.1: simple string comparison, no prefix, case or slash leniency.
-    if (!client.redirectUris.includes(redirectUri.value)) {
+    if (!redirectUrisOf(client, publicBaseUrl).includes(redirectUri.value)) {
       return refuse(400, 'Invalid redirect URI', `"${redirectUri.value}" is not a redirect URI registered for ${client.name}.`);
     }
 

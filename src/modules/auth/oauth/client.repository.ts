@@ -5,6 +5,8 @@ export interface ClientRow {
   secretHash: Buffer;
   name: string;
   redirectUris: string[];
+  /** The tenant's console client (migration 0041): its redirect URI is a path, resolved per request. */
+  console?: boolean;
 }
 
 export async function insertClient(sql: SqlClient, tenantId: string, client: ClientRow): Promise<void> {
@@ -18,15 +20,52 @@ export async function insertClient(sql: SqlClient, tenantId: string, client: Cli
 }
 
 export async function findClientRow(sql: SqlClient, tenantId: string, clientId: string): Promise<ClientRow | undefined> {
-  const { rows } = await sql.query<{ client_id: string; secret_hash: unknown; name: string; redirect_uris: string[] }>(
-    'SELECT client_id, secret_hash, name, redirect_uris FROM oauth_clients WHERE tenant_id = $1 AND client_id = $2',
-    [tenantId, clientId],
-  );
-  const row = rows[0];
-  return row && { clientId: row.client_id, secretHash: toBuffer(row.secret_hash), name: row.name, redirectUris: row.redirect_uris };
+  const { rows } = await sql.query<ClientRecord>(`SELECT ${CLIENT_COLUMNS} FROM oauth_clients WHERE tenant_id = $1 AND client_id = $2`, [
+    tenantId,
+    clientId,
+  ]);
+  return toClientRow(rows[0]);
 }
 
-/** A client as an operator lists it (never its secret). */
+interface ClientRecord {
+  client_id: string;
+  secret_hash: unknown;
+  name: string;
+  redirect_uris: string[];
+  console: boolean;
+}
+
+const CLIENT_COLUMNS = 'client_id, secret_hash, name, redirect_uris, console';
+
+const toClientRow = (row: ClientRecord | undefined): ClientRow | undefined =>
+  row && {
+    clientId: row.client_id,
+    secretHash: toBuffer(row.secret_hash),
+    name: row.name,
+    redirectUris: row.redirect_uris,
+    ...(row.console ? { console: true } : {}),
+  };
+
+/** The tenant's console client, made by the first caller (ON CONFLICT: of two at once, one makes it and both read it). */
+export async function insertConsoleClient(sql: SqlClient, tenantId: string, client: ClientRow): Promise<ClientRow> {
+  await sql.query(
+    `INSERT INTO oauth_clients (tenant_id, client_id, secret_hash, name, redirect_uris, console) VALUES ($1, $2, $3, $4, $5, true)
+     ON CONFLICT (tenant_id) WHERE console DO NOTHING`,
+    [tenantId, client.clientId, client.secretHash, client.name, client.redirectUris],
+  );
+  const found = await findConsoleClientRow(sql, tenantId);
+  if (!found) throw new Error('the console client was neither made nor found');
+  return found;
+}
+
+export async function findConsoleClientRow(sql: SqlClient, tenantId: string): Promise<ClientRow | undefined> {
+  const { rows } = await sql.query<ClientRecord>(`SELECT ${CLIENT_COLUMNS} FROM oauth_clients WHERE tenant_id = $1 AND console`, [
+    tenantId,
+  ]);
+  return toClientRow(rows[0]);
+}
+
+/** A client as an operator lists it (never its secret); the console's own is not listed. */
 export interface ClientListing {
   clientId: string;
   name: string;
@@ -36,7 +75,7 @@ export interface ClientListing {
 
 export async function listClientRows(sql: SqlClient, tenantId: string): Promise<ClientListing[]> {
   const { rows } = await sql.query<{ client_id: string; name: string; redirect_uris: string[]; created_at: Date | string }>(
-    'SELECT client_id, name, redirect_uris, created_at FROM oauth_clients WHERE tenant_id = $1 ORDER BY created_at, client_id',
+    'SELECT client_id, name, redirect_uris, created_at FROM oauth_clients WHERE tenant_id = $1 AND NOT console ORDER BY created_at, client_id',
     [tenantId],
   );
   return rows.map((row) => ({
@@ -48,11 +87,10 @@ export async function listClientRows(sql: SqlClient, tenantId: string): Promise<
 }
 
 export async function updateClientSecret(sql: SqlClient, tenantId: string, clientId: string, secretHash: Buffer): Promise<boolean> {
-  const { rowCount } = await sql.query('UPDATE oauth_clients SET secret_hash = $3 WHERE tenant_id = $1 AND client_id = $2', [
-    tenantId,
-    clientId,
-    secretHash,
-  ]);
+  const { rowCount } = await sql.query(
+    'UPDATE oauth_clients SET secret_hash = $3 WHERE tenant_id = $1 AND client_id = $2 AND NOT console',
+    [tenantId, clientId, secretHash],
+  );
   return rowCount > 0;
 }
 
@@ -62,7 +100,10 @@ export async function updateClientSecret(sql: SqlClient, tenantId: string, clien
  * of its access tokens that were still live, which the other processes must be told of.
  */
 export async function deleteClientRows(tx: SqlClient, tenantId: string, clientId: string): Promise<Buffer[] | undefined> {
-  const { rowCount } = await tx.query('DELETE FROM oauth_clients WHERE tenant_id = $1 AND client_id = $2', [tenantId, clientId]);
+  const { rowCount } = await tx.query('DELETE FROM oauth_clients WHERE tenant_id = $1 AND client_id = $2 AND NOT console', [
+    tenantId,
+    clientId,
+  ]);
   if (rowCount === 0) return undefined;
   await tx.query('DELETE FROM oauth_authorization_requests WHERE tenant_id = $1 AND client_id = $2', [tenantId, clientId]);
   await tx.query('DELETE FROM oauth_codes WHERE tenant_id = $1 AND client_id = $2', [tenantId, clientId]);

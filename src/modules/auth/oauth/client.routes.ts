@@ -51,6 +51,7 @@ const CLIENT_NOT_FOUND = {
   404: apiErrorResponse(
     'The tenant has no such client (`client.not_found`), or no tenant by the name the request gives (`tenant.not_found`).',
   ),
+  409: apiErrorResponse("The client is the console's own (`client.console`): it is neither deleted nor given a secret."),
 };
 
 const clientNotFound = (tenant: Tenant, clientId: string) =>

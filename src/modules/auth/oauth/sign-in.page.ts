@@ -15,6 +15,8 @@ export interface SignInPageModel {
   error?: string;
   /** The tenant's identity providers an admin may sign in with: a button each. */
   connections: readonly SignOnConnection[];
+  /** The console's own client: the admin signs in to this server's console, nothing to authorise. */
+  console?: boolean;
 }
 
 export function signInPage(model: SignInPageModel): string {
@@ -25,12 +27,16 @@ export function signInPage(model: SignInPageModel): string {
   // Focus goes where the person types next: the e-mail field, or the password after a failure.
   const focusEmail = model.email ? '' : ' autofocus';
   const focusPassword = model.email ? ' autofocus' : '';
-  return htmlPage(
-    `Authorise ${model.clientName}`,
-    `<h1>Authorise ${client}</h1>
-<p><strong>${client}</strong> asks to use learnbase on behalf of the organisation <strong>${tenant}</strong>.</p>
+  const title = model.console ? 'Sign in to the learnbase console' : `Authorise ${model.clientName}`;
+  const intro = model.console
+    ? `<p>Sign in with your administrator account of the organisation <strong>${tenant}</strong>.</p>\n`
+    : `<p><strong>${client}</strong> asks to use learnbase on behalf of the organisation <strong>${tenant}</strong>.</p>
 <p class="muted">Sign in with your administrator account of ${tenant} to allow it. You can cancel and return to ${client} without signing in.</p>
-${alert}<form method="post" action="/auth/oauth/authorize">
+`;
+  return htmlPage(
+    title,
+    `<h1>${escapeHtml(title)}</h1>
+${intro}${alert}<form method="post" action="/auth/oauth/authorize">
 <input type="hidden" name="request_id" value="${escapeHtml(model.requestId)}">
 <input type="hidden" name="client_id" value="${escapeHtml(model.clientId)}">
 <input type="hidden" name="csrf_token" value="${escapeHtml(model.csrfToken)}">
@@ -39,7 +45,7 @@ ${signOnButtons(model.connections)}<label for="email">E-mail address</label>
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${invalid}${focusPassword}>
 <div class="actions">
-<button type="submit" class="primary" name="action" value="authorize">Sign in and authorise</button>
+<button type="submit" class="primary" name="action" value="authorize">${model.console ? 'Sign in' : 'Sign in and authorise'}</button>
 <button type="submit" class="secondary" name="action" value="cancel" formnovalidate>Cancel</button>
 </div>
 </form>`,

@@ -145,7 +145,14 @@ export class TokenService {
   async checkAccessToken(token: string): Promise<AccessCheck> {
     const parsed = parseToken(token);
     if (!parsed || parsed.kind !== 'access') return { valid: false, reason: 'unknown' };
-    const hash = hashSecret(token);
+    return this.checkAccessTokenHash(parsed.tenantId, hashSecret(token));
+  }
+
+  /**
+   * The same check by the token's hash, for who keeps the hash only (the console's sessions): a
+   * revocation announced for the hash refuses it here as it does the token.
+   */
+  async checkAccessTokenHash(tenantId: string, hash: Buffer): Promise<AccessCheck> {
     const key = hash.toString('hex');
     if (this.cache.isRevoked(key)) return { valid: false, reason: 'revoked' };
     const cached = this.cache.get(key);
@@ -154,12 +161,12 @@ export class TokenService {
       this.cache.delete(key);
       return { valid: false, reason: 'expired' };
     }
-    const stored = await findTokenWithScope(this.sql, parsed.tenantId, hash);
+    const stored = await findTokenWithScope(this.sql, tenantId, hash);
     if (!stored || stored.kind !== 'access') return { valid: false, reason: 'unknown' };
     if (stored.revoked) return { valid: false, reason: 'revoked' };
     if (stored.expired) return { valid: false, reason: 'expired' };
     const grant: AccessGrant = {
-      tenantId: parsed.tenantId,
+      tenantId,
       adminId: stored.adminId,
       clientId: stored.clientId,
       expiresAtMs: stored.expiresAt.getTime(),

@@ -1,3 +1,4 @@
+import type { SqlClient } from '../../../../platform/database/sql-client.js';
 import { hashSecret } from '../../../../platform/secrets.js';
 import type { OAuthClient } from '../client.service.js';
 import { InvalidGrant, InvalidRequest } from '../oauth-errors.js';
@@ -24,39 +25,52 @@ export async function refreshTokens(tokens: TokenService, client: OAuthClient, p
   if (!parsed || parsed.kind !== 'refresh' || parsed.tenantId !== client.tenant.id) {
     throw new InvalidGrant('The refresh token is not valid.');
   }
-  const tenantId = parsed.tenantId;
-  const hash = hashSecret(refreshToken);
-
-  type Outcome = { refused: string } | { reused: Buffer[] } | { issued: TokenResponse };
-  const outcome = await tokens.sql.transaction(async (tx): Promise<Outcome> => {
-    const stored = await lockToken(tx, tenantId, hash);
-    if (!stored || stored.kind !== 'refresh') return { refused: 'The refresh token is not valid.' };
-    if (stored.clientId !== client.clientId) return { refused: 'The refresh token was issued to another client.' };
-    if (stored.revoked) return { refused: 'The refresh token was revoked.' };
-    if (stored.used) return { reused: await tokens.revokeFamily(tx, tenantId, stored.familyId) };
-    if (stored.expired) return { refused: 'The refresh token expired. Start the authorization again.' };
-    if (stored.signedOn && stored.signedOn.ageSeconds >= tokens.ssoAdminSessionSeconds) {
-      return {
-        refused:
-          'The admin signed in through single sign-on, and that sign-in is older than the server lets it be refreshed ' +
-          '(LEARNBASE_SSO_ADMIN_SESSION_S): start the authorization again and sign in at the identity provider.',
-      };
-    }
-    await markTokenUsed(tx, tenantId, hash);
-    return {
-      issued: await tokens.issuePair(tx, tenantId, {
-        clientId: client.clientId,
-        adminId: stored.adminId,
-        familyId: stored.familyId,
-        signedOnAt: stored.signedOn?.at,
-      }),
-    };
-  });
-
+  const outcome = await tokens.sql.transaction((tx) =>
+    rotateRefreshToken(tx, tokens, client.clientId, parsed.tenantId, hashSecret(refreshToken)),
+  );
   if ('reused' in outcome) {
     await tokens.announce(outcome.reused);
     throw new InvalidGrant('The refresh token was already used; every token of its authorization is now revoked.');
   }
   if ('refused' in outcome) throw new InvalidGrant(outcome.refused);
   return outcome.issued;
+}
+
+export type RotationOutcome = { refused: string } | { reused: Buffer[] } | { issued: TokenResponse };
+
+/**
+ * The rotation itself, in the caller's transaction `tx`, for the refresh token of hash `hash`: the
+ * token endpoint's refresh above, and the console's session (console-session.service.ts), which
+ * keeps the hashes of its tokens only. A `reused` outcome revoked the family in `tx`: announce it
+ * once `tx` has committed.
+ */
+export async function rotateRefreshToken(
+  tx: SqlClient,
+  tokens: TokenService,
+  clientId: string,
+  tenantId: string,
+  hash: Buffer,
+): Promise<RotationOutcome> {
+  const stored = await lockToken(tx, tenantId, hash);
+  if (!stored || stored.kind !== 'refresh') return { refused: 'The refresh token is not valid.' };
+  if (stored.clientId !== clientId) return { refused: 'The refresh token was issued to another client.' };
+  if (stored.revoked) return { refused: 'The refresh token was revoked.' };
+  if (stored.used) return { reused: await tokens.revokeFamily(tx, tenantId, stored.familyId) };
+  if (stored.expired) return { refused: 'The refresh token expired. Start the authorization again.' };
+  if (stored.signedOn && stored.signedOn.ageSeconds >= tokens.ssoAdminSessionSeconds) {
+    return {
+      refused:
+        'The admin signed in through single sign-on, and that sign-in is older than the server lets it be refreshed ' +
+        '(LEARNBASE_SSO_ADMIN_SESSION_S): start the authorization again and sign in at the identity provider.',
+    };
+  }
+  await markTokenUsed(tx, tenantId, hash);
+  return {
+    issued: await tokens.issuePair(tx, tenantId, {
+      clientId,
+      adminId: stored.adminId,
+      familyId: stored.familyId,
+      signedOnAt: stored.signedOn?.at,
+    }),
+  };
 }
