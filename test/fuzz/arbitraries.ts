@@ -2971,6 +2971,79 @@ const IDENTITY_FUZZERS_SSO: Record<string, RouteFuzzer> = {
     }),
 };
 
+/**
+ * The console's sign-in routes (docs/console.md, "Signing in"): tenants named and not, return paths
+ * that try to leave the console, callbacks with and without their pending cookie, made-up and
+ * hostile session cookies and CSRF tokens. Every one answers a redirect, a JSON body or a 4xx.
+ */
+const consoleState = fc.string({
+  unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'),
+  minLength: 22,
+  maxLength: 22,
+});
+const consoleSessionCookie = (ctx: FuzzContext) =>
+  header(
+    fc.constantFrom(undefined, '__Host-lb-console=lbs_nonsense', `__Host-lb-console=lbs_${'0'.repeat(32)}_${'A'.repeat(43)}`),
+    fc.oneof(
+      hostileText.map((text) => `__Host-lb-console=${percentEncode(text)}`),
+      hostileHeader,
+      fc.constant(`__Host-lb-console=${ctx.tenant.key}`),
+    ),
+  );
+const CONSOLE_FUZZERS: Record<string, RouteFuzzer> = {
+  'GET /console/auth/sign-in': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/console/auth/sign-in',
+      query: {
+        tenant: param('tenant', fc.constantFrom(ctx.tenant.name, ctx.otherTenantName, 'no-such-tenant'), { hostile: hostileText }),
+        return: param('return', fc.constantFrom('/', '/people?q=e30', '/reports?report=by-job'), {
+          hostile: fc.oneof(
+            hostileText,
+            fc.constantFrom('//evil.example/', '/\\evil.example', 'https://evil.example/', '/%0d%0aSet-Cookie:x=1'),
+          ),
+        }),
+      },
+      headers: publicHeaders(ctx),
+    }),
+  'GET /console/auth/callback': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/console/auth/callback',
+      query: {
+        state: param('state', consoleState, { hostile: hostileText }),
+        code: param('code', fc.base64String({ maxLength: 43 }), { hostile: hostileText }),
+        error: param('error', fc.constantFrom('access_denied', 'invalid_request'), { hostile: hostileText }),
+        error_description: param('error_description', fc.string({ maxLength: 40 }), { hostile: hostileText }),
+      },
+      headers: {
+        ...publicHeaders(ctx),
+        cookie: header(
+          consoleState.map(
+            (state) =>
+              `__Host-lb-console-signin-${state}=${Buffer.from(JSON.stringify({ tenantId: '00000000-0000-4000-8000-000000000000', verifier: 'v'.repeat(43), returnTo: '/' })).toString('base64url')}`,
+          ),
+          fc.oneof(
+            hostileText.map((text) => `__Host-lb-console-signin-${'A'.repeat(22)}=${percentEncode(text)}`),
+            hostileHeader,
+          ),
+        ),
+      },
+    }),
+  'GET /console/auth/session': (ctx) =>
+    route({ method: 'GET', path: '/console/auth/session', headers: { ...publicHeaders(ctx), cookie: consoleSessionCookie(ctx) } }),
+  'POST /console/auth/sign-out': (ctx) =>
+    route({
+      method: 'POST',
+      path: '/console/auth/sign-out',
+      headers: {
+        ...publicHeaders(ctx),
+        cookie: consoleSessionCookie(ctx),
+        'x-csrf-token': header(absent, fc.oneof(hostileText, hostileHeader)),
+      },
+    }),
+};
+
 export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   'GET /xapi/about': plainRoute('GET', '/xapi/about', (ctx) => apiHeaders(ctx, true)),
   'GET /xapi/statements': (ctx) =>
@@ -3053,6 +3126,7 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   ...IDENTITY_FUZZERS,
   ...IDENTITY_FUZZERS_HR,
   ...IDENTITY_FUZZERS_SSO,
+  ...CONSOLE_FUZZERS,
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -70,7 +70,15 @@ const REDIRECT = { description: 'On to the page named by `Location`.' };
 const INVALID_HOST = apiErrorResponse('A Host under the base domain that is not one label deep (`tenant.invalid_host`).');
 
 /** The console's own address below the public one: `/console`, or `/learning/console` behind a public path. */
-const consolePath = (request: FastifyRequest): string => `${new URL(request.publicBaseUrl).pathname.replace(/\/$/, '')}/console`;
+function consolePath(request: FastifyRequest): string {
+  let below = '';
+  try {
+    below = new URL(request.publicBaseUrl).pathname.replace(/\/$/, '');
+  } catch {
+    // A Host no URL can hold (`?.localhost`): no public path either, and the console is at /console.
+  }
+  return `${below}/console`;
+}
 
 const seeOther = (reply: FastifyReply, location: string) =>
   reply.status(303).header('Location', location).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer').send();
