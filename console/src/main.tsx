@@ -1,14 +1,31 @@
-import { StrictMode } from 'react';
+import { lazy, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router';
+import { SessionProvider } from './lib/session';
 import { NotFoundPage } from './pages/not-found-page';
-import { StartPage } from './pages/start-page';
+import { Shell } from './shell';
 import './console.css';
+
+// Each page's code (its charts included) loads with the page, never with the first view.
+const OverviewPage = lazy(() => import('./pages/overview-page'));
+const PeoplePage = lazy(() => import('./pages/people-page'));
+const PersonPage = lazy(() => import('./pages/person-page'));
+const ReportsPage = lazy(() => import('./pages/reports-page'));
+const AccessPage = lazy(() => import('./pages/access-page'));
 
 const router = createBrowserRouter(
   [
-    { path: '/', element: <StartPage /> },
-    { path: '*', element: <NotFoundPage /> },
+    {
+      element: <Shell />,
+      children: [
+        { path: '/', element: <OverviewPage /> },
+        { path: '/people', element: <PeoplePage /> },
+        { path: '/people/person', element: <PersonPage /> },
+        { path: '/reports', element: <ReportsPage /> },
+        { path: '/access', element: <AccessPage /> },
+        { path: '*', element: <NotFoundPage /> },
+      ],
+    },
   ],
   // Where the console is served: /console, or below a public path (/learning/console): the folder
   // above the one this script was loaded from (/…/console/assets/index-….js).
@@ -25,7 +42,9 @@ const root = document.getElementById('root');
 if (root) {
   createRoot(root).render(
     <StrictMode>
-      <RouterProvider router={router} />
+      <SessionProvider>
+        <RouterProvider router={router} />
+      </SessionProvider>
     </StrictMode>,
   );
 }

@@ -253,10 +253,12 @@ describeEachBackend('the console in Chromium (its real build)', (ctx) => {
         assert.match(await page.locator('main').innerText(), /acme/);
         assert.deepEqual(await seriousViolations(page), [], 'axe-core with an organisation');
 
-        await page.goto(`${base}/console/no/such/page`);
-        await page.getByRole('heading', { name: 'Nothing here' }).waitFor();
-        await page.getByRole('link', { name: 'To the console’s first page' }).click();
-        await field.waitFor();
+        // Any address below /console/ is the application: before signing in, its first page, whose
+        // sign-in comes back to the address.
+        await page.goto(`${base}/console/no/such/page?tenant=acme`);
+        const signIn = page.getByRole('link', { name: 'Sign in' });
+        await signIn.waitFor();
+        assert.equal(await signIn.getAttribute('href'), '/console/auth/sign-in?tenant=acme&return=%2Fno%2Fsuch%2Fpage');
         assert.deepEqual(problems, [], 'no script error and nothing the policy refused');
       } finally {
         await context.close();
@@ -310,13 +312,15 @@ describeEachBackend(
         page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
         await page.goto(`${proxy.origin}/learning/console/?tenant=acme`);
         await page.getByText('Organisation:').waitFor();
-        await page.goto(`${proxy.origin}/learning/console/no/such/page`);
-        await page.getByRole('heading', { name: 'Nothing here' }).waitFor();
-        assert.match(await page.locator('main').innerText(), /no page at \/console\/no\/such\/page/);
-        await page.getByRole('link', { name: 'To the console’s first page' }).click();
-        await page.getByRole('textbox', { name: 'Your organisation' }).waitFor();
-        assert.equal(new URL(page.url()).pathname, '/learning/console');
-        await page.reload();
+        await page.goto(`${proxy.origin}/learning/console/no/such/page?tenant=acme`);
+        const signIn = page.getByRole('link', { name: 'Sign in' });
+        await signIn.waitFor();
+        assert.equal(
+          await signIn.getAttribute('href'),
+          '/learning/console/auth/sign-in?tenant=acme&return=%2Fno%2Fsuch%2Fpage',
+          'the sign-in is below the public path, and comes back to the page asked for',
+        );
+        await page.goto(`${proxy.origin}/learning/console`);
         await page.getByRole('textbox', { name: 'Your organisation' }).waitFor();
         assert.equal(new URL(page.url()).pathname, '/learning/console/', 'the server sends the bare address on, below the path');
         assert.deepEqual(problems, []);

@@ -4,7 +4,7 @@ import { Link, useLocation } from 'react-router';
 export function NotFoundPage() {
   const { pathname } = useLocation();
   return (
-    <main className="start">
+    <section className="start">
       <h1>Nothing here</h1>
       <p>
         The console has no page at <code>/console{pathname}</code>.
@@ -12,6 +12,6 @@ export function NotFoundPage() {
       <p>
         <Link to="/">To the console’s first page</Link>
       </p>
-    </main>
+    </section>
   );
 }
