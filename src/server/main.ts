@@ -232,6 +232,8 @@ export function printBanner(
     const auth = `-u '${demo.apiKey.key}:${demo.apiKey.secret}' -H 'X-SVC-Tenant: ${demo.tenant}' -H 'X-Experience-API-Version: 2.0.0'`;
     lines.push(
       '',
+      `Open the console at ${base}/console/?tenant=${demo.tenant} and sign in as ${demo.admin.email} / ${demo.admin.password}`,
+      '',
       `Created the "${demo.tenant}" tenant and an API key. The secret is shown only this once:`,
       `  key:    ${demo.apiKey.key}`,
       `  secret: ${demo.apiKey.secret}`,
@@ -260,6 +262,7 @@ export function printBanner(
       started.demo
         ? `The "demo" tenant exists${started.count > 1 ? ` (one of ${tenants})` : ''}. Its API key's secret was shown once, when it was created.`
         : `This database has ${tenants}; \`./bin/learnbase tenant list${database}\` names ${started.count === 1 ? 'it' : 'them'}.`,
+      `The console: ${base}/console/${started.demo ? '?tenant=demo' : ''} (its admins sign in there).`,
       'To make a new API key (from another terminal; the server can keep running):',
       `  ./bin/learnbase apikey create --tenant ${started.demo ? 'demo' : 'NAME'}${database}`,
       '',

@@ -24,6 +24,17 @@ describe('the start-up banner [pglite]', () => {
     assert.match(store, /curl -X POST /);
     assert.match(replace, /curl -X PUT .*-H 'If-Match: \*'/);
 
+    // The console first: its address, and the demo admin who signs in there.
+    const [, consoleUrl, email] = /Open the console at (http:\/\/\S+) and sign in as (\S+) \/ \S+/.exec(banner) ?? [];
+    assert.ok(consoleUrl, banner);
+    assert.equal(email, 'admin@example.com');
+    const page = await fetch(consoleUrl);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    const signIn = await fetch(new URL('auth/sign-in?tenant=demo', consoleUrl), { redirect: 'manual' });
+    assert.equal(signIn.status, 303);
+    assert.match(signIn.headers.get('location') ?? '', /\/auth\/oauth\/authorize\?response_type=code&client_id=lbc_/);
+
     for (let round = 1; round <= 2; round++) {
       assert.equal(await statusOf(store), '204', `store, round ${round}`);
       assert.deepEqual(JSON.parse((await execAsync(`${read.trim()} -s`)).stdout), { page: 3 });
@@ -51,6 +62,7 @@ describe('the start-up banner [pglite]', () => {
     const banner = await waitForOutput(second, /apikey create[^\n]*\n/);
     assert.doesNotMatch(banner, /Created the/);
     assert.match(banner, /The "demo" tenant exists\. Its API key's secret was shown once, when it was created\./);
+    assert.match(banner, /The console: http:\/\/\S+\/console\/\?tenant=demo \(its admins sign in there\)\./);
     const base = /listening on (http:\/\/\S+)/.exec(banner)![1]!;
     const line = banner
       .split('\n')

@@ -30,6 +30,7 @@ const get = (ctx: TestContext, url: string, headers: Record<string, string> = {}
   ctx.app.inject({ method, url, headers: { host: HOST, ...headers } });
 
 const linksAt = (base: string) => ({
+  console: `${base}/console/`,
   reference: `${base}/docs`,
   guides: `${base}/docs/guides/`,
   openapi: `${base}/openapi.json`,
@@ -48,7 +49,7 @@ function assertLinks(body: string, base: string) {
   const links = linksAt(base);
   for (const href of Object.values(links)) assert.ok(body.includes(`<a href="${href}">`), `a link to ${href}`);
   assert.match(body, /xAPI endpoint<\/a>[^\n]*credentials/);
-  assert.match(body, /admin console is planned; it is not served yet/);
+  assert.ok(body.includes(`<a href="${links.console}"><strong>Open the console</strong></a>`), 'the console first');
 }
 
 describeEachBackend("GET / (no interface section: the server's front door)", (ctx) => {

@@ -4,6 +4,7 @@ import { asPage, escapeHtml, GUIDES_PATH, PAGE_HEADERS } from './guides.js';
 /** Where a newcomer goes from the server's address: absolute URLs on the address the request reached. */
 export function frontDoorLinks(baseUrl: string) {
   return {
+    console: `${baseUrl}/console/`,
     reference: `${baseUrl}/docs`,
     guides: `${baseUrl}${GUIDES_PATH}`,
     openapi: `${baseUrl}/openapi.json`,
@@ -68,11 +69,11 @@ function homePage(baseUrl: string): string {
 function linkList(baseUrl: string): string {
   const links = frontDoorLinks(baseUrl);
   const a = (href: string, text: string) => `<a href="${escapeHtml(href)}">${text}</a>`;
-  return `<ul>
+  return `<p>${a(links.console, '<strong>Open the console</strong>')}: sign in as an admin of your organisation to see and run its learning platform.</p>
+<ul>
 <li>${a(links.reference, 'The API reference')}: every endpoint, its parameters and its answers</li>
 <li>${a(links.guides, 'The guides')}: tenants and keys, imports, actors, launching content, operations</li>
 <li>${a(links.openapi, 'The OpenAPI description')}: to generate a client</li>
 <li>${a(links.xapi, 'The xAPI endpoint')}, <code>${escapeHtml(links.xapi)}</code>: the address to give an xAPI client; it answers xAPI requests with credentials only (an API key, or an access token and the tenant)</li>
-</ul>
-<p>An admin console is planned; it is not served yet.</p>`;
+</ul>`;
 }
