@@ -11,6 +11,7 @@ const OverviewPage = lazy(() => import('./pages/overview-page'));
 const PeoplePage = lazy(() => import('./pages/people-page'));
 const PersonPage = lazy(() => import('./pages/person-page'));
 const ReportsPage = lazy(() => import('./pages/reports-page'));
+const ImportsPage = lazy(() => import('./pages/imports-page'));
 const AccessPage = lazy(() => import('./pages/access-page'));
 
 const router = createBrowserRouter(
@@ -22,6 +23,7 @@ const router = createBrowserRouter(
         { path: '/people', element: <PeoplePage /> },
         { path: '/people/person', element: <PersonPage /> },
         { path: '/reports', element: <ReportsPage /> },
+        { path: '/imports', element: <ImportsPage /> },
         { path: '/access', element: <AccessPage /> },
         { path: '*', element: <NotFoundPage /> },
       ],

@@ -9,6 +9,7 @@ import { StartPage } from './pages/start-page';
 const PAGES: { to: string; label: string; end?: boolean }[] = [
   { to: '/', label: 'Overview', end: true },
   { to: '/people', label: 'People' },
+  { to: '/imports', label: 'Imports' },
   { to: '/reports', label: 'Reports' },
   { to: '/access', label: 'Access' },
 ];

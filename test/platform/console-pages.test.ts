@@ -240,4 +240,44 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
       }
     });
   }
+
+  for (const width of WIDTHS) {
+    it(`an admin imports a CSV with an error, fixes it and imports it, and sees it in the history at ${width} px`, {
+      skip: browserSkip,
+    }, async () => {
+      const { context, page, problems } = await open(width);
+      const total = async () =>
+        (
+          await ctx.app.inject({ method: 'POST', url: '/api/actors/search', headers: fixture.tenant.headers, payload: { criteria: {} } })
+        ).json().total;
+      try {
+        await signIn(page, fixture.owner.email, '/console/imports');
+        await page.getByRole('heading', { name: 'Import a file' }).waitFor();
+        const before = await total();
+        const csv = (rows: string) => ({
+          name: 'people.csv',
+          mimeType: 'text/csv',
+          buffer: Buffer.from(`name,employeeId,positionNumber\n${rows}`),
+        });
+        await page.locator('input[type=file]').setInputFiles(csv(`Mary Jackson,M${width},DEV1\n,D${width},CFO\n`));
+        await page.getByRole('button', { name: 'Check the file' }).click();
+        await page.getByText('2 rows: 1 new and 0 existing would be imported, 1 skipped for errors.').waitFor();
+        const problem = page.getByRole('row').filter({ hasText: 'Error: row skipped' });
+        assert.match(await problem.innerText(), /^2\b[\s\S]*"name" must be a non-empty string/);
+        await check(page, 'imports', width);
+        assert.equal(await total(), before, 'a check imports nothing');
+
+        await page.locator('input[type=file]').setInputFiles(csv(`Mary Jackson,M${width},DEV1\nDorothy Vaughan,D${width},CFO\n`));
+        await page.getByRole('button', { name: 'Check the file' }).click();
+        await page.getByText('2 rows: 2 new and 0 existing would be imported, 0 skipped for errors.').waitFor();
+        await page.getByRole('button', { name: 'Import 2 people' }).click();
+        await page.getByText('2 rows: 2 new and 0 existing were imported, 0 skipped for errors.').first().waitFor();
+        await page.getByRole('row').filter({ hasText: '2 new, 0 existing, 0 errors' }).filter({ hasNotText: 'check only' }).first().waitFor();
+        assert.equal(await total(), before + 2);
+        assert.deepEqual(problems, []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
 });
