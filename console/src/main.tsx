@@ -12,6 +12,7 @@ const PeoplePage = lazy(() => import('./pages/people-page'));
 const PersonPage = lazy(() => import('./pages/person-page'));
 const ReportsPage = lazy(() => import('./pages/reports-page'));
 const ImportsPage = lazy(() => import('./pages/imports-page'));
+const OrganisationPage = lazy(() => import('./pages/organisation-page'));
 const AccessPage = lazy(() => import('./pages/access-page'));
 
 const router = createBrowserRouter(
@@ -24,6 +25,7 @@ const router = createBrowserRouter(
         { path: '/people/person', element: <PersonPage /> },
         { path: '/reports', element: <ReportsPage /> },
         { path: '/imports', element: <ImportsPage /> },
+        { path: '/organisation', element: <OrganisationPage /> },
         { path: '/access', element: <AccessPage /> },
         { path: '*', element: <NotFoundPage /> },
       ],

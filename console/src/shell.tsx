@@ -10,6 +10,7 @@ const PAGES: { to: string; label: string; end?: boolean }[] = [
   { to: '/', label: 'Overview', end: true },
   { to: '/people', label: 'People' },
   { to: '/imports', label: 'Imports' },
+  { to: '/organisation', label: 'Organisation' },
   { to: '/reports', label: 'Reports' },
   { to: '/access', label: 'Access' },
 ];

@@ -203,10 +203,7 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
       await page.keyboard.press('Enter');
       await page.getByRole('button', { name: `Revoke ${key}` }).click();
       await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke' }).click();
-      await page
-        .getByText(/^Revoked /)
-        .first()
-        .waitFor();
+      await page.getByRole('gridcell', { name: 'Revoked', exact: true }).first().waitFor();
       const refused = await fetch(`${base}/api/me`, { headers: { authorization } });
       assert.equal(refused.status, 401);
       await check(page, 'access', 1280);
@@ -215,6 +212,77 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
       await context.close();
     }
   });
+
+  for (const width of WIDTHS) {
+    it(`an admin manages OAuth clients, admins, SCIM tokens and HR webhooks, each secret shown once, at ${width} px`, {
+      skip: browserSkip,
+    }, async () => {
+      const { context, page, problems } = await open(width);
+      try {
+        await signIn(page, fixture.owner.email, '/console/access?section=clients');
+        await page.getByRole('heading', { name: 'OAuth clients' }).waitFor();
+        await page.getByLabel('Name').fill(`Dashboard ${width}`);
+        await page.getByLabel('Redirect URIs (one per line)').fill('https://dashboard.example.com/callback');
+        await page.getByRole('button', { name: 'Create an OAuth client' }).click();
+        const clientId = (await page.getByTestId('issued-client-id').innerText()).trim();
+        assert.match(clientId, /^lbc_/);
+        assert.ok((await page.getByTestId('issued-client-secret').innerText()).trim().length > 20);
+        await check(page, 'access-clients', width);
+        await page.getByRole('button', { name: 'Done' }).click();
+        await page.getByRole('button', { name: `Delete ${clientId}` }).click();
+        await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+        await page.getByRole('button', { name: `Delete ${clientId}` }).waitFor({ state: 'detached' });
+
+        // A bad redirect URI is said in the API's words, beside the form.
+        await page.getByLabel('Redirect URIs (one per line)').fill('http://dashboard.example.com/callback');
+        await page.getByRole('button', { name: 'Create an OAuth client' }).click();
+        assert.match(await page.getByRole('alert').innerText(), /must use https/);
+
+        await page.getByRole('tab', { name: 'Admins' }).click();
+        const email = `helper-${width}@example.com`;
+        await page.getByLabel('E-mail').fill(email);
+        await page.getByLabel('Password (12 characters or more)').fill('a long enough passphrase');
+        await page.getByRole('button', { name: 'Create an admin' }).click();
+        await page.getByRole('rowheader', { name: email }).waitFor();
+        await check(page, 'access-admins', width);
+        await page.getByRole('button', { name: `Delete ${email}` }).click();
+        await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+        await page.getByRole('rowheader', { name: email }).waitFor({ state: 'detached' });
+
+        await page.getByRole('tab', { name: 'SCIM' }).click();
+        await page.getByRole('button', { name: 'Create a SCIM token' }).click();
+        const token = (await page.getByTestId('issued-token').innerText()).trim();
+        const scim = (await fetch(`${base}/scim/v2/Users?count=1`, { headers: { authorization: `Bearer ${token}` } })).status;
+        assert.equal(scim, 200);
+        await page.getByRole('button', { name: 'Done' }).click();
+        await page
+          .getByRole('button', { name: /^Revoke scim_/ })
+          .first()
+          .click();
+        await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke' }).click();
+        await page.getByRole('gridcell', { name: 'Revoked', exact: true }).first().waitFor();
+        assert.equal((await fetch(`${base}/scim/v2/Users?count=1`, { headers: { authorization: `Bearer ${token}` } })).status, 401);
+
+        await page.getByRole('tab', { name: 'HR webhooks' }).click();
+        await page.getByRole('button', { name: 'Create an HR webhook' }).click();
+        assert.match(await page.getByTestId('issued-signing-secret').innerText(), /^whsec_/);
+        await check(page, 'access-hr', width);
+        await page.getByRole('button', { name: 'Done' }).click();
+
+        await page.getByRole('tab', { name: 'Single sign-on' }).click();
+        await page.getByText('No single sign-on connection yet.').waitFor();
+        assert.equal(new URL(page.url()).searchParams.get('section'), 'sso');
+        await check(page, 'access-sso', width);
+        assert.deepEqual(
+          problems.filter((problem) => !/status of 400/.test(problem)),
+          [],
+          'only the refused redirect URI is logged by the browser',
+        );
+      } finally {
+        await context.close();
+      }
+    });
+  }
 
   for (const width of WIDTHS) {
     it(`an admin limited to the CTO's subtree sees only its people and manages no keys at ${width} px`, { skip: browserSkip }, async () => {
@@ -226,8 +294,8 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
         const names = await page.getByRole('rowheader').allInnerTexts();
         assert.deepEqual(names.map((name) => name.trim()).sort(), ['Ada Lovelace', 'Alan Turing']);
         await page.getByRole('link', { name: 'Access' }).click();
-        await page.getByRole('alert').waitFor();
-        assert.match(await page.getByRole('alert').innerText(), /organisation subtree|scope|limited/i);
+        await page.getByRole('alert').first().waitFor();
+        assert.match(await page.getByRole('alert').first().innerText(), /organisation subtree|scope|limited/i);
         assert.equal(await page.getByRole('button', { name: 'Create an API key' }).count(), 0);
         await check(page, 'scoped-access', width);
         // Problems here are the 403 the page says in words: the browser logs the refused request.
@@ -235,6 +303,41 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
           problems.filter((problem) => !/status of 403/.test(problem)),
           [],
         );
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
+  for (const width of WIDTHS) {
+    it(`an admin opens the organisation's tree entry by entry, shares an entry, and reads the jobs at ${width} px`, {
+      skip: browserSkip,
+    }, async () => {
+      const { context, page, problems } = await open(width);
+      try {
+        await signIn(page, fixture.owner.email, '/console/organisation');
+        const tree = page.getByRole('treegrid', { name: 'Organisation structure' });
+        await tree.getByRole('row', { name: /CEO/ }).waitFor();
+        assert.equal(await tree.getByRole('row', { name: /CTO/ }).count(), 0, 'children are drawn once their entry is opened');
+        await page.getByRole('button', { name: 'Open CEO' }).click();
+        await tree.getByRole('row', { name: /CTO/ }).click();
+        await page.getByRole('heading', { name: 'CTO Chief Technology Officer' }).waitFor();
+        assert.match(await page.locator('.facts').innerText(), /People here and below\s*2/);
+        assert.equal(new URL(page.url()).searchParams.get('entry'), 'CTO');
+        await check(page, 'organisation', width);
+
+        // A shared link to an entry deep down opens the entries above it.
+        await page.goto(`${base}/console/organisation?entry=DEV1`);
+        await tree.getByRole('row', { name: /DEV1/ }).waitFor();
+        await page.getByRole('link', { name: 'The people here and below' }).click();
+        await page.getByRole('heading', { name: /^1 person/ }).waitFor();
+        assert.deepEqual(await page.getByRole('rowheader').allInnerTexts(), ['Ada Lovelace']);
+
+        await page.goto(`${base}/console/organisation?tab=jobs`);
+        await page.getByRole('rowheader', { name: 'J-ENG' }).waitFor();
+        assert.match(await page.locator('main').innerText(), /Engineer/);
+        await check(page, 'jobs', width);
+        assert.deepEqual(problems, []);
       } finally {
         await context.close();
       }
@@ -272,7 +375,12 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
         await page.getByText('2 rows: 2 new and 0 existing would be imported, 0 skipped for errors.').waitFor();
         await page.getByRole('button', { name: 'Import 2 people' }).click();
         await page.getByText('2 rows: 2 new and 0 existing were imported, 0 skipped for errors.').first().waitFor();
-        await page.getByRole('row').filter({ hasText: '2 new, 0 existing, 0 errors' }).filter({ hasNotText: 'check only' }).first().waitFor();
+        await page
+          .getByRole('row')
+          .filter({ hasText: '2 new, 0 existing, 0 errors' })
+          .filter({ hasNotText: 'check only' })
+          .first()
+          .waitFor();
         assert.equal(await total(), before + 2);
         assert.deepEqual(problems, []);
       } finally {
