@@ -13,6 +13,9 @@ const PersonPage = lazy(() => import('./pages/person-page'));
 const ReportsPage = lazy(() => import('./pages/reports-page'));
 const ImportsPage = lazy(() => import('./pages/imports-page'));
 const OrganisationPage = lazy(() => import('./pages/organisation-page'));
+const StatementsPage = lazy(() => import('./pages/statements-page'));
+const NotificationsPage = lazy(() => import('./pages/notifications-page'));
+const AuditPage = lazy(() => import('./pages/audit-page'));
 const AccessPage = lazy(() => import('./pages/access-page'));
 
 const router = createBrowserRouter(
@@ -26,6 +29,9 @@ const router = createBrowserRouter(
         { path: '/reports', element: <ReportsPage /> },
         { path: '/imports', element: <ImportsPage /> },
         { path: '/organisation', element: <OrganisationPage /> },
+        { path: '/statements', element: <StatementsPage /> },
+        { path: '/notifications', element: <NotificationsPage /> },
+        { path: '/audit', element: <AuditPage /> },
         { path: '/access', element: <AccessPage /> },
         { path: '*', element: <NotFoundPage /> },
       ],

@@ -12,6 +12,9 @@ const PAGES: { to: string; label: string; end?: boolean }[] = [
   { to: '/imports', label: 'Imports' },
   { to: '/organisation', label: 'Organisation' },
   { to: '/reports', label: 'Reports' },
+  { to: '/statements', label: 'Statements' },
+  { to: '/notifications', label: 'Notifications' },
+  { to: '/audit', label: 'Audit' },
   { to: '/access', label: 'Access' },
 ];
 
