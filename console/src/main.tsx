@@ -13,6 +13,9 @@ const PersonPage = lazy(() => import('./pages/person-page'));
 const ReportsPage = lazy(() => import('./pages/reports-page'));
 const ImportsPage = lazy(() => import('./pages/imports-page'));
 const OrganisationPage = lazy(() => import('./pages/organisation-page'));
+const ActivitiesPage = lazy(() => import('./pages/activities-page'));
+const AssignmentsPage = lazy(() => import('./pages/assignments-page'));
+const AssignmentPage = lazy(() => import('./pages/assignment-page'));
 const StatementsPage = lazy(() => import('./pages/statements-page'));
 const NotificationsPage = lazy(() => import('./pages/notifications-page'));
 const AuditPage = lazy(() => import('./pages/audit-page'));
@@ -29,6 +32,9 @@ const router = createBrowserRouter(
         { path: '/reports', element: <ReportsPage /> },
         { path: '/imports', element: <ImportsPage /> },
         { path: '/organisation', element: <OrganisationPage /> },
+        { path: '/activities', element: <ActivitiesPage /> },
+        { path: '/assignments', element: <AssignmentsPage /> },
+        { path: '/assignments/assignment', element: <AssignmentPage /> },
         { path: '/statements', element: <StatementsPage /> },
         { path: '/notifications', element: <NotificationsPage /> },
         { path: '/audit', element: <AuditPage /> },

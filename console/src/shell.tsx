@@ -11,6 +11,8 @@ const PAGES: { to: string; label: string; end?: boolean }[] = [
   { to: '/people', label: 'People' },
   { to: '/imports', label: 'Imports' },
   { to: '/organisation', label: 'Organisation' },
+  { to: '/activities', label: 'Activities' },
+  { to: '/assignments', label: 'Assignments' },
   { to: '/reports', label: 'Reports' },
   { to: '/statements', label: 'Statements' },
   { to: '/notifications', label: 'Notifications' },

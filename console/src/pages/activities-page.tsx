@@ -1,0 +1,391 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import {
+  Button,
+  Input,
+  type Key,
+  Label,
+  ListBox,
+  ListBoxItem,
+  Popover,
+  SearchField,
+  Select,
+  SelectValue,
+  Tree,
+  TreeItem,
+  TreeItemContent,
+} from 'react-aria-components';
+import { Link, useSearchParams } from 'react-router';
+import { count } from '../components/data-table';
+import { EmptyState, ErrorNote, Loading } from '../components/notes';
+import { useLoad } from '../lib/use-api';
+import { ancestorsOf, day, languageText, loadRegistry, type Registry, type RegistryEntry } from './learning-common';
+import { LaunchLink } from './launch-link';
+import './assignments.css';
+
+const ANY_TAG = '*any';
+/** A registry larger than this opens at its roots. */
+const LARGE = 200;
+
+const nameOf = (entry: RegistryEntry) => languageText(entry.definition.name) ?? entry.id;
+
+/**
+ * The activities registry (GET /api/activities): its hierarchy as a tree, each activity's tags,
+ * competencies, whether only passing it counts, and, for one with a launch URL, a launch link made
+ * for a learner. The filters and the activity shown are the address (`?tag=…&search=…&activity=…`).
+ */
+export default function ActivitiesPage() {
+  const [search, setSearch] = useSearchParams();
+  const tag = search.get('tag') ?? '';
+  const text = search.get('search') ?? '';
+  const chosen = search.get('activity') ?? undefined;
+  const [registry] = useLoad((signal) => loadRegistry(signal), 'registry');
+  const details = useRef<HTMLElement>(null);
+
+  /** The address with these parameters changed (an empty value removes one). */
+  function update(changes: Record<string, string | undefined>, replace = false) {
+    const next = new URLSearchParams(search);
+    for (const [name, value] of Object.entries(changes)) {
+      if (value) next.set(name, value);
+      else next.delete(name);
+    }
+    setSearch(next, { replace });
+  }
+
+  if (registry.status === 'loading') return <Loading what="the activities" />;
+  if (registry.status === 'error') {
+    return (
+      <>
+        <h1>Activities</h1>
+        <ErrorNote error={registry.error} />
+      </>
+    );
+  }
+  const { value } = registry;
+  const entry = chosen === undefined ? undefined : value.byId.get(chosen);
+
+  return (
+    <>
+      <h1>Activities</h1>
+      {value.entries.length === 0 ? (
+        <EmptyState title="No activities registered yet.">
+          <p>
+            Register them with <code>PUT /api/activities</code> (docs/activities.md): each with its name, the activity above it (
+            <code>parentId</code>), its tags, competencies and the launch URL of its content. They can then be assigned.
+          </p>
+        </EmptyState>
+      ) : (
+        <div className="activities-layout">
+          <section className="panel" aria-labelledby="registry-title">
+            <h2 id="registry-title">
+              {count(value.entries.length)} {value.entries.length === 1 ? 'activity' : 'activities'}
+              {!value.complete && ' (the first ones: the registry holds more)'}
+            </h2>
+            <Filters
+              registry={value}
+              tag={tag}
+              text={text}
+              onTag={(next) => update({ tag: next })}
+              onText={(next) => update({ search: next }, true)}
+            />
+            <ActivityTree
+              registry={value}
+              tag={tag}
+              text={text}
+              chosen={chosen}
+              choose={(id) => {
+                update({ activity: id });
+                // At a narrow width the details are below the tree: bring them into view.
+                if (window.matchMedia('(max-width: 48rem)').matches) requestAnimationFrame(() => details.current?.scrollIntoView());
+              }}
+              clear={() => update({ tag: undefined, search: undefined })}
+            />
+          </section>
+          <section className="panel" aria-labelledby="activity-title" ref={details}>
+            {entry ? (
+              <ActivityDetails key={entry.id} entry={entry} registry={value} />
+            ) : (
+              <>
+                <h2 id="activity-title">An activity</h2>
+                {chosen !== undefined ? (
+                  <ErrorNote error={new Error(`The registry has no activity "${chosen}": choose one in the tree.`)} />
+                ) : (
+                  <p className="muted">Choose an activity in the tree to see its details and make a launch link for a learner.</p>
+                )}
+              </>
+            )}
+          </section>
+        </div>
+      )}
+    </>
+  );
+}
+
+function Filters({
+  registry,
+  tag,
+  text,
+  onTag,
+  onText,
+}: {
+  registry: Registry;
+  tag: string;
+  text: string;
+  onTag: (tag: string | undefined) => void;
+  onText: (text: string) => void;
+}) {
+  const tags = useMemo(() => {
+    const counted = new Map<string, number>();
+    for (const entry of registry.entries) for (const name of entry.tags) counted.set(name, (counted.get(name) ?? 0) + 1);
+    return [...counted].sort(([a], [b]) => a.localeCompare(b));
+  }, [registry]);
+  return (
+    <div className="filters activity-filters">
+      <SearchField value={text} onChange={onText} className="activity-search">
+        <Label>Find by name or id</Label>
+        <div className="search-box">
+          <Input spellCheck={false} />
+          <Button className="search-clear" aria-label="Clear the search">
+            ×
+          </Button>
+        </div>
+      </SearchField>
+      <Select
+        className="tag-select"
+        selectedKey={tag === '' ? ANY_TAG : tag}
+        onSelectionChange={(key) => onTag(key === ANY_TAG ? undefined : String(key))}
+      >
+        <Label className="field-label">Tag</Label>
+        <Button className="select-button">
+          <SelectValue />
+        </Button>
+        <Popover>
+          <ListBox>
+            <ListBoxItem id={ANY_TAG}>Any tag</ListBoxItem>
+            {tags.map(([name, n]) => (
+              <ListBoxItem key={name} id={name} textValue={name}>
+                {name} ({count(n)})
+              </ListBoxItem>
+            ))}
+            {/* A tag from a shared link that no activity carries any more is still shown as chosen. */}
+            {tag !== '' && !tags.some(([name]) => name === tag) && (
+              <ListBoxItem id={tag} textValue={tag}>
+                {tag} (0)
+              </ListBoxItem>
+            )}
+          </ListBox>
+        </Popover>
+      </Select>
+    </div>
+  );
+}
+
+function ActivityTree({
+  registry,
+  tag,
+  text,
+  chosen,
+  choose,
+  clear,
+}: {
+  registry: Registry;
+  tag: string;
+  text: string;
+  chosen?: string;
+  choose: (id: string) => void;
+  clear: () => void;
+}) {
+  // Filtering keeps each match with the activities above it, so a match is seen where it sits.
+  const { shown, matches } = useMemo(() => {
+    const needle = text.trim().toLowerCase();
+    const filtered = tag !== '' || needle !== '';
+    const matching = registry.entries.filter(
+      (entry) =>
+        (tag === '' || entry.tags.includes(tag)) &&
+        (needle === '' || entry.id.toLowerCase().includes(needle) || nameOf(entry).toLowerCase().includes(needle)),
+    );
+    const ids = new Set(matching.map((entry) => entry.id));
+    if (filtered) for (const entry of matching) for (const above of ancestorsOf(entry, registry)) ids.add(above.id);
+    return { shown: ids, matches: filtered ? new Set(matching.map((entry) => entry.id)) : undefined };
+  }, [registry, tag, text]);
+  // Everything is open but what the admin closed, so the hierarchy is seen at once; a large
+  // registry unfiltered opens at its roots, drawing an entry's children once it is opened. The
+  // chosen activity's ancestors are open, so a shared link shows it.
+  const filtered = matches !== undefined;
+  const closedAtFirst = () => new Set<Key>(!filtered && registry.entries.length > LARGE ? registry.children.keys() : []);
+  const [closed, setClosed] = useState<Set<Key>>(closedAtFirst);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new filter starts from what it shows, all open.
+  useEffect(() => setClosed(closedAtFirst()), [tag, text]);
+  useEffect(() => {
+    const entry = chosen === undefined ? undefined : registry.byId.get(chosen);
+    if (!entry) return;
+    const above = ancestorsOf(entry, registry).map((parent) => parent.id);
+    setClosed((now) => (above.some((id) => now.has(id)) ? new Set([...now].filter((id) => !above.includes(String(id)))) : now));
+  }, [chosen, registry]);
+  const parents = useMemo(() => [...registry.children.keys()].filter((id) => shown.has(id)), [registry, shown]);
+  const expanded = useMemo(() => new Set(parents.filter((id) => !closed.has(id))), [parents, closed]);
+
+  if (shown.size === 0) {
+    return (
+      <EmptyState title="No activity matches these filters.">
+        <Button className="secondary small" onPress={clear}>
+          Clear the filters
+        </Button>
+      </EmptyState>
+    );
+  }
+
+  const render = (entry: RegistryEntry) => {
+    const children = (registry.children.get(entry.id) ?? []).filter((child) => shown.has(child.id));
+    const context = matches !== undefined && !matches.has(entry.id);
+    return (
+      <TreeItem
+        key={entry.id}
+        id={entry.id}
+        textValue={nameOf(entry)}
+        hasChildItems={children.length > 0}
+        className={context ? 'activity-item context' : 'activity-item'}
+      >
+        <TreeItemContent>
+          {({ hasChildItems, isExpanded }) => (
+            <div className="activity-row">
+              {hasChildItems ? (
+                <Button slot="chevron" className="tree-toggle" aria-label={`${isExpanded ? 'Close' : 'Open'} ${nameOf(entry)}`}>
+                  <span aria-hidden="true">{isExpanded ? '▾' : '▸'}</span>
+                </Button>
+              ) : (
+                <span className="tree-spacer" aria-hidden="true" />
+              )}
+              <span className="activity-name">{nameOf(entry)}</span>
+              {entry.tags.length > 0 && (
+                <span className="chips">
+                  {entry.tags.map((name) => (
+                    <span key={name} className="chip">
+                      {name}
+                    </span>
+                  ))}
+                </span>
+              )}
+              {entry.launchUrl && <span className="chip launchable">launchable</span>}
+            </div>
+          )}
+        </TreeItemContent>
+        {expanded.has(entry.id) && children.map(render)}
+      </TreeItem>
+    );
+  };
+
+  return (
+    <Tree
+      aria-label="Activities by hierarchy"
+      className="activity-tree"
+      expandedKeys={expanded}
+      onExpandedChange={(keys) => setClosed(new Set(parents.filter((id) => !keys.has(id))))}
+      selectionMode="single"
+      selectedKeys={chosen ? [chosen] : []}
+      onSelectionChange={(keys) => {
+        const [id] = [...(keys as Set<Key>)];
+        if (id !== undefined) choose(String(id));
+      }}
+    >
+      {registry.roots.filter((entry) => shown.has(entry.id)).map(render)}
+    </Tree>
+  );
+}
+
+function ActivityDetails({ entry, registry }: { entry: RegistryEntry; registry: Registry }) {
+  const [search] = useSearchParams();
+  const linkTo = (id: string) => {
+    const next = new URLSearchParams(search);
+    next.set('activity', id);
+    return `?${next}`;
+  };
+  const above = ancestorsOf(entry, registry).reverse();
+  const below = registry.children.get(entry.id) ?? [];
+  const description = languageText(entry.definition.description);
+  const attributes = Object.entries(entry.attributes);
+  return (
+    <>
+      <h2 id="activity-title">{nameOf(entry)}</h2>
+      {description && <p>{description}</p>}
+      <dl className="facts">
+        <div>
+          <dt>Id</dt>
+          <dd>
+            <code>{entry.id}</code>
+          </dd>
+        </div>
+        {entry.definition.type && (
+          <div>
+            <dt>Type</dt>
+            <dd>
+              <code>{entry.definition.type}</code>
+            </dd>
+          </div>
+        )}
+        <div>
+          <dt>Above it</dt>
+          <dd>
+            {above.length === 0 ? (
+              'nothing: it is a root'
+            ) : (
+              <ol className="path">
+                {above.map((parent) => (
+                  <li key={parent.id}>
+                    <Link to={linkTo(parent.id)}>{nameOf(parent)}</Link>
+                  </li>
+                ))}
+              </ol>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Below it</dt>
+          <dd>
+            {below.length === 0 ? (
+              'nothing'
+            ) : (
+              <ul className="plain">
+                {below.map((child) => (
+                  <li key={child.id}>
+                    <Link to={linkTo(child.id)}>{nameOf(child)}</Link>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Tags</dt>
+          <dd>{entry.tags.length === 0 ? 'none' : entry.tags.join(', ')}</dd>
+        </div>
+        <div>
+          <dt>Develops</dt>
+          <dd>{entry.competencies.length === 0 ? 'none' : entry.competencies.join(', ')}</dd>
+        </div>
+        <div>
+          <dt>Done when</dt>
+          <dd>{entry.requiresSuccess ? 'passed (completing it without passing does not count)' : 'completed or passed'}</dd>
+        </div>
+        {attributes.map(([name, value]) => (
+          <div key={name}>
+            <dt>{name}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+        <div>
+          <dt>Launch URL</dt>
+          <dd>{entry.launchUrl ? <code>{entry.launchUrl}</code> : 'none: it cannot be launched from learnbase'}</dd>
+        </div>
+        <div>
+          <dt>Last written</dt>
+          <dd>{day(entry.updated)}</dd>
+        </div>
+      </dl>
+      <p className="links">
+        <Link to={`/assignments?tab=create&activity=${encodeURIComponent(entry.id)}`}>Assign it</Link>
+        <Link to={`/reports?report=by-activity&activityId=${encodeURIComponent(entry.id)}`}>Its completion report</Link>
+      </p>
+      {entry.launchUrl && <LaunchLink entry={entry} />}
+    </>
+  );
+}

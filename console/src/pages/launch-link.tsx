@@ -1,0 +1,226 @@
+import { useEffect, useState } from 'react';
+import { Button, ComboBox, Form, Group, Input, Label, ListBox, ListBoxItem, Popover, Text, TextField } from 'react-aria-components';
+import { count } from '../components/data-table';
+import { ErrorNote } from '../components/notes';
+import { api, SERVER_ROOT } from '../lib/api';
+import { type Actor, displayName, identifierText, ifiOf } from '../lib/agent';
+import { useSession } from '../lib/session';
+import { tenantOfPage } from '../tenant';
+import { day, type RegistryEntry } from './learning-common';
+
+/** 32 random bytes as hex, or as base64url: a credential's username and password. */
+function randomText(bytes: number, form: 'hex' | 'base64url'): string {
+  const values = crypto.getRandomValues(new Uint8Array(bytes));
+  if (form === 'hex') return [...values].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return btoa(String.fromCharCode(...values))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
+}
+
+interface IssuedLink {
+  link: string;
+  learner: string;
+  username: string;
+  expiresAt: string;
+}
+
+/**
+ * A launch link for one learner (docs/provisioning.md): a learner credential of their own
+ * (POST /api/auth/basic, a fresh random username and password) in the link's `auth`. The link
+ * names the organisation by its host: only a console opened at the organisation's own address
+ * ({tenant}.{base domain}) makes one a browser can open.
+ */
+export function LaunchLink({ entry }: { entry: RegistryEntry }) {
+  const session = useSession();
+  const [person, setPerson] = useState<Actor>();
+  const [issued, setIssued] = useState<IssuedLink>();
+  const [failure, setFailure] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const [copied, setCopied] = useState('');
+  const onTenantHost = tenantOfPage(document, window.location.search)?.by === 'host';
+
+  async function create() {
+    if (!person) return;
+    setBusy(true);
+    setFailure(undefined);
+    setCopied('');
+    try {
+      const username = randomText(16, 'hex');
+      const password = randomText(24, 'base64url');
+      const credential = await api<{ username: string; actor: Actor; expiresAt: string }>('POST', '/api/auth/basic', {
+        body: { username, password, data: { actor: ifiOf(person) } },
+        headers: { 'svc-account-source': 'learnbase console' },
+      });
+      const auth = `Basic ${btoa(`${username}:${password}`)}`;
+      const link = new URL('api/activities/launch', SERVER_ROOT);
+      link.search = `activityId=${encodeURIComponent(entry.id)}&auth=${encodeURIComponent(auth)}`;
+      setIssued({ link: link.href, learner: displayName(credential.actor), username, expiresAt: credential.expiresAt });
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function copy(link: string) {
+    try {
+      await navigator.clipboard.writeText(link);
+      setCopied('The link is copied.');
+    } catch {
+      setCopied('The browser did not let the page copy: select the link and copy it.');
+    }
+  }
+
+  return (
+    <Form
+      className="launch"
+      aria-labelledby="launch-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void create();
+      }}
+    >
+      <h3 id="launch-title">A launch link for a learner</h3>
+      <p className="muted">
+        The link opens the content as this learner: it holds a learner credential made for them, so hand it to them only.
+      </p>
+      <PersonPicker onChange={setPerson} />
+      <Button type="submit" isDisabled={!person || busy}>
+        {busy ? 'Making the link…' : 'Make a launch link'}
+      </Button>
+      <ErrorNote error={failure} />
+      {issued && (
+        <div className="issued" aria-live="polite">
+          <TextField isReadOnly value={issued.link} className="link-field">
+            <Label>Launch link for {issued.learner}</Label>
+            <Input onFocus={(event) => event.currentTarget.select()} />
+            <Text slot="description" className="muted">
+              Works until {day(issued.expiresAt)}, when its credential expires; revoke it sooner with{' '}
+              <code>DELETE /api/auth/basic/{issued.username}</code>.
+            </Text>
+          </TextField>
+          <div className="actions">
+            <Button className="secondary" onPress={() => void copy(issued.link)}>
+              Copy the link
+            </Button>
+          </div>
+          <p className="muted" role="status">
+            {copied}
+          </p>
+          {!onTenantHost && (
+            <div className="note">
+              <p>
+                This console was opened at an address that does not name the organisation, and a browser opening the link cannot name it any
+                other way: open the console at the organisation’s own address (<code>{session.tenant.name}.</code>
+                <em>your base domain</em>) to make links to hand out. This one works from a program that sends{' '}
+                <code>X-SVC-Tenant: {session.tenant.name}</code>.
+              </p>
+            </div>
+          )}
+        </div>
+      )}
+    </Form>
+  );
+}
+
+/** The search behind the learner picker: agents whose name, e-mail address or account name holds what was typed. */
+function personCriteria(typed: string) {
+  const capitalised = typed.charAt(0).toUpperCase() + typed.slice(1);
+  const names = [...new Set([typed, capitalised])].map((value) => ({ field: 'name', op: 'contains', value }));
+  return {
+    and: [
+      { field: 'objectType', op: 'eq', value: 'Agent' },
+      {
+        or: [
+          ...names,
+          { field: 'mbox', op: 'contains', value: typed.toLowerCase() },
+          { field: 'attributes.email', op: 'contains', value: typed.toLowerCase() },
+          { field: 'account.name', op: 'eq', value: typed },
+        ],
+      },
+    ],
+  };
+}
+
+/** A combo box of the people whose name or e-mail address holds what is typed (the actor search, 10 at a time). */
+function PersonPicker({ onChange }: { onChange: (person: Actor | undefined) => void }) {
+  const [typed, setTyped] = useState('');
+  const [picked, setPicked] = useState<Actor>();
+  // Picked, and not typed over since: the one the link is for.
+  const person = picked && typed === displayName(picked) ? picked : undefined;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the parent's setter never changes.
+  useEffect(() => onChange(person), [person]);
+  const [found, setFound] = useState<{ actors: Actor[]; total: number }>({ actors: [], total: 0 });
+  /** What the people found were searched for. */
+  const [searched, setSearched] = useState('');
+  const [failure, setFailure] = useState<unknown>();
+  useEffect(() => {
+    const words = typed.trim();
+    if (words === '') {
+      setFound({ actors: [], total: 0 });
+      return;
+    }
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      api<{ actors: Actor[]; total: number }>('POST', '/api/actors/search', {
+        body: { criteria: personCriteria(words) },
+        query: { limit: 10 },
+        signal: controller.signal,
+      })
+        .then((answer) => {
+          setFailure(undefined);
+          setFound(answer);
+          setSearched(words);
+        })
+        .catch((error: unknown) => !controller.signal.aborted && setFailure(error));
+    }, 250);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [typed]);
+  const keyOf = (actor: Actor) => JSON.stringify(ifiOf(actor));
+  const items = found.actors.map((actor) => ({ id: keyOf(actor), actor }));
+  return (
+    <>
+      <ComboBox
+        className="person-picker"
+        items={items}
+        inputValue={typed}
+        onInputChange={setTyped}
+        selectedKey={person ? keyOf(person) : null}
+        onSelectionChange={(key) => {
+          // Both the text and the choice are this component's: the text becomes the name picked.
+          const actor = items.find((item) => item.id === key)?.actor;
+          setPicked(actor);
+          if (actor) setTyped(displayName(actor));
+        }}
+        menuTrigger="input"
+        // The people arrive a moment after the typing: the list opens at once and fills in.
+        allowsEmptyCollection
+      >
+        <Label>Learner</Label>
+        <Group className="search-box">
+          <Input spellCheck={false} />
+        </Group>
+        <Text slot="description" className="muted">
+          Type part of their name, their e-mail address or their account name, then pick them.
+          {found.total > found.actors.length && ` The first ${found.actors.length} of ${count(found.total)} shown: type more.`}
+        </Text>
+        <Popover className="picker-popover">
+          <ListBox<{ id: string; actor: Actor }>
+            renderEmptyState={() => <p className="muted">{searched === typed.trim() ? 'Nobody found.' : 'Searching…'}</p>}
+          >
+            {(item) => (
+              <ListBoxItem id={item.id} textValue={displayName(item.actor)}>
+                {displayName(item.actor)} <span className="option-detail">{identifierText(item.actor)}</span>
+              </ListBoxItem>
+            )}
+          </ListBox>
+        </Popover>
+      </ComboBox>
+      <ErrorNote error={failure} />
+    </>
+  );
+}
