@@ -1,7 +1,7 @@
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { chromium, type Page } from 'playwright-core';
-import { type Api, seed } from './learning-tenant.js';
+import { seed, startLearningTenant } from './learning-tenant.js';
 import {
   adminQuery,
   BENCH_TENANT,
@@ -14,7 +14,6 @@ import {
   publishReport,
   quantile,
   runBench,
-  startBenchTenant,
   UsageError,
 } from './support.js';
 
@@ -91,22 +90,8 @@ async function main(): Promise<number> {
   ensureBuilt();
   const storage = await createStorage(options);
   log(`storage: ${storage.describe}`);
-  const { base, authorization } = await startBenchTenant(storage, { LEARNBASE_IMPORT_LIMIT_BYTES: String(1024 * 1024 * 1024) });
-  const headers = { authorization, 'x-svc-tenant': BENCH_TENANT, 'content-type': 'application/json' };
-  const api: Api = {
-    base,
-    headers,
-    send: async (method, path, body, extra = {}) => {
-      const response = await fetch(`${base}${path}`, {
-        method,
-        headers: { ...headers, ...extra },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
-      return text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
-    },
-  };
+  const api = await startLearningTenant(storage);
+  const { base } = api;
   const seeded = await seed(api, options.shape);
   if (storage.statsUrl) await adminQuery(storage.statsUrl, 'VACUUM (ANALYZE)');
   await cliJson(['admin', 'create', '--tenant', BENCH_TENANT, '--email', ADMIN.email, '--password', ADMIN.password, ...storage.flags]);

@@ -1,6 +1,6 @@
 // The learning benchmark's tenant (bench/learning.ts, bench/console.ts): its shape, the data built
 // for it, and the seeding through the API.
-import { log, sequence } from './support.js';
+import { BENCH_TENANT, log, sequence, type Storage, startBenchTenant } from './support.js';
 
 // ---------------------------------------------------------------------------------------------
 // The tenant. Positions form a tree of ten under each (position n reports to (n - 1) / 10), so a
@@ -188,4 +188,24 @@ export async function seed(api: Api, options: Options): Promise<Record<string, n
     await Promise.all(Array.from({ length: 10 }, worker));
   });
   return seconds;
+}
+
+/** The bench tenant's server on `storage` (imports up to 1 GiB), and the API as its key calls it. */
+export async function startLearningTenant(storage: Storage): Promise<Api> {
+  const { base, authorization } = await startBenchTenant(storage, { LEARNBASE_IMPORT_LIMIT_BYTES: String(1024 * 1024 * 1024) });
+  const headers = { authorization, 'x-svc-tenant': BENCH_TENANT, 'content-type': 'application/json' };
+  return {
+    base,
+    headers,
+    send: async (method, path, body, extra = {}) => {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { ...headers, ...extra },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+      return text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+    },
+  };
 }

@@ -3,7 +3,6 @@ import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 import {
   adminQuery,
-  BENCH_TENANT,
   createStorage,
   DEFAULT_POSTGRES,
   ensureBuilt,
@@ -13,11 +12,22 @@ import {
   quantile,
   runBench,
   sequence,
-  startBenchTenant,
   UsageError,
   publishReport,
 } from './support.js';
-import { ACCOUNT_HOME, ADL, type Api, activityIri, DAY_MS, END, employeeId, jobId, positionId, seed } from './learning-tenant.js';
+import {
+  ACCOUNT_HOME,
+  ADL,
+  type Api,
+  activityIri,
+  DAY_MS,
+  END,
+  employeeId,
+  jobId,
+  positionId,
+  seed,
+  startLearningTenant,
+} from './learning-tenant.js';
 
 const USAGE = `Usage: node --import tsx bench/learning.ts --backend pglite|postgres [options]
 
@@ -285,22 +295,7 @@ async function main(): Promise<number> {
   ensureBuilt();
   const storage = await createStorage(options);
   log(`storage: ${storage.describe}`);
-  const { base, authorization } = await startBenchTenant(storage, { LEARNBASE_IMPORT_LIMIT_BYTES: String(1024 * 1024 * 1024) });
-  const headers = { authorization, 'x-svc-tenant': BENCH_TENANT, 'content-type': 'application/json' };
-  const api: Api = {
-    base,
-    headers,
-    send: async (method, path, body, extra = {}) => {
-      const response = await fetch(`${base}${path}`, {
-        method,
-        headers: { ...headers, ...extra },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
-      return text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
-    },
-  };
+  const api = await startLearningTenant(storage);
   const seeded = await seed(api, options);
   if (storage.statsUrl) {
     // The tables were just written: vacuum and analyse them now, so that no autovacuum runs in the
