@@ -103,7 +103,13 @@ describe('learnbase command line [pglite]', () => {
       assert.match(admins.rows[0].password_hash, /^scrypt\$/);
       assert.ok(!admins.rows[0].password_hash.includes('correct horse'));
       const clients = await db.query<{ redirect_uris: string[]; secret: string }>(
-        "SELECT redirect_uris, encode(secret_hash, 'escape') AS secret FROM oauth_clients",
+        "SELECT redirect_uris, encode(secret_hash, 'escape') AS secret FROM oauth_clients WHERE NOT console",
+      );
+      const consoles = await db.query<{ redirect_uris: string[] }>('SELECT redirect_uris FROM oauth_clients WHERE console');
+      assert.deepEqual(
+        consoles.rows.map((row) => row.redirect_uris),
+        [['/console/auth/callback']],
+        '`tenant create` made the console client with the tenant',
       );
       assert.deepEqual(clients.rows[0].redirect_uris, ['https://app.example.com/cb', 'http://localhost:3000/cb']);
       assert.ok(!clients.rows[0].secret.includes(clientSecret));
