@@ -6,6 +6,7 @@ import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { hashSecret, newSecret } from '../../src/platform/secrets.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
+import { tenantAddress } from '../../src/modules/auth/console/console-session.routes.js';
 import { submitSignInForm, tokenRequest } from './oauth-token-fixtures.js';
 
 /**
@@ -36,6 +37,13 @@ const pendingCookieOf = (res: { headers: Record<string, unknown> }) => {
   const all = Array.isArray(header) ? header : [String(header)];
   return all.find((cookie: string) => cookie.startsWith('__Host-lb-console-signin-'))!.split(';')[0]!;
 };
+
+it("tenantAddress: the organisation's label under the base domain, scheme, port and public path kept", () => {
+  assert.equal(tenantAddress('http://127.0.0.1:8080', 'demo', 'localhost'), 'http://demo.localhost:8080/');
+  assert.equal(tenantAddress('https://lrs.example.com/learning', 'acme', 'lrs.example.com'), 'https://acme.lrs.example.com/learning/');
+  assert.equal(tenantAddress('http://acme.localhost:8080/', 'acme', 'localhost'), 'http://acme.localhost:8080/');
+  assert.equal(tenantAddress('not a url', 'acme', 'lrs.example.com'), 'http://acme.lrs.example.com/');
+});
 
 describeEachBackend('The console signs in as a backend-for-frontend', (ctx: TestContext) => {
   const app = () => ctx.app as FastifyInstance;
@@ -123,7 +131,10 @@ describeEachBackend('The console signs in as a backend-for-frontend', (ctx: Test
     assert.equal(described.headers['cache-control'], 'no-store');
     const body = described.json();
     assert.equal(body.signedIn, true);
-    assert.deepEqual(body.tenant, { id: tenant.id, name: tenant.name });
+    const { address, ...named } = body.tenant;
+    assert.deepEqual(named, { id: tenant.id, name: tenant.name });
+    // The organisation's own address, where launch links point: its label under the base domain, on the address asked.
+    assert.match(address, new RegExp(`^http://${tenant.name}\\.localhost(:\\d+)?/$`));
     assert.deepEqual(body.admin, { id: admin.id, email: admin.email });
     assert.match(body.csrfToken, /^[A-Za-z0-9_-]{43}$/);
 

@@ -3,7 +3,8 @@ import { api, CONSOLE_ROOT, onSignedOut, setCsrfToken } from './api';
 
 /** Who the console is signed in as (GET /console/auth/session). */
 export interface Session {
-  tenant: { id: string; name: string };
+  /** `address`: the organisation's own address, where links handed to browsers point. */
+  tenant: { id: string; name: string; address: string };
   admin: { id: string; email: string; scope?: { organisationId: string } };
   csrfToken: string;
 }

@@ -2,11 +2,11 @@ import { useEffect, useState } from 'react';
 import { Button, ComboBox, Form, Group, Input, Label, ListBox, ListBoxItem, Popover, Text, TextField } from 'react-aria-components';
 import { count } from '../components/data-table';
 import { ErrorNote } from '../components/notes';
-import { api, SERVER_ROOT } from '../lib/api';
+import { api } from '../lib/api';
 import { type Actor, displayName, identifierText, ifiOf } from '../lib/agent';
 import { useSession } from '../lib/session';
-import { tenantOfPage } from '../tenant';
-import { day, type RegistryEntry } from './learning-common';
+import { activityName, day, languageText, loadRegistry, type RegistryEntry } from './learning-common';
+import { useLoad } from '../lib/use-api';
 
 /** 32 random bytes as hex, or as base64url: a credential's username and password. */
 function randomText(bytes: number, form: 'hex' | 'base64url'): string {
@@ -28,20 +28,28 @@ interface IssuedLink {
 /**
  * A launch link for one learner (docs/provisioning.md): a learner credential of their own
  * (POST /api/auth/basic, a fresh random username and password) in the link's `auth`. The link
- * names the organisation by its host: only a console opened at the organisation's own address
- * ({tenant}.{base domain}) makes one a browser can open.
+ * is on the organisation's own address ({tenant}.{base domain}, which the session gives), so a
+ * browser opening it names the organisation by its host, wherever the console was opened. On an
+ * activity's page the learner is picked (`entry` given); on a person's page the activity is
+ * (`learner` given).
  */
-export function LaunchLink({ entry }: { entry: RegistryEntry }) {
+export function LaunchLink({
+  entry: fixedEntry,
+  learner,
+  onIssued,
+}: { entry: RegistryEntry; learner?: undefined; onIssued?: () => void } | { entry?: undefined; learner: Actor; onIssued?: () => void }) {
   const session = useSession();
-  const [person, setPerson] = useState<Actor>();
+  const [pickedPerson, setPerson] = useState<Actor>();
+  const [pickedEntry, setEntry] = useState<RegistryEntry>();
+  const person = learner ?? pickedPerson;
+  const entry = fixedEntry ?? pickedEntry;
   const [issued, setIssued] = useState<IssuedLink>();
   const [failure, setFailure] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const [copied, setCopied] = useState('');
-  const onTenantHost = tenantOfPage(document, window.location.search)?.by === 'host';
 
   async function create() {
-    if (!person) return;
+    if (!person || !entry) return;
     setBusy(true);
     setFailure(undefined);
     setCopied('');
@@ -53,9 +61,11 @@ export function LaunchLink({ entry }: { entry: RegistryEntry }) {
         headers: { 'svc-account-source': 'learnbase console' },
       });
       const auth = `Basic ${btoa(`${username}:${password}`)}`;
-      const link = new URL('api/activities/launch', SERVER_ROOT);
+      // On the organisation's own address: a browser opening the link names the organisation by its host.
+      const link = new URL('api/activities/launch', session.tenant.address);
       link.search = `activityId=${encodeURIComponent(entry.id)}&auth=${encodeURIComponent(auth)}`;
       setIssued({ link: link.href, learner: displayName(credential.actor), username, expiresAt: credential.expiresAt });
+      onIssued?.();
     } catch (error) {
       setFailure(error);
     } finally {
@@ -81,12 +91,12 @@ export function LaunchLink({ entry }: { entry: RegistryEntry }) {
         void create();
       }}
     >
-      <h3 id="launch-title">A launch link for a learner</h3>
+      <h3 id="launch-title">{learner ? `A launch link for ${displayName(learner)}` : 'A launch link for a learner'}</h3>
       <p className="muted">
         The link opens the content as this learner: it holds a learner credential made for them, so hand it to them only.
       </p>
-      <PersonPicker onChange={setPerson} />
-      <Button type="submit" isDisabled={!person || busy}>
+      {learner ? <ActivityPicker onChange={setEntry} /> : <PersonPicker onChange={setPerson} />}
+      <Button type="submit" isDisabled={!person || !entry || busy}>
         {busy ? 'Making the link…' : 'Make a launch link'}
       </Button>
       <ErrorNote error={failure} />
@@ -96,8 +106,8 @@ export function LaunchLink({ entry }: { entry: RegistryEntry }) {
             <Label>Launch link for {issued.learner}</Label>
             <Input onFocus={(event) => event.currentTarget.select()} />
             <Text slot="description" className="muted">
-              Works until {day(issued.expiresAt)}, when its credential expires; revoke it sooner with{' '}
-              <code>DELETE /api/auth/basic/{issued.username}</code>.
+              Works until {day(issued.expiresAt)}, when its credential ({issued.username.slice(0, 8)}…) expires; revoke it sooner among the
+              person’s learner credentials.
             </Text>
           </TextField>
           <div className="actions">
@@ -108,16 +118,6 @@ export function LaunchLink({ entry }: { entry: RegistryEntry }) {
           <p className="muted" role="status">
             {copied}
           </p>
-          {!onTenantHost && (
-            <div className="note">
-              <p>
-                This console was opened at an address that does not name the organisation, and a browser opening the link cannot name it any
-                other way: open the console at the organisation’s own address (<code>{session.tenant.name}.</code>
-                <em>your base domain</em>) to make links to hand out. This one works from a program that sends{' '}
-                <code>X-SVC-Tenant: {session.tenant.name}</code>.
-              </p>
-            </div>
-          )}
         </div>
       )}
     </Form>
@@ -221,6 +221,70 @@ function PersonPicker({ onChange }: { onChange: (person: Actor | undefined) => v
         </Popover>
       </ComboBox>
       <ErrorNote error={failure} />
+    </>
+  );
+}
+
+/** How many activities the picker offers at once: typing narrows them. */
+const SHOWN = 20;
+
+/**
+ * A combo box of the registry's launchable activities (those with a launch URL) whose name or id
+ * holds what is typed; the registry is read once, as the activities page reads it.
+ */
+function ActivityPicker({ onChange }: { onChange: (entry: RegistryEntry | undefined) => void }) {
+  const [registry] = useLoad((signal) => loadRegistry(signal), 'registry');
+  const [typed, setTyped] = useState('');
+  const [picked, setPicked] = useState<RegistryEntry>();
+  const nameOf = (entry: RegistryEntry) => languageText(entry.definition.name) ?? entry.id;
+  const entry = picked && typed === nameOf(picked) ? picked : undefined;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the parent's setter never changes.
+  useEffect(() => onChange(entry), [entry]);
+  const launchable = registry.status === 'done' ? registry.value.entries.filter((candidate) => candidate.launchUrl) : [];
+  const words = typed.trim().toLowerCase();
+  const matching = launchable.filter(
+    (candidate) => words === '' || candidate.id.toLowerCase().includes(words) || nameOf(candidate).toLowerCase().includes(words),
+  );
+  const items = matching.slice(0, SHOWN).map((candidate) => ({ id: candidate.id, entry: candidate }));
+  return (
+    <>
+      <ComboBox
+        className="person-picker"
+        items={items}
+        inputValue={typed}
+        onInputChange={setTyped}
+        selectedKey={entry ? entry.id : null}
+        onSelectionChange={(key) => {
+          const chosen = items.find((item) => item.id === key)?.entry;
+          setPicked(chosen);
+          if (chosen) setTyped(nameOf(chosen));
+        }}
+        menuTrigger="focus"
+        allowsEmptyCollection
+      >
+        <Label>Activity</Label>
+        <Group className="search-box">
+          <Input spellCheck={false} />
+        </Group>
+        <Text slot="description" className="muted">
+          {registry.status === 'loading'
+            ? 'Reading the registry…'
+            : launchable.length === 0
+              ? 'No registered activity has a launch URL: register one on the activities page.'
+              : `Type part of its name or id, then pick it.${matching.length > SHOWN ? ` The first ${SHOWN} of ${count(matching.length)} shown.` : ''}`}
+        </Text>
+        <Popover className="picker-popover">
+          <ListBox<{ id: string; entry: RegistryEntry }> renderEmptyState={() => <p className="muted">No launchable activity matches.</p>}>
+            {(item) => (
+              <ListBoxItem id={item.id} textValue={nameOf(item.entry)}>
+                {activityName(item.id, registry.status === 'done' ? registry.value : undefined)}{' '}
+                <span className="option-detail">{item.id}</span>
+              </ListBoxItem>
+            )}
+          </ListBox>
+        </Popover>
+      </ComboBox>
+      {registry.status === 'error' && <ErrorNote error={registry.error} />}
     </>
   );
 }

@@ -48,7 +48,15 @@ const CallbackQuery = Type.Object(
 const SignedIn = Type.Object(
   {
     signedIn: Type.Literal(true),
-    tenant: Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }),
+    tenant: Type.Object({
+      id: Type.String({ format: 'uuid' }),
+      name: Type.String(),
+      address: Type.String({
+        description:
+          "The organisation's own address, `{scheme}://{tenant}.{base domain}[:{port}]/` (the path of a public address kept): " +
+          'where a link handed to a browser (a launch link) names the organisation without a header.',
+      }),
+    }),
     admin: Type.Object({
       id: Type.String({ format: 'uuid' }),
       email: Type.String(),
@@ -78,6 +86,25 @@ function consolePath(request: FastifyRequest): string {
     // A Host no URL can hold (`?.localhost`): no public path either, and the console is at /console.
   }
   return `${below}/console`;
+}
+
+/**
+ * The organisation's own address: the address the request came to (LEARNBASE_PUBLIC_URL's when set),
+ * its host the tenant's label under the base domain, scheme, port and path kept.
+ */
+export function tenantAddress(publicBaseUrl: string, tenant: string, baseDomain: string): string {
+  let url: URL;
+  try {
+    url = new URL(publicBaseUrl);
+  } catch {
+    // A Host no URL can hold: the organisation's address on plain HTTP, as the base domain serves it.
+    url = new URL(`http://${baseDomain}/`);
+  }
+  url.hostname = `${tenant}.${baseDomain}`;
+  url.search = '';
+  url.hash = '';
+  if (!url.pathname.endsWith('/')) url.pathname = `${url.pathname}/`;
+  return url.href;
 }
 
 const seeOther = (reply: FastifyReply, location: string) =>
@@ -200,7 +227,11 @@ export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoute
         if (secret) reply.clearCookie(SESSION_COOKIE, SESSION_COOKIE_OPTIONS);
         return { signedIn: false as const };
       }
-      return { signedIn: true as const, ...session };
+      return {
+        signedIn: true as const,
+        ...session,
+        tenant: { ...session.tenant, address: tenantAddress(request.publicBaseUrl, session.tenant.name, baseDomain) },
+      };
     },
   );
 
