@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import axe from 'axe-core';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/secrets.js';
 import { ADL, agentOf, COURSE_A, COURSE_D, givenLearningTenant, PAST_DUE, requests, user } from '../learning/assignment-fixtures.js';
 import { describeEachBackend } from '../support/build-test-app.js';
-import { ROOT } from '../support/built.js';
-import { browserSkip, launchChromium, serveContentPage } from '../support/chromium.js';
+import { browserSkip, serveContentPage } from '../support/chromium.js';
+import { consoleBrowser, WIDTHS } from '../support/console-browser.js';
 import type { GivenTenant } from '../support/given.js';
 
 /**
@@ -24,9 +21,6 @@ import type { GivenTenant } from '../support/given.js';
  * error is allowed. With SAVE_SCREENSHOTS=1 each page is saved at both widths into docs/console/.
  */
 const PASSWORD = 'correct horse battery staple';
-const WIDTHS = [1280, 390] as const;
-const SCREENSHOTS = join(ROOT, 'docs', 'console');
-const saveScreenshots = Boolean(process.env.SAVE_SCREENSHOTS);
 
 const PROGRAMME = 'https://example.com/programmes/induction';
 const FIRE_SAFETY = 'https://example.com/courses/fire-safety';
@@ -47,17 +41,8 @@ const CONTENT_PAGE = `<!doctype html><html lang="en"><head><title>Course</title>
 document.getElementById('actor').textContent = new URLSearchParams(location.search).get('actor') || 'none';
 </script></body></html>`;
 
-let launched: Promise<Browser> | undefined;
-// A tenant's sub-domain of localhost reaches the test server: the console opened there makes launch links a browser can open.
-const theBrowser = () => (launched ??= launchChromium({ tenantSubdomains: true }));
-after(async () => (await launched)?.close());
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = (await page.evaluate(`${axe.source}; axe.run(document, { resultTypes: ['violations'] })`)) as axe.AxeResults;
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
+// A tenant's sub-domain of localhost reaches the test server: the launch links made there open in the browser.
+const browser = consoleBrowser({ tenantSubdomains: true, context: { locale: 'en-GB', timezoneId: 'Europe/London' } });
 
 interface Fixture {
   tenant: GivenTenant;
@@ -118,41 +103,11 @@ describeEachBackend('the console’s activities and assignments in Chromium', (c
   });
   after(async () => content?.close());
 
-  /** A browser context that fails the test on any script error or anything the policy refuses. */
-  async function open(width: number): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-    const context = await (await theBrowser()).newContext({
-      viewport: { width, height: 900 },
-      locale: 'en-GB',
-      timezoneId: 'Europe/London',
-    });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    return { context, page, problems };
-  }
+  const open = (width: number) => browser.open(width);
 
-  /** From the console's first page through the server's sign-in page and back, as a person does it. */
-  async function signIn(page: Page, email: string, path: string) {
-    await page.goto(`${fixture.origin}${path}`);
-    await page.getByRole('link', { name: 'Sign in' }).click();
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-  }
+  const signIn = (page: Page, email: string, path: string) => browser.signIn(page, `${fixture.origin}${path}`, email, PASSWORD);
 
-  /** axe-core on the page as it stands, and its picture when asked for. */
-  async function check(page: Page, name: string, width: number) {
-    assert.deepEqual(await seriousViolations(page), [], `axe-core on ${name} at ${width} px`);
-    const picture = await page.screenshot({
-      fullPage: true,
-      ...(saveScreenshots ? { path: join(SCREENSHOTS, `${name}-${width}.png`) } : {}),
-    });
-    assert.ok(picture.length > 1000);
-  }
+  const check = browser.check;
 
   /** How many people the table beside the chart counts for a status. */
   const peopleWith = async (page: Page, status: string) =>
@@ -167,8 +122,6 @@ describeEachBackend('the console’s activities and assignments in Chromium', (c
 
   const rowHeaders = async (page: Page, table: string) =>
     (await page.getByRole('grid', { name: table }).getByRole('rowheader').allInnerTexts()).map((text) => text.trim());
-
-  before(() => saveScreenshots && mkdirSync(SCREENSHOTS, { recursive: true }));
 
   for (const width of WIDTHS) {
     it(`an admin reads the registry and makes a launch link for a learner at ${width} px`, { skip: browserSkip }, async () => {

@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { after, before, it } from 'node:test';
-import axe from 'axe-core';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { before, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/secrets.js';
 import { ADL, agentOf, COURSE_A, COURSE_B, givenLearningTenant, requests, user } from '../learning/assignment-fixtures.js';
 import { describeEachBackend } from '../support/build-test-app.js';
-import { ROOT } from '../support/built.js';
-import { browserSkip, launchChromium } from '../support/chromium.js';
+import { browserSkip } from '../support/chromium.js';
+import { consoleBrowser, WIDTHS } from '../support/console-browser.js';
 import type { GivenTenant } from '../support/given.js';
 
 /**
@@ -24,21 +21,9 @@ import type { GivenTenant } from '../support/given.js';
  * page is saved at both widths into docs/console/.
  */
 const PASSWORD = 'correct horse battery staple';
-const WIDTHS = [1280, 390] as const;
-const SCREENSHOTS = join(ROOT, 'docs', 'console');
-const saveScreenshots = Boolean(process.env.SAVE_SCREENSHOTS);
 const COMPLETED = `${ADL}completed`;
 
-let launched: Promise<Browser> | undefined;
-const theBrowser = () => (launched ??= launchChromium());
-after(async () => (await launched)?.close());
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = (await page.evaluate(`${axe.source}; axe.run(document, { resultTypes: ['violations'] })`)) as axe.AxeResults;
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
+const browser = consoleBrowser();
 
 interface Fixture {
   tenant: GivenTenant;
@@ -102,43 +87,16 @@ describeEachBackend('the console’s records in Chromium: statements, notificati
     fixture = { tenant, owner, scoped };
   });
 
-  /** A browser context that fails the test on any script error or anything the policy refuses. */
-  async function open(width: number): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-    const context = await (await theBrowser()).newContext({ viewport: { width, height: 900 } });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    return { context, page, problems };
-  }
+  const open = (width: number) => browser.open(width);
 
-  /** From the console's first page through the server's sign-in page and back, as a person does it. */
-  async function signIn(page: Page, email: string, path: string) {
-    await page.goto(`${base}${path}${path.includes('?') ? '&' : '?'}tenant=${fixture.tenant.name}`);
-    await page.getByRole('link', { name: 'Sign in' }).click();
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-  }
+  const signIn = (page: Page, email: string, path: string) =>
+    browser.signIn(page, `${base}${path}${path.includes('?') ? '&' : '?'}tenant=${fixture.tenant.name}`, email, PASSWORD);
 
-  /** axe-core on the page as it stands, and its picture when asked for (a dialog: the window, where it sits). */
-  async function check(page: Page, name: string, width: number, fullPage = true) {
-    assert.deepEqual(await seriousViolations(page), [], `axe-core on ${name} at ${width} px`);
-    const picture = await page.screenshot({
-      fullPage,
-      ...(saveScreenshots ? { path: join(SCREENSHOTS, `${name}-${width}.png`) } : {}),
-    });
-    assert.ok(picture.length > 1000);
-  }
+  const check = browser.check;
 
   /** The text of each row of the page's table (its header aside). */
   const rowsOf = (page: Page) => page.locator('table.data tbody tr').allInnerTexts();
   const sendStatement = (one: unknown) => requests(ctx).statements(fixture.tenant, [one]);
-
-  before(() => saveScreenshots && mkdirSync(SCREENSHOTS, { recursive: true }));
 
   for (const width of WIDTHS) {
     it(`an admin filters statements by verb, reads one's JSON, pages with more and watches the live view at ${width} px`, {
