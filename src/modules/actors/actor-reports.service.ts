@@ -1,12 +1,11 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
-import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
 import type { Principal } from '../../kernel/principal.js';
 import { Parameters } from './actor-search-compiler.js';
 import { findMatchingActors } from './actor-search.repository.js';
 import { findActorByKey } from './actor.repository.js';
 import { showActors, type ActorDomains } from './actor.service.js';
-import { PersonAccessErrors, mayRead, readableActorCondition, reportCondition } from './person-access.service.js';
+import { PersonAccessErrors, agentKeyNamed, mayRead, readableActorCondition, reportCondition } from './person-access.service.js';
 
 /** What `GET /api/actors/reports` is asked: whose reports (neither: the caller's own), and the page. */
 export interface ReportsQuery {
@@ -16,22 +15,14 @@ export interface ReportsQuery {
   skip: number;
 }
 
-const invalidQuery = (parameter: string, message: string) => badRequest('actors.invalid_query', message, { parameter });
-
 /** The manager whose reports are asked for: the one `agent` or `actorId` names, else the caller's own actor. */
 function managerAsked(principal: Principal, query: ReportsQuery): string {
-  if (query.agent !== undefined && query.actorId !== undefined) {
-    throw invalidQuery(
-      'actorId',
-      "Send at most one of 'agent' (an xAPI agent as JSON) and 'actorId' (<ifi_property>|<ifi_value>), not both.",
-    );
-  }
-  if (query.agent !== undefined) return parseAgentParameter(query.agent).key;
-  if (query.actorId !== undefined) return parseActorId(query.actorId).key;
-  if (principal.agentKey !== undefined) return principal.agentKey;
-  throw invalidQuery(
-    'agent',
+  const named = agentKeyNamed(query) ?? principal.agentKey;
+  if (named !== undefined) return named;
+  throw badRequest(
+    'actors.invalid_query',
     "An API key or an admin has no actor of its own: name the manager with 'agent' (an xAPI agent as JSON) or 'actorId' (<ifi_property>|<ifi_value>).",
+    { parameter: 'agent' },
   );
 }
 

@@ -115,17 +115,21 @@ export async function findPersonByKey(sql: SqlClient, tenantId: string, agentKey
   return rows[0] && toStoredActor(rows[0]);
 }
 
-/** The actor stored under one agent key and whether they are active (not deactivated), if any: what a write of one person reads first. */
+/**
+ * The actor stored under one agent key, whether they are active (not deactivated) and whether the
+ * tenant knows it only as a statement authority (a credential, not a person), if any: what a write
+ * of one person reads first, and what GET /api/actors/item answers.
+ */
 export async function findActorAndStateByKey(
   sql: SqlClient,
   tenantId: string,
   agentKey: string,
-): Promise<{ actor: StoredActor; active: boolean } | undefined> {
-  const { rows } = await sql.query<ActorRow & { active: boolean }>(
-    `SELECT ${COLUMNS}, deactivated_at IS NULL AS active FROM actors WHERE tenant_id = $1 AND agent_key = $2`,
+): Promise<{ actor: StoredActor; active: boolean; authorityOnly: boolean } | undefined> {
+  const { rows } = await sql.query<ActorRow & { active: boolean; authority_only: boolean }>(
+    `SELECT ${COLUMNS}, deactivated_at IS NULL AS active, authority_only FROM actors WHERE tenant_id = $1 AND agent_key = $2`,
     [tenantId, agentKey],
   );
-  return rows[0] && { actor: toStoredActor(rows[0]), active: rows[0].active };
+  return rows[0] && { actor: toStoredActor(rows[0]), active: rows[0].active, authorityOnly: rows[0].authority_only };
 }
 
 /** Whether the person under `agentKey` is active (not deactivated by an identity system); undefined when there is no such actor. */

@@ -6,7 +6,9 @@ import { PageQuery, pageOf, sendPageHeaders } from '../../platform/http/paged-li
 import { sourceOfHeader } from '../audit/audit.service.js';
 import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import { ActorKindParameter } from './actor-search.schemas.js';
-import { listActors } from './actor.service.js';
+import { PersonItemBody, PersonItemQuery } from './actor-item.schemas.js';
+import { listActors, showPerson } from './actor.service.js';
+import { agentKeyRequired } from './person-access.service.js';
 import { upsertAgent } from './agent-upsert.service.js';
 import type { PeopleChanges } from './people-changes.js';
 
@@ -76,7 +78,11 @@ const UpsertHeaders = Type.Object({
   ),
 });
 
-/** `GET /api/actors` and `PUT|POST /api/actors/agents`: the tenant's actors, and writing one agent. */
+/**
+ * `GET /api/actors`, `GET /api/actors/item` and `PUT|POST /api/actors/agents`: the tenant's actors,
+ * one person, and writing one agent. (`PATCH /api/actors/item`, which deactivates and reactivates,
+ * is the identity module's: it revokes learner credentials, which are auth's, above actors.)
+ */
 export const actorsRoutes: FastifyPluginAsyncTypebox<ActorsRoutesOptions> = async (
   app,
   { sql, baseDomain, serviceDomain, peopleChanges },
@@ -108,6 +114,27 @@ export const actorsRoutes: FastifyPluginAsyncTypebox<ActorsRoutesOptions> = asyn
       // Interface 4.2, "lists all actors. No parameters": a client that follows the links gets all.
       sendPageHeaders(reply, { url: `${request.publicBaseUrl}/api/actors`, query: { kind }, page, shown: actors.length, total });
       return actors as Static<typeof Actor>[];
+    },
+  );
+
+  app.get(
+    '/api/actors/item',
+    {
+      schema: {
+        tags: ['actors'],
+        operationId: 'GET:actors.item',
+        summary: 'One person, deactivated or not, shaped as GET /api/actors shapes them, with whether they are active',
+        description:
+          'Exactly one of `agent` and `actorId` (both or neither: 400 `actors.invalid_query`; a malformed one: 400 `xapi.invalid_agent`). ' +
+          'A person the tenant does not have, a statement authority, or one outside a scoped credential’s subtree: 404 `actors.not_found`. ' +
+          'docs/actors.md, "One person".',
+        querystring: PersonItemQuery,
+        response: { 200: PersonItemBody, 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
+      },
+    },
+    async (request) => {
+      const principal = tenantWidePrincipalOf(request);
+      return (await showPerson(sql, principal, agentKeyRequired(request.query), domains)) as Static<typeof PersonItemBody>;
     },
   );
 

@@ -4,10 +4,10 @@ import type { Principal, Tenant } from '../../kernel/principal.js';
 import { getTenantSettings, type TenantSettings } from './tenant-settings.service.js';
 import { toAgent, type ActorLinks, type StoredActor } from './actor-attributes.js';
 import { attributeValue, currentJobId, positionJobId, type JobLinkSettings } from './actor-job-rules.js';
-import { findActors, findPersonByKey, type ActorKind } from './actor.repository.js';
+import { findActorAndStateByKey, findActors, findPersonByKey, type ActorKind } from './actor.repository.js';
 import { Parameters } from './actor-search-compiler.js';
 import { findMatchingActors } from './actor-search.repository.js';
-import { readableActorCondition } from './person-access.service.js';
+import { mayRead, PersonAccessErrors, readableActorCondition } from './person-access.service.js';
 
 /** The two domains an actor is shown with. */
 export interface ActorDomains {
@@ -37,6 +37,37 @@ export async function listActors(
       ? await findActors(sql, tenant.id, kind, page)
       : await findMatchingActors(sql, tenant.id, readable, parameters, { ...page, kind });
   return { actors: await showActors(sql, tenant, found.actors, domains), total: found.total };
+}
+
+/** One person as `GET /api/actors/item` answers them. */
+export interface PersonItem {
+  /** The actor as GET /api/actors shows it: name, identifier, extensions (attributes, organisation, job). */
+  actor: Record<string, unknown>;
+  /** False when the person was deactivated (docs/identity.md). */
+  active: boolean;
+}
+
+/**
+ * The person stored under `agentKey`, deactivated or not, and whether they are active. 404
+ * `actors.not_found` when the tenant has no such actor, knows it only as a statement authority (a
+ * credential, not a person), or `principal` may not read them (person-access.service.ts): the same
+ * answer either way. An agent only statements named, and an identified group, are found.
+ */
+export async function requirePerson(
+  sql: SqlClient,
+  principal: Principal,
+  agentKey: string,
+): Promise<{ actor: StoredActor; active: boolean }> {
+  const found = await findActorAndStateByKey(sql, principal.tenant.id, agentKey);
+  if (!found || found.authorityOnly || !(await mayRead(sql, principal, agentKey))) throw PersonAccessErrors.notFound(agentKey);
+  return { actor: found.actor, active: found.active };
+}
+
+/** `GET /api/actors/item`: the person requirePerson finds, shaped as GET /api/actors shapes them (showActors). */
+export async function showPerson(sql: SqlClient, principal: Principal, agentKey: string, domains: ActorDomains): Promise<PersonItem> {
+  const { actor, active } = await requirePerson(sql, principal, agentKey);
+  const [shown] = await showActors(sql, principal.tenant, [actor], domains);
+  return { actor: shown, active };
 }
 
 /**

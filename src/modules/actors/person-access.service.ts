@@ -17,7 +17,8 @@
  */
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { SqlFilter } from '../../platform/database/sql-filters.js';
-import { AppError } from '../../platform/http/app-error.js';
+import { AppError, badRequest } from '../../platform/http/app-error.js';
+import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
 import { isTenantWide, type Principal } from '../../kernel/principal.js';
 import type { PersonReach } from '../../kernel/person-reach.js';
 import { organisationSubtreeIdsSql } from '../organisation/organisation-search.service.js';
@@ -33,6 +34,39 @@ export const PersonAccessErrors = {
       details: { actorId: agentKey },
     }),
 };
+
+/** How a route names one person in its query: `agent` (an xAPI agent as JSON) or `actorId` (`<ifi_property>|<ifi_value>`). */
+export interface PersonQuery {
+  agent?: string;
+  actorId?: string;
+}
+
+const invalidQuery = (parameter: string, message: string) => badRequest('actors.invalid_query', message, { parameter });
+
+/**
+ * The agent key the query names, or undefined when it names nobody. Both `agent` and `actorId` is
+ * 400 `actors.invalid_query` (`details.parameter` `actorId`); a malformed one 400 `xapi.invalid_agent`.
+ */
+export function agentKeyNamed(query: PersonQuery): string | undefined {
+  if (query.agent !== undefined && query.actorId !== undefined) {
+    throw invalidQuery(
+      'actorId',
+      "Send at most one of 'agent' (an xAPI agent as JSON) and 'actorId' (<ifi_property>|<ifi_value>), not both.",
+    );
+  }
+  if (query.agent !== undefined) return parseAgentParameter(query.agent).key;
+  if (query.actorId !== undefined) return parseActorId(query.actorId).key;
+  return undefined;
+}
+
+/** agentKeyNamed for a route about one person, which names nobody by default: naming nobody is 400 `actors.invalid_query` too. */
+export function agentKeyRequired(query: PersonQuery): string {
+  const named = agentKeyNamed(query);
+  if (named === undefined) {
+    throw invalidQuery('agent', "Name the person with 'agent' (an xAPI agent as JSON) or 'actorId' (<ifi_property>|<ifi_value>).");
+  }
+  return named;
+}
 
 /** True for a principal that reaches every person of its tenant: the rule adds no condition. */
 export const readsEveryone = (principal: Principal): boolean => isTenantWide(principal) && principal.scope === undefined;
