@@ -117,8 +117,12 @@ export async function writeAgent(
   if (write.name !== undefined) details.name = write.name;
   if (resolution.action === 'update') details.matchedBy = resolution.matchedBy;
   const audited = { principal, actor: { key: stored.agentKey, agent: stored.ifi }, source };
-  await recordAudit(tx, { action: created ? 'actor.created' : 'actor.updated', ...audited, details });
-  if (context.active !== undefined && context.active !== (wasActive ?? true)) {
+  const stateChanged = context.active !== undefined && context.active !== (wasActive ?? true);
+  // A write of the state alone (PATCH /api/actors/item sends neither name nor attributes) is audited
+  // as that change only: an `actor.updated` beside it would record a change that was not made.
+  const stateOnly = stateChanged && !created && write.name === undefined && write.attributes === undefined;
+  if (!stateOnly) await recordAudit(tx, { action: created ? 'actor.created' : 'actor.updated', ...audited, details });
+  if (stateChanged) {
     await recordAudit(tx, { action: context.active ? 'actor.reactivated' : 'actor.deactivated', ...audited, details: {} });
   }
   if (context.answer === false) return { created, agentKey: stored.agentKey, record };

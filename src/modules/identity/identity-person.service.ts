@@ -18,8 +18,8 @@ export interface IdentityWriter {
   sql: SqlClient;
   /** The channel's principal (a SCIM token, an HR webhook). */
   principal: Principal;
-  /** The audit entries' source: `scim`, `webhook:<id>`. */
-  source: string;
+  /** The audit entries' source: `scim`, `webhook:<id>`; an admin's `svc-account-source` header, when sent. */
+  source: string | undefined;
   domains: ActorDomains;
   peopleChanges: PeopleChanges;
   credentials: CredentialService;
@@ -29,8 +29,8 @@ export interface IdentityWriter {
 export interface PersonWrite {
   /** Undefined: the stored name stays. */
   name?: string;
-  /** The person's whole attributes after the write. */
-  attributes: Record<string, string>;
+  /** The person's whole attributes after the write; undefined: the stored ones stay (a change of `active` alone). */
+  attributes?: Record<string, string>;
   /** Undefined: as they are; false: deactivated; true: active again. */
   active?: boolean;
 }
@@ -70,7 +70,7 @@ export async function writePerson(
     objectType: 'Agent',
     ...ifi,
     ...(person.name === undefined ? {} : { name: person.name }),
-    extensions: { [ATTRIBUTES_KEY]: person.attributes },
+    ...(person.attributes === undefined ? {} : { extensions: { [ATTRIBUTES_KEY]: person.attributes } }),
   });
   const { agentKey, record } = await writeAgent(tx, principal, write, {
     source,
@@ -137,6 +137,9 @@ export async function lockedPlan<T>(
   });
 }
 
+/** The lock key of the person stored under `agentKey`: every writer of them takes it (personKeys). */
+export const personLockKey = (agentKey: string): string => `agent:${agentKey}`;
+
 /**
  * The lock keys of writing a person: their agent key (of the stored person, or of the new one
  * `ifi` names), and every value of the tenant's unique attributes they hold now or will hold (a
@@ -151,6 +154,6 @@ export function personKeys(
 ): string[] {
   const values = (from: Readonly<Record<string, string>>) =>
     settings.uniqueAttributes.filter((name) => from[name]).map((name) => `value:${name}=${from[name]}`);
-  const agent = stored ? [`agent:${stored.agentKey}`] : ifi ? [`ifi:${JSON.stringify(ifi)}`] : [];
+  const agent = stored ? [personLockKey(stored.agentKey)] : ifi ? [`ifi:${JSON.stringify(ifi)}`] : [];
   return [...agent, ...values(attributes), ...(stored ? values(stored.attributes) : []), ...extra];
 }

@@ -8,6 +8,7 @@ import { hrWebhookInbox, hrWebhookRoutes } from './hr-webhook.routes.js';
 import { refreshDueMetadata } from './saml-metadata.service.js';
 import { purgeAppliedHrMessages } from './hr-webhook.repository.js';
 import { HrMessageApplier } from './hr-webhook.service.js';
+import { personStateRoutes } from './person-state.routes.js';
 import { scimRoutes } from './scim.routes.js';
 import { scimTokenRoutes } from './scim-token.routes.js';
 import { ssoRoutes } from './sso.routes.js';
@@ -25,7 +26,7 @@ const HR_MESSAGES_INTERVAL_MS = 2_000;
 
 /**
  * Accounts from identity systems (docs/identity.md): the SCIM 2.0 service provider at `/scim/v2/`
- * and its tokens, the HR webhooks with the applier of their messages, single sign-on (handed to the
+ * and its tokens, an admin's deactivation and reactivation of one person (`PATCH /api/actors/item`), the HR webhooks with the applier of their messages, single sign-on (handed to the
  * launch route), and the import folder when `importDropDir` is set. The applier and the folder run
  * from the app's start to its close, which waits for the message or file in hand. Needs
  * `app.tenancy`, `app.auth` (deactivating a person revokes their learner credentials) and
@@ -39,6 +40,7 @@ export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
   const credentials = app.auth.credentials;
   await app.register(scimTokenRoutes, { sql });
   await app.register(scimRoutes, { sql, tenancy: app.tenancy, baseDomain: config.baseDomain, domains, peopleChanges, credentials });
+  await app.register(personStateRoutes, { sql, domains, peopleChanges, credentials });
 
   const applier = new HrMessageApplier({
     sql,
