@@ -322,6 +322,11 @@ describeEachBackend('GET|PATCH /api/actors/item: one person, deactivated and rea
     assert.equal(second.json().active, false);
     assert.equal((await audit(world, { ...dora, action: 'actor.deactivated' })).length, 1);
     assert.equal((await get('/api/me', learner)).statusCode, 401);
+    const list = await get(`/api/auth/basic?${new URLSearchParams(dora)}`, world.tenant.headers);
+    assert.deepEqual(
+      (list.json() as Json[]).map((credential) => credential.state),
+      ['revoked'],
+    );
     const [on, onAgain] = await Promise.all([
       patch(dora, { active: true }, world.tenant.headers),
       patch(dora, { active: true }, world.tenant.headers),

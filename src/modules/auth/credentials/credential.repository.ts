@@ -79,3 +79,50 @@ export async function revokeCredentialRowsOf(sql: SqlClient, tenantId: string, a
   );
   return rows.map((row) => row.username);
 }
+
+/** A credential's state by the database clock: revoked wins over expired. */
+export type CredentialState = 'active' | 'expired' | 'revoked';
+
+/** One credential of a person as `GET /api/auth/basic` lists it: never its hash. */
+export interface CredentialListing {
+  username: string;
+  createdAt: Date;
+  expiresAt: Date;
+  revokedAt?: Date;
+  state: CredentialState;
+}
+
+/**
+ * The credentials of the actor under `agentKey`, newest first (the username breaking a tie), at
+ * most `limit`; `activeOnly`: only those neither revoked nor expired. Served by the index of a
+ * person's credentials (migration 0042), however many the tenant holds.
+ */
+export async function findCredentialsOf(
+  sql: SqlClient,
+  tenantId: string,
+  agentKey: string,
+  options: { activeOnly: boolean; limit: number },
+): Promise<CredentialListing[]> {
+  const { rows } = await sql.query<{
+    username: string;
+    created_at: Date | string;
+    expires_at: Date | string;
+    revoked_at: Date | string | null;
+    state: CredentialState;
+  }>(
+    `SELECT username, created_at, expires_at, revoked_at,
+            CASE WHEN revoked_at IS NOT NULL THEN 'revoked' WHEN expires_at <= now() THEN 'expired' ELSE 'active' END AS state
+       FROM actor_credentials
+      WHERE tenant_id = $1 AND agent_key = $2${options.activeOnly ? ' AND revoked_at IS NULL AND expires_at > now()' : ''}
+      ORDER BY created_at DESC, username DESC
+      LIMIT $3`,
+    [tenantId, agentKey, options.limit],
+  );
+  return rows.map((row) => ({
+    username: row.username,
+    createdAt: new Date(row.created_at),
+    expiresAt: new Date(row.expires_at),
+    ...(row.revoked_at === null ? {} : { revokedAt: new Date(row.revoked_at) }),
+    state: row.state,
+  }));
+}

@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import { ApiError, describedOnly } from '../../../platform/http/common-schemas.js';
 import { sourceOfHeader } from '../../audit/audit.service.js';
 import { tenantWidePrincipalOf } from '../../../kernel/principal.js';
-import type { CredentialService } from './credential.service.js';
+import { PersonQueryProperties } from '../../actors/actor-item.schemas.js';
+import { CREDENTIAL_LIST_DEFAULT_LIMIT, type CredentialListing, type CredentialService } from './credential.service.js';
 
 export interface CredentialRoutesOptions {
   credentials: CredentialService;
@@ -54,7 +55,46 @@ const SourceHeader = Type.Object(
   { additionalProperties: true },
 );
 
-/** `POST /api/auth/basic` and `DELETE /api/auth/basic/{username}`: learner credentials (tenant-wide principals). */
+const CredentialListQuery = Type.Object(
+  {
+    ...PersonQueryProperties,
+    state: Type.Optional(
+      Type.Literal('active', { description: 'Only the credentials that still authenticate: neither revoked nor expired.' }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        default: CREDENTIAL_LIST_DEFAULT_LIMIT,
+        description: 'At most this many credentials, the newest (1-1000, default 100).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ListedCredential = Type.Object({
+  username: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.String({ format: 'date-time', description: 'When it stops (or stopped) working.' }),
+  revokedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When it was revoked; absent while it is not.' })),
+  state: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('revoked')], {
+    description: 'active: it authenticates; expired: past expiresAt; revoked: revoked (whether or not it has expired since).',
+  }),
+});
+
+const listed = (credential: CredentialListing) => ({
+  username: credential.username,
+  createdAt: credential.createdAt.toISOString(),
+  expiresAt: credential.expiresAt.toISOString(),
+  ...(credential.revokedAt === undefined ? {} : { revokedAt: credential.revokedAt.toISOString() }),
+  state: credential.state,
+});
+
+/**
+ * `GET|POST /api/auth/basic` and `DELETE /api/auth/basic/{username}`: a person's learner
+ * credentials, creating one, revoking one (tenant-wide principals).
+ */
 export const credentialRoutes: FastifyPluginAsyncTypebox<CredentialRoutesOptions> = async (app, { credentials }) => {
   app.post(
     '/api/auth/basic',
@@ -76,6 +116,26 @@ export const credentialRoutes: FastifyPluginAsyncTypebox<CredentialRoutesOptions
       const principal = tenantWidePrincipalOf(request);
       const source = sourceOfHeader(request.headers['svc-account-source']);
       return reply.status(201).send(await credentials.create(principal, request.body, source));
+    },
+  );
+
+  app.get(
+    '/api/auth/basic',
+    {
+      schema: {
+        tags: ['auth'],
+        operationId: 'GET:auth.basic',
+        summary: 'A person’s learner credentials, newest first, with their state (never a password or hash)',
+        description:
+          'Exactly one of `agent` and `actorId` (both or neither: 400 `actors.invalid_query`). A person the tenant does not have, or one ' +
+          'outside a scoped credential’s subtree: 404 `actors.not_found`. Revoke one with DELETE /api/auth/basic/{username}. docs/provisioning.md, "Listing a person’s credentials".',
+        querystring: CredentialListQuery,
+        response: { 200: Type.Array(ListedCredential), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
+      },
+    },
+    async (request) => {
+      const principal = tenantWidePrincipalOf(request);
+      return (await credentials.list(principal, request.query)).map(listed);
     },
   );
 

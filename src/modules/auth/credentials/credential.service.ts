@@ -9,12 +9,31 @@ import { hashPassword, UNKNOWN_ACCOUNT_HASH, verifyPassword } from '../../../pla
 import { signInFailures, signInLockouts } from '../../../platform/process-metrics.js';
 import { hashSecret } from '../../../platform/secrets.js';
 import { findActorByKey } from '../../actors/actor-lookup.service.js';
-import { mayRead } from '../../actors/person-access.service.js';
+import { requirePerson } from '../../actors/actor.service.js';
+import { agentKeyRequired, mayRead, type PersonQuery } from '../../actors/person-access.service.js';
 import { recordAudit } from '../../audit/audit.service.js';
 import { parseAgent } from '../../../kernel/agent.js';
 import { tenantIdOfApiKey } from '../api-keys/api-key.service.js';
 import type { Principal } from '../../../kernel/principal.js';
-import { findCredential, insertCredential, revokeCredentialRow, revokeCredentialRowsOf } from './credential.repository.js';
+import {
+  type CredentialListing,
+  findCredential,
+  findCredentialsOf,
+  insertCredential,
+  revokeCredentialRow,
+  revokeCredentialRowsOf,
+} from './credential.repository.js';
+
+export type { CredentialListing };
+
+/** What `GET /api/auth/basic` is asked: whose credentials, only the usable ones or all, how many. */
+export interface CredentialListQuery extends PersonQuery {
+  state?: 'active';
+  limit?: number;
+}
+
+/** How many credentials one listing answers at most, unless `limit` says fewer. */
+export const CREDENTIAL_LIST_DEFAULT_LIMIT = 100;
 
 /** The LISTEN/NOTIFY channel that carries the ids (see credentialKey) of revoked credentials, comma-separated. */
 export const CREDENTIAL_REVOCATIONS_CHANNEL = 'learnbase_credential_revocations';
@@ -238,6 +257,22 @@ export class CredentialService {
       });
     });
     await this.cache.revoke([credentialKey(tenantId, username)]);
+  }
+
+  /**
+   * GET /api/auth/basic: the learner credentials of the person `query` names (exactly one of
+   * `agent` and `actorId`), newest first, never a password or hash; `state: 'active'` only those
+   * neither revoked nor expired. The person is found as GET /api/actors/item finds them
+   * (`requirePerson`): deactivated people too; nobody, or a person outside a scoped credential's
+   * subtree, is 404 `actors.not_found`.
+   */
+  async list(principal: Principal, query: CredentialListQuery): Promise<CredentialListing[]> {
+    const agentKey = agentKeyRequired(query);
+    await requirePerson(this.sql, principal, agentKey);
+    return findCredentialsOf(this.sql, principal.tenant.id, agentKey, {
+      activeOnly: query.state === 'active',
+      limit: query.limit ?? CREDENTIAL_LIST_DEFAULT_LIMIT,
+    });
   }
 
   /**
