@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/secrets.js';
-import { givenLearningTenant, requests, user } from '../learning/assignment-fixtures.js';
+import { agentOf, COURSE_A, givenLearningTenant, MODULE_C, requests, user } from '../learning/assignment-fixtures.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 import { ROOT } from '../support/built.js';
 import { browserSkip, launchChromium } from '../support/chromium.js';
@@ -25,6 +25,7 @@ const PASSWORD = 'correct horse battery staple';
 const WIDTHS = [1280, 390] as const;
 const SCREENSHOTS = join(ROOT, 'docs', 'console');
 const saveScreenshots = Boolean(process.env.SAVE_SCREENSHOTS);
+const TYPESCRIPT_COURSE = 'https://example.com/courses/typescript';
 
 let launched: Promise<Browser> | undefined;
 const theBrowser = () => (launched ??= launchChromium());
@@ -63,8 +64,35 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
       { ...user('E2', { positionNumber: 'CTO', jobCode: 'J-ENG', city: 'Paris' }), name: 'Alan Turing' },
       { ...user('E3', { positionNumber: 'CFO', jobCode: 'J-ACC', city: 'London' }), name: 'Grace Hopper' },
     ]);
+    // Engineers need TypeScript and mentoring; one registered course develops TypeScript.
+    await r.importJobs(tenant, [
+      {
+        id: 'J-ENG',
+        name: 'Engineer',
+        competencies: [
+          { Name: 'TypeScript', Description: 'Writes it' },
+          { Name: 'Mentoring', Description: 'Grows engineers' },
+        ],
+      },
+      { id: 'J-ACC', name: 'Accountant' },
+    ]);
+    const registered = await r.call('PUT', '/api/activities', tenant.headers, [
+      {
+        id: TYPESCRIPT_COURSE,
+        definition: { name: { en: 'TypeScript in depth' } },
+        launchUrl: 'https://content.example.com/typescript/index.html',
+        competencies: ['TypeScript'],
+      },
+    ]);
+    assert.equal(registered.statusCode, 200, registered.body);
     const now = new Date().toISOString();
     await r.statements(tenant, [
+      {
+        actor: agentOf('E1'),
+        verb: { id: 'http://adlnet.gov/expapi/verbs/attempted', display: { en: 'attempted' } },
+        object: { id: MODULE_C, definition: { name: { en: 'Module C' } } },
+        timestamp: now,
+      },
       {
         actor: { account: { homePage: 'https://hr.example.com', name: 'E1' } },
         verb: { id: 'http://adlnet.gov/expapi/verbs/completed', display: { en: 'completed' } },
@@ -128,7 +156,7 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
 
         await page.getByRole('link', { name: 'Overview' }).click();
         await page.getByRole('heading', { name: 'Statements and active learners per day' }).waitFor();
-        assert.match(await page.locator('.tiles').innerText(), /1\s*statements in the last 30 days/);
+        assert.match(await page.locator('.tiles').innerText(), /2\s*statements in the last 30 days/);
         assert.match(await page.locator('main').innerText(), /People by organisation entry/);
         await check(page, 'overview', width);
 
@@ -159,6 +187,7 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
         await check(page, 'people', width);
         await page.getByRole('link', { name: 'Ada Lovelace' }).click();
         await page.getByRole('heading', { name: 'Ada Lovelace', level: 1 }).waitFor();
+        await page.getByRole('list', { name: 'Completion records' }).getByRole('link', { name: COURSE_A, exact: true }).waitFor();
         const person = await page.locator('main').innerText();
         assert.match(person, /DEV1/);
         assert.match(person, /Engineer/);
@@ -187,6 +216,155 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
       }
     });
   }
+
+  for (const width of WIDTHS) {
+    it(`an admin reads a person's page and its tabs, and makes a launch link for them at ${width} px`, { skip: browserSkip }, async () => {
+      const { context, page, problems } = await open(width);
+      try {
+        const ada = `/console/people/person?${new URLSearchParams({ agent: JSON.stringify(agentOf('E1')) })}`;
+        await signIn(page, fixture.owner.email, ada);
+        await page.getByRole('heading', { name: 'Ada Lovelace', level: 1 }).waitFor();
+        // The people above her: Alan holds the CTO's position, above her DEV1.
+        const above = page.getByRole('list', { name: /Positions above them/ });
+        await above.getByRole('link', { name: 'Alan Turing' }).waitFor();
+        assert.match(await above.innerText(), /CEO Chief Executive · nobody you can see holds it/);
+        // Her gap towards her job, and what develops what she misses.
+        await page.getByText('Towards Engineer: holds 0 of 2 competencies.').waitFor();
+        assert.deepEqual(
+          (await page.getByRole('grid', { name: 'Competencies of the job' }).getByRole('rowheader').allInnerTexts()).map((text) =>
+            text.trim(),
+          ),
+          ['TypeScript', 'Mentoring'],
+        );
+        await page.getByRole('grid', { name: 'Recommended activities' }).getByRole('link', { name: 'TypeScript in depth' }).waitFor();
+        // Towards the job above: the organisation's data does not say it, and the page says so in the API's words.
+        await page.getByRole('radio', { name: 'The job above' }).click();
+        await page.getByText("Not answered by the organisation's data.").first().waitFor();
+        assert.equal(new URL(page.url()).searchParams.get('target'), 'next');
+        await page.getByRole('radio', { name: 'Their job' }).click();
+        await page.getByText('Towards Engineer: holds 0 of 2 competencies.').waitFor();
+        // Course A's record opens onto the record of its module, below it in the registry.
+        const records = page.getByRole('list', { name: 'Completion records' });
+        await records.getByRole('button', { name: `The parts of ${COURSE_A}`, exact: true }).click();
+        await records.locator('.record-parts').getByRole('link', { name: MODULE_C }).waitFor();
+        await check(page, 'person', width);
+
+        // A launch link for her: its learner credential is listed, and revoking it closes the link.
+        await page.getByRole('tab', { name: 'Credentials and launch' }).click();
+        await page.getByRole('heading', { name: 'Learner credentials' }).waitFor();
+        await page.getByRole('combobox', { name: 'Activity' }).fill('typescript');
+        await page.getByRole('option', { name: /TypeScript in depth/ }).click();
+        await page.getByRole('button', { name: 'Make a launch link' }).click();
+        const link = await page.getByRole('textbox', { name: 'Launch link for Ada Lovelace' }).inputValue();
+        assert.equal(new URL(link).searchParams.get('activityId'), TYPESCRIPT_COURSE);
+        // On the organisation's own address, though the console was opened on the server's bare one.
+        assert.equal(new URL(link).hostname, `${fixture.tenant.name}.localhost`);
+        const launch = () => {
+          const { pathname, search } = new URL(link);
+          return fetch(`${base}${pathname}${search}`, { headers: { 'x-svc-tenant': fixture.tenant.name }, redirect: 'manual' });
+        };
+        assert.equal((await launch()).status, 302, 'the link launches the content');
+        const credentials = page.getByRole('grid', { name: 'Learner credentials' });
+        const username = new URL(link).searchParams.get('auth')!;
+        const [name] = Buffer.from(username.replace(/^Basic /, ''), 'base64')
+          .toString('utf8')
+          .split(':');
+        await credentials
+          .getByRole('row')
+          .filter({ hasText: name!.slice(0, 12) })
+          .getByRole('button', { name: `Revoke ${name}` })
+          .click();
+        await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke' }).click();
+        await credentials
+          .getByRole('row')
+          .filter({ hasText: name!.slice(0, 12) })
+          .getByRole('gridcell', { name: 'Revoked' })
+          .waitFor();
+        assert.equal((await launch()).status, 401, 'a revoked credential opens nothing');
+        await check(page, 'person-access', width);
+
+        // Her statements, and the audit entries of the credential made and revoked just now.
+        await page.getByRole('tab', { name: 'Statements and audit' }).click();
+        assert.equal(new URL(page.url()).searchParams.get('tab'), 'records');
+        await page.getByRole('grid', { name: 'Recent statements' }).getByRole('gridcell', { name: 'Course A' }).waitFor();
+        const audit = page.getByRole('grid', { name: 'Audit entries about them' });
+        await audit.getByRole('gridcell', { name: 'credential.revoked' }).first().waitFor();
+        await audit.getByRole('gridcell', { name: 'credential.created' }).first().waitFor();
+        await check(page, 'person-records', width);
+        // The job above answered 409 (the organisation's data says none), which the browser logs: nothing else went wrong.
+        assert.deepEqual(
+          problems.filter((problem) => !problem.includes('status of 409')),
+          [],
+        );
+        assert.equal(problems.length, 2, 'the gap and the recommendations towards the job above, once each');
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
+  it('an admin deactivates a person, who leaves the people and whose credentials stop, then reactivates them', {
+    skip: browserSkip,
+  }, async () => {
+    const { context, page, problems } = await open(1280);
+    try {
+      const grace = agentOf('E3');
+      const username = `grace-${newSecret(4)}`;
+      const password = newSecret(16);
+      const credential = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/auth/basic',
+        headers: fixture.tenant.headers,
+        payload: { username, password, data: { actor: grace } },
+      });
+      assert.equal(credential.statusCode, 201, credential.body);
+      const asGrace = () =>
+        fetch(`${base}/api/actors/completions`, {
+          headers: {
+            authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+            'x-svc-tenant': fixture.tenant.name,
+            'x-experience-api-version': '2.0.0',
+          },
+        });
+      assert.equal((await asGrace()).status, 200);
+      await signIn(
+        page,
+        fixture.owner.email,
+        `/console/people/person?${new URLSearchParams({ agent: JSON.stringify(grace), tab: 'access' })}`,
+      );
+      await page.getByRole('heading', { name: 'Grace Hopper', level: 1 }).waitFor();
+      await page
+        .getByRole('grid', { name: 'Learner credentials' })
+        .getByRole('button', { name: `Revoke ${username}` })
+        .waitFor();
+
+      await page.getByRole('button', { name: 'Deactivate' }).click();
+      const dialog = page.getByRole('alertdialog', { name: 'Deactivate Grace Hopper?' });
+      await check(page, 'person-deactivate', 1280);
+      await dialog.getByRole('button', { name: 'Deactivate' }).click();
+      await page.getByRole('heading', { name: /Grace Hopper\s+Deactivated/, level: 1 }).waitFor();
+      await page.getByRole('grid', { name: 'Learner credentials' }).getByRole('gridcell', { name: 'Revoked' }).waitFor();
+      const deactivated = await ctx.app.inject({ method: 'GET', url: '/api/actors?kind=deactivated', headers: fixture.tenant.headers });
+      assert.deepEqual(
+        deactivated.json().map((actor: { account?: { name: string } }) => actor.account?.name),
+        ['E3'],
+      );
+      assert.equal((await asGrace()).status, 401, 'her credential stopped with her deactivation');
+      assert.match(await page.locator('main').innerText(), /A deactivated person gets no new credential/);
+
+      await page.getByRole('button', { name: 'Reactivate' }).click();
+      await page.getByRole('heading', { name: 'Grace Hopper', level: 1, exact: true }).waitFor();
+      const people = await ctx.app.inject({ method: 'GET', url: '/api/actors?kind=deactivated', headers: fixture.tenant.headers });
+      assert.deepEqual(people.json(), []);
+      await page.getByRole('tab', { name: 'Statements and audit' }).click();
+      const audit = page.getByRole('grid', { name: 'Audit entries about them' });
+      await audit.getByRole('gridcell', { name: 'actor.reactivated' }).waitFor();
+      await audit.getByRole('gridcell', { name: 'actor.deactivated' }).waitFor();
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
 
   it('an admin creates an API key, sees its secret once, revokes it, and it is refused', { skip: browserSkip }, async () => {
     const { context, page, problems } = await open(1280);

@@ -14,10 +14,14 @@ export interface CredentialKind<T> {
   one: string;
   explanation: ReactNode;
   path: string;
+  /** Where the list is read, when not at `path` (a person's credentials: `path?agent=…`). */
+  listPath?: string;
   columns: ColumnOf<T>[];
   keyOf: (item: T) => string;
   /** Whether it can still be revoked (a revoked key is listed with its date). */
   live: (item: T) => boolean;
+  /** What the State column says of one no longer live (default `Revoked`). */
+  endedWord?: (item: T) => string;
   /** The API path that revokes or deletes it. */
   removePath: (item: T) => string;
   removeWord: 'Revoke' | 'Delete';
@@ -33,8 +37,10 @@ export interface CredentialKind<T> {
  * its list, creating one (a secret it answers shown once, in a dialog, never again), and revoking
  * or deleting one after a confirmation. Errors are the API's words, beside the action that caused them.
  */
-export function CredentialSection<T>({ kind, canManage }: { kind: CredentialKind<T>; canManage: boolean }) {
-  const [items, reload] = useLoad((signal) => api<T[]>('GET', kind.path, { signal }), kind.path);
+export function CredentialSection<T>({ kind, canManage, version = 0 }: { kind: CredentialKind<T>; canManage: boolean; version?: number }) {
+  const listPath = kind.listPath ?? kind.path;
+  // `version`: the parent made one elsewhere (a launch link's credential), so the list is read again.
+  const [items, reload] = useLoad((signal) => api<T[]>('GET', listPath, { signal }), `${listPath}|${version}`);
   const [secrets, setSecrets] = useState<Secrets>();
   const [removing, setRemoving] = useState<T>();
   const [failure, setFailure] = useState<unknown>();
@@ -68,7 +74,7 @@ export function CredentialSection<T>({ kind, canManage }: { kind: CredentialKind
       label: 'State',
       cell: (item) =>
         !kind.live(item) ? (
-          'Revoked'
+          (kind.endedWord?.(item) ?? 'Revoked')
         ) : canManage ? (
           <Button className="secondary small" onPress={() => setRemoving(item)} aria-label={`${kind.removeWord} ${kind.keyOf(item)}`}>
             {kind.removeWord}

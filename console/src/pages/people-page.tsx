@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Button, Form } from 'react-aria-components';
 import { Link, useSearchParams } from 'react-router';
 import { CriteriaBuilder } from '../criteria/criteria-builder';
@@ -30,10 +30,6 @@ export default function PeoplePage() {
   const applied = 'model' in reading ? reading.model : emptyModel();
   const skip = Math.max(0, Number.parseInt(search.get('skip') ?? '0', 10) || 0);
   const [draft, setDraft] = useState<CriteriaModel>(applied);
-  const [attributeNames] = useLoad(
-    (signal) => api<{ attributes: { name: string }[] }>('GET', '/api/actors/attributes', { signal }).catch(() => ({ attributes: [] })),
-    'attributes',
-  );
   const criteria = toCriteria(applied);
   const [people] = useLoad(
     (signal) =>
@@ -43,6 +39,19 @@ export default function PeoplePage() {
         signal,
       }),
     `${JSON.stringify(criteria)}|${skip}`,
+  );
+  // The builder's attribute names are read once the first people have come: the catalogue reads
+  // every attribute of every person, which the embedded database would answer before the people.
+  const [namesWanted, setNamesWanted] = useState(false);
+  useEffect(() => {
+    if (people.status !== 'loading') setNamesWanted(true);
+  }, [people.status]);
+  const [attributeNames] = useLoad(
+    (signal) =>
+      namesWanted
+        ? api<{ attributes: { name: string }[] }>('GET', '/api/actors/attributes', { signal }).catch(() => ({ attributes: [] }))
+        : Promise.resolve({ attributes: [] }),
+    namesWanted ? 'attributes' : 'later',
   );
   const problems = checkModel(draft);
 
