@@ -1,4 +1,5 @@
 import type { DatabaseConfig } from '../config.js';
+import type { CommandOutput } from '../platform/control-socket.js';
 import { backupDataFolder, restoreDataFolder } from '../platform/database/backup.js';
 import { UsageError } from './command.js';
 
@@ -15,6 +16,7 @@ export async function backupCommand(
   database: DatabaseConfig,
   operands: string[],
   values: { force?: boolean; json?: boolean },
+  output: CommandOutput,
 ): Promise<number> {
   if (operands.length !== 1) throw new UsageError(`Expected: learnbase ${command} --data DIR FILE [--force]`);
   const file = operands[0]!;
@@ -23,7 +25,7 @@ export async function backupCommand(
       command === 'backup'
         ? `pg_dump:\n  pg_dump --format=custom --file=${quote(file)} "$DATABASE_URL"`
         : `pg_restore:\n  pg_restore --clean --if-exists --no-owner --dbname="$DATABASE_URL" ${quote(file)}`;
-    process.stderr.write(`learnbase: ${command} is for the embedded database (--data DIR). For PostgreSQL use ${tool}\n`);
+    output.err(`learnbase: ${command} is for the embedded database (--data DIR). For PostgreSQL use ${tool}\n`);
     return 2;
   }
   if (database.dataDir === undefined) throw new Error(`learnbase ${command} needs a data folder (--data DIR).`);
@@ -31,12 +33,18 @@ export async function backupCommand(
 
   if (command === 'backup') {
     const outcome = await backupDataFolder(database.dataDir, file, { force });
-    say(values.json, { data: database.dataDir, ...outcome }, `Backed up ${database.dataDir} to ${outcome.file} (${outcome.bytes} bytes).`);
+    say(
+      output,
+      values.json,
+      { data: database.dataDir, ...outcome },
+      `Backed up ${database.dataDir} to ${outcome.file} (${outcome.bytes} bytes).`,
+    );
     return 0;
   }
   const outcome = await restoreDataFolder(database.dataDir, file, { force });
   const migrated = outcome.applied.length > 0 ? ` Applied ${outcome.applied.join(', ')} (the backup came from an older version).` : '';
   say(
+    output,
     values.json,
     { file, ...outcome },
     `Restored ${file} into ${outcome.data}${outcome.replaced ? ', replacing the database that was there' : ''}.${migrated}`,
@@ -48,6 +56,6 @@ function quote(file: string): string {
   return /^[\w./-]+$/.test(file) ? file : `'${file.replaceAll("'", `'\\''`)}'`;
 }
 
-function say(json: boolean | undefined, value: object, text: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+function say(output: CommandOutput, json: boolean | undefined, value: object, text: string): void {
+  output.out(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { loadConfig, type AppConfig } from '../config.js';
 import { type CommandOutput, type HandedOffCommand, writableTo } from '../platform/control-socket.js';
 import type { Database } from '../platform/database/sql-client.js';
+import { testLoopbackAllowance } from '../platform/outbound-http.js';
 import { isWorker, releaseWorker, WorkersRefused } from '../server/workers.js';
 import {
   type CommandContext,
@@ -130,47 +131,75 @@ const DATABASE_COMMANDS: Record<string, () => Promise<DatabaseCommand>> = {
   secrets: async () => (await import('./secrets.js')).secretsCommand,
 };
 
-const TERMINAL: CommandOutput = {
-  out: (text) => void process.stdout.write(text),
-  err: (text) => void process.stderr.write(text),
+/**
+ * What a command reads its configuration from, prints to and reads a password from: the process's
+ * own environment and terminal, or, for the tests that run commands inside their own process
+ * (test/support/cli.ts), an environment and streams of theirs.
+ */
+export interface CommandIo {
+  env: NodeJS.ProcessEnv;
+  output: CommandOutput;
+  stdin: PasswordInput;
+  progress: ProgressStream;
+}
+
+const TERMINAL: CommandIo = {
+  env: process.env,
+  output: {
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+  },
+  // Looked up when a command takes them, not when this module loads: a command that never reads
+  // standard input leaves it alone.
+  get stdin() {
+    return process.stdin;
+  },
+  get progress() {
+    return process.stderr;
+  },
 };
 
 /** Runs one command; resolves to the process exit code (the server keeps running after `serve`). */
-export async function runCli(argv: string[]): Promise<number> {
-  const code = await runCommand(argv);
+export async function runCli(argv: string[], io: CommandIo = TERMINAL): Promise<number> {
+  const code = await runCommand(argv, io);
   // A cluster worker's channel to its primary keeps it alive: a worker that failed to start lets
   // go of it, so that it exits and the primary sees the failure.
   if (code !== 0 && isWorker()) releaseWorker();
   return code;
 }
 
-function runCommand(argv: string[]): Promise<number> {
-  return guarded(argv, TERMINAL, async (positionals, values) => {
-    const config = loadConfig({
-      database: values.database,
-      data: values.data,
-      port: values.port,
-      host: values.host,
-      baseDomain: values['base-domain'],
-    });
+function runCommand(argv: string[], io: CommandIo): Promise<number> {
+  return guarded(argv, io.output, async (positionals, values) => {
+    const config = loadConfig(
+      {
+        database: values.database,
+        data: values.data,
+        port: values.port,
+        host: values.host,
+        baseDomain: values['base-domain'],
+      },
+      io.env,
+    );
     const [noun, ...args] = positionals as [string, ...string[]];
     // Loaded for `serve` only: the server's modules take most of a command's start-up, which every
     // other command (run by scripts and the tests hundreds of times) would pay for nothing.
     if (positionals.join(' ') === 'serve') return (await import('./server.js')).serveCommand(config, values, runHandedOff);
     // Before the database is opened: a backup opens the folder itself, and must not migrate what it copies.
-    if (noun === 'backup' || noun === 'restore') return (await import('./backup.js')).backupCommand(noun, config.database, args, values);
-    const handedOff = await handOffToServer(config.database, positionals, values, TERMINAL);
+    if (noun === 'backup' || noun === 'restore')
+      return (await import('./backup.js')).backupCommand(noun, config.database, args, values, io.output);
+    const handedOff = await handOffToServer(config.database, positionals, values, io.output, io.stdin);
     if (handedOff !== undefined) return handedOff;
     return withDatabase(config, (db, applied) =>
       runDatabaseCommand(positionals, {
         db,
         config,
         values,
-        output: TERMINAL,
-        stdin: process.stdin,
-        progress: process.stderr,
+        output: io.output,
+        stdin: io.stdin,
+        progress: io.progress,
+        outboundLoopback: testLoopbackAllowance(io.env),
         applied,
-        secrets: once(() => commandSecrets(db, config, TERMINAL)),
+        secrets: once(() => commandSecrets(db, config, io.output)),
       }),
     );
   });
@@ -192,7 +221,17 @@ export function runHandedOff(
     if (NOT_HANDED_OFF.includes(positionals[0]!)) throw new UsageError(`"${positionals[0]}" cannot be handed to a running server.`);
     const stdin: PasswordInput = Readable.from(command.stdin === undefined ? [] : [command.stdin]);
     const progress: ProgressStream = writableTo(output.err);
-    return runDatabaseCommand(positionals, { db, config, values, output, stdin, progress, applied: [], secrets: async () => secrets });
+    return runDatabaseCommand(positionals, {
+      db,
+      config,
+      values,
+      output,
+      stdin,
+      progress,
+      outboundLoopback: testLoopbackAllowance(),
+      applied: [],
+      secrets: async () => secrets,
+    });
   });
 }
 

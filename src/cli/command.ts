@@ -4,7 +4,7 @@ import type { AppConfig } from '../config.js';
 import type { CommandOutput } from '../platform/control-socket.js';
 import { LocalNotifyBus, PostgresNotifyBus, type NotifyBus } from '../platform/database/notify-bus.js';
 import type { Database } from '../platform/database/sql-client.js';
-import { OutboundHttp, testLoopbackAllowance } from '../platform/outbound-http.js';
+import { OutboundHttp } from '../platform/outbound-http.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import type { Tenant } from '../kernel/principal.js';
 import { textProblem } from '../platform/json-guard.js';
@@ -72,6 +72,8 @@ export interface CommandContext {
   stdin: PasswordInput;
   /** Where the import's progress goes: standard error, or the socket back to a command handed over. */
   progress: ProgressStream;
+  /** Whether outbound requests may reach loopback addresses: only in a process the tests spawn (testLoopbackAllowance). */
+  outboundLoopback: boolean;
   /** The migrations applied when the database was opened (none when the server already had it open). */
   applied: string[];
   /**
@@ -172,11 +174,11 @@ export const tokenService = (context: CommandContext, notifications: NotifyBus) 
 /**
  * The outbound client of a command that reads a provider's metadata (`sso set --metadata-url`,
  * `sso refresh`): the server's guard, with the real reason a request failed told to the operator
- * running the command. Loopback only for a process the tests spawn (testLoopbackAllowance).
+ * running the command. Loopback only for a process the tests spawn (context.outboundLoopback).
  */
 export const commandOutbound = (context: CommandContext) =>
   new OutboundHttp(
-    { allowPrivate: context.config.outboundAllowPrivate, allowLoopback: testLoopbackAllowance() },
+    { allowPrivate: context.config.outboundAllowPrivate, allowLoopback: context.outboundLoopback },
     {
       warn: (details, message) => context.output.err(`learnbase: ${message} (${(details as { reason?: string }).reason ?? 'no reason'})\n`),
     },

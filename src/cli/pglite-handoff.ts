@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { DatabaseConfig } from '../config.js';
 import { type CommandOutput, handOff, type HandedOffCommand } from '../platform/control-socket.js';
 import { readPassword } from './admin.js';
-import type { Values } from './command.js';
+import type { PasswordInput, Values } from './command.js';
 
 /**
  * The PGlite hand-off, the command line's side: while a server holds a PGlite folder, no other
@@ -25,9 +25,10 @@ export async function handOffToServer(
   positionals: string[],
   values: Values,
   output: CommandOutput,
+  stdin: PasswordInput,
 ): Promise<number | undefined> {
   if (database.kind !== 'pglite' || database.dataDir === undefined) return undefined;
-  return handOff(resolve(database.dataDir), () => handOffRequest(positionals, values), output);
+  return handOff(resolve(database.dataDir), () => handOffRequest(positionals, values, stdin), output);
 }
 
 /**
@@ -35,7 +36,7 @@ export async function handOffToServer(
  * runs elsewhere), the database flags left out (the server uses its own), and the new password of
  * `admin set-password` read here, where the terminal is.
  */
-async function handOffRequest(positionals: string[], values: Values): Promise<HandedOffCommand> {
+async function handOffRequest(positionals: string[], values: Values, stdin: PasswordInput): Promise<HandedOffCommand> {
   const args =
     positionals[0] === 'import' && positionals[2] !== undefined
       ? [...positionals.slice(0, 2), resolve(positionals[2]), ...positionals.slice(3)]
@@ -46,5 +47,5 @@ async function handOffRequest(positionals: string[], values: Values): Promise<Ha
     else for (const item of Array.isArray(value) ? value : [value]) args.push(`--${name}`, item);
   }
   const setsPassword = positionals[0] === 'admin' && positionals[1] === 'set-password' && values.password === undefined;
-  return { argv: args, stdin: setsPassword ? `${await readPassword(process.stdin)}\n` : undefined };
+  return { argv: args, stdin: setsPassword ? `${await readPassword(stdin)}\n` : undefined };
 }
