@@ -9,7 +9,7 @@ import { buildApp } from '../../src/server/app.js';
 import { migrate, MIGRATIONS_DIR } from '../../src/platform/database/migrate.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
 import { testConfig } from '../support/build-test-app.js';
-import { runCli } from '../support/cli.js';
+import { runCli, runCliProcess } from '../support/cli.js';
 import { copyMigratedDataFolder } from '../support/templates.js';
 
 // PGlite only: with PostgreSQL the commands refuse and name pg_dump / pg_restore (tested below).
@@ -180,13 +180,13 @@ describe('learnbase backup and restore [pglite]', () => {
     const out = join(newFolder(), 'held.tar.gz');
     const holder = await PgliteDatabase.open(data);
     try {
-      const backup = await runCli(['backup', '--data', data, out]);
+      const backup = await runCliProcess(['backup', '--data', data, out]);
       assert.equal(backup.code, 1);
       assert.match(backup.stderr, /in use by another learnbase process \(pid \d+\)/);
       assert.equal(existsSync(out), false);
       assert.deepEqual(readdirSync(join(out, '..')), [], 'no partial file either');
 
-      const restore = await runCli(['restore', '--data', data, file, '--force']);
+      const restore = await runCliProcess(['restore', '--data', data, file, '--force']);
       assert.equal(restore.code, 1);
       assert.match(restore.stderr, /in use by another learnbase process/);
       const { rows } = await holder.query<{ name: string }>('SELECT name FROM tenants');

@@ -11,7 +11,7 @@ import { buildApp } from '../../src/server/app.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';
 import { POSTGRES_AVAILABLE, createPostgresDatabase } from '../support/backends.js';
 import { testConfig } from '../support/build-test-app.js';
-import { runCli, startCli, waitForOutput } from '../support/cli.js';
+import { runCli, runCliProcess, startCli, waitForOutput } from '../support/cli.js';
 import { copyMigratedDataFolder } from '../support/templates.js';
 
 const execAsync = promisify(exec);
@@ -122,7 +122,7 @@ describe('learnbase command line [pglite]', () => {
     const data = newFolder();
     const holder = await PgliteDatabase.open(data);
     try {
-      const refused = await runCli(['tenant', 'create', 'blocked', '--data', data]);
+      const refused = await runCliProcess(['tenant', 'create', 'blocked', '--data', data]);
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /in use by another learnbase process/);
       const { rows } = await holder.query<{ count: number }>("SELECT count(*)::int AS count FROM pg_tables WHERE tablename = 'tenants'");
@@ -130,7 +130,7 @@ describe('learnbase command line [pglite]', () => {
     } finally {
       await holder.close();
     }
-    const allowed = await runCli(['tenant', 'create', 'blocked', '--data', data]);
+    const allowed = await runCliProcess(['tenant', 'create', 'blocked', '--data', data]);
     assert.equal(allowed.code, 0, allowed.stderr);
   });
 
@@ -196,7 +196,7 @@ describe('learnbase command line [postgres]', { skip: !POSTGRES_AVAILABLE }, () 
   it('applies each migration exactly once when several processes migrate at once', async () => {
     const database = await createPostgresDatabase();
     try {
-      const runs = await Promise.all([1, 2, 3].map(() => runCli(['migrate', '--database', database.url, '--json'])));
+      const runs = await Promise.all([1, 2, 3].map(() => runCliProcess(['migrate', '--database', database.url, '--json'])));
       for (const run of runs) assert.equal(run.code, 0, run.stderr);
       const applied = runs.map((run) => (JSON.parse(run.stdout) as { applied: string[] }).applied);
       assert.equal(applied.filter((names) => names.length > 0).length, 1, 'one process applied the migrations');
@@ -229,7 +229,7 @@ describe('learnbase command line [postgres]', { skip: !POSTGRES_AVAILABLE }, () 
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     try {
       const port = (blocker.address() as AddressInfo).port;
-      const result = await runCli(['serve', '--port', String(port), '--database', database.url]);
+      const result = await runCliProcess(['serve', '--port', String(port), '--database', database.url]);
       assert.equal(result.code, 1);
       assert.match(result.stderr, /EADDRINUSE/);
     } finally {

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runCli, startCli, waitForOutput } from '../support/cli.js';
+import { runCliProcess, startCli, waitForOutput } from '../support/cli.js';
 
 // PGlite only: the lock is about one data folder on one machine; PostgreSQL takes many processes.
 
@@ -149,10 +149,10 @@ describe('the PGlite folder lock [pglite]', () => {
       if (round === 1) {
         // A command on the served folder is carried out by its server (docs/operations.md); a
         // backup, which needs the folder itself, stops and names the owner.
-        const handedOver = await runCli(['migrate', '--data', data]);
+        const handedOver = await runCliProcess(['migrate', '--data', data]);
         assert.equal(handedOver.code, 0, handedOver.stderr);
         assert.match(handedOver.stdout, /up to date/);
-        const refused = await runCli(['backup', '--data', data, join(data, '..', `refused-${process.pid}.tar.gz`)]);
+        const refused = await runCliProcess(['backup', '--data', data, join(data, '..', `refused-${process.pid}.tar.gz`)]);
         assert.equal(refused.code, 1, 'a backup of the served folder stops');
         assert.match(refused.stderr, new RegExp(`in use by another learnbase process \\(pid ${winner.child.pid}\\)`));
       }

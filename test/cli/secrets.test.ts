@@ -13,7 +13,7 @@ import { keyIdOf } from '../../src/platform/secret-box.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { tenantHex } from '../../src/modules/tenancy/tenant-credential.js';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
-import { runCli, startCli, waitForOutput } from '../support/cli.js';
+import { runCli, runCliProcess, startCli, waitForOutput } from '../support/cli.js';
 import { copyMigratedDataFolder } from '../support/templates.js';
 
 /**
@@ -144,7 +144,7 @@ describe('secrets at rest on a PGlite folder', () => {
 
     const aside = join(newFolder(), 'kept.key');
     renameSync(keyFile, aside);
-    const withoutKey = await runCli(['serve', '--port', '0', ...database], NO_KEY);
+    const withoutKey = await runCliProcess(['serve', '--port', '0', ...database], NO_KEY);
     assert.equal(withoutKey.code, 1, withoutKey.stdout);
     assert.match(
       withoutKey.stderr,
@@ -158,7 +158,7 @@ describe('secrets at rest on a PGlite folder', () => {
     assert.match(command.stderr, /has no key: set LEARNBASE_SECRETS_KEY/);
 
     const other = newKey();
-    const wrongKey = await runCli(['serve', '--port', '0', ...database], keys(other));
+    const wrongKey = await runCliProcess(['serve', '--port', '0', ...database], keys(other));
     assert.equal(wrongKey.code, 1);
     assert.match(
       wrongKey.stderr,
@@ -205,7 +205,7 @@ describe('secrets at rest on a PGlite folder', () => {
     } finally {
       await newOnly.stop();
     }
-    const oldOnly = await runCli(['serve', '--port', '0', ...database], keys(oldKey));
+    const oldOnly = await runCliProcess(['serve', '--port', '0', ...database], keys(oldKey));
     assert.equal(oldOnly.code, 1, 'the retired key opens nothing now');
   });
 
@@ -221,7 +221,7 @@ describe('secrets at rest on a PGlite folder', () => {
     assert.equal(restored.code, 0, restored.stderr);
     assert.deepEqual(await storedSecrets(['--data', target]), await storedSecrets(database), 'the sealed values, as they were');
 
-    const withoutKey = await runCli(['serve', '--port', '0', '--data', target], NO_KEY);
+    const withoutKey = await runCliProcess(['serve', '--port', '0', '--data', target], NO_KEY);
     assert.equal(withoutKey.code, 1, 'the backup holds no key');
     assert.match(withoutKey.stderr, /is encrypted under the key .*, and this process has no key/);
     assert.ok(!existsSync(`${target}.secrets.key`));
@@ -269,7 +269,7 @@ for (const backend of backends) {
         assert.deepEqual((await storedSecrets(database)).sort(), [hook.secret, 'the client secret as issued'].sort());
 
         if (backend === 'postgres') {
-          const refused = await runCli(['serve', '--port', '0', ...database], NO_KEY);
+          const refused = await runCliProcess(['serve', '--port', '0', ...database], NO_KEY);
           assert.equal(refused.code, 1, refused.stdout);
           assert.match(
             refused.stderr,

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { parseWorkers, WorkersRefused } from '../../src/server/workers.js';
 import { POSTGRES_AVAILABLE, createPostgresDatabase } from '../support/backends.js';
-import { runCli, startCli, waitForOutput } from '../support/cli.js';
+import { runCliProcess, startCli, waitForOutput } from '../support/cli.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -58,10 +58,10 @@ describe('serve --workers', () => {
   it('is refused on PGlite, and with a bad count, with a message and exit code 2', async () => {
     const data = mkdtempSync(join(tmpdir(), 'learnbase-workers-'));
     after(() => rmSync(data, { recursive: true, force: true }));
-    const pglite = await runCli(['serve', '--workers', '2', '--port', '0', '--data', data]);
+    const pglite = await runCliProcess(['serve', '--workers', '2', '--port', '0', '--data', data]);
     assert.equal(pglite.code, 2);
     assert.match(pglite.stderr, /--workers 2 needs PostgreSQL/);
-    const fromEnv = await runCli(['serve', '--port', '0', '--data', data], { LEARNBASE_WORKERS: 'many' });
+    const fromEnv = await runCliProcess(['serve', '--port', '0', '--data', data], { LEARNBASE_WORKERS: 'many' });
     assert.equal(fromEnv.code, 2);
     assert.match(fromEnv.stderr, /--workers must be a whole number from 1 to 64, or auto/);
   });

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+
+import { type CommandOutput, writableTo } from '../../src/platform/control-socket.js';
 
 import { TEST_LOOPBACK_ENV } from '../../src/platform/outbound-http.js';
 import { TEST_SECRETS_KEY } from './secrets-key.js';
@@ -44,8 +47,32 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProc
   });
 }
 
-/** Runs `learnbase …` to its end and collects what it printed. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+/**
+ * Runs `learnbase …` to its end in this process and collects what it printed: the command line's
+ * own entry (cli.ts runCli) with the environment startCli gives a child, an empty standard input
+ * (or `input`), and its output written here instead of to a terminal. A command in a process of
+ * its own costs about a second more: starting Node, loading the modules and compiling PGlite's
+ * WebAssembly, which this process does once. The tests of what a process does (its exit, signals,
+ * a folder held by another process, migrations racing between processes, `serve`) use
+ * runCliProcess and startCli.
+ */
+export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<CliResult> {
+  if (args[0] === 'serve') throw new Error('`learnbase serve` runs in a process of its own: startCli or runCliProcess');
+  const { runCli: run } = await import('../../src/cli/cli.js');
+  let stdout = '';
+  let stderr = '';
+  const output: CommandOutput = { out: (text) => void (stdout += text), err: (text) => void (stderr += text) };
+  const code = await run(args, {
+    env: { ...process.env, ...SPAWNED_ENV, ...env },
+    output,
+    stdin: Readable.from(input === undefined ? [] : [input]),
+    progress: writableTo(output.err),
+  });
+  return { code, stdout, stderr };
+}
+
+/** Runs `learnbase …` to its end in a child process (CLI_ARGS) and collects what it printed. */
+export function runCliProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   const child = startCli(args, env);
   let stdout = '';
   let stderr = '';
@@ -57,8 +84,13 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
   });
 }
 
-/** Runs `learnbase …` to its end with `input` on its standard input (runCli gives none). */
+/** Runs `learnbase …` to its end in this process with `input` on its standard input (runCli gives none). */
 export function runCliWithInput(args: string[], input: string): Promise<CliResult> {
+  return runCli(args, {}, input);
+}
+
+/** Runs `learnbase …` to its end in a child process with `input` on its standard input. */
+export function runCliProcessWithInput(args: string[], input: string): Promise<CliResult> {
   const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...SPAWNED_ENV },
