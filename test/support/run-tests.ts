@@ -59,9 +59,10 @@ function skippedPostgres(reportFile: string): string | undefined {
 const folder = mkdtempSync(join(tmpdir(), 'learnbase-test-run-'));
 const reportFile = join(folder, 'skipped-backends');
 /**
- * Brings dist/ up to date when src/ changed since the last build (about 12 s): the tests that run
- * the command line then run the built one, about a second less per command than compiling the
- * sources each time (built.ts, cli.ts); a whole run makes hundreds of such commands.
+ * Brings dist/ up to date when src/ changed since the last build (about 12 s): the tests that start
+ * the command line as a process (`serve`, the guides' walk, the tests of what a process does) then
+ * run the built one, about a second less per process than compiling the sources each time (built.ts,
+ * cli.ts); the other commands run inside the test process, from source.
  */
 function build(): Promise<void> {
   if (builtIsCurrent()) return Promise.resolve();
