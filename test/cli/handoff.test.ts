@@ -3,12 +3,9 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:f
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { controlSocketPath } from '../../src/platform/control-socket.js';
 import { runCli, runCliWithInput, startCli, waitForOutput } from '../support/cli.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const basic = (key: string, secret: string) => `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}`;
 
@@ -95,7 +92,8 @@ describe('commands while a server holds the PGlite folder', () => {
     after(() => rmSync(folder, { recursive: true, force: true }));
     const file = join(folder, 'users.csv');
     writeFileSync(file, 'name,email,employeeId\nAda Lovelace,ada@example.com,E1\n');
-    const imported = await cli('import', 'users', '--tenant', 'acme', relative(ROOT, file), '--json');
+    // Relative to the command line's working folder: the test process's own, where runCli runs the command.
+    const imported = await cli('import', 'users', '--tenant', 'acme', relative(process.cwd(), file), '--json');
     assert.equal(imported.code, 0, imported.stderr);
     assert.equal((JSON.parse(imported.stdout) as { new: number }).new, 1);
     assert.match(imported.stderr, /done/, 'the progress lines come back too');
