@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import axe from 'axe-core';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/secrets.js';
@@ -566,4 +568,223 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
       }
     });
   }
+
+  /** The words a field is described by (its hint and, when refused, the API's), as a screen reader reads them after its name. */
+  const descriptionOf = (field: Locator) =>
+    field.evaluate((element) =>
+      (element.getAttribute('aria-describedby') ?? '')
+        .split(' ')
+        .map((id) => document.getElementById(id)?.textContent ?? '')
+        .join(' '),
+    );
+
+  /** A radio or checkbox chosen by keyboard, as React Aria's visually hidden inputs take it. */
+  async function choose(page: Page, control: Locator) {
+    await control.focus();
+    await page.keyboard.press('Space');
+  }
+
+  /** The tenant's connections as the API answers them, with the page's session (its cookie, as the console sends it). */
+  async function connectionsOf(context: BrowserContext): Promise<Array<Record<string, unknown>>> {
+    const session = (await context.cookies()).find((cookie) => cookie.name === '__Host-lb-console');
+    assert.ok(session, 'the console session cookie');
+    const listed = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/sso/connections',
+      headers: { cookie: `${session.name}=${session.value}`, 'x-svc-tenant': fixture.tenant.name },
+    });
+    assert.equal(listed.statusCode, 200, listed.body);
+    return listed.json();
+  }
+
+  it('an admin creates, edits, refreshes and deletes single sign-on connections, each refusal said beside its field, at 1280 px', {
+    skip: browserSkip,
+  }, async () => {
+    const metadata = readFileSync(join(ROOT, 'docs', 'examples', 'saml-idp-metadata.xml'));
+    // The provider's metadata URL (plain http on loopback, which the tests' outbound guard lets through).
+    const provider = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/xml' }).end(metadata));
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    const metadataUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/federationmetadata.xml`;
+    const { context, page, problems } = await open(1280);
+    const metadataFile = { name: 'saml-idp-metadata.xml', mimeType: 'application/xml', buffer: metadata };
+    try {
+      await signIn(page, fixture.owner.email, '/console/access?section=sso');
+      await page.getByRole('button', { name: 'Create a connection' }).click();
+      let form = page.getByRole('form', { name: 'Create a connection' });
+      await form.getByRole('textbox', { name: 'Name', exact: true }).fill('entra');
+      await choose(page, form.getByRole('radio', { name: 'SAML 2.0' }));
+      await page.locator('input[type=file]').setInputFiles(metadataFile);
+      await form.getByText('Read from saml-idp-metadata.xml.').waitFor();
+      assert.match(await form.getByRole('textbox', { name: 'Metadata XML' }).inputValue(), /^<\?xml/);
+
+      // A display name of only spaces: the API's words beside it, nothing stored.
+      const displayName = form.getByRole('textbox', { name: 'Display name (optional)' });
+      await displayName.fill('   ');
+      await form.getByRole('button', { name: 'Create the connection' }).click();
+      await form.getByText('Nothing was saved: one problem is said beside the fields.').waitFor();
+      assert.equal(await displayName.getAttribute('aria-invalid'), 'true');
+      assert.match(await descriptionOf(displayName), /must be text of 1 to 100 characters, not only spaces/);
+      assert.equal(
+        await page.evaluate(() => document.activeElement?.getAttribute('aria-invalid')),
+        'true',
+        'the refused field takes the focus',
+      );
+      assert.deepEqual(await connectionsOf(context), [], 'nothing stored');
+      await check(page, 'access-sso-refused', 1280);
+
+      // Admins of an organisation entry the tenant lacks: said beside that value's row, nothing stored.
+      await displayName.fill('');
+      await form.getByRole('textbox', { name: 'Admins claim' }).fill('groups');
+      await form.getByRole('button', { name: 'Add a value making an admin of one organisation entry' }).click();
+      const value = form.getByRole('textbox', { name: 'Value 1' });
+      await value.fill('cto-admins');
+      await form.getByRole('textbox', { name: 'Organisation entry 1' }).fill('NOPE');
+      await form.getByRole('button', { name: 'Create the connection' }).click();
+      await page.waitForFunction(() => document.activeElement?.getAttribute('aria-invalid') === 'true');
+      assert.match(await descriptionOf(value), /names the organisation entry "NOPE", which tenant "[^"]+" does not have/);
+      assert.deepEqual(await connectionsOf(context), [], 'nothing stored');
+
+      await form.getByRole('textbox', { name: 'Organisation entry 1' }).fill('CTO');
+      await form.getByRole('button', { name: 'Create the connection' }).click();
+      const done = page.getByRole('status').filter({ hasText: 'Created the connection entra.' });
+      await done.waitFor();
+      assert.match(await page.getByTestId('sso-acs-url').innerText(), /^http:\/\/[^/]+\/auth\/sso\/saml$/);
+      assert.equal(await page.getByTestId('sso-sp-entity-id').innerText(), `urn:learnbase:${fixture.tenant.name}:entra`);
+      const spMetadata = await done.getByRole('link', { name: /\/auth\/sso\/saml\/.+\/entra\/metadata$/ }).getAttribute('href');
+      assert.equal((await fetch(spMetadata!)).status, 200, 'the service provider metadata link');
+      await page.getByRole('rowheader', { name: 'entra' }).waitFor();
+      await check(page, 'access-sso', 1280);
+
+      await page.reload();
+      await page.getByRole('rowheader', { name: 'entra' }).waitFor();
+      assert.equal(await page.getByRole('gridcell', { name: 'Sign in with entra' }).count(), 1);
+
+      // Edit: the form filled from the connection; the provider, whose certificates the API does not give back, named again.
+      await page.getByRole('button', { name: 'Edit entra' }).click();
+      form = page.getByRole('form', { name: 'Edit the connection entra' });
+      assert.equal(await form.getByRole('textbox', { name: 'Value 1' }).inputValue(), 'cto-admins');
+      assert.equal(await form.getByRole('textbox', { name: 'Organisation entry 1' }).inputValue(), 'CTO');
+      await form.getByRole('textbox', { name: 'Display name (optional)' }).fill('Acme staff');
+      await form.getByRole('button', { name: 'Save the connection' }).click();
+      await form.getByText(/must name the identity provider one way/).waitFor();
+      assert.match(
+        await form.getByRole('radiogroup', { name: 'How the identity provider is named' }).innerText(),
+        /must name the identity provider one way/,
+      );
+      await page.locator('input[type=file]').setInputFiles(metadataFile);
+      await form.getByRole('button', { name: 'Save the connection' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved the connection entra.' }).waitFor();
+      await page.getByRole('gridcell', { name: 'Sign in with Acme staff' }).waitFor();
+      const entra = (await connectionsOf(context)).find((connection) => connection.name === 'entra');
+      assert.equal(entra?.displayName, 'Acme staff');
+      assert.deepEqual(entra?.admins, { claim: 'groups', scopes: { 'cto-admins': 'CTO' } }, 'the rest sent again as it was');
+
+      // OpenID Connect: no network needed to create one (the issuer is read at the first sign-in).
+      await page.getByRole('button', { name: 'Create a connection' }).click();
+      form = page.getByRole('form', { name: 'Create a connection' });
+      await form.getByRole('textbox', { name: 'Name', exact: true }).fill('corp');
+      await form.getByRole('textbox', { name: 'Issuer URL' }).fill('https://idp.example.com');
+      await form.getByRole('textbox', { name: 'Client id' }).fill('learnbase');
+      await form.getByLabel('Client secret (optional)').fill('s3cret');
+      assert.equal(await form.getByRole('textbox', { name: 'Scopes (optional)' }).getAttribute('placeholder'), 'openid email profile');
+      await choose(page, form.getByRole('radio', { name: /^Only an address the provider says is verified/ }));
+      await form.getByRole('button', { name: 'Create the connection' }).click();
+      await page.getByRole('status').filter({ hasText: 'Created the connection corp.' }).waitFor();
+      assert.match(await page.getByTestId('sso-redirect-uri').innerText(), /^http:\/\/[^/]+\/auth\/sso\/callback$/);
+      let corp = (await connectionsOf(context)).find((connection) => connection.name === 'corp');
+      assert.deepEqual(
+        [corp?.issuer, corp?.clientId, corp?.clientSecret, corp?.scopes, corp?.emailTrust],
+        ['https://idp.example.com', 'learnbase', '(set)', 'openid email profile', 'verified-only'],
+      );
+
+      // Its stored secret is never shown: saving again asks for it rather than drop it.
+      await page.getByRole('button', { name: 'Edit corp' }).click();
+      form = page.getByRole('form', { name: 'Edit the connection corp' });
+      await form.getByRole('textbox', { name: 'Display name (optional)' }).fill('Corporate sign-in');
+      await form.getByRole('button', { name: 'Save the connection' }).click();
+      await form.getByText(/Enter the client secret again/).waitFor();
+      assert.match(await descriptionOf(form.getByLabel('Client secret', { exact: true })), /Enter the client secret again/);
+      await form.getByLabel('Client secret', { exact: true }).fill('s3cret');
+      await form.getByRole('button', { name: 'Save the connection' }).click();
+      await page.getByRole('gridcell', { name: 'Sign in with Corporate sign-in' }).waitFor();
+      corp = (await connectionsOf(context)).find((connection) => connection.name === 'corp');
+      assert.equal(corp?.clientSecret, '(set)');
+
+      // A SAML provider named by its metadata URL is read again on request.
+      await page.getByRole('button', { name: 'Create a connection' }).click();
+      form = page.getByRole('form', { name: 'Create a connection' });
+      await form.getByRole('textbox', { name: 'Name', exact: true }).fill('adfs');
+      await choose(page, form.getByRole('radio', { name: 'SAML 2.0' }));
+      await choose(page, form.getByRole('radio', { name: 'Its metadata URL' }));
+      await form.getByRole('textbox', { name: 'Metadata URL' }).fill(metadataUrl);
+      await form.getByRole('button', { name: 'Create the connection' }).click();
+      await page.getByRole('status').filter({ hasText: 'Created the connection adfs.' }).waitFor();
+      await page.getByRole('button', { name: 'Refresh metadata of adfs' }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: 'The metadata of adfs was read again: the provider describes itself as before.' })
+        .waitFor();
+
+      // Delete, after the confirmation that says the admins it made go with it.
+      await page.getByRole('button', { name: 'Delete corp' }).click();
+      const confirm = page.getByRole('alertdialog');
+      assert.match(await confirm.innerText(), /The admins it made are deleted with it/);
+      await confirm.getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('rowheader', { name: 'corp' }).waitFor({ state: 'detached' });
+      assert.deepEqual((await connectionsOf(context)).map((connection) => connection.name).sort(), ['adfs', 'entra']);
+      assert.deepEqual(
+        problems.filter((problem) => !/status of 400/.test(problem)),
+        [],
+        'only the refused PUTs are logged by the browser',
+      );
+    } finally {
+      await context.close();
+      provider.close();
+    }
+  });
+
+  it('the single sign-on form at 390 px: both protocols, every way of naming a SAML provider, claims and admins rows', {
+    skip: browserSkip,
+  }, async () => {
+    const { context, page, problems } = await open(390);
+    try {
+      await signIn(page, fixture.owner.email, '/console/access?section=sso');
+      await page.getByRole('button', { name: 'Create a connection' }).click();
+      const form = page.getByRole('form', { name: 'Create a connection' });
+      await form.getByRole('button', { name: 'Add a claim' }).click();
+      await form.getByRole('button', { name: 'Add a value making an admin of one organisation entry' }).click();
+      assert.deepEqual(await seriousViolations(page), [], 'axe-core on the OpenID Connect form at 390 px');
+      await choose(page, form.getByRole('radio', { name: 'SAML 2.0' }));
+      await choose(page, form.getByRole('radio', { name: /^Its entity ID/ }));
+      await form.getByRole('textbox', { name: 'Signing certificates' }).waitFor();
+      assert.deepEqual(await seriousViolations(page), [], 'axe-core on the explicit SAML form at 390 px');
+      await choose(page, form.getByRole('radio', { name: /^Its metadata document/ }));
+      await check(page, 'access-sso', 390);
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'nothing wider than the screen');
+      await form.getByRole('button', { name: 'Cancel' }).click();
+      await form.waitFor({ state: 'detached' });
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('an admin limited to a subtree is offered no single sign-on connection to create, edit or delete', { skip: browserSkip }, async () => {
+    const { context, page, problems } = await open(1280);
+    try {
+      await signIn(page, fixture.scoped.email, '/console/access?section=sso');
+      await page.getByRole('heading', { name: 'Single sign-on' }).waitFor();
+      await page.getByRole('alert').first().waitFor();
+      assert.match(await page.getByRole('alert').first().innerText(), /organisation subtree/);
+      for (const name of [/^Create a connection/, /^Edit /, /^Delete /, /^Refresh /]) {
+        assert.equal(await page.getByRole('button', { name }).count(), 0, String(name));
+      }
+      assert.deepEqual(
+        problems.filter((problem) => !/status of 403/.test(problem)),
+        [],
+      );
+    } finally {
+      await context.close();
+    }
+  });
 });

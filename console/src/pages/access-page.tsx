@@ -2,11 +2,9 @@ import { useState } from 'react';
 import { Button, Form, Input, Label, Tab, TabList, TabPanel, Tabs, TextArea, TextField } from 'react-aria-components';
 import { useSearchParams } from 'react-router';
 import { type CredentialKind, CredentialSection } from '../components/credentials';
-import { DataTable } from '../components/data-table';
-import { EmptyState, ErrorNote, Loading } from '../components/notes';
-import { api, apiUrl } from '../lib/api';
+import { apiUrl } from '../lib/api';
 import { useSession } from '../lib/session';
-import { useLoad } from '../lib/use-api';
+import { Connections } from '../sso/connections';
 
 interface ApiKey {
   key: string;
@@ -39,11 +37,6 @@ interface HrWebhook {
   url: string;
   createdAt: string;
   revokedAt: string | null;
-}
-interface Connection {
-  name: string;
-  displayName: string;
-  protocol: 'oidc' | 'saml';
 }
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString('en-GB') : '—');
@@ -195,7 +188,7 @@ export default function AccessPage() {
           <CredentialSection kind={ADMINS} canManage={canManage} />
         </TabPanel>
         <TabPanel id="sso">
-          <Connections />
+          <Connections canManage={canManage} />
         </TabPanel>
         <TabPanel id="scim">
           <CredentialSection kind={SCIM_TOKENS} canManage={canManage} />
@@ -262,48 +255,5 @@ function AdminForm({ create, busy }: { create: (body: unknown) => Promise<void>;
         Create an admin
       </Button>
     </Form>
-  );
-}
-
-/** Single sign-on connections: listed with what to give the identity provider; made over the API (docs/identity.md). */
-function Connections() {
-  const [connections] = useLoad((signal) => api<Connection[]>('GET', '/api/sso/connections', { signal }), 'sso');
-  return (
-    <section className="panel" aria-labelledby="sso-title">
-      <h2 id="sso-title">Single sign-on</h2>
-      <p className="muted">
-        Admins and people sign in through the organisation's identity provider (OpenID Connect or SAML 2.0). A connection is made with PUT
-        /api/sso/connections/NAME (docs/identity.md); a SAML provider is given this server's metadata below.
-      </p>
-      {connections.status === 'loading' && <Loading what="the connections" />}
-      {connections.status === 'error' && <ErrorNote error={connections.error} />}
-      {connections.status === 'done' &&
-        (connections.value.length === 0 ? (
-          <EmptyState title="No single sign-on connection yet." />
-        ) : (
-          <DataTable
-            label="Single sign-on connections"
-            columns={[
-              { id: 'name', label: 'Name', cell: (row: Connection) => row.name },
-              { id: 'button', label: 'Sign-in button', cell: (row) => `Sign in with ${row.displayName}` },
-              { id: 'protocol', label: 'Protocol', cell: (row) => (row.protocol === 'saml' ? 'SAML 2.0' : 'OpenID Connect') },
-              {
-                id: 'metadata',
-                label: 'For the provider',
-                cell: (row) =>
-                  row.protocol === 'saml' ? (
-                    <a href={apiUrl(`/api/sso/connections/${encodeURIComponent(row.name)}/metadata`).toString()}>
-                      Service provider metadata
-                    </a>
-                  ) : (
-                    '—'
-                  ),
-              },
-            ]}
-            rows={connections.value}
-            rowKey={(row) => row.name}
-          />
-        ))}
-    </section>
   );
 }
