@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { after, before, it } from 'node:test';
-import axe from 'axe-core';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { before, it } from 'node:test';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/secrets.js';
 import { agentOf, COURSE_A, givenLearningTenant, MODULE_C, requests, user } from '../learning/assignment-fixtures.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 import { ROOT } from '../support/built.js';
-import { browserSkip, launchChromium } from '../support/chromium.js';
+import { browserSkip } from '../support/chromium.js';
+import { consoleBrowser, seriousViolations, WIDTHS } from '../support/console-browser.js';
 import type { GivenTenant } from '../support/given.js';
 
 /**
@@ -24,21 +24,9 @@ import type { GivenTenant } from '../support/given.js';
  * is saved at both widths into docs/console/ (docs/console.md shows them).
  */
 const PASSWORD = 'correct horse battery staple';
-const WIDTHS = [1280, 390] as const;
-const SCREENSHOTS = join(ROOT, 'docs', 'console');
-const saveScreenshots = Boolean(process.env.SAVE_SCREENSHOTS);
 const TYPESCRIPT_COURSE = 'https://example.com/courses/typescript';
 
-let launched: Promise<Browser> | undefined;
-const theBrowser = () => (launched ??= launchChromium());
-after(async () => (await launched)?.close());
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = (await page.evaluate(`${axe.source}; axe.run(document, { resultTypes: ['violations'] })`)) as axe.AxeResults;
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
+const browser = consoleBrowser({ context: { acceptDownloads: true } });
 
 interface Fixture {
   tenant: GivenTenant;
@@ -108,39 +96,13 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
     fixture = { tenant, owner, scoped };
   });
 
-  /** A browser context that fails the test on any script error or anything the policy refuses. */
-  async function open(width: number): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-    const context = await (await theBrowser()).newContext({ viewport: { width, height: 900 }, acceptDownloads: true });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    return { context, page, problems };
-  }
+  const open = (width: number) => browser.open(width);
 
-  /** From the console's first page through the server's sign-in page and back, as a person does it. */
-  async function signIn(page: Page, email: string, path = '/console/') {
-    await page.goto(`${base}${path}${path.includes('?') ? '&' : '?'}tenant=${fixture.tenant.name}`);
-    await page.getByRole('link', { name: 'Sign in' }).click();
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-  }
+  /** From a console page (the first, unless `path` says) through the sign-in page and back. */
+  const signIn = (page: Page, email: string, path = '/console/') =>
+    browser.signIn(page, `${base}${path}${path.includes('?') ? '&' : '?'}tenant=${fixture.tenant.name}`, email, PASSWORD);
 
-  /** axe-core on the page as it stands, and its picture when asked for. */
-  async function check(page: Page, name: string, width: number) {
-    assert.deepEqual(await seriousViolations(page), [], `axe-core on ${name} at ${width} px`);
-    const picture = await page.screenshot({
-      fullPage: true,
-      ...(saveScreenshots ? { path: join(SCREENSHOTS, `${name}-${width}.png`) } : {}),
-    });
-    assert.ok(picture.length > 1000);
-  }
-
-  before(() => saveScreenshots && mkdirSync(SCREENSHOTS, { recursive: true }));
+  const check = (page: Page, name: string, width: number) => browser.check(page, name, width);
 
   for (const width of WIDTHS) {
     it(`an admin signs in, reads the overview, finds a person, reads a report at ${width} px`, { skip: browserSkip }, async () => {
