@@ -2076,6 +2076,64 @@ const ACTOR_UPSERT_FUZZERS: Record<string, RouteFuzzer> = {
   'POST /api/actors/agents': upsertRoute('POST'),
 };
 
+/**
+ * One person (docs/actors.md, "One person"): read, deactivated and reactivated. The PATCH never
+ * names the fuzz learner (LEARNER_MBOX), by any spelling: deactivating them would revoke the learner
+ * credential (and end the launch) that every later route's requests are made with.
+ */
+const namesTheLearner = (text: string) => /learner@example\.com/i.test(text);
+/**
+ * Valid: exactly one of `agent` and `actorId`, among them the SCIM user of the context (a person
+ * the tenant has whatever routes ran before). Hostile: a hostile one, both, or neither.
+ */
+const onePersonQuery = (ctx: FuzzContext, learner: 'may be named' | 'never named'): Record<string, Part<string[]>> => {
+  const keep = (values: fc.Arbitrary<string>) => (learner === 'may be named' ? values : values.filter((text) => !namesTheLearner(text)));
+  // givenScimUser's User: an account at the tenant's own address named by its e-mail (the default uniqueAttributes).
+  const scimUser = { account: { homePage: `http://${ctx.tenant.name}.${ctx.baseDomain}`, name: 'fuzz@example.com' } };
+  const agent = param('agent', fc.oneof(keep(agentParameter), fc.constant(toJson(scimUser))), {
+    required: true,
+    hostile: keep(hostileAgentParameter),
+  });
+  const actorId = param('actorId', fc.oneof(keep(actorIdParameter), fc.constant(`account|${scimUser.account.homePage}|fuzz@example.com`)), {
+    required: true,
+    hostile: keep(hostileActorId),
+  });
+  return {
+    person: part(
+      fc.oneof(agent.valid, actorId.valid),
+      fc.oneof(
+        { weight: 3, arbitrary: agent.hostile },
+        { weight: 3, arbitrary: actorId.hostile },
+        { weight: 1, arbitrary: fc.tuple(agent.valid, actorId.valid).map(([one, other]) => [...one, ...other]) },
+        { weight: 1, arbitrary: fc.constant<string[]>([]) },
+      ),
+      4,
+    ),
+  };
+};
+const stateBody = body(
+  fc.boolean().map((active) => toJson({ active })),
+  JSON_TYPES,
+  fc.oneof(
+    hostileJson.map(toJson),
+    hostileJson.map((active) => toJson({ active })),
+    fc.tuple(fc.boolean(), hostileText, hostileJson).map(([active, name, value]) => toJson({ active, [name]: value })),
+    fc.constantFrom('{"active":"false"}', '{"active":0}', '{"active":null}', '{"active":[false]}', '{"Active":false}', '{}', 'false'),
+  ),
+);
+const PERSON_FUZZERS: Record<string, RouteFuzzer> = {
+  'GET /api/actors/item': (ctx) =>
+    route({ method: 'GET', path: '/api/actors/item', query: onePersonQuery(ctx, 'may be named'), headers: apiHeaders(ctx, false) }),
+  'PATCH /api/actors/item': (ctx) =>
+    route({
+      method: 'PATCH',
+      path: '/api/actors/item',
+      query: onePersonQuery(ctx, 'never named'),
+      headers: { ...apiHeaders(ctx, false), 'svc-account-source': header(fc.constantFrom(undefined, 'console', ' hr '), hostileHeader) },
+      body: stateBody,
+    }),
+};
+
 /** Actor search and the attribute catalogue (issue 14): valid criteria, and hostile ones. */
 const SEARCH_FIELDS = [
   'objectType',
@@ -2235,6 +2293,19 @@ const hostileLaunchAuth = fc.oneof(
   fc.constantFrom('Basic', 'Basic ', 'Basic !!!', 'Bearer x', `Basic ${base64('launch.zz.zz:x')}`),
 );
 const CREDENTIAL_FUZZERS: Record<string, RouteFuzzer> = {
+  'GET /api/auth/basic': (ctx) =>
+    route({
+      method: 'GET',
+      path: '/api/auth/basic',
+      query: {
+        ...onePersonQuery(ctx, 'may be named'),
+        state: param('state', fc.constant('active'), { hostile: fc.constantFrom('revoked', 'expired', 'ACTIVE', '', 'all') }),
+        limit: param('limit', fc.integer({ min: 1, max: 1000 }).map(String), {
+          hostile: fc.constantFrom('0', '-1', '1001', '1e2', 'Infinity', '99999999999999999999'),
+        }),
+      },
+      headers: apiHeaders(ctx, false),
+    }),
   'POST /api/auth/basic': (ctx) =>
     route({
       method: 'POST',
@@ -3117,6 +3188,7 @@ export const ROUTE_FUZZERS: Record<string, RouteFuzzer> = {
   ...CREDENTIAL_FUZZERS,
   ...ACTOR_SEARCH_FUZZERS,
   ...ACTOR_UPSERT_FUZZERS,
+  ...PERSON_FUZZERS,
   ...ACTIVITY_FUZZERS,
   ...LEARNING_FUZZERS,
   ...NOTIFICATION_FUZZERS,
