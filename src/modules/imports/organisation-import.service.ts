@@ -4,6 +4,8 @@ import type { Principal } from '../../kernel/principal.js';
 import { checkJobsImport } from '../organisation/job-role-rules.js';
 import { checkOrganisationImport, type ImportCheck, type ImportProblem } from '../organisation/org-unit-rules.js';
 import { refreshOrganisationStatistics, replaceJobArchitecture, replaceOrganisation } from '../organisation/organisation.service.js';
+import { CHANGE_EXAMPLES, compareJobArchitecture, compareOrganisation } from '../organisation/structure-change.service.js';
+import { peopleLinkedToEntries, peopleLinkedToJobs, type PersonShown } from '../actors/people-link.service.js';
 import { type OnCommitting, recordImportRun } from './import-run.service.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 
@@ -69,4 +71,128 @@ export function importJobs(
   onCommitting?: OnCommitting<{ entries: number }>,
 ): Promise<number> {
   return replaceAll(sql, principal, 'jobs', () => checkJobsImport(body), replaceJobArchitecture, peopleChanges, onCommitting);
+}
+
+/**
+ * The answer of an organisation import checked with `verify` (docs/imports.md, "Checking a
+ * replacement first"): what replacing the stored structure with the array would change, and whom
+ * it would unlink.
+ */
+export interface OrganisationCheck {
+  verify: true;
+  /** Entries sent. */
+  entries: number;
+  /** Ids the stored structure does not hold. */
+  added: number;
+  /** Stored ids the array leaves out. */
+  removed: number;
+  /** Ids in both, with another parent or other attributes (a job: another name, competencies or attributes). */
+  changed: number;
+  unchanged: number;
+  /** Active people linked by the new structure, and those linked now that it would unlink. */
+  people: { linked: number; unlinked: number };
+  /** The first ids (at most 10) of each kind, in the array's order (removed: the stored order), and of the people unlinked. */
+  examples: { added: string[]; removed: string[]; changed: string[]; unlinked: PersonShown[] };
+}
+
+/** The check of a jobs import: as OrganisationCheck, with the competencies new to the catalogue. */
+export interface JobsCheck extends OrganisationCheck {
+  competencies: { added: number };
+  examples: OrganisationCheck['examples'] & { competencies: string[] };
+}
+
+/** The counts of a check, as the history keeps them (no examples). */
+const countsOf = (check: OrganisationCheck | JobsCheck): Record<string, unknown> => {
+  const { verify: _verify, examples: _examples, ...counts } = check;
+  return counts;
+};
+
+async function checkReplacement<T, Check extends OrganisationCheck>(
+  sql: SqlClient,
+  principal: Principal,
+  kind: 'organisation' | 'jobs',
+  check: () => ImportCheck<T[]>,
+  compare: (tx: SqlClient, tenantId: string, items: T[]) => Promise<Check>,
+  onCommitting: OnCommitting<Check> | undefined,
+): Promise<Check> {
+  const startedAt = new Date();
+  const checked = check();
+  if (!checked.ok) throw OrganisationImportErrors.invalidImport(kind, checked.problems, checked.body);
+  // One transaction: the counts read one moment of the stored data, and the run is recorded with them.
+  return sql.transaction(async (tx) => {
+    const summary = await compare(tx, principal.tenant.id, checked.value);
+    await recordImportRun(tx, { kind, verify: true, principal, startedAt, summary: countsOf(summary) });
+    await onCommitting?.(tx, summary);
+    return summary;
+  });
+}
+
+/**
+ * `PUT /api/import/organisation?verify=true`: the same checks as importOrganisation (the same
+ * 400 with every problem), then what the replacement would change and whom it would unlink, in a
+ * few set-based statements whatever the counts; nothing is written but the run's line in the
+ * history (`verify: true`).
+ */
+export function checkOrganisationReplacement(
+  sql: SqlClient,
+  principal: Principal,
+  body: unknown,
+  onCommitting?: OnCommitting<OrganisationCheck>,
+): Promise<OrganisationCheck> {
+  return checkReplacement(
+    sql,
+    principal,
+    'organisation',
+    () => checkOrganisationImport(body),
+    async (tx, tenantId, entries) => {
+      const { examples, ...changes } = await compareOrganisation(tx, tenantId, entries);
+      const people = await peopleLinkedToEntries(
+        tx,
+        tenantId,
+        entries.map((entry) => entry.id),
+        CHANGE_EXAMPLES,
+      );
+      return {
+        verify: true,
+        entries: entries.length,
+        ...changes,
+        people: { linked: people.linked, unlinked: people.unlinked },
+        examples: { ...examples, unlinked: people.examples },
+      };
+    },
+    onCommitting,
+  );
+}
+
+/** `PUT /api/import/jobs?verify=true`: as checkOrganisationReplacement, for the job architecture. */
+export function checkJobsReplacement(
+  sql: SqlClient,
+  principal: Principal,
+  body: unknown,
+  onCommitting?: OnCommitting<JobsCheck>,
+): Promise<JobsCheck> {
+  return checkReplacement(
+    sql,
+    principal,
+    'jobs',
+    () => checkJobsImport(body),
+    async (tx, tenantId, jobs) => {
+      const { examples, competencies, ...changes } = await compareJobArchitecture(tx, tenantId, jobs);
+      const people = await peopleLinkedToJobs(
+        tx,
+        tenantId,
+        jobs.map((job) => job.id),
+        CHANGE_EXAMPLES,
+      );
+      return {
+        verify: true,
+        entries: jobs.length,
+        ...changes,
+        people: { linked: people.linked, unlinked: people.unlinked },
+        competencies: { added: competencies.added },
+        examples: { ...examples, unlinked: people.examples, competencies: competencies.examples },
+      };
+    },
+    onCommitting,
+  );
 }

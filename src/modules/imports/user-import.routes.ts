@@ -9,6 +9,7 @@ import { charsetOf, parseUsersCsv } from './users-csv.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 import { sourceOfHeader } from '../audit/audit.service.js';
 import { importModeOf, isUserImportMode, type UserImportMode } from './user-sync-rules.js';
+import { verifyOfQuery } from './import-query-rules.js';
 import type { UserSyncContext } from './user-sync.service.js';
 
 export interface UsersImportRoutesOptions {
@@ -66,14 +67,6 @@ const ImportBody = Type.Object(
   },
   { description: 'Rows are checked one by one (errors skip a row, see the summary); a body bad as a whole is a 400.' },
 );
-
-/** `?verify=true|false`, the way a CSV body (which has no field for it) asks for a check only. */
-function verifyOfQuery(query: unknown): boolean | undefined {
-  const sent = (query as Record<string, unknown> | undefined)?.verify;
-  if (sent === undefined) return undefined;
-  if (sent === 'true' || sent === 'false') return sent === 'true';
-  throw badRequest('imports.invalid_body', 'The query parameter "verify" must be true or false.', { field: 'verify' });
-}
 
 /** `?mode=merge|sync`, the way a CSV body asks for a sync. */
 function modeOfQuery(query: unknown): UserImportMode | undefined {

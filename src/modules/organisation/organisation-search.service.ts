@@ -53,6 +53,15 @@ export const positionJobsSql = (tenantParameter: string, attributeParameter: str
      JOIN jobs j ON j.tenant_id = ${tenantParameter} AND j.id = (o.attributes ->> ${attributeParameter})
     WHERE o.tenant_id = ${tenantParameter}`;
 
+/**
+ * Every position of the tenant that names a job through its attribute named by `attributeParameter`
+ * (the `positionJobAttribute` setting; a text expression), whether or not a job has that id: what
+ * a position would link to under another job architecture. Columns: `id` (the entry's), `job_id`.
+ */
+export const positionJobValuesSql = (tenantParameter: string, attributeParameter: string): string =>
+  `SELECT o.id, o.attributes ->> ${attributeParameter} AS job_id FROM organisation_entries o
+    WHERE o.tenant_id = ${tenantParameter} AND o.attributes ? ${attributeParameter}`;
+
 /** A condition (over a job `j`) on the names of its competencies, `name` a condition over `(c.value ->> 'Name')`. */
 export const competencyNameSql = (name: string): string => `EXISTS (SELECT 1 FROM jsonb_array_elements(j.competencies) c WHERE ${name})`;
 
