@@ -10,6 +10,7 @@ import {
   type ImportFileOutcome,
   importFileContents,
 } from '../modules/imports/import-file.service.js';
+import type { JobsCheck, OrganisationCheck } from '../modules/imports/organisation-import.service.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 import { assignmentPeopleChanges } from '../modules/learning/assignment-membership.service.js';
 import { type CommandContext, type ProgressStream, say, UsageError } from './command.js';
@@ -75,6 +76,10 @@ export async function importCommand(context: CommandContext, [kind, file, ...ext
     );
     return 2;
   }
+  if (outcome.kind !== 'users' && outcome.check) {
+    say(context, outcome.check, checkLines(outcome.kind, outcome.check, tenantName).join('\n'));
+    return 0;
+  }
   if (outcome.kind !== 'users') {
     say(
       context,
@@ -105,8 +110,6 @@ export async function importFile(sql: SqlClient, options: ImportFileOptions): Pr
   const bytes = await readWithProgress(options.file, report);
   const principal: Principal = { kind: 'operator', tenant: options.tenant, id: `cli:${userInfo().username}` };
   try {
-    if (options.verify && options.kind !== 'users')
-      throw new RefusedFile('--verify checks user imports only: organisation and jobs imports are checked whole and refused whole.');
     const outcome = await importFileContents(sql, principal, {
       kind: options.kind,
       file: options.file,
@@ -121,7 +124,7 @@ export async function importFile(sql: SqlClient, options: ImportFileOptions): Pr
     report.done(
       outcome.kind === 'users'
         ? `${outcome.summary.rows} rows in ${seconds(started)} s`
-        : `${outcome.entries} entries in ${seconds(started)} s`,
+        : `${outcome.entries} entries ${outcome.check ? 'checked ' : ''}in ${seconds(started)} s`,
     );
     return outcome;
   } catch (error) {
@@ -130,6 +133,33 @@ export async function importFile(sql: SqlClient, options: ImportFileOptions): Pr
     if (error instanceof AppError && error.status < 500) throw new RefusedFile(error.message, error.details);
     throw error;
   }
+}
+
+/**
+ * An organisation or jobs check in words: the counts in one line, then the examples, one line per
+ * kind (docs/imports.md, "Checking a replacement first").
+ */
+function checkLines(kind: 'organisation' | 'jobs', check: OrganisationCheck | JobsCheck, tenantName: string): string[] {
+  const what = kind === 'jobs' ? 'jobs' : 'organisation entries';
+  const lost = kind === 'jobs' ? 'would lose their job' : 'would lose their position';
+  const people = `${check.people.linked} ${check.people.linked === 1 ? 'person' : 'people'} linked, ${check.people.unlinked} ${lost}`;
+  const fresh =
+    'competencies' in check ? `; ${check.competencies.added} new ${check.competencies.added === 1 ? 'competency' : 'competencies'}` : '';
+  const lines = [
+    `Checked ${check.entries} ${what} for "${tenantName}": ${check.added} new, ${check.removed} removed, ${check.changed} changed, ${check.unchanged} unchanged; ${people}${fresh}. Nothing was imported.`,
+  ];
+  const list = (label: string, items: string[]) => {
+    if (items.length > 0) lines.push(`  ${label}: ${items.join(', ')}`);
+  };
+  list('new', check.examples.added);
+  list('removed', check.examples.removed);
+  list('changed', check.examples.changed);
+  list(
+    lost,
+    check.examples.unlinked.map((person) => (person.name === undefined ? person.agentKey : `${person.name} (${person.agentKey})`)),
+  );
+  if ('competencies' in check) list('new competencies', check.examples.competencies);
+  return lines;
 }
 
 async function readWithProgress(file: string, report: ProgressReporter): Promise<Buffer> {

@@ -170,6 +170,65 @@ for (const storage of storages) {
       assert.equal(await count('SELECT count(*) AS n FROM jobs'), 1);
     });
 
+    it('checks an organisation or jobs file with --verify: the summary, nothing replaced but a history line (exit 0)', async () => {
+      const runsBefore = await count('SELECT count(*) AS n FROM import_runs');
+      const organisation = await runCli([
+        'import',
+        'organisation',
+        '--tenant',
+        'acme',
+        file('org-next.json', '[{"id":"P1"},{"id":"P3","parentId":"P1"}]'),
+        '--verify',
+        ...flags,
+      ]);
+      assert.equal(organisation.code, 0, organisation.stderr);
+      assert.match(
+        organisation.stdout,
+        /Checked 2 organisation entries for "acme": 1 new, 1 removed, 0 changed, 1 unchanged; 0 people linked, 0 would lose their position\. Nothing was imported\./,
+      );
+      assert.match(organisation.stdout, /new: P3\n {2}removed: P2/);
+      assert.match(organisation.stderr, /checking 2 organisation entries/);
+
+      const jobs = await runCli([
+        'import',
+        'jobs',
+        '--tenant',
+        'acme',
+        file('jobs-next.json', '[{"id":"J1","name":"Engineer","competencies":[{"Name":"rust"},{"Name":"Go"}]}]'),
+        '--verify',
+        '--json',
+        ...flags,
+      ]);
+      assert.equal(jobs.code, 0, jobs.stderr);
+      assert.deepEqual(JSON.parse(jobs.stdout), {
+        verify: true,
+        entries: 1,
+        added: 0,
+        removed: 0,
+        changed: 1,
+        unchanged: 0,
+        people: { linked: 0, unlinked: 0 },
+        competencies: { added: 1 },
+        examples: { added: [], removed: [], changed: ['J1'], unlinked: [], competencies: ['Go'] },
+      });
+      assert.equal(await count("SELECT count(*) AS n FROM organisation_entries WHERE id = 'P2'"), 1, 'nothing replaced');
+      assert.equal(await count("SELECT count(*) AS n FROM competencies WHERE name = 'Go'"), 0);
+      assert.equal(await count("SELECT count(*) AS n FROM import_runs WHERE verify AND kind <> 'users'"), 2);
+      assert.equal(await count('SELECT count(*) AS n FROM import_runs'), runsBefore + 2);
+
+      const refused = await runCli([
+        'import',
+        'organisation',
+        '--tenant',
+        'acme',
+        file('org-bad.json', '[{"id":"P1","parentId":"P9"}]'),
+        '--verify',
+        ...flags,
+      ]);
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stdout, /names no entry of this import/);
+    });
+
     it('exits 2 for a refused file, an unknown tenant or a missing file, and changes nothing', async () => {
       const before = await count('SELECT count(*) AS n FROM import_runs');
       for (const [args, message] of [

@@ -5,7 +5,14 @@ import { utf8Text } from '../../platform/json-guard.js';
 import type { Principal } from '../../kernel/principal.js';
 import type { PeopleChanges } from '../actors/people-changes.js';
 import type { OnCommitting } from './import-run.service.js';
-import { importJobs, importOrganisation } from './organisation-import.service.js';
+import {
+  checkJobsReplacement,
+  checkOrganisationReplacement,
+  importJobs,
+  importOrganisation,
+  type JobsCheck,
+  type OrganisationCheck,
+} from './organisation-import.service.js';
 import type { UserImportSummary } from './user-import.js';
 import { importUsers, parseUserImportBody } from './user-import.service.js';
 import { importModeOf, type UserImportMode } from './user-sync-rules.js';
@@ -16,7 +23,10 @@ export const IMPORT_FILE_KINDS = ['users', 'organisation', 'jobs'] as const;
 
 export type ImportFileKind = (typeof IMPORT_FILE_KINDS)[number];
 
-export type ImportFileOutcome = { kind: 'users'; summary: UserImportSummary } | { kind: 'organisation' | 'jobs'; entries: number };
+/** What a file did; an organisation or jobs file checked with `verify` has its `check` (nothing replaced). */
+export type ImportFileOutcome =
+  | { kind: 'users'; summary: UserImportSummary }
+  | { kind: 'organisation' | 'jobs'; entries: number; check?: OrganisationCheck | JobsCheck };
 
 /** A file's contents to import: what the command line and identity's import folder read. */
 export interface ImportFileContents {
@@ -24,7 +34,7 @@ export interface ImportFileContents {
   /** The file's name: a users file is CSV when it ends in `.csv` (any case), JSON otherwise; messages name it. */
   file: string;
   bytes: Buffer;
-  /** A users import checked only (the JSON body's own `verify` counts too). */
+  /** Checked only: a users import (the JSON body's own `verify` counts too), or an organisation or jobs replacement. */
   verify: boolean;
   /** A users CSV file's charset, as `text/csv; charset=` names one to the API; UTF-8 when absent. */
   charset?: string;
@@ -65,7 +75,14 @@ export async function importFileContents(sql: SqlClient, principal: Principal, c
   }
   if (isCsv(file)) throw badRequest('imports.invalid_file', `${file}: organisation and jobs are imported from JSON files only.`);
   const body = parseJson(file, bytes);
-  contents.onParsed?.(`importing ${Array.isArray(body) ? body.length : 0} ${kind === 'jobs' ? 'jobs' : 'organisation entries'}`);
+  contents.onParsed?.(
+    `${contents.verify ? 'checking' : 'importing'} ${Array.isArray(body) ? body.length : 0} ${kind === 'jobs' ? 'jobs' : 'organisation entries'}`,
+  );
+  if (contents.verify) {
+    const verify = kind === 'jobs' ? checkJobsReplacement : checkOrganisationReplacement;
+    const check = await verify(sql, principal, body, contents.onCommitting);
+    return { kind, entries: check.entries, check };
+  }
   const replace = kind === 'jobs' ? importJobs : importOrganisation;
   const entries = await replace(sql, principal, body, contents.peopleChanges, contents.onCommitting);
   return { kind, entries };
