@@ -1620,6 +1620,10 @@ const pageQuery = () => ({
   skip: param('skip', fc.integer({ min: 0, max: 50 }).map(String), { hostile: fc.constantFrom('-1', '0x10', '1.5') }),
 });
 
+/** `?verify=` of the organisation and jobs imports: a check only (200 with what would change) or the import (204). */
+const verifyQuery = () =>
+  param('verify', fc.constantFrom('true', 'false'), { hostile: fc.constantFrom('', 'TRUE', '1', 'yes', 'true ', 'null') });
+
 /** `kind` of the actor lists (issue 25): people, authorities or all. */
 const actorKind = () =>
   param('kind', fc.constantFrom('people', 'authorities', 'deactivated', 'all'), {
@@ -1628,9 +1632,21 @@ const actorKind = () =>
 
 const IMPORT_FUZZERS: Record<string, RouteFuzzer> = {
   'PUT /api/import/organisation': (ctx) =>
-    route({ method: 'PUT', path: '/api/import/organisation', headers: apiHeaders(ctx, false), body: arrayBody(organisationEntry) }),
+    route({
+      method: 'PUT',
+      path: '/api/import/organisation',
+      query: { verify: verifyQuery() },
+      headers: apiHeaders(ctx, false),
+      body: arrayBody(organisationEntry),
+    }),
   'PUT /api/import/jobs': (ctx) =>
-    route({ method: 'PUT', path: '/api/import/jobs', headers: apiHeaders(ctx, false), body: arrayBody(jobEntry) }),
+    route({
+      method: 'PUT',
+      path: '/api/import/jobs',
+      query: { verify: verifyQuery() },
+      headers: apiHeaders(ctx, false),
+      body: arrayBody(jobEntry),
+    }),
   'POST /api/import/users': (ctx) => route({ method: 'POST', path: '/api/import/users', headers: apiHeaders(ctx, false), body: usersBody }),
   'GET /api/import/history': (ctx) =>
     route({ method: 'GET', path: '/api/import/history', query: pageQuery(), headers: apiHeaders(ctx, false) }),
