@@ -2,8 +2,21 @@ import { useState } from 'react';
 import { Button, DropZone, FileTrigger, Label, ProgressBar, Radio, RadioGroup, Text } from 'react-aria-components';
 import { count, DataTable } from '../components/data-table';
 import { EmptyState, ErrorNote, Loading } from '../components/notes';
-import { api, upload } from '../lib/api';
-import { contentTypeOf, type SummaryRow, summaryRows, summarySentence, type UserImportSummary } from '../lib/import-summary';
+import { ApiError, api, upload } from '../lib/api';
+import {
+  type CheckRow,
+  checkRows,
+  checkSentence,
+  contentTypeOf,
+  type ProblemRow,
+  problemRows,
+  type StructureCheck,
+  type StructureKind,
+  type SummaryRow,
+  summaryRows,
+  summarySentence,
+  type UserImportSummary,
+} from '../lib/import-summary';
 import { useLoad } from '../lib/use-api';
 
 type Kind = 'users' | 'organisation' | 'jobs';
@@ -14,7 +27,7 @@ interface ImportRun {
   verify: boolean;
   principal: { kind: string; id: string };
   startedAt: string;
-  summary: Partial<UserImportSummary> & { entries?: number };
+  summary: Partial<UserImportSummary> & { entries?: number; people?: { linked: number; unlinked: number } };
 }
 
 const KINDS: Record<Kind, { label: string; path: string; method: string; accepts: string[]; hint: string }> = {
@@ -30,14 +43,14 @@ const KINDS: Record<Kind, { label: string; path: string; method: string; accepts
     path: '/api/import/organisation',
     method: 'PUT',
     accepts: ['.json', 'application/json'],
-    hint: 'A JSON array of entries {"id", "parentId"?, "attributes"?}. It replaces the whole structure.',
+    hint: 'A JSON array of entries {"id", "parentId"?, "attributes"?}. Checked first (what changes, who would lose their position), then it replaces the whole structure.',
   },
   jobs: {
     label: 'Job architecture',
     path: '/api/import/jobs',
     method: 'PUT',
     accepts: ['.json', 'application/json'],
-    hint: 'A JSON array of jobs {"id", "name", "competencies"?}. It replaces every job.',
+    hint: 'A JSON array of jobs {"id", "name", "competencies"?}. Checked first (what changes, who would lose their job), then it replaces every job.',
   },
 };
 
@@ -45,13 +58,15 @@ type Stage =
   | { step: 'choose' }
   | { step: 'sending'; share: number; checkOnly: boolean }
   | { step: 'checked'; summary: UserImportSummary }
+  | { step: 'checkedStructure'; check: StructureCheck }
   | { step: 'done'; summary?: UserImportSummary }
   | { step: 'failed'; error: unknown };
 
 /**
- * Imports: drop (or choose) a file of people, the organisation structure or the jobs; people are
- * checked first (the API's `verify`) and their summary shown with each row's errors and warnings,
- * then imported; the upload's progress is shown as it goes; the history below.
+ * Imports: drop (or choose) a file of people, the organisation structure or the jobs; each is
+ * checked first (the API's `verify`): people with each row's errors and warnings, the structure and
+ * the jobs with what would change and who would lose their position or job (or, refused, every
+ * problem); then imported; the upload's progress is shown as it goes; the history below.
  */
 export default function ImportsPage() {
   const [kind, setKind] = useState<Kind>('users');
@@ -72,11 +87,22 @@ export default function ImportsPage() {
     const target = KINDS[kind];
     setStage({ step: 'sending', share: 0, checkOnly });
     try {
-      const summary = await upload<UserImportSummary | undefined>(target.method, target.path, file, contentTypeOf(file.name), {
-        query: kind === 'users' && checkOnly ? { verify: true } : {},
-        onProgress: (share) => setStage({ step: 'sending', share, checkOnly }),
-      });
-      setStage(checkOnly && summary ? { step: 'checked', summary } : { step: 'done', summary });
+      const answer = await upload<UserImportSummary | StructureCheck | undefined>(
+        target.method,
+        target.path,
+        file,
+        contentTypeOf(file.name),
+        {
+          query: checkOnly ? { verify: true } : {},
+          onProgress: (share) => setStage({ step: 'sending', share, checkOnly }),
+        },
+      );
+      if (kind !== 'users')
+        setStage(checkOnly && answer ? { step: 'checkedStructure', check: answer as StructureCheck } : { step: 'done' });
+      else {
+        const summary = answer as UserImportSummary | undefined;
+        setStage(checkOnly && summary ? { step: 'checked', summary } : { step: 'done', summary });
+      }
       reloadHistory();
     } catch (error) {
       setStage({ step: 'failed', error });
@@ -120,23 +146,16 @@ export default function ImportsPage() {
           </FileTrigger>
         </DropZone>
         <div className="actions">
-          {kind === 'users' ? (
-            <>
-              <Button isDisabled={!file || stage.step === 'sending'} onPress={() => void send(true)}>
-                Check the file
-              </Button>
-              {stage.step === 'checked' && (
-                <Button isDisabled={stage.summary.new + stage.summary.existing === 0} onPress={() => void send(false)}>
-                  Import {count(stage.summary.new + stage.summary.existing)}{' '}
-                  {stage.summary.new + stage.summary.existing === 1 ? 'person' : 'people'}
-                </Button>
-              )}
-            </>
-          ) : (
-            <Button isDisabled={!file || stage.step === 'sending'} onPress={() => void send(false)}>
-              Replace the {target.label.toLowerCase()}
+          <Button isDisabled={!file || stage.step === 'sending'} onPress={() => void send(true)}>
+            Check the file
+          </Button>
+          {stage.step === 'checked' && (
+            <Button isDisabled={stage.summary.new + stage.summary.existing === 0} onPress={() => void send(false)}>
+              Import {count(stage.summary.new + stage.summary.existing)}{' '}
+              {stage.summary.new + stage.summary.existing === 1 ? 'person' : 'people'}
             </Button>
           )}
+          {stage.step === 'checkedStructure' && <Button onPress={() => void send(false)}>Replace the {target.label.toLowerCase()}</Button>}
         </div>
         {stage.step === 'sending' && (
           <ProgressBar
@@ -154,12 +173,17 @@ export default function ImportsPage() {
             )}
           </ProgressBar>
         )}
-        {stage.step === 'failed' && <ErrorNote error={stage.error} />}
+        {stage.step === 'failed' && (
+          <ErrorNote error={stage.error}>
+            <Problems rows={stage.error instanceof ApiError ? problemRows(stage.error.details) : []} />
+          </ErrorNote>
+        )}
         {stage.step === 'done' && (
           <p className="note" role="status">
             {stage.summary ? summarySentence(stage.summary, false) : `The ${target.label.toLowerCase()} was replaced.`}
           </p>
         )}
+        {stage.step === 'checkedStructure' && kind !== 'users' && <StructureSummary check={stage.check} kind={kind} />}
         {(stage.step === 'checked' || (stage.step === 'done' && stage.summary)) && (
           <Summary summary={stage.step === 'checked' ? stage.summary : stage.summary!} checkOnly={stage.step === 'checked'} />
         )}
@@ -184,7 +208,7 @@ export default function ImportsPage() {
                   label: 'Result',
                   cell: (run) =>
                     run.summary.entries !== undefined
-                      ? `${count(run.summary.entries)} entries`
+                      ? `${count(run.summary.entries)} entries${run.verify && run.summary.people ? `, ${count(run.summary.people.unlinked)} ${run.summary.people.unlinked === 1 ? 'person' : 'people'} unlinked` : ''}`
                       : `${count(run.summary.new ?? 0)} new, ${count(run.summary.existing ?? 0)} existing, ${plural(run.summary.errorCount ?? 0, 'error')}`,
                 },
               ]}
@@ -217,6 +241,45 @@ function Summary({ summary, checkOnly }: { summary: UserImportSummary; checkOnly
         />
       )}
     </div>
+  );
+}
+
+/** An organisation or jobs check: one sentence, then each kind of change with its first examples. */
+function StructureSummary({ check, kind }: { check: StructureCheck; kind: StructureKind }) {
+  const rows = checkRows(check, kind);
+  return (
+    <div className="summary">
+      <p role="status">{checkSentence(check, kind)} Nothing is replaced until you import it.</p>
+      {rows.length > 0 && (
+        <DataTable
+          label="What would change"
+          columns={[
+            { id: 'change', label: 'Change', cell: (row: CheckRow) => row.change },
+            { id: 'count', label: 'How many', cell: (row) => count(row.count), numeric: true },
+            { id: 'examples', label: 'First ones', cell: (row) => row.examples },
+          ]}
+          rows={rows}
+          rowKey={(row) => row.key}
+        />
+      )}
+    </div>
+  );
+}
+
+/** Every problem of a refused organisation or jobs file: the entry (counting from 0), its id, what is wrong. */
+function Problems({ rows }: { rows: ProblemRow[] }) {
+  if (rows.length === 0) return null;
+  return (
+    <DataTable
+      label="Problems by entry"
+      columns={[
+        { id: 'index', label: 'Entry (from 0)', cell: (row: ProblemRow) => row.index, numeric: true },
+        { id: 'id', label: 'Id', cell: (row) => <code>{row.id}</code> },
+        { id: 'problem', label: 'Problem', cell: (row) => row.problem },
+      ]}
+      rows={rows}
+      rowKey={(row) => row.key}
+    />
   );
 }
 
