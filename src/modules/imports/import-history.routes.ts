@@ -11,14 +11,20 @@ const HistoryQuery = PageQuery('runs');
 const ImportRunBody = Type.Object({
   id: Type.String({ format: 'uuid' }),
   kind: Type.Union([Type.Literal('users'), Type.Literal('organisation'), Type.Literal('jobs')]),
-  verify: Type.Boolean({ description: 'A user import with `verify: true`: checked, nothing imported.' }),
+  verify: Type.Boolean({ description: 'A check (`verify: true`, or `?verify=true` for organisation and jobs): nothing imported.' }),
   principal: Type.Object({
     kind: Type.String({ description: '`admin` or `api_key`.' }),
     id: Type.String({ description: 'The admin id or the API key.' }),
   }),
   startedAt: Type.String({ format: 'date-time' }),
   finishedAt: Type.String({ format: 'date-time' }),
-  summary: Type.Object({}, { additionalProperties: true, description: 'users: the summary counts; organisation, jobs: `{ entries }`.' }),
+  summary: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description: 'users: the summary counts; organisation, jobs: `{ entries }`, and a check the counts of its answer (no examples).',
+    },
+  ),
 });
 
 /** `GET /api/import/history`: the audit trail of imports, newest first (a scoped credential's own only). */

@@ -9,13 +9,13 @@ export type ImportKind = 'users' | 'organisation' | 'jobs';
 export interface ImportRun {
   id: string;
   kind: ImportKind;
-  /** True for `verify: true` user imports, which wrote nothing but this record. */
+  /** True for checks (user imports with `verify: true`, organisation and jobs with `?verify=true`), which wrote nothing but this record. */
   verify: boolean;
   /** Who ran it: the principal's kind and credential id (API key, admin id). */
   principal: { kind: string; id: string };
   startedAt: Date;
   finishedAt: Date;
-  /** users: the import summary's counts; organisation and jobs: `{ entries }`. */
+  /** users: the import summary's counts; organisation and jobs: `{ entries }`, or a check's counts. */
   summary: Record<string, unknown>;
 }
 
