@@ -6,6 +6,20 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 
+/**
+ * TEST ONLY: with NODE_ENV=test and this variable `low`, new hashes use N=2^10 (a millisecond, not
+ * tens of them): the test suite hashes thousands of passwords and secrets. Both are needed, so a
+ * deployment's configuration cannot lower the cost by accident; a hash names its own parameters,
+ * so verification is the same either way.
+ */
+export const TEST_PASSWORD_COST_ENV = 'LEARNBASE_TEST_PASSWORD_COST';
+const TEST_PARAMS = { N: 2 ** 10, r: 8, p: 1 } as const;
+
+/** The parameters of a new hash: the production cost, unless a test process asked for the low one. */
+export function hashParameters(env: NodeJS.ProcessEnv = process.env): { N: number; r: number; p: number } {
+  return env.NODE_ENV === 'test' && env[TEST_PASSWORD_COST_ENV] === 'low' ? TEST_PARAMS : PARAMS;
+}
+
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     scrypt(password.normalize('NFC'), salt, KEY_LENGTH, { ...options, maxmem: 128 * options.N! * options.r! * 2 }, (error, key) =>
@@ -17,8 +31,9 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
 /** `scrypt$N$r$p$salt$hash` (base64url parts): what is stored in place of a password. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const params = hashParameters();
+  const key = await derive(password, salt, params);
+  return ['scrypt', params.N, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 /** Checks a password against a stored hash in constant time; a malformed hash never matches. */

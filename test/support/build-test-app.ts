@@ -6,6 +6,10 @@ import type { Database } from '../../src/platform/database/sql-client.js';
 import { BACKENDS, type TestBackend } from './backends.js';
 import { Given } from './given.js';
 import { TEST_SECRETS_KEY } from './secrets-key.js';
+import { TEST_PASSWORD_COST } from './test-env.js';
+
+// Every test process that builds an app hashes passwords at the low test cost (passwords.ts).
+Object.assign(process.env, TEST_PASSWORD_COST);
 
 export interface TestContext {
   backend: TestBackend['name'];

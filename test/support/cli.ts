@@ -6,6 +6,7 @@ import { type CommandOutput, writableTo } from '../../src/platform/control-socke
 
 import { TEST_LOOPBACK_ENV } from '../../src/platform/outbound-http.js';
 import { TEST_SECRETS_KEY } from './secrets-key.js';
+import { TEST_PASSWORD_COST } from './test-env.js';
 import { builtIsCurrent, ROOT } from './built.js';
 import { BASELINE_WASM_ONLY } from './node-flags.js';
 
@@ -34,7 +35,7 @@ export const SPAWNED_ENV: NodeJS.ProcessEnv = {
   DATABASE_URL: '',
   LEARNBASE_DATA: '',
   LEARNBASE_SECRETS_KEY: TEST_SECRETS_KEY,
-  NODE_ENV: 'test',
+  ...TEST_PASSWORD_COST,
   [TEST_LOOPBACK_ENV]: 'allow',
 };
 

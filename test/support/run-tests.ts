@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { SKIPPED_BACKENDS_FILE } from './backends-report.js';
 import { builtIsCurrent, ROOT } from './built.js';
 import { BASELINE_WASM_ONLY } from './node-flags.js';
+import { TEST_PASSWORD_COST } from './test-env.js';
 
 const ROOTS = ['test', 'src'];
 
@@ -36,7 +37,10 @@ function concurrency(): number {
 
 function runNodeTest(files: string[], reportFile: string): Promise<number> {
   const args = [BASELINE_WASM_ONLY, '--import', 'tsx', '--test', `--test-concurrency=${concurrency()}`, ...files];
-  const child = spawn(process.execPath, args, { stdio: 'inherit', env: { ...process.env, [SKIPPED_BACKENDS_FILE]: reportFile } });
+  const child = spawn(process.execPath, args, {
+    stdio: 'inherit',
+    env: { ...process.env, ...TEST_PASSWORD_COST, [SKIPPED_BACKENDS_FILE]: reportFile },
+  });
   // Ctrl-C reaches the whole process group; a SIGTERM sent to this process alone is passed on.
   process.on('SIGTERM', () => child.kill('SIGTERM'));
   process.on('SIGINT', () => {});
