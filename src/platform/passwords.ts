@@ -45,5 +45,19 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
-/** A hash of nothing anyone knows: verified against when an account does not exist, so timing tells nothing. */
-export const UNKNOWN_ACCOUNT_HASH = `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${randomBytes(16).toString('base64url')}$${randomBytes(KEY_LENGTH).toString('base64url')}`;
+/** Hashes of nothing anyone knows, by cost: made once each (a salt and a key at random, no scrypt). */
+const unknownHashes = new Map<number, string>();
+
+/**
+ * A hash of nothing anyone knows, at the cost new hashes are made at: verified against when an
+ * account does not exist, so timing tells nothing.
+ */
+export function unknownAccountHash(): string {
+  const { N, r, p } = hashParameters();
+  let hash = unknownHashes.get(N);
+  if (hash === undefined) {
+    hash = `scrypt$${N}$${r}$${p}$${randomBytes(16).toString('base64url')}$${randomBytes(KEY_LENGTH).toString('base64url')}`;
+    unknownHashes.set(N, hash);
+  }
+  return hash;
+}

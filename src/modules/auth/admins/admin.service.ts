@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError, badRequest, conflict, notFound } from '../../../platform/http/app-error.js';
 import { textProblem } from '../../../platform/json-guard.js';
-import { hashPassword, UNKNOWN_ACCOUNT_HASH, verifyPassword } from '../../../platform/passwords.js';
+import { hashPassword, unknownAccountHash, verifyPassword } from '../../../platform/passwords.js';
 import type { Principal, Tenant } from '../../../kernel/principal.js';
 import { recordAudit } from '../../audit/audit.service.js';
 import { existingOrganisationIds } from '../../organisation/organisation.service.js';
@@ -248,7 +248,7 @@ export async function endSignedOnAdmin(
  */
 export async function verifyAdminPassword(sql: SqlClient, tenantId: string, email: string, password: string): Promise<Admin | undefined> {
   const admin = await findAdminByEmail(sql, tenantId, normaliseEmail(email));
-  const matches = await verifyPassword(password, admin?.password_hash ?? UNKNOWN_ACCOUNT_HASH);
+  const matches = await verifyPassword(password, admin?.password_hash ?? unknownAccountHash());
   return admin && matches ? { id: admin.id, email: admin.email } : undefined;
 }
 

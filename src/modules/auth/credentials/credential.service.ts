@@ -5,7 +5,7 @@ import { RevocableCache } from '../../../platform/revocable-cache.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { badRequest, conflict, notFound } from '../../../platform/http/app-error.js';
 import { textProblem } from '../../../platform/json-guard.js';
-import { hashPassword, UNKNOWN_ACCOUNT_HASH, verifyPassword } from '../../../platform/passwords.js';
+import { hashPassword, unknownAccountHash, verifyPassword } from '../../../platform/passwords.js';
 import { signInFailures, signInLockouts } from '../../../platform/process-metrics.js';
 import { hashSecret } from '../../../platform/secrets.js';
 import { findActorByKey } from '../../actors/actor-lookup.service.js';
@@ -337,7 +337,7 @@ export class CredentialService {
     }
     const stored = await findCredential(this.sql, tenantId, username);
     // An unknown username costs the same scrypt as a known one: timing does not tell which usernames exist.
-    const matches = await verifyPassword(password, stored?.passwordHash ?? UNKNOWN_ACCOUNT_HASH);
+    const matches = await verifyPassword(password, stored?.passwordHash ?? unknownAccountHash());
     if (!stored || !matches) {
       signInFailures.inc({ kind: 'credential' });
       this.guessesByUsername.fail(key);
