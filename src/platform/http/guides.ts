@@ -56,6 +56,7 @@ const slug = (text: string) =>
   text
     .toLowerCase()
     .replace(/<[^>]*>/g, '')
+    .replace(/&(?:#\d+|#x[0-9a-f]+|[a-z]+);/g, '')
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
     .trim()
     .replace(/\s/g, '-');
