@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, gzip, constants as zlib } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './app-error.js';
 import { asPage, escapeHtml, PAGE_HEADERS } from './guides.js';
@@ -13,7 +14,8 @@ import { asPage, escapeHtml, PAGE_HEADERS } from './guides.js';
  * a year (a new build has new names); the page itself is revalidated every time, and every address
  * below /console/ that is not a file is the page (a reload of a deep link works: the application's
  * router reads the path). The console's folder sits three levels above this module both in
- * src/platform/http and dist/platform/http. Files are read once at start and kept compressed.
+ * src/platform/http and dist/platform/http. Files are read once at start, and compressed when first
+ * asked for (`encoded`).
  */
 const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist/', import.meta.url));
 export const CONSOLE_PATH = '/console/';
@@ -58,8 +60,6 @@ interface ConsoleFile {
   type: string;
   etag: string;
   identity: Buffer;
-  gzip: Buffer;
-  br: Buffer;
   /** False for a page made per request: sent uncompressed whatever Accept-Encoding says. */
   compressed: boolean;
 }
@@ -67,19 +67,47 @@ interface ConsoleFile {
 /** A strong ETag of the bytes: their SHA-256, shortened. */
 const etagOf = (bytes: Buffer) => `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
 
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+
+/**
+ * A file's compressed bytes, made on first request (on libuv's threads, not blocking the server)
+ * and kept for the process by its ETag: every app of a process shares them (the tests build many),
+ * and one that no one asks for costs nothing (brotli at quality 11 takes about a second for the
+ * console's script).
+ */
+const encodedByEtag = new Map<string, Promise<Buffer>>();
+
+function encoded(file: ConsoleFile, encoding: 'br' | 'gzip'): Promise<Buffer> {
+  const key = `${encoding} ${file.etag}`;
+  let found = encodedByEtag.get(key);
+  if (!found) {
+    const { identity } = file;
+    found =
+      encoding === 'br'
+        ? brotli(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length } })
+        : gzipped(identity, { level: 9 });
+    // A failure is not kept: the next request tries again.
+    found.catch(() => encodedByEtag.delete(key));
+    encodedByEtag.set(key, found);
+  }
+  return found;
+}
+
+/** Starts compressing `files` for the encodings browsers ask for, so their first requests find them made or under way. */
+function compressAhead(files: Iterable<ConsoleFile>): void {
+  for (const file of files) {
+    encoded(file, 'br').catch(() => {});
+    encoded(file, 'gzip').catch(() => {});
+  }
+}
+
 function consoleFile(path: string): ConsoleFile {
   return fileOf(readFileSync(path), TYPES[extname(path)] ?? 'application/octet-stream');
 }
 
 function fileOf(identity: Buffer, type: string): ConsoleFile {
-  return {
-    type,
-    etag: etagOf(identity),
-    identity,
-    gzip: gzipSync(identity, { level: 9 }),
-    br: brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
-    compressed: true,
-  };
+  return { type, etag: etagOf(identity), identity, compressed: true };
 }
 
 /** The built console: its page and its assets by name; undefined when console/dist holds no build. */
@@ -112,7 +140,7 @@ function encodingFor(accept: string | undefined): 'br' | 'gzip' | undefined {
   return undefined;
 }
 
-function sendFile(request: FastifyRequest, reply: FastifyReply, file: ConsoleFile, cacheControl: string): FastifyReply {
+async function sendFile(request: FastifyRequest, reply: FastifyReply, file: ConsoleFile, cacheControl: string): Promise<FastifyReply> {
   reply
     .headers(COMMON_HEADERS)
     .header('Content-Type', file.type)
@@ -122,7 +150,7 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, file: ConsoleFil
   if (request.headers['if-none-match'] === file.etag) return reply.status(304).send();
   const encoding = file.compressed ? encodingFor(request.headers['accept-encoding']) : undefined;
   if (encoding) reply.header('Content-Encoding', encoding);
-  return reply.send(encoding ? file[encoding] : file.identity);
+  return reply.send(encoding ? await encoded(file, encoding) : file.identity);
 }
 
 export interface ConsoleOptions {
@@ -156,7 +184,7 @@ function pageFor(page: ConsoleFile, tenant: string): ConsoleFile {
   const meta = `<meta name="learnbase-tenant" content="${escapeHtml(tenant)}" />`;
   const identity = Buffer.from(page.identity.toString('utf8').replace(/<head>/i, (head) => `${head}\n    ${meta}`));
   // A page of half a kilobyte: sent as it is, not compressed for each tenant.
-  return { type: page.type, etag: etagOf(identity), identity, gzip: identity, br: identity, compressed: false };
+  return { type: page.type, etag: etagOf(identity), identity, compressed: false };
 }
 
 /**
@@ -192,7 +220,9 @@ export function registerConsole(app: FastifyInstance, { dist = CONSOLE_DIST, ten
       if (!file) throw new AppError('console.not_found', 404, `The console has no file ${CONSOLE_PATH}${path}.`);
       return sendFile(request, reply, file, IMMUTABLE);
     }
-    // Any other address is a page of the application: its router shows it, or says it has none.
+    // Any other address is a page of the application: its router shows it, or says it has none. Its
+    // script and styles are asked for next.
+    compressAhead(build.assets.values());
     const tenant = tenantOf?.(request);
     return sendFile(request, reply, tenant === undefined ? page : pageFor(page, tenant), REVALIDATE);
   };
