@@ -23,6 +23,7 @@ import { describeCheckErrors, prefixOperationIds, withServer } from '../platform
 import { chooseRateLimitStore, rateLimits } from '../platform/http/rate-limits.js';
 import { Admission, registerAdmission } from '../platform/http/admission.js';
 import { clientAddress } from '../platform/http/client-address.js';
+import { sharedCompilers } from '../platform/http/shared-compilers.js';
 import { xapiPlugin } from '../modules/xapi/xapi.plugin.js';
 import { tenancyModule } from '../modules/tenancy/tenancy.module.js';
 import { TENANT_NAME } from '../modules/tenancy/tenancy.service.js';
@@ -144,6 +145,8 @@ function createFastify(config: AppConfig, options: BuildOptions): FastifyInstanc
     forceCloseConnections: 'idle',
     trustProxy: config.trustProxy ?? false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
+    // Compiled schemas are shared by the apps of a process (shared-compilers.ts).
+    schemaController: sharedCompilers,
     // A "__proto__" or "constructor" key is data (an xAPI extension may hold one, an attribute may
     // be named so): JSON.parse makes it an own property, and the code that copies parsed JSON
     // defines keys rather than assigning them (json-guard.ts, "Keys are data").

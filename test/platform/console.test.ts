@@ -5,14 +5,14 @@ import { join } from 'node:path';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import axe from 'axe-core';
-import type { Browser, Page } from 'playwright-core';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync, constants as zlibConstants } from 'node:zlib';
+import type { Browser } from 'playwright-core';
 import { buildApp } from '../../src/server/app.js';
 import { BACKENDS } from '../support/backends.js';
 import { ROOT } from '../support/built.js';
 import { describeEachBackend, testConfig } from '../support/build-test-app.js';
 import { browserSkip, launchChromium } from '../support/chromium.js';
+import { seriousViolations } from '../support/console-browser.js';
 
 /**
  * The console served at /console/ (docs/console.md): its page, its hashed assets and their caching,
@@ -28,6 +28,14 @@ const SCRIPT = `console.log(${JSON.stringify('x'.repeat(4_000))});`;
 mkdirSync(join(fixture, 'assets'));
 writeFileSync(join(fixture, 'index.html'), PAGE);
 writeFileSync(join(fixture, 'assets', 'index-abc123.js'), SCRIPT);
+// A file the build wrote compressed copies of (console/vite.config.ts), made here at a quality the
+// server would not choose, so the bytes sent show which copy was sent.
+const BUILT = `console.log(${JSON.stringify('y'.repeat(4_000))});`;
+const BUILT_BR = brotliCompressSync(BUILT, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 1 } });
+const BUILT_GZ = gzipSync(BUILT, { level: 1 });
+writeFileSync(join(fixture, 'assets', 'chunk-built1.js'), BUILT);
+writeFileSync(join(fixture, 'assets', 'chunk-built1.js.br'), BUILT_BR);
+writeFileSync(join(fixture, 'assets', 'chunk-built1.js.gz'), BUILT_GZ);
 writeFileSync(join(fixture, 'assets', 'index-def456.css'), 'body{margin:0}');
 const empty = mkdtempSync(join(tmpdir(), 'learnbase-console-empty-'));
 after(() => {
@@ -82,6 +90,23 @@ describeEachBackend(
       const head = await ctx.app.inject({ method: 'HEAD', url });
       assert.equal(head.statusCode, 200);
       assert.equal(head.body, '');
+    });
+
+    it('sends the compressed copies the build wrote as they are, and never serves them as files', async () => {
+      const url = '/console/assets/chunk-built1.js';
+      const br = await ctx.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'br' } });
+      assert.equal(br.statusCode, 200);
+      assert.equal(br.headers['content-encoding'], 'br');
+      assert.deepEqual(br.rawPayload, BUILT_BR);
+      const gzip = await ctx.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+      assert.deepEqual(gzip.rawPayload, BUILT_GZ);
+      const plain = await ctx.app.inject({ method: 'GET', url });
+      assert.equal(plain.body, BUILT);
+      for (const copy of [`${url}.br`, `${url}.gz`]) {
+        const response = await ctx.app.inject({ method: 'GET', url: copy });
+        assert.equal(response.statusCode, 404, copy);
+        assert.equal(response.json().code, 'console.not_found');
+      }
     });
 
     it('answers 404 to a file it does not have, never the page or a file outside the build', async () => {
@@ -172,14 +197,6 @@ describe('GET /console/ of a server without the console’s build', () => {
 let launched: Promise<Browser> | undefined;
 const theBrowser = () => (launched ??= launchChromium({ tenantSubdomains: true }));
 after(async () => (await launched)?.close());
-
-/** What axe-core finds serious or critical on the page (run through the DevTools protocol: the page's policy stays enforced). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = (await page.evaluate(`${axe.source}; axe.run(document, { resultTypes: ['violations'] })`)) as axe.AxeResults;
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
 
 describeEachBackend('the console in Chromium (its real build)', (ctx) => {
   let browser: Browser;

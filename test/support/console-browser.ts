@@ -14,9 +14,14 @@ export const WIDTHS = [1280, 390] as const;
 const SCREENSHOTS = join(ROOT, 'docs', 'console');
 const saveScreenshots = Boolean(process.env.SAVE_SCREENSHOTS);
 
-/** The serious and critical axe-core violations of the page as it stands, one line each. */
+/**
+ * The serious and critical axe-core violations of the page as it stands, one line each. axe-core
+ * (half a megabyte of script) is put into a document once: the console changes pages without
+ * loading a new one.
+ */
 export async function seriousViolations(page: Page): Promise<string[]> {
-  const results = (await page.evaluate(`${axe.source}; axe.run(document, { resultTypes: ['violations'] })`)) as axe.AxeResults;
+  if (await page.evaluate("typeof window.axe === 'undefined'")) await page.evaluate(axe.source);
+  const results = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as axe.AxeResults;
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
@@ -63,13 +68,14 @@ export function consoleBrowser(options: { tenantSubdomains?: boolean; context?: 
       await page.getByRole('button', { name: 'Sign out' }).waitFor();
     },
 
-    /** axe-core on the page as it stands, and its picture when asked for (a dialog: the window, where it sits). */
+    /**
+     * axe-core on the page as it stands, and with SAVE_SCREENSHOTS its picture (a dialog: the
+     * window, where it sits); a picture no one keeps is not taken (a whole page's costs a second).
+     */
     async check(page: Page, name: string, width: number, fullPage = true) {
       assert.deepEqual(await seriousViolations(page), [], `axe-core on ${name} at ${width} px`);
-      const picture = await page.screenshot({
-        fullPage,
-        ...(saveScreenshots ? { path: join(SCREENSHOTS, `${name}-${width}.png`) } : {}),
-      });
+      if (!saveScreenshots) return;
+      const picture = await page.screenshot({ fullPage, path: join(SCREENSHOTS, `${name}-${width}.png`) });
       assert.ok(picture.length > 1000);
     },
   };

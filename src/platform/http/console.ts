@@ -60,6 +60,8 @@ interface ConsoleFile {
   type: string;
   etag: string;
   identity: Buffer;
+  /** The build's compressed copies of the file (console/vite.config.ts), when it wrote them. */
+  built?: Partial<Record<Encoding, Buffer>>;
   /** False for a page made per request: sent uncompressed whatever Accept-Encoding says. */
   compressed: boolean;
 }
@@ -70,15 +72,21 @@ const etagOf = (bytes: Buffer) => `"${createHash('sha256').update(bytes).digest(
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
 
+type Encoding = 'br' | 'gzip';
+/** The build's names of its compressed copies. */
+const SUFFIXES: Record<Encoding, string> = { br: '.br', gzip: '.gz' };
+
 /**
- * A file's compressed bytes, made on first request (on libuv's threads, not blocking the server)
- * and kept for the process by its ETag: every app of a process shares them (the tests build many),
- * and one that no one asks for costs nothing (brotli at quality 11 takes about a second for the
- * console's script).
+ * A file's compressed bytes: the build's copy, or else (the page, a build made without them) made
+ * on first request, on libuv's threads so the server goes on answering, and kept for the process by
+ * its ETag: every app of a process shares them (the tests build many), and a file no one asks for
+ * costs nothing.
  */
 const encodedByEtag = new Map<string, Promise<Buffer>>();
 
-function encoded(file: ConsoleFile, encoding: 'br' | 'gzip'): Promise<Buffer> {
+function encoded(file: ConsoleFile, encoding: Encoding): Promise<Buffer> {
+  const built = file.built?.[encoding];
+  if (built) return Promise.resolve(built);
   const key = `${encoding} ${file.etag}`;
   let found = encodedByEtag.get(key);
   if (!found) {
@@ -103,7 +111,12 @@ function compressAhead(files: Iterable<ConsoleFile>): void {
 }
 
 function consoleFile(path: string): ConsoleFile {
-  return fileOf(readFileSync(path), TYPES[extname(path)] ?? 'application/octet-stream');
+  const file = fileOf(readFileSync(path), TYPES[extname(path)] ?? 'application/octet-stream');
+  for (const encoding of ['br', 'gzip'] as const) {
+    const copy = `${path}${SUFFIXES[encoding]}`;
+    if (existsSync(copy)) file.built = { ...file.built, [encoding]: readFileSync(copy) };
+  }
+  return file;
 }
 
 function fileOf(identity: Buffer, type: string): ConsoleFile {
@@ -117,7 +130,7 @@ function readBuild(dist: string): { page: ConsoleFile; assets: Map<string, Conso
   const folder = join(dist, ASSETS);
   if (existsSync(folder)) {
     for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
-      if (!entry.isFile()) continue;
+      if (!entry.isFile() || /\.(br|gz)$/.test(entry.name)) continue;
       const path = join(entry.parentPath, entry.name);
       assets.set(path.slice(folder.length).split('\\').join('/'), consoleFile(path));
     }
@@ -126,7 +139,7 @@ function readBuild(dist: string): { page: ConsoleFile; assets: Map<string, Conso
 }
 
 /** The encodings the client takes, best first: brotli, gzip, none (RFC 9110 §12.5.3; q=0 refuses one). */
-function encodingFor(accept: string | undefined): 'br' | 'gzip' | undefined {
+function encodingFor(accept: string | undefined): Encoding | undefined {
   if (!accept) return undefined;
   const taken = new Map<string, number>();
   for (const part of accept.toLowerCase().split(',')) {
@@ -221,10 +234,11 @@ export function registerConsole(app: FastifyInstance, { dist = CONSOLE_DIST, ten
       return sendFile(request, reply, file, IMMUTABLE);
     }
     // Any other address is a page of the application: its router shows it, or says it has none. Its
-    // script and styles are asked for next.
-    compressAhead(build.assets.values());
+    // script and styles are asked for next: any the build did not compress are started after it.
     const tenant = tenantOf?.(request);
-    return sendFile(request, reply, tenant === undefined ? page : pageFor(page, tenant), REVALIDATE);
+    const sent = sendFile(request, reply, tenant === undefined ? page : pageFor(page, tenant), REVALIDATE);
+    compressAhead(build.assets.values());
+    return sent;
   };
   app.get(CONSOLE_PATH, hidden, serve);
   app.get(`${CONSOLE_PATH}*`, hidden, serve);
