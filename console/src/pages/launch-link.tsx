@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
-import { Button, ComboBox, Form, Group, Input, Label, ListBox, ListBoxItem, Popover, Text, TextField } from 'react-aria-components';
+import { Button, Form, Input, Label, Text, TextField } from 'react-aria-components';
 import { count } from '../components/data-table';
 import { ErrorNote } from '../components/notes';
+import { SearchPicker } from '../components/search-picker';
 import { api } from '../lib/api';
 import { type Actor, displayName, identifierText, ifiOf } from '../lib/agent';
 import { useSession } from '../lib/session';
@@ -143,14 +144,9 @@ function personCriteria(typed: string) {
   };
 }
 
-/** A combo box of the people whose name or e-mail address holds what is typed (the actor search, 10 at a time). */
+/** A search picker of the people whose name or e-mail address holds what is typed (the actor search, 10 at a time). */
 function PersonPicker({ onChange }: { onChange: (person: Actor | undefined) => void }) {
   const [typed, setTyped] = useState('');
-  const [picked, setPicked] = useState<Actor>();
-  // Picked, and not typed over since: the one the link is for.
-  const person = picked && typed === displayName(picked) ? picked : undefined;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the parent's setter never changes.
-  useEffect(() => onChange(person), [person]);
   const [found, setFound] = useState<{ actors: Actor[]; total: number }>({ actors: [], total: 0 });
   /** What the people found were searched for. */
   const [searched, setSearched] = useState('');
@@ -180,48 +176,30 @@ function PersonPicker({ onChange }: { onChange: (person: Actor | undefined) => v
       controller.abort();
     };
   }, [typed]);
-  const keyOf = (actor: Actor) => JSON.stringify(ifiOf(actor));
-  const items = found.actors.map((actor) => ({ id: keyOf(actor), actor }));
   return (
-    <>
-      <ComboBox
-        className="person-picker"
-        items={items}
-        inputValue={typed}
-        onInputChange={setTyped}
-        selectedKey={person ? keyOf(person) : null}
-        onSelectionChange={(key) => {
-          // Both the text and the choice are this component's: the text becomes the name picked.
-          const actor = items.find((item) => item.id === key)?.actor;
-          setPicked(actor);
-          if (actor) setTyped(displayName(actor));
-        }}
-        menuTrigger="input"
-        // The people arrive a moment after the typing: the list opens at once and fills in.
-        allowsEmptyCollection
-      >
-        <Label>Learner</Label>
-        <Group className="search-box">
-          <Input spellCheck={false} />
-        </Group>
-        <Text slot="description" className="muted">
+    <SearchPicker
+      label="Learner"
+      typed={typed}
+      onTypedChange={setTyped}
+      options={found.actors}
+      keyOf={(actor) => JSON.stringify(ifiOf(actor))}
+      nameOf={displayName}
+      renderOption={(actor) => (
+        <>
+          {displayName(actor)} <span className="option-detail">{identifierText(actor)}</span>
+        </>
+      )}
+      onChange={onChange}
+      menuTrigger="input"
+      description={
+        <>
           Type part of their name, their e-mail address or their account name, then pick them.
           {found.total > found.actors.length && ` The first ${found.actors.length} of ${count(found.total)} shown: type more.`}
-        </Text>
-        <Popover className="picker-popover">
-          <ListBox<{ id: string; actor: Actor }>
-            renderEmptyState={() => <p className="muted">{searched === typed.trim() ? 'Nobody found.' : 'Searching…'}</p>}
-          >
-            {(item) => (
-              <ListBoxItem id={item.id} textValue={displayName(item.actor)}>
-                {displayName(item.actor)} <span className="option-detail">{identifierText(item.actor)}</span>
-              </ListBoxItem>
-            )}
-          </ListBox>
-        </Popover>
-      </ComboBox>
-      <ErrorNote error={failure} />
-    </>
+        </>
+      }
+      emptyState={searched === typed.trim() ? 'Nobody found.' : 'Searching…'}
+      error={failure}
+    />
   );
 }
 
@@ -229,62 +207,43 @@ function PersonPicker({ onChange }: { onChange: (person: Actor | undefined) => v
 const SHOWN = 20;
 
 /**
- * A combo box of the registry's launchable activities (those with a launch URL) whose name or id
- * holds what is typed; the registry is read once, as the activities page reads it.
+ * A search picker of the registry's launchable activities (those with a launch URL) whose name or
+ * id holds what is typed; the registry is read once, as the activities page reads it.
  */
 function ActivityPicker({ onChange }: { onChange: (entry: RegistryEntry | undefined) => void }) {
   const [registry] = useLoad((signal) => loadRegistry(signal), 'registry');
   const [typed, setTyped] = useState('');
-  const [picked, setPicked] = useState<RegistryEntry>();
   const nameOf = (entry: RegistryEntry) => languageText(entry.definition.name) ?? entry.id;
-  const entry = picked && typed === nameOf(picked) ? picked : undefined;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the parent's setter never changes.
-  useEffect(() => onChange(entry), [entry]);
   const launchable = registry.status === 'done' ? registry.value.entries.filter((candidate) => candidate.launchUrl) : [];
   const words = typed.trim().toLowerCase();
   const matching = launchable.filter(
     (candidate) => words === '' || candidate.id.toLowerCase().includes(words) || nameOf(candidate).toLowerCase().includes(words),
   );
-  const items = matching.slice(0, SHOWN).map((candidate) => ({ id: candidate.id, entry: candidate }));
   return (
-    <>
-      <ComboBox
-        className="person-picker"
-        items={items}
-        inputValue={typed}
-        onInputChange={setTyped}
-        selectedKey={entry ? entry.id : null}
-        onSelectionChange={(key) => {
-          const chosen = items.find((item) => item.id === key)?.entry;
-          setPicked(chosen);
-          if (chosen) setTyped(nameOf(chosen));
-        }}
-        menuTrigger="focus"
-        allowsEmptyCollection
-      >
-        <Label>Activity</Label>
-        <Group className="search-box">
-          <Input spellCheck={false} />
-        </Group>
-        <Text slot="description" className="muted">
-          {registry.status === 'loading'
-            ? 'Reading the registry…'
-            : launchable.length === 0
-              ? 'No registered activity has a launch URL: register one on the activities page.'
-              : `Type part of its name or id, then pick it.${matching.length > SHOWN ? ` The first ${SHOWN} of ${count(matching.length)} shown.` : ''}`}
-        </Text>
-        <Popover className="picker-popover">
-          <ListBox<{ id: string; entry: RegistryEntry }> renderEmptyState={() => <p className="muted">No launchable activity matches.</p>}>
-            {(item) => (
-              <ListBoxItem id={item.id} textValue={nameOf(item.entry)}>
-                {activityName(item.id, registry.status === 'done' ? registry.value : undefined)}{' '}
-                <span className="option-detail">{item.id}</span>
-              </ListBoxItem>
-            )}
-          </ListBox>
-        </Popover>
-      </ComboBox>
-      {registry.status === 'error' && <ErrorNote error={registry.error} />}
-    </>
+    <SearchPicker
+      label="Activity"
+      typed={typed}
+      onTypedChange={setTyped}
+      options={matching.slice(0, SHOWN)}
+      keyOf={(entry) => entry.id}
+      nameOf={nameOf}
+      renderOption={(entry) => (
+        <>
+          {activityName(entry.id, registry.status === 'done' ? registry.value : undefined)}{' '}
+          <span className="option-detail">{entry.id}</span>
+        </>
+      )}
+      onChange={onChange}
+      menuTrigger="focus"
+      description={
+        registry.status === 'loading'
+          ? 'Reading the registry…'
+          : launchable.length === 0
+            ? 'No registered activity has a launch URL: register one on the activities page.'
+            : `Type part of its name or id, then pick it.${matching.length > SHOWN ? ` The first ${SHOWN} of ${count(matching.length)} shown.` : ''}`
+      }
+      emptyState="No launchable activity matches."
+      error={registry.status === 'error' ? registry.error : undefined}
+    />
   );
 }
