@@ -2,6 +2,7 @@ import { type ReactNode, useState } from 'react';
 import { Button, Dialog, Heading, Modal } from 'react-aria-components';
 import { api } from '../lib/api';
 import { type Loaded, useLoad } from '../lib/use-api';
+import { ConfirmDialog } from './confirm-dialog';
 import { type ColumnOf, DataTable } from './data-table';
 import { EmptyState, ErrorNote, Loading } from './notes';
 
@@ -120,33 +121,27 @@ export function CredentialSection<T>({ kind, canManage, version = 0 }: { kind: C
         </Dialog>
       </Modal>
 
-      <Modal isOpen={removing !== undefined} onOpenChange={(open) => !open && setRemoving(undefined)} isDismissable className="modal">
-        <Dialog className="dialog" role="alertdialog">
-          <Heading slot="title">
+      <ConfirmDialog
+        isOpen={removing !== undefined}
+        onClose={() => setRemoving(undefined)}
+        title={
+          <>
             {kind.removeWord} {kind.one.replace(/^an? /, 'this ')}?
-          </Heading>
-          <p>{removing && kind.removeWarning(removing)}</p>
-          <ErrorNote error={failure} />
-          <div className="actions">
-            <Button
-              className="danger"
-              isDisabled={busy}
-              onPress={() =>
-                removing &&
-                void act(async () => {
-                  await api('DELETE', kind.removePath(removing));
-                  setRemoving(undefined);
-                }).catch(() => {})
-              }
-            >
-              {kind.removeWord}
-            </Button>
-            <Button className="secondary" slot="close" autoFocus>
-              Keep it
-            </Button>
-          </div>
-        </Dialog>
-      </Modal>
+          </>
+        }
+        error={failure}
+        confirmLabel={kind.removeWord}
+        onConfirm={() =>
+          removing &&
+          void act(async () => {
+            await api('DELETE', kind.removePath(removing));
+            setRemoving(undefined);
+          }).catch(() => {})
+        }
+        busy={busy}
+      >
+        {removing && kind.removeWarning(removing)}
+      </ConfirmDialog>
     </section>
   );
 }

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Rectangle, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { Button, Dialog, Heading, Modal, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
+import { Button, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { Link, useNavigate, useSearchParams } from 'react-router';
+import { ConfirmDialog } from '../components/confirm-dialog';
 import { count, DataTable, percent } from '../components/data-table';
 import { EmptyState, ErrorNote, Loading } from '../components/notes';
 import { api } from '../lib/api';
@@ -184,24 +185,18 @@ export default function AssignmentPage() {
       <Progress assignment={value} />
       <PeopleByStatus assignment={value} registry={names} />
 
-      <Modal isOpen={deleting} onOpenChange={(open) => !open && setDeleting(false)} isDismissable className="modal">
-        <Dialog className="dialog" role="alertdialog">
-          <Heading slot="title">Delete this assignment?</Heading>
-          <p>
-            “{value.name}” and its list of {count(value.members)} {value.members === 1 ? 'person' : 'people'} are deleted. What they did
-            stays in their records; only the assignment goes. This cannot be undone.
-          </p>
-          <ErrorNote error={failure} />
-          <div className="actions">
-            <Button className="danger" onPress={() => void remove()} isDisabled={busy}>
-              Delete
-            </Button>
-            <Button className="secondary" slot="close" autoFocus>
-              Keep it
-            </Button>
-          </div>
-        </Dialog>
-      </Modal>
+      <ConfirmDialog
+        isOpen={deleting}
+        onClose={() => setDeleting(false)}
+        title="Delete this assignment?"
+        error={failure}
+        confirmLabel="Delete"
+        onConfirm={() => void remove()}
+        busy={busy}
+      >
+        “{value.name}” and its list of {count(value.members)} {value.members === 1 ? 'person' : 'people'} are deleted. What they did stays
+        in their records; only the assignment goes. This cannot be undone.
+      </ConfirmDialog>
     </>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'react';
-import { Button, Dialog, Heading, Modal, Tab, TabList, TabPanel, Tabs, ToggleButton, ToggleButtonGroup } from 'react-aria-components';
+import { Button, Tab, TabList, TabPanel, Tabs, ToggleButton, ToggleButtonGroup } from 'react-aria-components';
 import { Link, useSearchParams } from 'react-router';
+import { ConfirmDialog } from '../components/confirm-dialog';
 import { type CredentialKind, CredentialSection } from '../components/credentials';
 import { DataTable } from '../components/data-table';
 import { EmptyState, ErrorNote, Loading } from '../components/notes';
@@ -221,24 +222,19 @@ function ActiveSwitch({ actor, active, onChanged }: { actor: Actor; active: bool
         </Button>
       )}
       {!asking && <ErrorNote error={failure} />}
-      <Modal isOpen={asking} onOpenChange={setAsking} isDismissable className="modal">
-        <Dialog className="dialog" role="alertdialog">
-          <Heading slot="title">Deactivate {displayName(actor)}?</Heading>
-          <p>
-            They leave the people, the reports and their dynamic assignments, and every learner credential and launch of theirs stops
-            working now. Their records stay, and reactivating them brings them back (with new credentials).
-          </p>
-          <ErrorNote error={failure} />
-          <div className="actions">
-            <Button className="danger" isDisabled={busy} onPress={() => void change(false)}>
-              {busy ? 'Deactivating…' : 'Deactivate'}
-            </Button>
-            <Button className="secondary" slot="close" autoFocus>
-              Keep them active
-            </Button>
-          </div>
-        </Dialog>
-      </Modal>
+      <ConfirmDialog
+        isOpen={asking}
+        onClose={() => setAsking(false)}
+        title={`Deactivate ${displayName(actor)}?`}
+        error={failure}
+        confirmLabel={busy ? 'Deactivating…' : 'Deactivate'}
+        onConfirm={() => void change(false)}
+        busy={busy}
+        keepLabel="Keep them active"
+      >
+        They leave the people, the reports and their dynamic assignments, and every learner credential and launch of theirs stops working
+        now. Their records stay, and reactivating them brings them back (with new credentials).
+      </ConfirmDialog>
     </div>
   );
 }

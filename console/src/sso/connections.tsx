@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import { Button, Dialog, Heading, Modal } from 'react-aria-components';
+import { Button } from 'react-aria-components';
+import { ConfirmDialog } from '../components/confirm-dialog';
 import { DataTable } from '../components/data-table';
 import { EmptyState, ErrorNote, Loading } from '../components/notes';
 import { api, apiUrl } from '../lib/api';
@@ -186,34 +187,21 @@ export function Connections({ canManage }: { canManage: boolean }) {
           />
         ))}
 
-      <Modal
+      <ConfirmDialog
         isOpen={removing !== undefined}
-        onOpenChange={(isOpen) => {
-          if (!isOpen) {
-            setRemoving(undefined);
-            setFailure(undefined);
-          }
+        onClose={() => {
+          setRemoving(undefined);
+          setFailure(undefined);
         }}
-        isDismissable
-        className="modal"
+        title={<>Delete the connection {removing?.name}?</>}
+        error={failure}
+        confirmLabel="Delete"
+        onConfirm={() => removing && void remove(removing)}
+        busy={busy}
       >
-        <Dialog className="dialog" role="alertdialog">
-          <Heading slot="title">Delete the connection {removing?.name}?</Heading>
-          <p>
-            Nobody can sign in with {removing?.displayName} any more. The admins it made are deleted with it, in the same step: signed out
-            everywhere at once, their tokens refused. People it made stay. This cannot be undone.
-          </p>
-          <ErrorNote error={failure} />
-          <div className="actions">
-            <Button className="danger" isDisabled={busy} onPress={() => removing && void remove(removing)}>
-              Delete
-            </Button>
-            <Button className="secondary" slot="close" autoFocus>
-              Keep it
-            </Button>
-          </div>
-        </Dialog>
-      </Modal>
+        Nobody can sign in with {removing?.displayName} any more. The admins it made are deleted with it, in the same step: signed out
+        everywhere at once, their tokens refused. People it made stay. This cannot be undone.
+      </ConfirmDialog>
     </section>
   );
 }
