@@ -153,10 +153,10 @@ function GroupEditor({ group, parent, where }: { group: GroupNode; parent?: Grou
         >
           <Label className="criteria-label">Match</Label>
           <div className="criteria-choices">
-            <Radio className="criteria-radio" value="and">
+            <Radio className="radio criteria-radio" value="and">
               all of these
             </Radio>
-            <Radio className="criteria-radio" value="or">
+            <Radio className="radio criteria-radio" value="or">
               any of these
             </Radio>
           </div>
@@ -207,7 +207,7 @@ function GroupEditor({ group, parent, where }: { group: GroupNode; parent?: Grou
 function Negation({ node }: { node: ModelNode }) {
   const builder = useBuilder();
   return (
-    <Checkbox className="criteria-check" isSelected={node.negated} onChange={(negated) => builder.change({ ...node, negated })}>
+    <Checkbox className="check criteria-check" isSelected={node.negated} onChange={(negated) => builder.change({ ...node, negated })}>
       Not
     </Checkbox>
   );
@@ -350,10 +350,10 @@ function ValueEditor({ condition }: { condition: ConditionNode }) {
         >
           <Label className="criteria-label">Value</Label>
           <div className="criteria-choices">
-            <Radio className="criteria-radio" value="present">
+            <Radio className="radio criteria-radio" value="present">
               present
             </Radio>
-            <Radio className="criteria-radio" value="absent">
+            <Radio className="radio criteria-radio" value="absent">
               absent
             </Radio>
           </div>

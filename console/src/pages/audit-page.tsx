@@ -253,7 +253,7 @@ function AuditFilters({ initial, onApply }: { initial: Draft; onApply: (search: 
             <span aria-hidden="true">▾</span>
           </Button>
         </Group>
-        <Text slot="description" className="records-hint">
+        <Text slot="description" className="hint">
           Any action: api_key.created, actor.updated…
         </Text>
         <FieldError />

@@ -246,7 +246,7 @@ function ActivityChooser({
         <div className="activity-choices">
           {shown.length === 0 && <p className="muted">No activity matches “{filter}”.</p>}
           {shown.map(({ entry, depth }) => (
-            <Checkbox key={entry.id} value={entry.id} className={`choice depth-${Math.min(depth, 4)}`}>
+            <Checkbox key={entry.id} value={entry.id} className={`check choice depth-${Math.min(depth, 4)}`}>
               <span>
                 {languageText(entry.definition.name) ?? entry.id}
                 <span className="option-detail">

@@ -218,7 +218,7 @@ function NotificationFilters({ initial, onApply }: { initial: Draft; onApply: (s
           hint="The activity's id"
           wide
         />
-        <Checkbox className="records-check" isSelected={draft.allBut} onChange={(allBut) => set({ allBut })}>
+        <Checkbox className="check" isSelected={draft.allBut} onChange={(allBut) => set({ allBut })}>
           Every activity but this one
         </Checkbox>
       </div>

@@ -113,7 +113,7 @@ export function FilterField({
       <Label>{label}</Label>
       <Input spellCheck={false} autoComplete="off" />
       {hint && (
-        <Text slot="description" className="records-hint">
+        <Text slot="description" className="hint">
           {hint}
         </Text>
       )}
@@ -152,7 +152,7 @@ export function PageSizeField({ value, onChange, max }: { value: number; onChang
     >
       <Label>Per page</Label>
       <Input />
-      <Text slot="description" className="records-hint">
+      <Text slot="description" className="hint">
         1 to {max}
       </Text>
     </NumberField>

@@ -158,7 +158,7 @@ export default function StatementsPage() {
               <span className="records-switch-track" aria-hidden="true" />
               Live view
             </Switch>
-            <Text id="live-hint" className="records-hint">
+            <Text id="live-hint" className="hint">
               {liveBlocked ?? `Checks every ${LIVE_EVERY_MS / 1000} seconds for new statements and adds them at the top.`}
             </Text>
           </div>
@@ -338,13 +338,13 @@ function StatementFilters({ applied, onApply }: { applied: Applied; onApply: (se
           wide
         />
         <div className="records-checks">
-          <Checkbox className="records-check" isSelected={draft.related_agents} onChange={(on) => set({ related_agents: on })}>
+          <Checkbox className="check" isSelected={draft.related_agents} onChange={(on) => set({ related_agents: on })}>
             The agent anywhere (authority, instructor, team)
           </Checkbox>
-          <Checkbox className="records-check" isSelected={draft.related_activities} onChange={(on) => set({ related_activities: on })}>
+          <Checkbox className="check" isSelected={draft.related_activities} onChange={(on) => set({ related_activities: on })}>
             The activity anywhere (context activities)
           </Checkbox>
-          <Checkbox className="records-check" isSelected={draft.ascending} onChange={(on) => set({ ascending: on })}>
+          <Checkbox className="check" isSelected={draft.ascending} onChange={(on) => set({ ascending: on })}>
             Oldest first
           </Checkbox>
         </div>
