@@ -1674,13 +1674,14 @@ const AUDIT_FUZZERS: Record<string, RouteFuzzer> = {
         agent: param('agent', agentParameter, { hostile: hostileAgentParameter }),
         actorId: param('actorId', actorIdParameter, { hostile: hostileActorId }),
         source: param('source', fc.constantFrom('hr-sync', 'crm')),
-        action: param('action', fc.constantFrom('actor.created', 'launch')),
+        action: param('action', fc.constantFrom('actor.created', 'launch'), { hostile: hostileText }),
         since: param('since', validDate, { hostile: hostileDate }),
         until: param('until', validDate, { hostile: hostileDate }),
         ...pageQuery(),
       },
       headers: apiHeaders(ctx, false),
     }),
+  'GET /api/audit/actions': plainRoute('GET', '/api/audit/actions', (ctx) => apiHeaders(ctx, false)),
 };
 
 /** The competency catalogue (issue 28): names the fuzz tenant may have, in any case. */

@@ -58,8 +58,8 @@ export async function insertAuditEntries(sql: SqlClient, tenantId: string, entri
   }
 }
 
-/** Newest first (`seq`, the order of writing, breaks ties), every filter optional; the indexes on (tenant, at), (tenant, actor, at) and (tenant, source, at) serve them. */
-export async function findAuditEntries(sql: SqlClient, tenantId: string, filter: AuditFilter, page: Page): Promise<AuditEntry[]> {
+/** The conditions of `filter` on the tenant's log, as the list and its count read them. */
+function auditWhere(tenantId: string, filter: AuditFilter): SqlFilter {
   const where = new SqlFilter([tenantId], 'tenant_id = $1')
     .andIf(filter.actorId, (p) => `actor_key = ${p}`)
     .andIf(filter.source, (p) => `source = ${p}`)
@@ -68,13 +68,33 @@ export async function findAuditEntries(sql: SqlClient, tenantId: string, filter:
     .andIf(filter.until, (p) => `at <= ${p}`);
   const people = filter.people?.('actor_key', (value) => where.bind(value));
   if (people !== undefined) where.and(people);
+  return where;
+}
+
+/**
+ * A page of the entries `filter` keeps, newest first (`seq`, the order of writing, breaks ties),
+ * and how many it keeps in all; the indexes on (tenant, at), (tenant, actor, at) and (tenant,
+ * source, at) serve them.
+ */
+export async function findAuditEntries(
+  sql: SqlClient,
+  tenantId: string,
+  filter: AuditFilter,
+  page: Page,
+): Promise<{ entries: AuditEntry[]; total: number }> {
+  const counted = auditWhere(tenantId, filter);
+  const { rows: count } = await sql.query<{ total: number }>(
+    `SELECT count(*)::int AS total FROM audit_log ${counted.clause}`,
+    counted.values,
+  );
+  const where = auditWhere(tenantId, filter);
   const { rows } = await sql.query<AuditRow>(
     `SELECT id, at, action, actor_key, actor, source, principal_kind, principal_id, details
        FROM audit_log ${where.clause}
       ${where.paged('at DESC, seq DESC', page)}`,
     where.values,
   );
-  return rows.map((row) => ({
+  const entries = rows.map((row) => ({
     id: row.id,
     at: new Date(row.at),
     action: row.action,
@@ -84,4 +104,5 @@ export async function findAuditEntries(sql: SqlClient, tenantId: string, filter:
     principal: { kind: row.principal_kind, id: row.principal_id },
     details: row.details,
   }));
+  return { entries, total: Number(count[0].total) };
 }

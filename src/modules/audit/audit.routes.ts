@@ -3,12 +3,12 @@ import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import { ApiError } from '../../platform/http/common-schemas.js';
-import { PageQuery, pageOf } from '../../platform/http/paged-list.js';
+import { PageQuery, pageOf, sendPageHeaders } from '../../platform/http/paged-list.js';
 import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import type { PersonReach } from '../../kernel/person-reach.js';
 import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
 import { parseTimestamp } from '../../kernel/timestamp.js';
-import { listAuditEntries, type AuditFilter } from './audit.service.js';
+import { AUDIT_ACTIONS, listAuditEntries, type AuditFilter } from './audit.service.js';
 
 const AuditQuery = PageQuery(
   'entries',
@@ -22,15 +22,14 @@ const AuditQuery = PageQuery(
     source: Type.Optional(Type.String({ description: 'Only entries whose `svc-account-source` header was exactly this.' })),
     action: Type.Optional(
       Type.String({
-        description:
-          'One action: `actor.created`, `actor.updated`, `actor.deactivated`, `actor.reactivated`, `scim_token.created`, `scim_token.revoked`, ' +
-          '`hr_webhook.created`, `hr_webhook.revoked`, `sso_connection.created`, `sso_connection.updated`, `sso_connection.deleted`, `sso_connection.refreshed`, ' +
-          '`admin.created`, `admin.scope_changed`, `admin.deleted`, `admin.tokens_revoked`, `credential.created`, `credential.revoked`, `launch`, `api_key.created`, `api_key.revoked`, ' +
-          '`oauth_client.created`, `oauth_client.deleted` or `oauth_client.secret_rotated` (docs/actors.md).',
+        description: 'Only entries of this action, one of those GET /api/audit/actions lists (`actor.created`, `launch`, …); another: 400.',
+        examples: ['actor.created'],
       }),
     ),
     since: Type.Optional(Type.String({ description: 'Only entries after this instant (ISO 8601 with a zone).' })),
-    until: Type.Optional(Type.String({ description: 'Only entries at or before this instant (ISO 8601 with a zone).' })),
+    until: Type.Optional(
+      Type.String({ description: 'Only entries at or before this instant (ISO 8601 with a zone); not before `since`.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -49,6 +48,22 @@ const AuditEntryBody = Type.Object({
   details: Type.Object({}, { additionalProperties: true }),
 });
 
+/** The page's response headers, one schema each (as @fastify/swagger reads a response's `headers`). */
+const PageHeaders = {
+  'X-Total-Count': Type.Integer({ description: 'How many entries the filters keep in all.' }),
+  Link: Type.String({
+    description:
+      'When more follow this page: `<{next page}>; rel="next"` (the same filters with `skip` moved on), before any other link of the answer (an API key’s rel="deprecation").',
+  }),
+};
+
+const AuditActionBody = Type.Object({
+  action: Type.String({ examples: ['actor.created'] }),
+  description: Type.String({ description: 'What records it, in a sentence.' }),
+});
+
+const KNOWN_ACTIONS = new Set<string>(AUDIT_ACTIONS.map((known) => known.action));
+
 function instant(value: string | undefined, name: string): Date | undefined {
   if (value === undefined) return undefined;
   const parsed = parseTimestamp(value, { requireZone: true });
@@ -56,9 +71,16 @@ function instant(value: string | undefined, name: string): Date | undefined {
   return parsed;
 }
 
+/** The filters of a list's query, as its next page's link repeats them. */
+const filtersOf = (query: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(query).filter(([name, value]) => name !== 'limit' && name !== 'skip' && typeof value === 'string'),
+  ) as Record<string, string>;
+
 /**
  * `GET /api/audit`: the audit log of actor writes, credentials and launches, newest first; for a
- * scoped credential, only the entries about people it may read (`people`), none about no one.
+ * scoped credential, only the entries about people it may read (`people`), none about no one;
+ * and `GET /api/audit/actions`, the actions it records.
  */
 export const auditRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; people: PersonReach }> = async (app, { sql, people }) => {
   app.get(
@@ -68,11 +90,19 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; people: Pe
         tags: ['actors'],
         operationId: 'GET:audit',
         summary: 'The audit log: actor writes, credentials and launches, newest first',
+        description:
+          '`X-Total-Count` says how many entries the filters keep and, when more follow the page, `Link: <…>; rel="next"` where the next page is (docs/actors.md, "Audit").',
         querystring: AuditQuery,
-        response: { 200: Type.Array(AuditEntryBody), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
+        response: {
+          200: { ...Type.Array(AuditEntryBody), headers: PageHeaders },
+          400: ApiError,
+          401: ApiError,
+          403: ApiError,
+          404: ApiError,
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = tenantWidePrincipalOf(request);
       const query = request.query;
       if (query.agent !== undefined && query.actorId !== undefined) {
@@ -91,8 +121,39 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; people: Pe
         until: instant(query.until, 'until'),
         people: (column, bind) => people.agentKeyCondition(principal, column, '$1', bind),
       };
-      const entries = await listAuditEntries(sql, principal.tenant.id, filter, pageOf(query));
+      if (filter.action !== undefined && !KNOWN_ACTIONS.has(filter.action)) {
+        throw badRequest('audit.invalid_query', "'action' must be one of the actions GET /api/audit/actions lists.", {
+          parameter: 'action',
+        });
+      }
+      if (filter.since && filter.until && filter.until < filter.since) {
+        throw badRequest('audit.invalid_query', "'until' is before 'since': no entry could be in between.", { parameter: 'until' });
+      }
+      const page = pageOf(query);
+      const { entries, total } = await listAuditEntries(sql, principal.tenant.id, filter, page);
+      sendPageHeaders(reply, { url: `${request.publicBaseUrl}/api/audit`, query: filtersOf(query), page, shown: entries.length, total });
       return entries.map((entry) => ({ ...entry, at: entry.at.toISOString() }));
+    },
+  );
+
+  // The catalogue, not the distinct actions of the tenant's log: a filter can then name an action
+  // that has not happened yet (its empty answer is the answer), and reading the list costs no scan
+  // of a log that grows without bound (no index leads with the action).
+  app.get(
+    '/api/audit/actions',
+    {
+      schema: {
+        tags: ['actors'],
+        operationId: 'GET:audit.actions',
+        summary: 'The actions the audit log records, sorted: the values GET /api/audit takes as `action`',
+        description:
+          'Every action the server can write, whether or not this tenant’s log holds one yet, each with what records it (docs/actors.md, "Audit").',
+        response: { 200: Type.Array(AuditActionBody), 401: ApiError, 403: ApiError, 404: ApiError },
+      },
+    },
+    async (request) => {
+      tenantWidePrincipalOf(request);
+      return [...AUDIT_ACTIONS].sort((a, b) => (a.action < b.action ? -1 : a.action > b.action ? 1 : 0));
     },
   );
 };

@@ -7,41 +7,57 @@ import type { Principal } from '../../kernel/principal.js';
 import { findAuditEntries, insertAuditEntries, insertAuditEntry } from './audit.repository.js';
 
 /**
- * What the audit log records. Stable names, listed in docs/actors.md ("Audit"):
- * `actor.created`, `actor.updated` (PUT /api/actors/agents, SCIM), `actor.deactivated`,
- * `actor.reactivated` (SCIM, HR webhooks, a sync import: docs/identity.md), `scim_token.created`, `scim_token.revoked`,
- * `hr_webhook.created`, `hr_webhook.revoked`, `sso_connection.created|updated|deleted`, `credential.created`,
- * `credential.revoked` (/api/auth/basic), `launch` (GET /api/activities/launch); and in
- * docs/operations.md ("Lifecycle over HTTP"): `api_key.created`, `api_key.revoked`,
- * `oauth_client.created`, `oauth_client.deleted`, `oauth_client.secret_rotated`, `admin.created`,
- * `admin.scope_changed`, `admin.deleted` (/api/admins, the command line, single sign-on) and
- * `admin.tokens_revoked` (a connection's admins rule changed: docs/identity.md).
+ * What the audit log records: every action the server writes, with what writes it, sorted by
+ * name. `GET /api/audit/actions` answers this list (docs/actors.md, "Audit"); the type below is
+ * made from it, so an action the code records is one the list names.
  */
-export type AuditAction =
-  | 'actor.created'
-  | 'actor.updated'
-  | 'actor.deactivated'
-  | 'actor.reactivated'
-  | 'scim_token.created'
-  | 'scim_token.revoked'
-  | 'hr_webhook.created'
-  | 'hr_webhook.revoked'
-  | 'sso_connection.created'
-  | 'sso_connection.updated'
-  | 'sso_connection.deleted'
-  | 'sso_connection.refreshed'
-  | 'admin.created'
-  | 'admin.scope_changed'
-  | 'admin.deleted'
-  | 'admin.tokens_revoked'
-  | 'credential.created'
-  | 'credential.revoked'
-  | 'launch'
-  | 'api_key.created'
-  | 'api_key.revoked'
-  | 'oauth_client.created'
-  | 'oauth_client.deleted'
-  | 'oauth_client.secret_rotated';
+export const AUDIT_ACTIONS = [
+  {
+    action: 'actor.created',
+    description: 'A person was created: PUT /api/actors/agents, the user import, SCIM, an HR webhook or single sign-on.',
+  },
+  { action: 'actor.deactivated', description: 'A person was deactivated: SCIM, an HR webhook, a sync import or PATCH /api/actors/item.' },
+  { action: 'actor.reactivated', description: 'A person was reactivated: SCIM, an HR webhook or PATCH /api/actors/item.' },
+  {
+    action: 'actor.updated',
+    description: 'A person was changed: PUT /api/actors/agents, the user import, SCIM, an HR webhook or single sign-on.',
+  },
+  { action: 'admin.created', description: 'An admin was made: POST /api/admins, learnbase admin create, or single sign-on.' },
+  {
+    action: 'admin.deleted',
+    description:
+      'An admin was deleted: DELETE /api/admins/{id}, learnbase admin delete, or single sign-on ending one it made (details.reason).',
+  },
+  {
+    action: 'admin.scope_changed',
+    description: 'An admin was given another organisation scope: PATCH /api/admins/{id}, learnbase admin set-scope, or single sign-on.',
+  },
+  {
+    action: 'admin.tokens_revoked',
+    description: 'The tokens of the admins a connection made were revoked: its admins rule, e-mail trust or provider changed.',
+  },
+  { action: 'api_key.created', description: 'An API key was issued.' },
+  { action: 'api_key.revoked', description: 'An API key was revoked.' },
+  { action: 'credential.created', description: 'A learner credential was created: POST /api/auth/basic.' },
+  { action: 'credential.revoked', description: 'A learner credential was revoked: DELETE /api/auth/basic/{username}.' },
+  { action: 'hr_webhook.created', description: 'An HR webhook endpoint was created.' },
+  { action: 'hr_webhook.revoked', description: 'An HR webhook endpoint was revoked.' },
+  { action: 'launch', description: 'An activity was launched: GET /api/activities/launch.' },
+  { action: 'oauth_client.created', description: 'An OAuth client was created.' },
+  { action: 'oauth_client.deleted', description: 'An OAuth client was deleted.' },
+  { action: 'oauth_client.secret_rotated', description: 'An OAuth client was given a new secret.' },
+  { action: 'scim_token.created', description: 'A SCIM token was issued.' },
+  { action: 'scim_token.revoked', description: 'A SCIM token was revoked.' },
+  { action: 'sso_connection.created', description: 'A single sign-on connection was created: PUT /api/sso/connections/{name}.' },
+  { action: 'sso_connection.deleted', description: 'A single sign-on connection was deleted, with the admins it made.' },
+  {
+    action: 'sso_connection.refreshed',
+    description: 'Reading a SAML connection’s metadata URL again changed its entry point or certificates.',
+  },
+  { action: 'sso_connection.updated', description: 'A single sign-on connection was replaced: PUT /api/sso/connections/{name}.' },
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]['action'];
 
 /** One entry of GET /api/audit. */
 export interface AuditEntry {
@@ -129,6 +145,12 @@ export async function recordAudits(sql: SqlClient, entries: readonly NewAuditEnt
   await insertAuditEntries(sql, entries[0].principal.tenant.id, entries.map(auditEntryOf));
 }
 
-export function listAuditEntries(sql: SqlClient, tenantId: string, filter: AuditFilter, page: Page): Promise<AuditEntry[]> {
+/** `GET /api/audit`: a page of the entries `filter` keeps, newest first, and how many it keeps in all. */
+export function listAuditEntries(
+  sql: SqlClient,
+  tenantId: string,
+  filter: AuditFilter,
+  page: Page,
+): Promise<{ entries: AuditEntry[]; total: number }> {
   return findAuditEntries(sql, tenantId, filter, page);
 }
