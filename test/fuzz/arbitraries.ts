@@ -2582,6 +2582,7 @@ const NOTIFICATION_FUZZERS: Record<string, RouteFuzzer> = {
         channel: param('channel', fc.constantFrom('email', 'sms')),
         query: param('query', notificationPattern, { hostile: hostilePattern }),
         since: param('since', validDate, { hostile: hostileDate }),
+        until: param('until', validDate, { hostile: hostileDate }),
         ...pageQuery(),
       },
       headers: apiHeaders(ctx, false),

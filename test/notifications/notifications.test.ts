@@ -127,6 +127,10 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
     assert.deepEqual(await labels(tenant, { query: 'nobody' }), []);
     assert.deepEqual(await labels(tenant, { since: made[2].timestamp }), ['n5', 'n4'], 'since equal to n3’s timestamp leaves n3 out');
     assert.deepEqual(await labels(tenant, { since: new Date(Date.parse(made[2].timestamp) - 1).toISOString() }), ['n5', 'n4', 'n3']);
+    assert.deepEqual(await labels(tenant, { until: made[2].timestamp }), ['n3', 'n2', 'n1'], 'until equal to n3’s timestamp keeps n3');
+    assert.deepEqual(await labels(tenant, { until: new Date(Date.parse(made[2].timestamp) - 1).toISOString() }), ['n2', 'n1']);
+    assert.deepEqual(await labels(tenant, { since: made[0].timestamp, until: made[3].timestamp }), ['n4', 'n3', 'n2']);
+    assert.deepEqual(await labels(tenant, { since: made[2].timestamp, until: made[2].timestamp }), [], 'an empty window');
     assert.deepEqual(await labels(tenant, { limit: '2' }), ['n5', 'n4']);
     assert.deepEqual(await labels(tenant, { skip: '3' }), ['n2', 'n1']);
     assert.deepEqual(await labels(tenant, { limit: '2', skip: '1' }), ['n4', 'n3']);
@@ -144,6 +148,46 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
     assert.deepEqual(await labels(tenant, { activityId: A, 'activityId!': A }), []);
     assert.deepEqual(await labels(tenant, { 'activity:tags': 'mandatory', 'activity:attribute:level': '1', actorId: BOB }), ['n2']);
     assert.deepEqual(await labels(tenant, { channel: 'email', limit: '1', skip: '1' }), ['n1']);
+  });
+
+  it('says how many match (X-Total-Count) and links the next page with the same parameters', async () => {
+    const { tenant } = await fixture();
+    const first = await get(tenant, { 'activity:attribute:owner': 'HS', 'activityId!': B, limit: '1' });
+    assert.equal(first.statusCode, 200, first.body);
+    assert.equal(first.headers['x-total-count'], '2');
+    assert.deepEqual(
+      (first.json() as Json[]).map((n) => n.object.n),
+      ['n2'],
+    );
+    const next = /^<([^>]+)>; rel="next"/.exec(String(first.headers.link))?.[1];
+    assert.ok(next, `a next link: ${first.headers.link}`);
+    const url = new URL(next);
+    assert.equal(url.pathname, '/api/notifications');
+    assert.deepEqual(Object.fromEntries(url.searchParams), {
+      'activity:attribute:owner': 'HS',
+      'activityId!': B,
+      limit: '1',
+      skip: '1',
+    });
+    const second = await inject('GET', `/api/notifications${url.search}`, tenant.headers);
+    assert.equal(second.statusCode, 200, second.body);
+    assert.equal(second.headers['x-total-count'], '2');
+    assert.deepEqual(
+      (second.json() as Json[]).map((n) => n.object.n),
+      ['n1'],
+    );
+    assert.doesNotMatch(String(second.headers.link ?? ''), /rel="next"/, 'no next link on the last page');
+    const all = await get(tenant);
+    assert.equal(all.headers['x-total-count'], '5');
+    assert.doesNotMatch(String(all.headers.link ?? ''), /rel="next"/);
+    const past = await get(tenant, { skip: '10' });
+    assert.deepEqual(past.json(), []);
+    assert.equal(past.headers['x-total-count'], '5', 'past the end, the total still');
+    for (const query of [{ query: 'nobody' }, { 'activity:tags': 'nothing-tagged-so' }] as Record<string, string>[]) {
+      const none = await get(tenant, query);
+      assert.equal(none.statusCode, 200, none.body);
+      assert.equal(none.headers['x-total-count'], '0', JSON.stringify(query));
+    }
   });
 
   it('registry filters read the registry now; the answered definition is the one of when it was made', async () => {
@@ -213,6 +257,9 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
       [{ query: 'a'.repeat(257) }, 'notifications.invalid_query'],
       [{ since: 'yesterday' }, 'notifications.invalid_query'],
       [{ since: '2026-01-01T00:00:00' }, 'notifications.invalid_query'],
+      [{ until: 'tomorrow' }, 'notifications.invalid_query'],
+      [{ until: '2026-01-01T00:00:00' }, 'notifications.invalid_query'],
+      [{ since: '2026-02-01T00:00:00Z', until: '2026-01-31T23:59:59Z' }, 'notifications.invalid_query'],
       [{ 'activity:tags': ' , ' }, 'notifications.invalid_query'],
       [{ actorId: 'nobody' }, 'xapi.invalid_agent'],
       [{ unknown: 'x' }, 'request.invalid'],
@@ -225,6 +272,10 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
       const res = typeof query === 'string' ? await inject('GET', `/api/notifications?${query}`, tenant.headers) : await get(tenant, query);
       assert.equal(res.statusCode, 400, `${JSON.stringify(query)}: ${res.body}`);
       assert.equal(res.json().code, code, JSON.stringify(query));
+      if (typeof query !== 'string' && 'until' in query) {
+        assert.equal(res.json().details.parameter, 'until', JSON.stringify(query));
+        assert.match(res.json().message, /'until'/);
+      }
     }
     assert.equal((await get(tenant, { query: 'a'.repeat(256) })).statusCode, 200);
   });
@@ -289,12 +340,14 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
     const { tenant } = await fixture();
     const other = await ctx.given.tenant();
     assert.equal((await get(tenant, {}, { 'x-svc-tenant': tenant.name })).statusCode, 401);
+    assert.equal((await get(tenant, { until: new Date().toISOString() }, { 'x-svc-tenant': tenant.name })).statusCode, 401);
     assert.equal((await get(tenant, {}, { ...other.headers, 'x-svc-tenant': tenant.name })).statusCode, 401);
     assert.equal(
       (await post(tenant, note({ mbox: ada.mbox }, A, 'email', 'x'), { ...other.headers, 'x-svc-tenant': tenant.name })).statusCode,
       401,
     );
     assert.deepEqual(await labels(other), []);
+    assert.equal((await get(other)).headers['x-total-count'], '0', 'the other tenant counts none of them');
     assert.deepEqual(await labels(other, { actorId: ADA }), []);
     // The other tenant has no such actor nor activity: its POST is refused.
     assert.equal((await post(other, note({ mbox: ada.mbox }, A, 'email', 'x'))).statusCode, 400);
@@ -312,6 +365,7 @@ describeEachBackend('Notifications', (ctx: TestContext) => {
     assert.equal(created.statusCode, 201, created.body);
     const learner = { authorization: basic(username, PASSWORD), 'x-svc-tenant': tenant.name };
     assert.deepEqual(await labels(tenant, {}, learner), ['n5', 'n3', 'n1']);
+    assert.equal((await get(tenant, {}, learner)).headers['x-total-count'], '3', 'its own, counted');
     assert.deepEqual(await labels(tenant, { actorId: ADA, channel: 'sms' }, learner), ['n3']);
     assert.deepEqual(await labels(tenant, { query: 'Bob' }, learner), []);
     const theirs = await get(tenant, { actorId: BOB }, learner);

@@ -5,7 +5,7 @@ import {
   compilePattern,
   MAX_NOTIFICATIONS_PER_REQUEST,
   MAX_PATTERN_LENGTH,
-  parseSince,
+  parseInstant,
   parseTags,
 } from './notification-rules.js';
 
@@ -49,7 +49,7 @@ describe('compilePattern', () => {
   });
 });
 
-describe('parseTags and parseSince', () => {
+describe('parseTags and parseInstant', () => {
   it('splits tags on commas, trims, drops blanks and repeats', () => {
     assert.deepEqual(parseTags(' a ,b,,a'), ['a', 'b']);
     assert.equal(
@@ -58,15 +58,20 @@ describe('parseTags and parseSince', () => {
     );
   });
 
-  it('takes an ISO 8601 date-time with a zone only', () => {
-    assert.equal(parseSince('2026-01-31T12:00:00.123Z').toISOString(), '2026-01-31T12:00:00.123Z');
-    assert.equal(parseSince('2026-01-31T13:00:00+01:00').toISOString(), '2026-01-31T12:00:00.000Z');
-    for (const text of ['2026-01-31T12:00:00', '2026-02-30T00:00:00Z', 'yesterday', '', '1700000000']) {
-      assert.equal(
-        code(() => parseSince(text)),
-        'notifications.invalid_query',
-        text,
-      );
+  it('takes an ISO 8601 date-time with a zone only, for since and until alike, naming the parameter', () => {
+    assert.equal(parseInstant('since', '2026-01-31T12:00:00.123Z').toISOString(), '2026-01-31T12:00:00.123Z');
+    assert.equal(parseInstant('until', '2026-01-31T13:00:00+01:00').toISOString(), '2026-01-31T12:00:00.000Z');
+    for (const parameter of ['since', 'until'] as const) {
+      for (const text of ['2026-01-31T12:00:00', '2026-02-30T00:00:00Z', 'yesterday', '', '1700000000']) {
+        assert.throws(
+          () => parseInstant(parameter, text),
+          (error: { code?: string; details?: { parameter?: string }; message: string }) =>
+            error.code === 'notifications.invalid_query' &&
+            error.details?.parameter === parameter &&
+            error.message.startsWith(`'${parameter}'`),
+          `${parameter}=${text}`,
+        );
+      }
     }
   });
 });

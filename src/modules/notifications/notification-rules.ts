@@ -94,12 +94,15 @@ export function parseTags(text: string): string[] {
   return [...new Set(tags)];
 }
 
-/** `since`: an ISO 8601 date-time with a zone. */
-export function parseSince(text: string): Date {
-  const since = parseTimestamp(text, { requireZone: true });
-  if (!since)
-    throw NotificationErrors.invalidQuery('since', "'since' must be an ISO 8601 date-time with a zone, such as 2026-01-31T12:00:00.000Z.");
-  return since;
+/** `since` or `until`: an ISO 8601 date-time with a zone. */
+export function parseInstant(parameter: 'since' | 'until', text: string): Date {
+  const instant = parseTimestamp(text, { requireZone: true });
+  if (!instant)
+    throw NotificationErrors.invalidQuery(
+      parameter,
+      `'${parameter}' must be an ISO 8601 date-time with a zone, such as 2026-01-31T12:00:00.000Z.`,
+    );
+  return instant;
 }
 
 /** A compiled `query`: true when any of the texts matches somewhere. */

@@ -32,6 +32,8 @@ export interface NotificationFilter {
   channel?: string;
   /** Only later timestamps. */
   since?: Date;
+  /** Only this timestamp or earlier ones. */
+  until?: Date;
   /** Only the people this condition on the agent-key `column` keeps (a scoped credential's: person-access.service.ts); undefined: everyone. */
   people?: (column: string, bind: (value: unknown) => string) => string | undefined;
 }
@@ -85,17 +87,8 @@ export async function insertNotifications(
   return stored.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq))).map(toNotification);
 }
 
-/**
- * A page of the tenant's notifications matching `filter`, newest first ((timestamp, seq)
- * descending: a total order, so pages neither overlap nor skip). Each equality filter has an
- * index in that order (0017_notifications.sql).
- */
-export async function findNotifications(
-  sql: SqlClient,
-  tenantId: string,
-  filter: NotificationFilter,
-  page: Page,
-): Promise<StoredNotification[]> {
+/** The conditions of `filter` on the tenant's notifications, as the list and its count read them. */
+function notificationWhere(tenantId: string, filter: NotificationFilter): SqlFilter {
   const where = new SqlFilter([tenantId], 'tenant_id = $1')
     .andIf(filter.actorKey, (p) => `actor_key = ${p}`)
     .andIf(filter.actorKeys, (p) => `actor_key = ANY(${p}::text[])`)
@@ -103,14 +96,36 @@ export async function findNotifications(
     .andIf(filter.notActivityId, (p) => `activity_id <> ${p}`)
     .andIf(filter.activityIds, (p) => `activity_id = ANY(${p}::text[])`)
     .andIf(filter.channel, (p) => `channel = ${p}`)
-    .andIf(filter.since, (p) => `timestamp > ${p}`);
+    .andIf(filter.since, (p) => `timestamp > ${p}`)
+    .andIf(filter.until, (p) => `timestamp <= ${p}`);
   const people = filter.people?.('actor_key', (value) => where.bind(value));
   if (people !== undefined) where.and(people);
+  return where;
+}
+
+/**
+ * A page of the tenant's notifications matching `filter`, newest first ((timestamp, seq)
+ * descending: a total order, so pages neither overlap nor skip), and how many match in all. Each
+ * equality filter has an index in that order (0017_notifications.sql); the count reads every
+ * matching entry of that index.
+ */
+export async function findNotifications(
+  sql: SqlClient,
+  tenantId: string,
+  filter: NotificationFilter,
+  page: Page,
+): Promise<{ notifications: StoredNotification[]; total: number }> {
+  const counted = notificationWhere(tenantId, filter);
+  const { rows: count } = await sql.query<{ total: number }>(
+    `SELECT count(*)::int AS total FROM notifications ${counted.clause}`,
+    counted.values,
+  );
+  const where = notificationWhere(tenantId, filter);
   const { rows } = await sql.query<NotificationRow>(
     `SELECT id, timestamp, actor, activity, channel, object FROM notifications
       ${where.clause}
       ${where.paged('timestamp DESC, seq DESC', page)}`,
     where.values,
   );
-  return rows.map(toNotification);
+  return { notifications: rows.map(toNotification), total: Number(count[0].total) };
 }

@@ -2,11 +2,20 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
-import { pageOf } from '../../platform/http/paged-list.js';
+import { pageOf, sendPageHeaders } from '../../platform/http/paged-list.js';
 import { principalOf, tenantWidePrincipalOf } from '../../kernel/principal.js';
 import type { StoredNotification } from './notification.repository.js';
 import { Notification, NotificationBody, NotificationQuery } from './notification.schemas.js';
 import { ActorTextsSource, listNotifications, makeNotifications, type NotificationQueryValues } from './notification.service.js';
+
+/** The page's response headers, one schema each (as @fastify/swagger reads a response's `headers`). */
+const PageHeaders = {
+  'X-Total-Count': Type.Integer({ description: 'How many notifications match the parameters in all.' }),
+  Link: Type.String({
+    description:
+      'When more follow this page: `<{next page}>; rel="next"` (the same parameters with `skip` moved on), before any other link of the answer (an API key’s rel="deprecation").',
+  }),
+};
 
 const answer = (notification: StoredNotification) => ({ ...notification, timestamp: notification.timestamp.toISOString() });
 
@@ -21,14 +30,34 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; cac
         tags: ['notifications'],
         operationId: 'GET:notifications',
         summary: 'Notifications matching every parameter given, newest first; an actor credential sees only its own',
+        description:
+          '`X-Total-Count` says how many notifications match and, when more follow the page, `Link: <…>; rel="next"` where the next page is (docs/notifications.md).',
         querystring: NotificationQuery,
-        response: { 200: Type.Array(Notification), 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError },
+        response: {
+          200: { ...Type.Array(Notification), headers: PageHeaders },
+          400: ApiError,
+          401: ApiError,
+          403: ApiError,
+          404: ApiError,
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = principalOf(request);
       const query = request.query as NotificationQueryValues;
-      const notifications = await listNotifications(sql, principal, query, pageOf(query), actorTexts);
+      const page = pageOf(query);
+      const { notifications, total } = await listNotifications(sql, principal, query, page, actorTexts);
+      // The next page repeats the parameters as sent (names with `:` and `!` included), `limit` and `skip` moved on.
+      const filters = Object.fromEntries(
+        Object.entries(query).filter(([name, value]) => name !== 'limit' && name !== 'skip' && typeof value === 'string'),
+      ) as Record<string, string>;
+      sendPageHeaders(reply, {
+        url: `${request.publicBaseUrl}/api/notifications`,
+        query: filters,
+        page,
+        shown: notifications.length,
+        total,
+      });
       return notifications.map(answer);
     },
   );

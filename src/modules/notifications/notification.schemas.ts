@@ -43,6 +43,12 @@ export const NotificationQuery = PageQuery(
         examples: ['2026-01-31T12:00:00.000Z'],
       }),
     ),
+    until: Type.Optional(
+      Type.String({
+        description: 'Only notifications with this timestamp or an earlier one (ISO 8601 with a zone); not before `since`.',
+        examples: ['2026-02-28T12:00:00.000Z'],
+      }),
+    ),
   },
   {
     additionalProperties: false,

@@ -6,7 +6,7 @@ import { PersonAccessErrors, readableAgentKeyCondition, readableAmong, readsEver
 import { isTenantWide, type Principal } from '../../kernel/principal.js';
 import { parseActorId } from '../../kernel/agent.js';
 import { NotificationErrors, type NotificationProblem } from './notification.errors.js';
-import { checkNotifications, compilePattern, parseSince, parseTags } from './notification-rules.js';
+import { checkNotifications, compilePattern, parseInstant, parseTags } from './notification-rules.js';
 import { findNotifications, insertNotifications, type NotificationFilter, type StoredNotification } from './notification.repository.js';
 import { ATTRIBUTE_PARAMETER } from './notification.schemas.js';
 
@@ -93,8 +93,8 @@ export class ActorTextsSource {
 export type NotificationQueryValues = Record<string, string | number | undefined> & { limit?: number; skip?: number };
 
 /**
- * `GET /api/notifications`: the tenant's notifications matching every parameter given, newest
- * first. An actor credential or launch token sees only its own actor's (403 for another
+ * `GET /api/notifications`: a page of the tenant's notifications matching every parameter given,
+ * newest first, and how many match in all. An actor credential or launch token sees only its own actor's (403 for another
  * `actorId`). The registry filters are evaluated against the registry now; `query` is run in
  * code, with RE2, over the names and identifiers of the tenant's actors (of the one actor, when
  * the request already names it; see ActorTextsSource), and the actors it matches narrow the SQL.
@@ -105,8 +105,9 @@ export async function listNotifications(
   query: NotificationQueryValues,
   page: { limit: number; skip: number },
   actorTexts: ActorTextsSource,
-): Promise<StoredNotification[]> {
+): Promise<{ notifications: StoredNotification[]; total: number }> {
   const tenantId = principal.tenant.id;
+  const none = { notifications: [], total: 0 };
   const text = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : undefined);
   const filter: NotificationFilter = { activityId: text('activityId'), notActivityId: text('activityId!'), channel: text('channel') };
 
@@ -119,7 +120,11 @@ export async function listNotifications(
   // A scoped credential reads the notifications of its subtree's people only (person-access.service.ts).
   if (isTenantWide(principal)) filter.people = (column, bind) => readableAgentKeyCondition(principal, column, '$1', bind);
   const since = text('since');
-  if (since !== undefined) filter.since = parseSince(since);
+  if (since !== undefined) filter.since = parseInstant('since', since);
+  const until = text('until');
+  if (until !== undefined) filter.until = parseInstant('until', until);
+  if (filter.since && filter.until && filter.until < filter.since)
+    throw NotificationErrors.invalidQuery('until', "'until' is before 'since': no notification could be in between.");
 
   // No prototype: an attribute named __proto__ is an attribute like any other.
   const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -134,12 +139,12 @@ export async function listNotifications(
 
   if (tags.length > 0 || Object.keys(attributes).length > 0) {
     filter.activityIds = await findActivityIdsByTagsAndAttributes(sql, tenantId, { tags, attributes });
-    if (filter.activityIds.length === 0) return [];
+    if (filter.activityIds.length === 0) return none;
   }
   if (matcher !== undefined) {
     const actors = await actorTexts.of(tenantId, filter.actorKey === undefined ? undefined : [filter.actorKey]);
     const matched = actors.filter((actor) => matcher(actor.names) || matcher(actor.identifiers)).map((actor) => actor.agentKey);
-    if (matched.length === 0) return [];
+    if (matched.length === 0) return none;
     // Every actor matched: the condition would narrow nothing.
     if (matched.length < actors.length) filter.actorKeys = matched;
   }
