@@ -137,6 +137,67 @@ describeEachBackend('The activities registry', (ctx: TestContext) => {
     }
   });
 
+  it('searches the id, names and descriptions with q, case-insensitively, with the other filters; says how many match', async () => {
+    const tenant = await newTenant();
+    const entries = [
+      course,
+      module1,
+      module2,
+      { id: iri('courses/first-aid'), definition: { name: { 'en-US': 'First aid' }, description: { de: 'Erste Hilfe bei ÄRGER' } } },
+      { id: iri('courses/percent'), definition: { name: { 'en-US': '100% safe_ty' } }, tags: ['safety'] },
+      { id: iri('courses/EXTRA'), definition: {} },
+    ];
+    assert.equal((await put(tenant, entries)).statusCode, 200);
+    const search = async (query: Record<string, string>) => {
+      const res = await ctx.app.inject({ method: 'GET', url: `/api/activities?${new URLSearchParams(query)}`, headers: tenant.headers });
+      assert.equal(res.statusCode, 200, res.body);
+      return { ids: (res.json() as Entry[]).map((entry) => entry.id), total: res.headers['x-total-count'], link: res.headers.link };
+    };
+    const ids = async (query: Record<string, string>) => (await search(query)).ids;
+    assert.deepEqual(await ids({ q: 'FIRE' }), [course.id, module1.id, module2.id], 'the id (and the course’s name)');
+    assert.deepEqual(await ids({ q: 'sécurité' }), [course.id], 'a name in another language, its accents folded');
+    assert.deepEqual(await ids({ q: 'SÉCURITÉ INC' }), [course.id]);
+    assert.deepEqual(await ids({ q: 'yearly' }), [course.id], 'a description');
+    assert.deepEqual(await ids({ q: 'ärger' }), [iri('courses/first-aid')], 'a description in another language, any case');
+    assert.deepEqual(await ids({ q: 'extinguish' }), [module1.id]);
+    assert.deepEqual(await ids({ q: 'extra' }), [iri('courses/EXTRA')], 'the id, case-insensitively');
+    assert.deepEqual(await ids({ q: '%' }), [iri('courses/percent')], '% is text, not a wildcard');
+    assert.deepEqual(await ids({ q: 'y_' }), [], '_ is text, not a wildcard');
+    assert.deepEqual(await ids({ q: 'safe_ty' }), [iri('courses/percent')]);
+    assert.deepEqual(await ids({ q: 'nothing like it' }), []);
+    assert.deepEqual(await ids({ q: 'fire', tag: 'safety' }), [course.id, module1.id], 'with a tag');
+    assert.deepEqual(await ids({ q: 'evac', parentId: course.id }), [module2.id], 'with a parent');
+    assert.deepEqual(await ids({ q: 'first', parentId: course.id }), []);
+
+    const first = await search({ q: 'fire', limit: '2' });
+    assert.deepEqual(first.ids, [course.id, module1.id]);
+    assert.equal(first.total, '3');
+    const next = /^<([^>]+)>; rel="next"/.exec(String(first.link))?.[1];
+    assert.ok(next, `a next link: ${first.link}`);
+    assert.deepEqual(Object.fromEntries(new URL(next).searchParams), { q: 'fire', limit: '2', skip: '2' });
+    const second = await search(Object.fromEntries(new URL(next).searchParams));
+    assert.deepEqual(second.ids, [module2.id]);
+    assert.equal(second.total, '3');
+    assert.doesNotMatch(String(second.link ?? ''), /rel="next"/);
+    assert.equal((await search({})).total, String(entries.length));
+
+    for (const q of ['', 'x'.repeat(1001)]) {
+      const res = await ctx.app.inject({ method: 'GET', url: `/api/activities?q=${q}`, headers: tenant.headers });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.json().code, 'request.invalid');
+      assert.match(res.json().message, /q/);
+    }
+    const twice = await ctx.app.inject({ method: 'GET', url: '/api/activities?q=a&q=b', headers: tenant.headers });
+    assert.equal(twice.statusCode, 400, twice.body);
+
+    const other = await newTenant();
+    assert.deepEqual((await ctx.app.inject({ method: 'GET', url: '/api/activities?q=fire', headers: other.headers })).json(), []);
+    for (const headers of [{ ...other.headers, 'x-svc-tenant': tenant.name }, { 'x-svc-tenant': tenant.name }]) {
+      const refused = await ctx.app.inject({ method: 'GET', url: '/api/activities?q=fire', headers });
+      assert.equal(refused.statusCode, 401, refused.body);
+    }
+  });
+
   it('answers 404 activities.not_found for an unknown id, 400 without activityId', async () => {
     const tenant = await newTenant();
     const res = await item(tenant, iri('nothing'));

@@ -2040,6 +2040,7 @@ const ACTIVITY_FUZZERS: Record<string, RouteFuzzer> = {
       query: {
         tag: param('tag', fc.constantFrom('mandatory', 'safety')),
         parentId: param('parentId', registryId, { hostile: hostileIri }),
+        q: param('q', fc.constantFrom('fuzz', 'COURSE', '%', 'é'), { hostile: hostileText }),
         ...pageQuery(),
       },
       headers: apiHeaders(ctx, false),

@@ -126,20 +126,51 @@ export async function findActivity(sql: SqlClient, tenantId: string, id: string)
 export interface ActivityFilter {
   tag?: string;
   parentId?: string;
+  /** Text the id, a name or a description contains, case-insensitively. */
+  q?: string;
 }
 
-/** A page of the tenant's entries in id order (stable under paging), filtered by tag and parent. */
-export async function findActivities(sql: SqlClient, tenantId: string, filter: ActivityFilter, page: Page): Promise<RegisteredActivity[]> {
+/** The conditions of `filter` on the tenant's registry, as the list and its count read them. */
+function activityWhere(tenantId: string, filter: ActivityFilter): SqlFilter {
   const where = new SqlFilter([tenantId], 'tenant_id = $1');
   // The tag as a one-element array: `tags @>` is what activity_registry__tags serves.
   if (filter.tag !== undefined) where.and(`tags @> ${where.bind([filter.tag])}::text[]`);
   where.andIf(filter.parentId, (p) => `parent_id = ${p}`);
+  // lower() on both sides, as the competency catalogue's `q`: the database's folding, the same on
+  // PGlite and PostgreSQL; strpos, not LIKE, so `%` and `_` are text. The language maps are
+  // objects of strings (activity-registry-rules.ts): every language's text is searched.
+  where.andIf(
+    filter.q,
+    (p) => `(strpos(lower(id), lower(${p})) > 0
+         OR EXISTS (SELECT 1 FROM jsonb_each_text(definition -> 'name') AS n WHERE strpos(lower(n.value), lower(${p})) > 0)
+         OR EXISTS (SELECT 1 FROM jsonb_each_text(definition -> 'description') AS d WHERE strpos(lower(d.value), lower(${p})) > 0))`,
+  );
+  return where;
+}
+
+/**
+ * A page of the tenant's entries in id order (stable under paging), filtered by tag, parent and
+ * text, and how many match in all. The text reads every entry of the tenant (no index serves it):
+ * a registry is a catalogue, thousands of entries, not millions.
+ */
+export async function findActivities(
+  sql: SqlClient,
+  tenantId: string,
+  filter: ActivityFilter,
+  page: Page,
+): Promise<{ activities: RegisteredActivity[]; total: number }> {
+  const counted = activityWhere(tenantId, filter);
+  const { rows: count } = await sql.query<{ total: number }>(
+    `SELECT count(*)::int AS total FROM activity_registry ${counted.clause}`,
+    counted.values,
+  );
+  const where = activityWhere(tenantId, filter);
   const { rows } = await sql.query<ActivityRow>(
     `SELECT ${COLUMNS} FROM activity_registry ${where.clause}
       ${where.paged('id', page)}`,
     where.values,
   );
-  return rows.map(toActivity);
+  return { activities: rows.map(toActivity), total: Number(count[0].total) };
 }
 
 /** The entries of `ids` the tenant has (unknown ids are left out). */

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
-import { pageOf } from '../../platform/http/paged-list.js';
+import { pageOf, sendPageHeaders } from '../../platform/http/paged-list.js';
 import { tenantWidePrincipalOf, wholeTenantPrincipalOf } from '../../kernel/principal.js';
 import { RegistryEntry, RegistryItemQuery, RegistryListQuery, RegistryPutBody, RegistryPutResponse } from './activity-registry.schemas.js';
 import {
@@ -19,6 +19,15 @@ export interface ActivityRegistryRoutesOptions {
 }
 
 const readErrors = { 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError };
+
+/** The page's response headers, one schema each (as @fastify/swagger reads a response's `headers`). */
+const PageHeaders = {
+  'X-Total-Count': Type.Integer({ description: 'How many entries match the filters in all.' }),
+  Link: Type.String({
+    description:
+      'When more follow this page: `<{next page}>; rel="next"` (the same filters with `skip` moved on), before any other link of the answer (an API key’s rel="deprecation").',
+  }),
+};
 
 const toBody = (entry: RegisteredActivity): RegistryEntry => {
   const { updated, ...fields } = entry;
@@ -58,16 +67,24 @@ export const activityRegistryRoutes: FastifyPluginAsyncTypebox<ActivityRegistryR
       schema: {
         tags: ['activities'],
         operationId: 'GET:activities',
-        summary: 'Registry entries in id order, by tag or parent',
+        summary: 'Registry entries in id order, by tag, parent or text',
+        description:
+          '`q` matches the id and the names and descriptions, case-insensitively. `X-Total-Count` says how many entries match and, when more follow the page, ' +
+          '`Link: <…>; rel="next"` where the next page is (docs/activities.md).',
         querystring: RegistryListQuery,
-        response: { 200: Type.Array(RegistryEntry), ...readErrors },
+        response: { 200: { ...Type.Array(RegistryEntry), headers: PageHeaders }, ...readErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = tenantWidePrincipalOf(request);
-      const { tag, parentId } = request.query;
-      const entries = await listRegisteredActivities(sql, principal.tenant.id, { tag, parentId }, pageOf(request.query));
-      return entries.map(toBody);
+      const { tag, parentId, q } = request.query;
+      const page = pageOf(request.query);
+      const { activities, total } = await listRegisteredActivities(sql, principal.tenant.id, { tag, parentId, q }, page);
+      const filters = Object.fromEntries(
+        Object.entries({ tag, parentId, q }).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      );
+      sendPageHeaders(reply, { url: `${request.publicBaseUrl}/api/activities`, query: filters, page, shown: activities.length, total });
+      return activities.map(toBody);
     },
   );
 

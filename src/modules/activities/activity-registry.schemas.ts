@@ -112,6 +112,14 @@ export const RegistryListQuery = PageQuery(
   {
     tag: Type.Optional(Type.String({ minLength: 1, description: 'Only entries carrying this tag.' })),
     parentId: Type.Optional(Type.String({ minLength: 1, description: 'Only the children of this activity (not their descendants).' })),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description: 'Only entries whose id, or a name or description in any language, contains this text, case-insensitively.',
+        examples: ['fire'],
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -111,13 +111,13 @@ export async function readRegisteredActivity(sql: SqlClient, tenantId: string, a
   return activity;
 }
 
-/** `GET /api/activities`: a page of entries in id order. */
+/** `GET /api/activities`: a page of entries in id order, and how many match in all. */
 export function listRegisteredActivities(
   sql: SqlClient,
   tenantId: string,
   filter: ActivityFilter,
   page: { limit: number; skip: number },
-): Promise<RegisteredActivity[]> {
+): Promise<{ activities: RegisteredActivity[]; total: number }> {
   return findActivities(sql, tenantId, filter, page);
 }
 
