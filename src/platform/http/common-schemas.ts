@@ -22,14 +22,17 @@ export const htmlPageResponse = (description: string) => ({ description, content
  * The operationId of a route in /openapi.json, `METHOD:area.action`: the path without its `/api/`
  * prefix and its `{parameters}`, segments joined by dots, `-` written `_`
  * (`POST /api/import/users` → `POST:import.users`, `PUT /xapi/activities/state` →
- * `PUT:xapi.activities.state`).
+ * `PUT:xapi.activities.state`). A GET of `/api/` naming one item by a last `{parameter}` adds `.item`
+ * (`GET /api/sso/connections/{name}` → `GET:sso.connections.item`), as `GET /api/actors/item` is
+ * `GET:actors.item`: the list at the path without it keeps its id.
  */
 export function operationIdOf(method: string, path: string): string {
-  const segments = path
-    .replace(/^\/api\//, '/')
-    .split('/')
+  const all = path.replace(/^\/api\//, '/').split('/');
+  const segments = all
     .filter((segment) => segment !== '' && !segment.startsWith('{') && !segment.startsWith(':'))
     .map((segment) => segment.replace(/^\./, '').replaceAll('-', '_'));
+  const last = all[all.length - 1] ?? '';
+  if (method.toUpperCase() === 'GET' && path.startsWith('/api/') && (last.startsWith('{') || last.startsWith(':'))) segments.push('item');
   return `${method.toUpperCase()}:${segments.join('.')}`;
 }
 
