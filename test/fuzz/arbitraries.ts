@@ -2921,7 +2921,7 @@ const ssoConnection = fc.record(
       'https://login.microsoftonline.com/tid/v2.0',
     ),
     clientId: fc.string({ minLength: 1, maxLength: 12 }),
-    clientSecret: fc.string({ maxLength: 12 }),
+    clientSecret: fc.oneof(fc.string({ maxLength: 12 }), fc.constant(null)),
     scopes: fc.constantFrom('openid', 'openid email profile', 'openid email'),
     claims: fc.dictionary(
       fc.constantFrom('email', 'given_name', 'family_name', 'employee_id'),
@@ -2998,13 +2998,19 @@ const IDENTITY_FUZZERS_SSO: Record<string, RouteFuzzer> = {
     route({
       method: 'PUT',
       path: ssoName.map((name) => `/api/sso/connections/${name}`),
-      headers: adminHeaders(ctx),
+      headers: {
+        ...adminHeaders(ctx),
+        'if-none-match': header(fc.constantFrom(undefined, '*'), fc.oneof(hostileHeader, fc.constant('"v1"'))),
+      },
       body: body(
         fc.oneof(ssoConnection, samlConnection).map(toJson),
         JSON_TYPES,
         fc.oneof(hostileSsoConnection, hostileSamlConnection).map(toJson),
       ),
     }),
+  // After the PUT: in a whole run, some of the names it made are there to read.
+  'GET /api/sso/connections/:name': (ctx) =>
+    route({ method: 'GET', path: ssoName.map((name) => `/api/sso/connections/${name}`), headers: adminHeaders(ctx) }),
   'DELETE /api/sso/connections/:name': (ctx) =>
     route({ method: 'DELETE', path: ssoName.map((name) => `/api/sso/connections/${name}`), headers: adminHeaders(ctx) }),
   'POST /api/sso/connections/:name/refresh': (ctx) =>

@@ -40,6 +40,7 @@ describeEachBackend('Identity admin routes and tenants', (ctx) => {
       ['DELETE', `/api/hr-webhooks/${hook.json().id}`],
       ['GET', '/api/hr-webhooks/messages'],
       ['GET', '/api/sso/connections'],
+      ['GET', '/api/sso/connections/corp'],
       ['GET', '/api/sso/connections/corp/metadata'],
       ['POST', '/api/sso/connections/corp/refresh'],
       ['PUT', '/api/sso/connections/corp', CONNECTION],

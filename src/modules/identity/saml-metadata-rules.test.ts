@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { certificateBody, readIdpMetadata } from './saml-metadata-rules.js';
+import { certificateBody, certificateSummary, readIdpMetadata } from './saml-metadata-rules.js';
 import { adminScopeByClaims } from './sso-connection-rules.js';
 
 const PEM = readFileSync(new URL('../../../test/identity/fixtures/saml-idp.crt', import.meta.url), 'utf8');
@@ -15,6 +15,20 @@ const entity = (id: string, options: { binding?: string; use?: string; certifica
   `<md:SingleSignOnService Binding="${options.binding ?? REDIRECT}" Location="https://idp.example.com/sso"/></md:IDPSSODescriptor></md:EntityDescriptor>`;
 const NS = 'xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#"';
 const doc = (inner: string) => inner.replace('<md:EntityDescriptor ', `<md:EntityDescriptor ${NS} `);
+
+describe('certificateSummary', () => {
+  it('reads the subject, issuer, serial number, validity (ISO) and SHA-256 fingerprint, as openssl x509 prints them', () => {
+    // openssl x509 -in test/identity/fixtures/saml-idp.crt -noout -subject -issuer -dates -serial -fingerprint -sha256
+    assert.deepEqual(certificateSummary(BODY), {
+      subject: 'CN=saml-idp.test',
+      issuer: 'CN=saml-idp.test',
+      serialNumber: '4A097716B3FD363A8A1337BCD1067D8F0B26B9BC',
+      notBefore: '2026-11-28T09:30:34.000Z',
+      notAfter: '2126-11-04T09:30:34.000Z',
+      fingerprint: 'E6:9D:85:0D:9C:F6:B4:CC:58:5F:71:E0:8B:BC:BD:BC:ED:E4:10:CF:C1:B0:DB:78:F8:4A:0F:DE:B4:47:1A:15',
+    });
+  });
+});
 
 describe('SAML metadata', () => {
   it('reads the entity ID, the HTTP-Redirect entry point and the signing certificates', () => {

@@ -2,6 +2,34 @@ import { X509Certificate } from 'node:crypto';
 import xpath from 'xpath';
 import { parseXml } from './xml-parse.js';
 
+/** What an admin reads of a signing certificate a SAML connection keeps (GET /api/sso/connections/{name}). */
+export interface CertificateSummary {
+  /** The subject's distinguished name, its attributes joined by ", " (`CN=idp.example.com, O=Acme`). */
+  subject: string;
+  issuer: string;
+  serialNumber: string;
+  /** When it starts and stops being valid (ISO 8601, UTC). */
+  notBefore: string;
+  notAfter: string;
+  /** Its SHA-256 fingerprint, colon-separated hex: what provider consoles (Entra ID, Okta) show to compare. */
+  fingerprint: string;
+}
+
+/** The summary of a certificate kept as base64 DER (certificateBody's answer). */
+export function certificateSummary(body: string): CertificateSummary {
+  const certificate = new X509Certificate(Buffer.from(body, 'base64'));
+  const name = (dn: string) => dn.split('\n').filter(Boolean).join(', ');
+  return {
+    subject: name(certificate.subject),
+    issuer: name(certificate.issuer),
+    serialNumber: certificate.serialNumber,
+    // Node 20 gives the dates as OpenSSL prints them ("Jan  1 00:00:00 2026 GMT"), which Date reads.
+    notBefore: new Date(certificate.validFrom).toISOString(),
+    notAfter: new Date(certificate.validTo).toISOString(),
+    fingerprint: certificate.fingerprint256,
+  };
+}
+
 /**
  * What a SAML connection needs of its identity provider (docs/identity.md, "SAML 2.0"), read from
  * the provider's metadata (SAML 2.0 Metadata, `md:EntityDescriptor`) or given one by one: pure.

@@ -270,6 +270,19 @@ function readAdmins(body: Record<string, unknown>, problems: Problem[]): AdminRu
 }
 
 /**
+ * What `PUT /api/sso/connections/{name}` does to the client secret an OpenID Connect connection
+ * has stored: `set` the one sent; `remove` it (`"clientSecret": null`: a public client from now
+ * on); `keep` it (absent), so that an admin changing the scopes or the claims need not send the
+ * secret again, which the API never answers. A connection of the other protocol has none to keep.
+ */
+export type ClientSecretChange = 'set' | 'remove' | 'keep';
+
+export function clientSecretChangeOf(body: unknown): ClientSecretChange {
+  if (!isObject(body) || body.clientSecret === undefined) return 'keep';
+  return body.clientSecret === null ? 'remove' : 'set';
+}
+
+/**
  * The connection an admin sent (`PUT /api/sso/connections/{name}`, `learnbase sso set`): an OpenID
  * Connect one, or (`"protocol": "saml"`) a SAML draft whose metadata URL, if any, is still to read.
  */
@@ -288,7 +301,8 @@ function parseOidcConnection(body: Record<string, unknown>, rules: UrlRules): Oi
   const issuer = textField(body, 'issuer', 500, true, problems);
   checkUrl(issuer, '/issuer', problems, true, rules);
   const clientId = textField(body, 'clientId', 200, true, problems);
-  const clientSecret = textField(body, 'clientSecret', 500, false, problems);
+  // null: no secret (clientSecretChangeOf tells the service to remove a stored one).
+  const clientSecret = body.clientSecret === null ? undefined : textField(body, 'clientSecret', 500, false, problems);
   const scopes = textField(body, 'scopes', 500, false, problems) ?? (body.scopes === undefined ? DEFAULT_SCOPES : undefined);
   if (scopes !== undefined) {
     const list = scopes.split(' ');

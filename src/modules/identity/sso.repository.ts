@@ -101,12 +101,18 @@ function toConnection(row: ConnectionRow): SsoConnection {
 
 const COLUMNS = 'name, protocol, issuer, client_id, client_secret, scopes, claims, saml, admins, email_trust, created_at, updated_at';
 
-/** Creates or replaces the connection; answers it and whether it was created. */
+/**
+ * Creates or replaces the connection; answers it and whether it was created. `keepSecret`: an
+ * input without a client secret replacing an OpenID Connect connection by an OpenID Connect one
+ * keeps the secret the row holds (sealed for this tenant and name, so it opens as before), judged
+ * in the statement that writes, so a concurrent PUT cannot slip between a read and this write.
+ */
 export async function upsertConnection(
   sql: SqlClient,
   tenantId: string,
   name: string,
   input: SsoConnectionInput,
+  keepSecret = false,
 ): Promise<{ connection: SsoConnection; created: boolean }> {
   const saml = input.protocol === 'saml';
   // A metadata URL was read just now, to make this input (sso.service.ts connectionOfBody).
@@ -116,7 +122,9 @@ export async function upsertConnection(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11)
      ON CONFLICT (tenant_id, name) DO UPDATE
         SET protocol = EXCLUDED.protocol, issuer = EXCLUDED.issuer, client_id = EXCLUDED.client_id,
-            client_secret = EXCLUDED.client_secret, scopes = EXCLUDED.scopes, claims = EXCLUDED.claims,
+            client_secret = CASE WHEN $12 AND c.protocol = 'oidc' AND EXCLUDED.protocol = 'oidc' AND EXCLUDED.client_secret IS NULL
+                                 THEN c.client_secret ELSE EXCLUDED.client_secret END,
+            scopes = EXCLUDED.scopes, claims = EXCLUDED.claims,
             saml = EXCLUDED.saml, admins = EXCLUDED.admins, email_trust = EXCLUDED.email_trust, updated_at = clock_timestamp()
      RETURNING ${COLUMNS}, (xmax = 0) AS created`,
     [
@@ -143,6 +151,7 @@ export async function upsertConnection(
           : JSON.stringify({ displayName: input.displayName } satisfies Pick<SamlColumn, 'displayName'>),
       input.admins ? JSON.stringify(input.admins) : null,
       input.emailTrust,
+      keepSecret,
     ],
   );
   return { connection: toConnection(rows[0]!), created: rows[0]!.created };

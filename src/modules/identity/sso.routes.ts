@@ -15,14 +15,18 @@ import type { TenancyService } from '../tenancy/tenancy.service.js';
 import { namedTenant } from '../tenancy/tenant-host.js';
 import { SAML_ACS_PATH, SAML_METADATA_PATH } from './saml.js';
 import { refreshConnection } from './saml-metadata.service.js';
-import { MAX_METADATA_BYTES } from './sso-connection-rules.js';
+import { clientSecretChangeOf, MAX_METADATA_BYTES } from './sso-connection-rules.js';
 import {
   CALLBACK_PATH,
+  connectionDetailView,
   connectionMetadata,
   connectionOfBody,
   connectionView,
+  createOnlyOf,
   listConnections,
   putConnection,
+  readConnection,
+  refuseExisting,
   removeConnection,
   SSO_LAUNCH_PATH,
   STATE_COOKIE,
@@ -104,6 +108,26 @@ const ConnectionBody = Type.Object({
   updatedAt: Type.String({ format: 'date-time' }),
 });
 
+const CertificateDetails = Type.Object({
+  subject: Type.String({ description: 'The subject’s distinguished name.', examples: ['CN=Microsoft Azure Federated SSO Certificate'] }),
+  issuer: Type.String({ description: 'The issuer’s distinguished name (the subject again for a self-signed certificate).' }),
+  serialNumber: Type.String({ description: 'Hexadecimal.' }),
+  notBefore: Type.String({ format: 'date-time' }),
+  notAfter: Type.String({ format: 'date-time', description: 'When the provider must have rolled to another key.' }),
+  fingerprint: Type.String({
+    description: 'SHA-256, colon-separated hex: what the provider’s console shows to compare.',
+    examples: ['E6:9D:85:0D:9C:F6:B4:CC:58:5F:71:E0:8B:BC:BD:BC:ED:E4:10:CF:C1:B0:DB:78:F8:4A:0F:DE:B4:47:1A:15'],
+  }),
+});
+
+/** One connection: as an element of the list, and for SAML the certificates' details. */
+const ConnectionItemBody = Type.Object({
+  ...ConnectionBody.properties,
+  certificateDetails: Type.Optional(
+    Type.Array(CertificateDetails, { description: 'SAML: each signing certificate kept, in the order `certificates` counts them.' }),
+  ),
+});
+
 const SAML_BODY_LIMIT = 256 * 1024;
 
 const NameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, description: 'The connection’s name.' }) });
@@ -152,7 +176,7 @@ function signInWording(error: AppError): PageWording {
 }
 
 /**
- * `GET /api/sso/connections`, `PUT|DELETE /api/sso/connections/{name}`: a tenant's admins configure
+ * `GET /api/sso/connections`, `GET|PUT|DELETE /api/sso/connections/{name}`: a tenant's admins configure
  * its identity providers; `GET /auth/sso/callback`: where the providers return the browser
  * (docs/identity.md, "Single sign-on").
  */
@@ -197,6 +221,31 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
     },
   );
 
+  app.get(
+    '/api/sso/connections/:name',
+    {
+      schema: {
+        tags: ['identity'],
+        security: ADMIN_ONLY,
+        operationId: 'GET:sso.connections.item',
+        summary: 'One single sign-on connection, as the list shows it; for SAML with its certificates’ details (never a secret)',
+        description:
+          'The shape of an element of GET /api/sso/connections; a SAML connection adds `certificateDetails`: each signing certificate’s ' +
+          'subject, issuer, serial number, validity and SHA-256 fingerprint (docs/identity.md, "Single sign-on").',
+        params: NameParams,
+        response: {
+          200: ConnectionItemBody,
+          ...ADMIN_ERRORS,
+          404: apiErrorResponse('The tenant has no connection of this name (`identity.connection_not_found`).'),
+        },
+      },
+    },
+    async (request) => {
+      const { tenant } = adminPrincipalOf(request);
+      return connectionDetailView(await readConnection(sql, tenant, request.params.name), tenant, request.publicBaseUrl);
+    },
+  );
+
   app.put(
     '/api/sso/connections/:name',
     {
@@ -210,8 +259,20 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
           '`metadataUrl`, or `idpEntityId` with `entryPoint` and `certificates`; `spEntityId`? (default `urn:learnbase:<tenant>:<name>`), ' +
           '`allowSha1`? (default false). ' +
           'Both: `displayName`?, `claims`?, `admins`?, `emailTrust`?. A replacement that changes the provider, `admins` or `emailTrust` revokes ' +
-          'the tokens of the admins the connection made: they sign in again under the new rule.',
-        headers: SourceHeader,
+          'the tokens of the admins the connection made: they sign in again under the new rule. ' +
+          'Replacing an OpenID Connect connection, an absent `clientSecret` keeps the stored one and `"clientSecret": null` removes it. ' +
+          '`If-None-Match: *` creates only: 412 `identity.connection_exists` when the connection exists (docs/identity.md, "OpenID Connect").',
+        headers: Type.Object(
+          {
+            ...SourceHeader.properties,
+            'if-none-match': Type.Optional(
+              Type.Literal('*', {
+                description: 'Create only: 412 `identity.connection_exists` when the tenant has the connection already.',
+              }),
+            ),
+          },
+          { additionalProperties: true },
+        ),
         params: NameParams,
         body: Type.Object(
           {
@@ -226,7 +287,13 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
             ),
             issuer: Type.Optional(Type.String()),
             clientId: Type.Optional(Type.String()),
-            clientSecret: Type.Optional(Type.String()),
+            clientSecret: Type.Optional(
+              Type.Union([Type.String(), Type.Null()], {
+                description:
+                  'OpenID Connect: a confidential client’s secret, stored encrypted and never answered. Absent: a replaced OpenID Connect ' +
+                  'connection keeps the stored one; null: none (a public client, PKCE only).',
+              }),
+            ),
             scopes: Type.Optional(Type.String({ default: 'openid email profile' })),
             metadataXml: Type.Optional(Type.String()),
             metadataUrl: Type.Optional(Type.String()),
@@ -249,7 +316,11 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
           ...ADMIN_ERRORS,
           400: apiErrorResponse(
             'The connection is invalid (`identity.invalid_connection`, every problem in details.problems); a metadata URL that ' +
-              'could not be reached or read is one (the server reaches public addresses only: docs/operations.md, "Requests the server makes").',
+              'could not be reached or read is one (the server reaches public addresses only: docs/operations.md, "Requests the server makes"). ' +
+              'An If-None-Match other than `*` (`identity.invalid_precondition`).',
+          ),
+          412: apiErrorResponse(
+            'If-None-Match: * and the tenant has the connection already (`identity.connection_exists`); nothing changed.',
           ),
           503: apiErrorResponse(
             'The server has no key to encrypt the client secret with (`secrets.no_key`): its operator sets LEARNBASE_SECRETS_KEY.',
@@ -262,9 +333,13 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const principal = adminPrincipalOf(request);
       const source = sourceOfHeader(request.headers['svc-account-source']);
+      const createOnly = createOnlyOf(request.headers['if-none-match']);
+      // Before a metadata URL is read for nothing; the transaction checks again.
+      if (createOnly) await refuseExisting(sql, principal.tenant, request.params.name);
       const input = await connectionOfBody(outbound, principal.tenant, request.params.name, request.body);
+      const write = { secret: clientSecretChangeOf(request.body), createOnly };
       const { connection, created, revoked } = await sql.transaction(async (tx) => {
-        const written = await putConnection(tx, secrets, principal.tenant, request.params.name, input, { principal, source });
+        const written = await putConnection(tx, secrets, principal.tenant, request.params.name, input, { principal, source }, write);
         await recordAudit(tx, {
           action: written.created ? 'sso_connection.created' : 'sso_connection.updated',
           principal,

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import * as oidc from 'openid-client';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { AppError, notFound } from '../../platform/http/app-error.js';
+import { AppError, badRequest, notFound, preconditionFailed } from '../../platform/http/app-error.js';
 import { type OutboundHttp, outboundProblem } from '../../platform/outbound-http.js';
 import type { SecretBox } from '../../platform/secret-box.js';
 import { hashSecret } from '../../platform/secrets.js';
@@ -32,6 +32,7 @@ import {
   type IdentityWriter,
 } from './identity-person.service.js';
 import { fetchMetadata } from './saml-metadata.service.js';
+import { certificateSummary } from './saml-metadata-rules.js';
 import { openClientSecret, sealClientSecret } from './stored-secret.service.js';
 import { authnRequestUrl, checkedAssertion, newRequestId, SAML_ACS_PATH, SAML_METADATA_PATH, serviceProviderMetadata } from './saml.js';
 import {
@@ -46,6 +47,7 @@ import {
   parseSsoConnection,
   sameAdmission,
   trustedClaims,
+  type ClientSecretChange,
   type SsoConnectionInput,
 } from './sso-connection-rules.js';
 import {
@@ -106,6 +108,18 @@ export const SsoErrors = {
       'identity.not_saml',
       `The connection "${name}" is an OpenID Connect connection: it has no SAML metadata (register its redirectUri at the provider).`,
       { name },
+    ),
+  connectionExists: (tenant: Tenant, name: string) =>
+    preconditionFailed(
+      'identity.connection_exists',
+      `Tenant "${tenant.name}" has a single sign-on connection "${name}" already, and If-None-Match: * creates only: ` +
+        `read it with GET /api/sso/connections/${name}, or send the PUT without If-None-Match to replace it.`,
+    ),
+  invalidPrecondition: () =>
+    badRequest(
+      'identity.invalid_precondition',
+      'If-None-Match takes only "*" here (create the connection only if it does not exist): a connection has no versions to name.',
+      { header: 'if-none-match' },
     ),
   invalidName: (name: string) =>
     new AppError(
@@ -209,6 +223,22 @@ export function connectionView(connection: SsoConnection, tenant: Pick<Tenant, '
 }
 
 /**
+ * One connection as `GET /api/sso/connections/{name}` answers it: as the list shows it, and for
+ * SAML each signing certificate's subject, issuer, serial number, validity and fingerprint.
+ */
+export function connectionDetailView(connection: SsoConnection, tenant: Pick<Tenant, 'name'>, publicBaseUrl: string) {
+  const view = connectionView(connection, tenant, publicBaseUrl);
+  return connection.protocol === 'saml' ? { ...view, certificateDetails: connection.certificates.map(certificateSummary) } : view;
+}
+
+/** The tenant's connection `name`; 404 `identity.connection_not_found` for none (a name no connection can have included). */
+export async function readConnection(sql: SqlClient, tenant: Tenant, name: string): Promise<SsoConnection> {
+  const connection = CONNECTION_NAME.test(name) ? await findConnection(sql, tenant.id, name) : undefined;
+  if (!connection) throw SsoErrors.connectionNotFound(tenant, name);
+  return connection;
+}
+
+/**
  * Creates or replaces the connection the body describes; a SAML provider's metadata named by URL is
  * read first, through the outbound guard (outside any transaction: `putConnection` is then called
  * with the result). Plain http addresses only where the guard lets loopback through (the tests).
@@ -222,10 +252,35 @@ export async function connectionOfBody(outbound: OutboundHttp, tenant: Tenant, n
 }
 
 /**
+ * `If-None-Match` of `PUT /api/sso/connections/{name}`: absent, a replacement is allowed; `*`,
+ * create only (RFC 9110 §13.1.2); anything else is 400, a connection having no versions to name.
+ */
+export function createOnlyOf(header: string | string[] | undefined): boolean {
+  if (header === undefined) return false;
+  if (typeof header === 'string' && header.trim() === '*') return true;
+  throw SsoErrors.invalidPrecondition();
+}
+
+/** 412 `identity.connection_exists` when the tenant has the connection `name` (a create-only PUT). */
+export async function refuseExisting(sql: SqlClient, tenant: Tenant, name: string): Promise<void> {
+  if (CONNECTION_NAME.test(name) && (await findConnection(sql, tenant.id, name))) throw SsoErrors.connectionExists(tenant, name);
+}
+
+/** How a PUT writes: what it does to a stored client secret it does not send, and whether it may replace. */
+export interface ConnectionWrite {
+  /** `keep` (the HTTP PUT without `clientSecret`): an OpenID Connect connection replaced by one keeps its secret; default: the input's. */
+  secret?: ClientSecretChange;
+  /** `If-None-Match: *`: 412 `identity.connection_exists` rather than replace. */
+  createOnly?: boolean;
+}
+
+/**
  * Creates or replaces the connection `name` in the caller's transaction `sql`, an OpenID Connect
- * client secret sealed under `secrets`' key (503 secrets.no_key without one). A replacement that
- * changes who it makes admins (sameAdmission: another provider, admins rule or e-mail trust) revokes
- * the tokens of the admins it made (audited by `by`): the caller announces `revoked` once it committed.
+ * client secret sealed under `secrets`' key (503 secrets.no_key without one); `write` says whether
+ * a stored secret the input leaves out is kept, and whether an existing connection is refused. A
+ * replacement that changes who it makes admins (sameAdmission: another provider, admins rule or
+ * e-mail trust) revokes the tokens of the admins it made (audited by `by`): the caller announces
+ * `revoked` once it committed.
  */
 export async function putConnection(
   sql: SqlClient,
@@ -234,7 +289,10 @@ export async function putConnection(
   name: string,
   input: SsoConnectionInput,
   by: AdminChangeBy,
+  write: ConnectionWrite = {},
 ): Promise<{ connection: SsoConnection; created: boolean; revoked: Buffer[] }> {
+  const before = await findConnection(sql, tenant.id, name);
+  if (write.createOnly && before) throw SsoErrors.connectionExists(tenant, name);
   const entries = Object.entries(input.admins?.scopes ?? {});
   if (entries.length > 0) {
     const existing = await existingOrganisationIds(sql, tenant.id, [...new Set(entries.map(([, entry]) => entry))]);
@@ -250,8 +308,9 @@ export async function putConnection(
     input.protocol === 'oidc' && input.clientSecret !== undefined
       ? { ...input, clientSecret: sealClientSecret(secrets, tenant.id, name, input.clientSecret) }
       : input;
-  const before = await findConnection(sql, tenant.id, name);
-  const written = await upsertConnection(sql, tenant.id, name, stored);
+  const written = await upsertConnection(sql, tenant.id, name, stored, write.secret === 'keep');
+  // Another create-only PUT of the name committed between the read and the write: this one replaced it; the caller rolls back.
+  if (write.createOnly && !written.created) throw SsoErrors.connectionExists(tenant, name);
   const revoked = before && !sameAdmission(before, input) ? await signOutConnectionAdmins(sql, tenant, name, by) : [];
   return { ...written, revoked };
 }
