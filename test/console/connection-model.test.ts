@@ -181,11 +181,10 @@ describe('the single sign-on connection form', () => {
     assert.equal(filled.displayName, '', 'the name answered as the display name is none');
     assert.equal(filled.scopes, '', 'the default scopes are the placeholder');
     assert.equal(filled.hasStoredSecret, true);
-    assert.deepEqual(localProblems(filled).fields, {
-      clientSecret: 'Enter the client secret again (it is never shown), or make this a public client below.',
-    });
-    assert.equal(hasProblems(localProblems({ ...filled, dropSecret: true })), false, 'a public client on purpose');
-    assert.equal(hasProblems(localProblems({ ...filled, clientSecret: 's' })), false);
+    assert.equal(hasProblems(localProblems(filled)), false, 'the stored secret is kept by leaving it out');
+    assert.equal('clientSecret' in bodyOf(filled), false);
+    assert.equal(bodyOf({ ...filled, dropSecret: true }).clientSecret, null, 'a public client on purpose');
+    assert.equal(bodyOf({ ...formOfConnection({ ...oidc, clientSecret: null }), dropSecret: true }).clientSecret, undefined, 'none to remove');
     assert.deepEqual(bodyOf({ ...filled, clientSecret: 's' }), {
       protocol: 'oidc',
       issuer: 'https://idp.example.com',

@@ -659,18 +659,47 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
         ['https://idp.example.com', 'learnbase', '(set)', 'openid email profile', 'verified-only'],
       );
 
-      // Its stored secret is never shown: saving again asks for it rather than drop it.
+      // Its stored secret is never shown: saving with the field empty keeps it.
       await page.getByRole('button', { name: 'Edit corp' }).click();
       form = page.getByRole('form', { name: 'Edit the connection corp' });
+      assert.match(await descriptionOf(form.getByLabel('Client secret', { exact: true })), /Leave this empty to keep it/);
       await form.getByRole('textbox', { name: 'Display name (optional)' }).fill('Corporate sign-in');
-      await form.getByRole('button', { name: 'Save the connection' }).click();
-      await form.getByText(/Enter the client secret again/).waitFor();
-      assert.match(await descriptionOf(form.getByLabel('Client secret', { exact: true })), /Enter the client secret again/);
-      await form.getByLabel('Client secret', { exact: true }).fill('s3cret');
       await form.getByRole('button', { name: 'Save the connection' }).click();
       await page.getByRole('gridcell', { name: 'Sign in with Corporate sign-in' }).waitFor();
       corp = (await connectionsOf(context)).find((connection) => connection.name === 'corp');
-      assert.equal(corp?.clientSecret, '(set)');
+      assert.equal(corp?.clientSecret, '(set)', 'kept');
+      // Made a public client on purpose: the secret goes.
+      await page.getByRole('button', { name: 'Edit corp' }).click();
+      form = page.getByRole('form', { name: 'Edit the connection corp' });
+      await choose(page, form.getByRole('checkbox', { name: /^Remove the stored secret/ }));
+      await form.getByRole('button', { name: 'Save the connection' }).click();
+      await form.waitFor({ state: 'detached' });
+      corp = (await connectionsOf(context)).find((connection) => connection.name === 'corp');
+      assert.equal(corp?.clientSecret ?? null, null, 'removed');
+
+      // A connection another admin made under the same name meanwhile is not replaced: said beside the name.
+      await page.getByRole('button', { name: 'Create a connection' }).click();
+      form = page.getByRole('form', { name: 'Create a connection' });
+      const made = await page.evaluate(async () => {
+        const session = await (await fetch('/console/auth/session')).json();
+        const answer = await fetch('/api/sso/connections/late', {
+          method: 'PUT',
+          headers: { 'x-csrf-token': session.csrfToken, 'content-type': 'application/json' },
+          body: JSON.stringify({ issuer: 'https://other.example.com', clientId: 'other' }),
+        });
+        return answer.status;
+      });
+      assert.equal(made, 201, "created");
+      await form.getByRole('textbox', { name: 'Name', exact: true }).fill('late');
+      await form.getByRole('textbox', { name: 'Issuer URL' }).fill('https://idp.example.com');
+      await form.getByRole('textbox', { name: 'Client id' }).fill('mine');
+      await form.getByRole('button', { name: 'Create the connection' }).click();
+      const nameField = form.getByRole('textbox', { name: 'Name', exact: true });
+      await form.locator('[aria-invalid="true"]').first().waitFor();
+      assert.match(await descriptionOf(nameField), /A connection named late exists already/);
+      const late = (await connectionsOf(context)).find((connection) => connection.name === 'late');
+      assert.equal(late?.clientId, 'other', 'not replaced');
+      await form.getByRole('button', { name: 'Cancel' }).click();
 
       // A SAML provider named by its metadata URL is read again on request.
       await page.getByRole('button', { name: 'Create a connection' }).click();
@@ -693,9 +722,9 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
       assert.match(await confirm.innerText(), /The admins it made are deleted with it/);
       await confirm.getByRole('button', { name: 'Delete' }).click();
       await page.getByRole('rowheader', { name: 'corp' }).waitFor({ state: 'detached' });
-      assert.deepEqual((await connectionsOf(context)).map((connection) => connection.name).sort(), ['adfs', 'entra']);
+      assert.deepEqual((await connectionsOf(context)).map((connection) => connection.name).sort(), ['adfs', 'entra', 'late']);
       assert.deepEqual(
-        problems.filter((problem) => !/status of 400/.test(problem)),
+        problems.filter((problem) => !/status of 4(00|12)/.test(problem)),
         [],
         'only the refused PUTs are logged by the browser',
       );

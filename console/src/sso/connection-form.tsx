@@ -79,12 +79,25 @@ export function ConnectionEditor({
     }
     setBusy(true);
     try {
-      const saved = await api<ConnectionView>('PUT', `/api/sso/connections/${encodeURIComponent(name)}`, { body: bodyOf(form) });
+      // Creating never replaces: a connection made meanwhile (another admin, another tab) is a 412.
+      const saved = await api<ConnectionView>('PUT', `/api/sso/connections/${encodeURIComponent(name)}`, {
+        body: bodyOf(form),
+        headers: editing ? {} : { 'if-none-match': '*' },
+      });
       setProblems(noProblems());
       onSaved(saved, !editing);
     } catch (error) {
       setProblems(
-        error instanceof ApiError && error.status === 400 ? problemsOfRefusal(error, form) : { ...noProblems(), form: [messageOf(error)] },
+        error instanceof ApiError && error.status === 400
+          ? problemsOfRefusal(error, form)
+          : error instanceof ApiError && error.status === 412
+            ? {
+                ...noProblems(),
+                fields: {
+                  name: `A connection named ${name} exists already (made since the list was read): edit it from the list instead.`,
+                },
+              }
+            : { ...noProblems(), form: [messageOf(error)] },
       );
       setRefused(true);
       setRound((n) => n + 1);
@@ -271,7 +284,7 @@ function OidcFields({ form, set, problem }: { form: ConnectionForm; set: Setter;
           isDisabled={form.hasStoredSecret && form.dropSecret}
           hint={
             form.hasStoredSecret
-              ? 'A secret is stored, encrypted, and never shown again. Saving replaces the whole connection: enter the secret again to keep it.'
+              ? 'A secret is stored, encrypted, and never shown again. Leave this empty to keep it, or enter a new one to replace it.'
               : 'Stored encrypted and never shown again. None: a public client (PKCE only).'
           }
         />

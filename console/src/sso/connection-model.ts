@@ -7,7 +7,7 @@
  *
  * No imports: the console imports nothing from src/, and test/console/connection-model.test.ts
  * compiles this file under the root tsconfig too. The API checks every value; the form checks only
- * what it needs to send a request at all (a name, and a stored secret not dropped by mistake).
+ * what it needs to send a request at all (a name).
  */
 
 export type Protocol = 'oidc' | 'saml';
@@ -128,9 +128,10 @@ export interface ConnectionView {
 
 /**
  * The form filled from a connection, to edit it: a PUT replaces the whole connection, so everything
- * it has is sent again. What the API never answers must be given again: the client secret (or the
- * connection made a public client on purpose, `dropSecret`), and for a SAML provider not read from a
- * URL its certificates (or its metadata document).
+ * it has is sent again. The client secret, which the API never answers, is left out and so kept,
+ * unless a new one is typed or the connection is made a public client on purpose (`dropSecret`,
+ * sent as null). For a SAML provider not read from a URL its certificates (or its metadata
+ * document) must be given again.
  */
 export function formOfConnection(view: ConnectionView): ConnectionForm {
   const form = emptyForm(view.protocol);
@@ -184,7 +185,9 @@ export function bodyOf(form: ConnectionForm): Record<string, unknown> {
   if (form.protocol === 'oidc') {
     put('issuer', form.issuer);
     put('clientId', form.clientId);
+    // Left out, the stored secret is kept; null removes it (a public client on purpose).
     if (form.clientSecret !== '') body.clientSecret = form.clientSecret;
+    else if (form.hasStoredSecret && form.dropSecret) body.clientSecret = null;
     put('scopes', form.scopes);
   } else {
     if (form.samlSource === 'xml' && form.metadataXml !== '') body.metadataXml = form.metadataXml;
@@ -261,9 +264,6 @@ export function localProblems(form: ConnectionForm, existingNames: readonly stri
   if (name === '') problems.fields.name = 'Give the connection a name: 1 to 40 lower-case letters, digits and inner hyphens.';
   else if (existingNames.includes(name)) {
     problems.fields.name = `A connection named ${name} exists already: edit it from the list instead (creating it here would replace it).`;
-  }
-  if (form.protocol === 'oidc' && form.hasStoredSecret && !form.dropSecret && form.clientSecret === '') {
-    problems.fields.clientSecret = 'Enter the client secret again (it is never shown), or make this a public client below.';
   }
   return problems;
 }
