@@ -184,7 +184,11 @@ describe('the single sign-on connection form', () => {
     assert.equal(hasProblems(localProblems(filled)), false, 'the stored secret is kept by leaving it out');
     assert.equal('clientSecret' in bodyOf(filled), false);
     assert.equal(bodyOf({ ...filled, dropSecret: true }).clientSecret, null, 'a public client on purpose');
-    assert.equal(bodyOf({ ...formOfConnection({ ...oidc, clientSecret: null }), dropSecret: true }).clientSecret, undefined, 'none to remove');
+    assert.equal(
+      bodyOf({ ...formOfConnection({ ...oidc, clientSecret: null }), dropSecret: true }).clientSecret,
+      undefined,
+      'none to remove',
+    );
     assert.deepEqual(bodyOf({ ...filled, clientSecret: 's' }), {
       protocol: 'oidc',
       issuer: 'https://idp.example.com',

@@ -689,7 +689,7 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
         });
         return answer.status;
       });
-      assert.equal(made, 201, "created");
+      assert.equal(made, 201, 'created');
       await form.getByRole('textbox', { name: 'Name', exact: true }).fill('late');
       await form.getByRole('textbox', { name: 'Issuer URL' }).fill('https://idp.example.com');
       await form.getByRole('textbox', { name: 'Client id' }).fill('mine');
