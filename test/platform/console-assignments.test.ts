@@ -7,7 +7,7 @@ import { newSecret } from '../../src/platform/secrets.js';
 import { ADL, agentOf, COURSE_A, COURSE_D, givenLearningTenant, PAST_DUE, requests, user } from '../learning/assignment-fixtures.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 import { browserSkip, serveContentPage } from '../support/chromium.js';
-import { consoleBrowser, WIDTHS } from '../support/console-browser.js';
+import { consoleBrowser, type WIDTHS, widthsOn } from '../support/console-browser.js';
 import type { GivenTenant } from '../support/given.js';
 
 /**
@@ -17,7 +17,7 @@ import type { GivenTenant } from '../support/given.js';
  * created with the criteria builder after its preview of who matches, its page with everyone not
  * started, a completion sent over xAPI showing on a reload, the people filtered by status through
  * the address, the overdue of another assignment a click away, and the assignment deleted. axe-core
- * runs on every page at 1,280 and 390 pixels, and nothing the page's policy refuses or a script
+ * runs on every page at 1,280 pixels on both backends and at 390 on PGlite (widthsOn), and nothing the page's policy refuses or a script
  * error is allowed. With SAVE_SCREENSHOTS=1 each page is saved at both widths into docs/console/.
  */
 const PASSWORD = 'correct horse battery staple';
@@ -123,7 +123,7 @@ describeEachBackend('the console’s activities and assignments in Chromium', (c
   const rowHeaders = async (page: Page, table: string) =>
     (await page.getByRole('grid', { name: table }).getByRole('rowheader').allInnerTexts()).map((text) => text.trim());
 
-  for (const width of WIDTHS) {
+  for (const width of widthsOn(ctx.backend)) {
     it(`an admin reads the registry and makes a launch link for a learner at ${width} px`, { skip: browserSkip }, async () => {
       const { context, page, problems } = await open(width);
       try {
@@ -187,7 +187,7 @@ describeEachBackend('the console’s activities and assignments in Chromium', (c
     });
   }
 
-  for (const width of WIDTHS) {
+  for (const width of widthsOn(ctx.backend)) {
     it(`an admin creates an assignment, follows its progress, filters its people and deletes it at ${width} px`, {
       skip: browserSkip,
     }, async () => {

@@ -12,14 +12,14 @@ import { agentOf, COURSE_A, givenLearningTenant, MODULE_C, requests, user } from
 import { describeEachBackend } from '../support/build-test-app.js';
 import { ROOT } from '../support/built.js';
 import { browserSkip } from '../support/chromium.js';
-import { consoleBrowser, seriousViolations, WIDTHS } from '../support/console-browser.js';
+import { consoleBrowser, seriousViolations, widthsOn } from '../support/console-browser.js';
 import type { GivenTenant } from '../support/given.js';
 
 /**
  * The console's pages in Chromium against a real server on each backend, as an admin uses them:
  * signing in through the sign-in page, the overview, finding a person and opening their page, a
  * report and its CSV, creating an API key and revoking it (then refused), a scoped admin who sees
- * their subtree only, and signing out. axe-core runs on every page at 1,280 and 390 pixels, and
+ * their subtree only, and signing out. axe-core runs on every page at 1,280 pixels on both backends and at 390 on PGlite (widthsOn), and
  * nothing the page's policy refuses or a script error is allowed. With SAVE_SCREENSHOTS=1 each page
  * is saved at both widths into docs/console/ (docs/console.md shows them).
  */
@@ -104,7 +104,7 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
 
   const check = (page: Page, name: string, width: number) => browser.check(page, name, width);
 
-  for (const width of WIDTHS) {
+  for (const width of widthsOn(ctx.backend)) {
     it(`an admin signs in, reads the overview, finds a person, reads a report at ${width} px`, { skip: browserSkip }, async () => {
       const { context, page, problems } = await open(width);
       try {
@@ -181,7 +181,7 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
     });
   }
 
-  for (const width of WIDTHS) {
+  for (const width of widthsOn(ctx.backend)) {
     it(`an admin reads a person's page and its tabs, and makes a launch link for them at ${width} px`, { skip: browserSkip }, async () => {
       const { context, page, problems } = await open(width);
       try {
@@ -355,7 +355,7 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
     }
   });
 
-  for (const width of WIDTHS) {
+  for (const width of widthsOn(ctx.backend)) {
     it(`an admin manages OAuth clients, admins, SCIM tokens and HR webhooks, each secret shown once, at ${width} px`, {
       skip: browserSkip,
     }, async () => {
@@ -426,7 +426,7 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
     });
   }
 
-  for (const width of WIDTHS) {
+  for (const width of widthsOn(ctx.backend)) {
     it(`an admin limited to the CTO's subtree sees only its people and manages no keys at ${width} px`, { skip: browserSkip }, async () => {
       const { context, page, problems } = await open(width);
       try {
@@ -451,7 +451,7 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
     });
   }
 
-  for (const width of WIDTHS) {
+  for (const width of widthsOn(ctx.backend)) {
     it(`an admin opens the organisation's tree entry by entry, shares an entry, and reads the jobs at ${width} px`, {
       skip: browserSkip,
     }, async () => {
@@ -486,7 +486,7 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
     });
   }
 
-  for (const width of WIDTHS) {
+  for (const width of widthsOn(ctx.backend)) {
     it(`an admin imports a CSV with an error, fixes it and imports it, and sees it in the history at ${width} px`, {
       skip: browserSkip,
     }, async () => {

@@ -7,7 +7,7 @@ import { newSecret } from '../../src/platform/secrets.js';
 import { ADL, agentOf, COURSE_A, COURSE_B, givenLearningTenant, requests, user } from '../learning/assignment-fixtures.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 import { browserSkip } from '../support/chromium.js';
-import { consoleBrowser, WIDTHS } from '../support/console-browser.js';
+import { consoleBrowser, widthsOn } from '../support/console-browser.js';
 import type { GivenTenant } from '../support/given.js';
 
 /**
@@ -16,7 +16,7 @@ import type { GivenTenant } from '../support/given.js';
  * through a reload, a statement's JSON opened and closed by keyboard, pages followed by the LRS's
  * `more` links, the live view showing a statement sent meanwhile (and saying so) until it is turned
  * off; the LRS refused to an admin limited to a subtree, in the API's words; notifications and the
- * audit log listed, filtered, paged and empty. axe-core runs on every page at 1,280 and 390 pixels,
+ * audit log listed, filtered, paged and empty. axe-core runs on every page at 1,280 pixels on both backends and at 390 on PGlite (widthsOn),
  * and nothing the page's policy refuses or a script error is allowed. With SAVE_SCREENSHOTS=1 each
  * page is saved at both widths into docs/console/.
  */
@@ -98,7 +98,7 @@ describeEachBackend('the console’s records in Chromium: statements, notificati
   const rowsOf = (page: Page) => page.locator('table.data tbody tr').allInnerTexts();
   const sendStatement = (one: unknown) => requests(ctx).statements(fixture.tenant, [one]);
 
-  for (const width of WIDTHS) {
+  for (const width of widthsOn(ctx.backend)) {
     it(`an admin filters statements by verb, reads one's JSON, pages with more and watches the live view at ${width} px`, {
       skip: browserSkip,
     }, async () => {
@@ -210,7 +210,7 @@ describeEachBackend('the console’s records in Chromium: statements, notificati
     });
   }
 
-  for (const width of WIDTHS) {
+  for (const width of widthsOn(ctx.backend)) {
     it(`an admin limited to the CTO's subtree is told, in the API's words, that the LRS is not theirs at ${width} px`, {
       skip: browserSkip,
     }, async () => {
@@ -233,7 +233,7 @@ describeEachBackend('the console’s records in Chromium: statements, notificati
     });
   }
 
-  for (const width of WIDTHS) {
+  for (const width of widthsOn(ctx.backend)) {
     it(`an admin lists, filters and pages the notifications at ${width} px`, { skip: browserSkip }, async () => {
       const { context, page, problems } = await open(width);
       try {
@@ -283,7 +283,7 @@ describeEachBackend('the console’s records in Chromium: statements, notificati
     });
   }
 
-  for (const width of WIDTHS) {
+  for (const width of widthsOn(ctx.backend)) {
     it(`an admin reads the audit log, filters it by action, source and time, and opens an entry at ${width} px`, {
       skip: browserSkip,
     }, async () => {

@@ -10,6 +10,16 @@ import { launchChromium } from './chromium.js';
 /** The widths every console page is tried at: a laptop's and a phone's. */
 export const WIDTHS = [1280, 390] as const;
 
+/**
+ * The widths a page's test runs at on `backend`: both on PGlite, a laptop's on PostgreSQL. What a
+ * width changes (the layout, axe-core's findings, what the keyboard reaches) does not depend on the
+ * storage, and what the storage changes is walked through at 1,280 px on both; the browser tests
+ * are the longest of the suite, which must stay under 25 minutes.
+ */
+export function widthsOn(backend: 'pglite' | 'postgres'): readonly (typeof WIDTHS)[number][] {
+  return backend === 'pglite' ? WIDTHS : [1280];
+}
+
 /** Where SAVE_SCREENSHOTS=1 saves each page's picture (docs/console.md shows them). */
 const SCREENSHOTS = join(ROOT, 'docs', 'console');
 const saveScreenshots = Boolean(process.env.SAVE_SCREENSHOTS);
