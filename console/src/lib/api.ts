@@ -147,3 +147,35 @@ export function upload<T>(
     request.send(file);
   });
 }
+
+/** One page of a paged list of the API (docs/actors.md, "Listing actors"). */
+export interface ListPage<T> {
+  items: T[];
+  /** How many match in all (`X-Total-Count`), when the API said. */
+  total?: number;
+  /** Whether more follow this page (`Link: <…>; rel="next"`). */
+  hasNext: boolean;
+}
+
+/**
+ * GET of a paged list, read with its headers. Only the presence of the next link is used: the
+ * pages keep their own `skip` in the console's address, and the link's absolute address names the
+ * server's public one, which need not be the origin the console was opened on.
+ */
+export async function getPage<T>(path: string, options: RequestOptions = {}): Promise<ListPage<T>> {
+  const response = await send('GET', path, options, 'application/json');
+  const items = (await response.json()) as T[];
+  const total = Number.parseInt(response.headers.get('x-total-count') ?? '', 10);
+  return { items, total: Number.isFinite(total) ? total : undefined, hasNext: hasNextLink(response.headers.get('link')) };
+}
+
+/** Whether a `Link` header (RFC 8288, possibly several links) holds one whose `rel` includes `next`. */
+export function hasNextLink(header: string | null): boolean {
+  if (!header) return false;
+  for (const [, params] of header.matchAll(/<[^>]*>((?:\s*;\s*[^;,]+)*)/g)) {
+    const rel = /(?:^|;)\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(params ?? '');
+    const values = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/);
+    if (values.includes('next')) return true;
+  }
+  return false;
+}

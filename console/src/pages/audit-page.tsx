@@ -2,9 +2,9 @@ import { useState } from 'react';
 import { Button, ComboBox, FieldError, Form, Group, Input, Label, ListBox, ListBoxItem, Popover, Text } from 'react-aria-components';
 import { Link, useSearchParams } from 'react-router';
 import { EmptyState, ErrorNote, Loading } from '../components/notes';
-import { api } from '../lib/api';
+import { api, getPage, messageOf } from '../lib/api';
 import { useSession } from '../lib/session';
-import { useLoad } from '../lib/use-api';
+import { type Loaded, useLoad } from '../lib/use-api';
 import {
   actorText,
   checkRange,
@@ -17,42 +17,22 @@ import {
   readActorId,
   readAgent,
   readInstant,
+  rangeText,
+  refusedParameter,
   SkipPager,
   When,
 } from './records';
 
 const DEFAULT_LIMIT = 50;
-/** One more is asked for than shown (to know whether a next page exists): the API answers 1,000 at most. */
-const MAX_LIMIT = 999;
+/** The API's largest page. */
+const MAX_LIMIT = 1000;
 const FILTERS = ['agent', 'actorId', 'action', 'source', 'since', 'until'] as const;
 
-/** The actions docs/actors.md ("Audit") lists; the field takes any other the API may add. */
-const ACTIONS: readonly { id: string; meaning: string }[] = [
-  { id: 'actor.created', meaning: 'a person created' },
-  { id: 'actor.updated', meaning: 'a person changed' },
-  { id: 'actor.deactivated', meaning: 'a person deactivated' },
-  { id: 'actor.reactivated', meaning: 'a person reactivated' },
-  { id: 'credential.created', meaning: 'a learner credential created' },
-  { id: 'credential.revoked', meaning: 'a learner credential revoked' },
-  { id: 'launch', meaning: 'content launched' },
-  { id: 'api_key.created', meaning: 'an API key created' },
-  { id: 'api_key.revoked', meaning: 'an API key revoked' },
-  { id: 'oauth_client.created', meaning: 'an OAuth client created' },
-  { id: 'oauth_client.deleted', meaning: 'an OAuth client deleted' },
-  { id: 'oauth_client.secret_rotated', meaning: 'an OAuth client’s secret replaced' },
-  { id: 'admin.created', meaning: 'an admin created' },
-  { id: 'admin.scope_changed', meaning: 'an admin’s scope changed' },
-  { id: 'admin.deleted', meaning: 'an admin deleted' },
-  { id: 'admin.tokens_revoked', meaning: 'an admin’s sign-ins ended' },
-  { id: 'scim_token.created', meaning: 'a SCIM token created' },
-  { id: 'scim_token.revoked', meaning: 'a SCIM token revoked' },
-  { id: 'hr_webhook.created', meaning: 'an HR webhook created' },
-  { id: 'hr_webhook.revoked', meaning: 'an HR webhook revoked' },
-  { id: 'sso_connection.created', meaning: 'a single sign-on connection created' },
-  { id: 'sso_connection.updated', meaning: 'a single sign-on connection changed' },
-  { id: 'sso_connection.deleted', meaning: 'a single sign-on connection deleted' },
-  { id: 'sso_connection.refreshed', meaning: 'a provider’s metadata changed' },
-];
+/** An action of the catalogue GET /api/audit/actions answers (docs/actors.md, "Audit"). */
+interface AuditAction {
+  action: string;
+  description: string;
+}
 
 interface AuditEntry {
   id: string;
@@ -91,10 +71,25 @@ function readPerson(text: string): Reading & { name?: 'agent' | 'actorId' } {
   return { ...readActorId(text), name: 'actorId' };
 }
 
+/** The field of the form a refused parameter belongs to. */
+const FIELD_OF: Readonly<Record<string, keyof Draft>> = {
+  agent: 'person',
+  actorId: 'person',
+  action: 'action',
+  source: 'source',
+  since: 'since',
+  until: 'until',
+};
+
+/** A refusal of the API said beside a field of the form. */
+type Refusal = { field: keyof Draft; message: string };
+
 /**
  * The audit log (GET /api/audit): what changed people and credentials and who did it, newest
- * first, filtered by person, action, source and time; the filters and the page are the API's own
- * parameters in the address (`?action=api_key.created&since=…&skip=50`). Each entry's details open
+ * first, filtered by person, action (one of the catalogue GET /api/audit/actions answers), source
+ * and time; the filters and the page are the API's own parameters in the address
+ * (`?action=api_key.created&since=…&skip=50`). The heading says how many entries the filters keep
+ * (`X-Total-Count`) and a next page is offered when the API links one. Each entry's details open
  * in a dialog. An admin limited to an organisation subtree reads the entries about its people only.
  */
 export default function AuditPage() {
@@ -105,33 +100,61 @@ export default function AuditPage() {
   const { limit, skip } = pageOf(search, DEFAULT_LIMIT, MAX_LIMIT);
   const filters = FILTERS.flatMap((name) => (search.get(name) ? [[name, search.get(name)!] as [string, string]] : []));
   const filterKey = new URLSearchParams(filters).toString();
+  const [actions] = useLoad((signal) => api<AuditAction[]>('GET', '/api/audit/actions', { signal }), 'actions');
   const [list] = useLoad(
-    (signal) => api<AuditEntry[]>('GET', '/api/audit', { query: { ...Object.fromEntries(filters), limit: limit + 1, skip }, signal }),
+    (signal) => getPage<AuditEntry>('/api/audit', { query: { ...Object.fromEntries(filters), limit, skip }, signal }),
     `${filterKey}|${limit}|${skip}`,
   );
   const [shown, setShown] = useState<AuditEntry>();
-  const rows = list.status === 'done' ? list.value.slice(0, limit) : [];
+  const rows = list.status === 'done' ? list.value.items : [];
   const filtered = filters.length > 0;
+  const refusedField = list.status === 'error' ? FIELD_OF[refusedParameter(list.error) ?? ''] : undefined;
+  const refusal = refusedField && list.status === 'error' ? { field: refusedField, message: messageOf(list.error) } : undefined;
+  const described = (action: string) =>
+    actions.status === 'done' ? actions.value.find((known) => known.action === action)?.description : undefined;
 
   return (
     <>
       <h1>Audit log</h1>
-      <AuditFilters key={`${filterKey}|${limit}`} initial={draftOf(search, limit)} onApply={setSearch} />
+      <AuditFilters
+        key={`${filterKey}|${limit}`}
+        initial={draftOf(search, limit)}
+        actions={actions}
+        refusal={refusal}
+        onApply={setSearch}
+      />
       <section className="panel" aria-labelledby="audit-title">
         <h2 id="audit-title">
           {list.status === 'done' && rows.length > 0
-            ? `Entries ${skip + 1} to ${skip + rows.length}, newest first`
+            ? `Entries ${rangeText(skip, rows.length, list.value.total)}, newest first`
             : 'Entries, newest first'}
         </h2>
         {list.status === 'loading' && <Loading what="the audit log" />}
-        {list.status === 'error' && <ErrorNote error={list.error} />}
+        {list.status === 'error' &&
+          (refusal ? (
+            <p className="muted">Nothing is listed: the filter said above was refused. Change it and apply again.</p>
+          ) : (
+            <ErrorNote error={list.error} />
+          ))}
         {list.status === 'done' &&
           (rows.length === 0 ? (
-            <EmptyState title={skip > 0 ? 'No entries on this page.' : filtered ? 'No entry matches.' : 'Nothing audited yet.'}>
+            <EmptyState
+              title={
+                skip > 0
+                  ? `No entries on this page: the filters keep ${list.value.total === undefined ? 'fewer' : list.value.total.toLocaleString('en')}.`
+                  : filtered
+                    ? 'No entry matches.'
+                    : 'Nothing audited yet.'
+              }
+            >
               <p>
-                {filtered
-                  ? 'Loosen the filters, or clear them to see the whole log.'
-                  : 'Entries are written as people are created or changed, credentials made or revoked and content launched.'}
+                {skip > 0 ? (
+                  <Link to={`?${withoutSkip(search)}`}>Back to the first page</Link>
+                ) : filtered ? (
+                  'Loosen the filters, or clear them to see the whole log.'
+                ) : (
+                  'Entries are written as people are created or changed, credentials made or revoked and content launched.'
+                )}
               </p>
             </EmptyState>
           ) : (
@@ -163,7 +186,7 @@ export default function AuditPage() {
             />
           ))}
         {list.status === 'done' && (
-          <SkipPager label="Pages of the audit log" search={search} skip={skip} limit={limit} hasMore={list.value.length > limit} />
+          <SkipPager label="Pages of the audit log" search={search} skip={skip} limit={limit} hasMore={list.value.hasNext} />
         )}
       </section>
       <JsonDialog title={shown ? `${shown.action}` : 'Audit entry'} value={shown} onClose={() => setShown(undefined)}>
@@ -177,7 +200,7 @@ export default function AuditPage() {
             </div>
             <div>
               <dt>What</dt>
-              <dd>{ACTIONS.find((action) => action.id === shown.action)?.meaning ?? shown.action}</dd>
+              <dd>{described(shown.action) ?? shown.action}</dd>
             </div>
             <div>
               <dt>About</dt>
@@ -207,7 +230,23 @@ export default function AuditPage() {
   );
 }
 
-function AuditFilters({ initial, onApply }: { initial: Draft; onApply: (search: URLSearchParams) => void }) {
+const withoutSkip = (search: URLSearchParams) => {
+  const next = new URLSearchParams(search);
+  next.delete('skip');
+  return next;
+};
+
+function AuditFilters({
+  initial,
+  actions,
+  refusal,
+  onApply,
+}: {
+  initial: Draft;
+  actions: Loaded<AuditAction[]>;
+  refusal?: Refusal;
+  onApply: (search: URLSearchParams) => void;
+}) {
   const [draft, setDraft] = useState(initial);
   const [tried, setTried] = useState(false);
   const set = (patch: Partial<Draft>) => setDraft({ ...draft, ...patch });
@@ -215,14 +254,22 @@ function AuditFilters({ initial, onApply }: { initial: Draft; onApply: (search: 
   const since = readInstant(draft.since);
   const until = checkRange(since, readInstant(draft.until));
   const invalid = [person, since, until].some((reading) => reading.error !== undefined);
-  const shown = (reading: Reading) => (tried ? reading.error : undefined);
+  // The API's refusal stays beside its field until that field is changed.
+  const refused = (field: keyof Draft) => (refusal?.field === field && draft[field] === initial[field] ? refusal.message : undefined);
+  const shown = (reading: Reading, field: keyof Draft) => (tried ? reading.error : undefined) ?? refused(field);
+  // The catalogue, and an action of the address it lacks (an old link), so the field shows it and its refusal.
+  const known = actions.status === 'done' ? actions.value : [];
+  const items =
+    initial.action !== '' && !known.some((item) => item.action === initial.action)
+      ? [...known, { action: initial.action, description: actions.status === 'done' ? 'Not an action the log records.' : '' }]
+      : known;
 
   function apply() {
     setTried(true);
     if (invalid) return;
     const next = new URLSearchParams();
     if (person.value && person.name) next.set(person.name, person.value);
-    if (draft.action.trim()) next.set('action', draft.action.trim());
+    if (draft.action) next.set('action', draft.action);
     if (draft.source.trim()) next.set('source', draft.source.trim());
     if (since.value) next.set('since', since.value);
     if (until.value) next.set('until', until.value);
@@ -239,51 +286,74 @@ function AuditFilters({ initial, onApply }: { initial: Draft; onApply: (search: 
         apply();
       }}
     >
-      <ComboBox
-        className="records-field wide"
-        allowsCustomValue
-        inputValue={draft.action}
-        onInputChange={(action) => set({ action })}
-        defaultItems={ACTIONS}
-      >
-        <Label>Action</Label>
-        <Group className="records-combo">
-          <Input spellCheck={false} />
-          <Button className="records-combo-button" aria-label="Show the actions">
-            <span aria-hidden="true">▾</span>
-          </Button>
-        </Group>
-        <Text slot="description" className="hint">
-          Any action: api_key.created, actor.updated…
-        </Text>
-        <FieldError />
-        <Popover>
-          <ListBox>
-            {(action: (typeof ACTIONS)[number]) => (
-              <ListBoxItem id={action.id} textValue={action.id}>
-                <code>{action.id}</code> <span className="records-id">{action.meaning}</span>
-              </ListBoxItem>
-            )}
-          </ListBox>
-        </Popover>
-      </ComboBox>
+      <div className="records-stack wide">
+        <ComboBox
+          className="records-field wide"
+          defaultItems={items.map((item) => ({ id: item.action, ...item }))}
+          selectedKey={draft.action === '' ? null : draft.action}
+          onSelectionChange={(key) => set({ action: key === null ? '' : String(key) })}
+          isInvalid={refused('action') !== undefined}
+          isDisabled={actions.status === 'loading'}
+        >
+          <Label>Action</Label>
+          <Group className="records-combo">
+            <Input spellCheck={false} placeholder={actions.status === 'loading' ? 'Reading the actions…' : 'Every action'} />
+            <Button className="records-combo-button" aria-label="Show the actions">
+              <span aria-hidden="true">▾</span>
+            </Button>
+          </Group>
+          <Text slot="description" className="hint">
+            One the log records: type part of it or open the list. Empty: every action
+          </Text>
+          <FieldError>{refused('action')}</FieldError>
+          <Popover className="records-popover">
+            <ListBox<AuditAction & { id: string }>
+              renderEmptyState={() => <p className="muted records-option">No action holds this text: open the list to see them all.</p>}
+            >
+              {(item) => (
+                <ListBoxItem id={item.id} textValue={item.action} className="react-aria-ListBoxItem records-option">
+                  <Text slot="label">
+                    <code>{item.action}</code>
+                  </Text>
+                  <Text slot="description" className="records-option-detail">
+                    {item.description}
+                  </Text>
+                </ListBoxItem>
+              )}
+            </ListBox>
+          </Popover>
+        </ComboBox>
+        {actions.status === 'error' && <ErrorNote error={actions.error} />}
+      </div>
       <FilterField
         label="Person"
         value={draft.person}
         onChange={(value) => set({ person: value })}
         hint="An e-mail address, an actor id, or the agent as JSON"
-        error={shown(person)}
+        error={shown(person, 'person')}
         wide
       />
-      <FilterField label="Source" value={draft.source} onChange={(source) => set({ source })} hint="The svc-account-source header sent" />
+      <FilterField
+        label="Source"
+        value={draft.source}
+        onChange={(source) => set({ source })}
+        hint="The svc-account-source header sent"
+        error={refused('source')}
+      />
       <FilterField
         label="Since"
         value={draft.since}
         onChange={(value) => set({ since: value })}
         hint="After: 2026-01-31 or 2026-01-31T09:00Z"
-        error={shown(since)}
+        error={shown(since, 'since')}
       />
-      <FilterField label="Until" value={draft.until} onChange={(value) => set({ until: value })} hint="At or before" error={shown(until)} />
+      <FilterField
+        label="Until"
+        value={draft.until}
+        onChange={(value) => set({ until: value })}
+        hint="At or before"
+        error={shown(until, 'until')}
+      />
       <PageSizeField value={draft.limit} onChange={(limit) => set({ limit })} max={MAX_LIMIT} />
       <div className="actions">
         <Button type="submit">Apply</Button>

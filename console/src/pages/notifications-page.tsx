@@ -2,10 +2,11 @@ import { useState } from 'react';
 import { Button, Checkbox, Form } from 'react-aria-components';
 import { useSearchParams } from 'react-router';
 import { EmptyState, ErrorNote, Loading } from '../components/notes';
-import { api } from '../lib/api';
+import { getPage, messageOf } from '../lib/api';
 import { useLoad } from '../lib/use-api';
 import {
   actorText,
+  checkRange,
   FilterField,
   firstOf,
   JsonDialog,
@@ -16,13 +17,15 @@ import {
   type Reading,
   readActorId,
   readInstant,
+  rangeText,
+  refusedParameter,
   SkipPager,
   When,
 } from './records';
 
 const DEFAULT_LIMIT = 50;
-/** One more is asked for than shown (to know whether a next page exists): the API answers 1,000 at most. */
-const MAX_LIMIT = 999;
+/** The API's largest page. */
+const MAX_LIMIT = 1000;
 const ATTRIBUTE = 'activity:attribute:';
 
 interface Notification {
@@ -46,6 +49,7 @@ interface Draft {
   channel: string;
   query: string;
   since: string;
+  until: string;
   limit: number;
 }
 
@@ -61,21 +65,44 @@ function draftOf(search: URLSearchParams, limit: number): Draft {
     channel: search.get('channel') ?? '',
     query: search.get('query') ?? '',
     since: search.get('since') ?? '',
+    until: search.get('until') ?? '',
     limit,
   };
 }
 
 /** The filters of GET /api/notifications the address holds (every one the API takes, several attributes included). */
 function filtersOf(search: URLSearchParams): [string, string][] {
-  const names = new Set(['actorId', 'activityId', 'activityId!', 'activity:tags', 'channel', 'query', 'since']);
+  const names = new Set(['actorId', 'activityId', 'activityId!', 'activity:tags', 'channel', 'query', 'since', 'until']);
   return [...search].filter(([name]) => names.has(name) || name.startsWith(ATTRIBUTE));
 }
+
+/** The field of the form a refused parameter belongs to (an attribute's: its name's). */
+function fieldOf(parameter: string | undefined): keyof Draft | undefined {
+  if (parameter === undefined) return undefined;
+  if (parameter.startsWith(ATTRIBUTE)) return 'attributeName';
+  const fields: Record<string, keyof Draft> = {
+    actorId: 'actorId',
+    activityId: 'activityId',
+    'activityId!': 'activityId',
+    'activity:tags': 'tags',
+    channel: 'channel',
+    query: 'query',
+    since: 'since',
+    until: 'until',
+  };
+  return fields[parameter];
+}
+
+/** A refusal of the API said beside a field of the form. */
+type Refusal = { field: keyof Draft; message: string };
 
 /**
  * Notifications (GET /api/notifications): newest first, filtered by person, activity (or every
  * activity but one), the registry's tags and an attribute, channel, a regular expression on the
- * people's names and a time; the filters and the page are the API's own parameters in the address
- * (`?channel=email&activity:tags=mandatory&skip=50`), so a reload or a shared link shows the same.
+ * people's names and a time range (`since`, `until`); the filters and the page are the API's own
+ * parameters in the address (`?channel=email&activity:tags=mandatory&skip=50`), so a reload or a
+ * shared link shows the same. The heading says how many match (`X-Total-Count`); a next page is
+ * offered when the API links one.
  */
 export default function NotificationsPage() {
   const [search, setSearch] = useSearchParams();
@@ -84,28 +111,40 @@ export default function NotificationsPage() {
   const key = `${new URLSearchParams(filters)}|${limit}|${skip}`;
   const [list] = useLoad(
     (signal) =>
-      api<Notification[]>('GET', '/api/notifications', {
-        query: { ...Object.fromEntries(filters), limit: limit + 1, skip },
+      getPage<Notification>('/api/notifications', {
+        query: { ...Object.fromEntries(filters), limit, skip },
         signal,
       }),
     key,
   );
   const [shown, setShown] = useState<Notification>();
   const filtered = filters.length > 0;
-  const rows = list.status === 'done' ? list.value.slice(0, limit) : [];
+  const rows = list.status === 'done' ? list.value.items : [];
+  const refusedField = list.status === 'error' ? fieldOf(refusedParameter(list.error)) : undefined;
+  const refusal = refusedField && list.status === 'error' ? { field: refusedField, message: messageOf(list.error) } : undefined;
 
   return (
     <>
       <h1>Notifications</h1>
-      <NotificationFilters key={`${new URLSearchParams(filters)}|${limit}`} initial={draftOf(search, limit)} onApply={setSearch} />
+      <NotificationFilters
+        key={`${new URLSearchParams(filters)}|${limit}`}
+        initial={draftOf(search, limit)}
+        refusal={refusal}
+        onApply={setSearch}
+      />
       <section className="panel" aria-labelledby="notifications-title">
         <h2 id="notifications-title">
           {list.status === 'done' && rows.length > 0
-            ? `Notifications ${skip + 1} to ${skip + rows.length}, newest first`
+            ? `Notifications ${rangeText(skip, rows.length, list.value.total)}, newest first`
             : 'Notifications, newest first'}
         </h2>
         {list.status === 'loading' && <Loading what="notifications" />}
-        {list.status === 'error' && <ErrorNote error={list.error} />}
+        {list.status === 'error' &&
+          (refusal ? (
+            <p className="muted">Nothing is listed: the filter said above was refused. Change it and apply again.</p>
+          ) : (
+            <ErrorNote error={list.error} />
+          ))}
         {list.status === 'done' &&
           (rows.length === 0 ? (
             <EmptyState
@@ -146,7 +185,7 @@ export default function NotificationsPage() {
             />
           ))}
         {list.status === 'done' && (
-          <SkipPager label="Pages of notifications" search={search} skip={skip} limit={limit} hasMore={list.value.length > limit} />
+          <SkipPager label="Pages of notifications" search={search} skip={skip} limit={limit} hasMore={list.value.hasNext} />
         )}
       </section>
       <JsonDialog title={`Notification ${shown?.id ?? ''}`} value={shown} onClose={() => setShown(undefined)}>
@@ -161,12 +200,21 @@ export default function NotificationsPage() {
   );
 }
 
-function NotificationFilters({ initial, onApply }: { initial: Draft; onApply: (search: URLSearchParams) => void }) {
+function NotificationFilters({
+  initial,
+  refusal,
+  onApply,
+}: {
+  initial: Draft;
+  refusal?: Refusal;
+  onApply: (search: URLSearchParams) => void;
+}) {
   const [draft, setDraft] = useState(initial);
   const [tried, setTried] = useState(false);
   const set = (patch: Partial<Draft>) => setDraft({ ...draft, ...patch });
   const actor = readActorId(draft.actorId);
   const since = readInstant(draft.since);
+  const until = checkRange(since, readInstant(draft.until));
   const attribute: Reading =
     draft.attributeValue.trim() !== '' && draft.attributeName.trim() === ''
       ? { error: 'Name the attribute whose value this is.' }
@@ -175,8 +223,10 @@ function NotificationFilters({ initial, onApply }: { initial: Draft; onApply: (s
     draft.tags.trim() !== '' && draft.tags.split(',').every((tag) => tag.trim() === '')
       ? { error: 'Write one tag or more, separated by commas.' }
       : { value: draft.tags.trim() };
-  const invalid = [actor, since, attribute, tags].some((reading) => reading.error !== undefined);
-  const shown = (reading: Reading) => (tried ? reading.error : undefined);
+  const invalid = [actor, since, until, attribute, tags].some((reading) => reading.error !== undefined);
+  // The API's refusal stays beside its field until that field is changed.
+  const refused = (field: keyof Draft) => (refusal?.field === field && draft[field] === initial[field] ? refusal.message : undefined);
+  const shown = (reading: Reading, field: keyof Draft) => (tried ? reading.error : undefined) ?? refused(field);
 
   function apply() {
     setTried(true);
@@ -189,6 +239,7 @@ function NotificationFilters({ initial, onApply }: { initial: Draft; onApply: (s
     if (draft.channel.trim()) next.set('channel', draft.channel.trim());
     if (draft.query) next.set('query', draft.query);
     if (since.value) next.set('since', since.value);
+    if (until.value) next.set('until', until.value);
     if (Number.isFinite(draft.limit) && draft.limit !== DEFAULT_LIMIT) next.set('limit', String(draft.limit));
     onApply(next);
   }
@@ -207,7 +258,7 @@ function NotificationFilters({ initial, onApply }: { initial: Draft; onApply: (s
         value={draft.actorId}
         onChange={(actorId) => set({ actorId })}
         hint="An e-mail address, or an actor id (account|https://hr.example.com|E1001)"
-        error={shown(actor)}
+        error={shown(actor, 'actorId')}
         wide
       />
       <div className="records-stack">
@@ -216,30 +267,47 @@ function NotificationFilters({ initial, onApply }: { initial: Draft; onApply: (s
           value={draft.activityId}
           onChange={(activityId) => set({ activityId })}
           hint="The activity's id"
+          error={refused('activityId')}
           wide
         />
         <Checkbox className="check" isSelected={draft.allBut} onChange={(allBut) => set({ allBut })}>
           Every activity but this one
         </Checkbox>
       </div>
-      <FilterField label="Channel" value={draft.channel} onChange={(channel) => set({ channel })} hint="email, sms, push…" />
+      <FilterField
+        label="Channel"
+        value={draft.channel}
+        onChange={(channel) => set({ channel })}
+        hint="email, sms, push…"
+        error={refused('channel')}
+      />
       <FilterField
         label="Since"
         value={draft.since}
         onChange={(value) => set({ since: value })}
         hint="After: 2026-01-31 or 2026-01-31T09:00Z"
-        error={shown(since)}
+        error={shown(since, 'since')}
+      />
+      <FilterField
+        label="Until"
+        value={draft.until}
+        onChange={(value) => set({ until: value })}
+        hint="At or before"
+        error={shown(until, 'until')}
       />
       <PageSizeField value={draft.limit} onChange={(limit) => set({ limit })} max={MAX_LIMIT} />
       <MoreFilters
         isSet={initial.query !== '' || initial.tags !== '' || initial.attributeName !== ''}
-        hasError={shown(tags) !== undefined || shown(attribute) !== undefined}
+        hasError={[shown(tags, 'tags'), shown(attribute, 'attributeName'), refused('query'), refused('attributeValue')].some(
+          (error) => error !== undefined,
+        )}
       >
         <FilterField
           label="Name or identifier matches"
           value={draft.query}
           onChange={(query) => set({ query })}
           hint="A regular expression: ^Ada, (?i)@example\.com$"
+          error={refused('query')}
           wide
         />
         <FilterField
@@ -247,14 +315,14 @@ function NotificationFilters({ initial, onApply }: { initial: Draft; onApply: (s
           value={draft.tags}
           onChange={(value) => set({ tags: value })}
           hint="All of them, separated by commas"
-          error={shown(tags)}
+          error={shown(tags, 'tags')}
         />
         <FilterField
           label="Activity attribute"
           value={draft.attributeName}
           onChange={(attributeName) => set({ attributeName })}
           hint="Its name in the registry"
-          error={shown(attribute)}
+          error={shown(attribute, 'attributeName')}
         />
         <FilterField
           label="Attribute value"

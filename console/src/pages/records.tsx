@@ -20,7 +20,8 @@ import {
   TextField,
 } from 'react-aria-components';
 import { Link } from 'react-router';
-import type { ColumnOf } from '../components/data-table';
+import { count, type ColumnOf } from '../components/data-table';
+import { ApiError } from '../lib/api';
 import type { Actor } from '../lib/agent';
 import { displayName } from '../lib/agent';
 import './records.css';
@@ -278,9 +279,8 @@ export function pageOf(search: URLSearchParams, fallback: number, max: number): 
 }
 
 /**
- * Previous and next pages of a `limit`/`skip` list, as links (each page is an address). The API
- * answers no total for these lists: a page asks for one record more than it shows, and that one
- * says whether a next page exists.
+ * Previous and next pages of a `limit`/`skip` list, as links (each page is an address); `hasMore`
+ * is whether the API's answer linked a next page (`Link: <…>; rel="next"`).
  */
 export function SkipPager({
   label,
@@ -321,6 +321,21 @@ export function SkipPager({
       )}
     </nav>
   );
+}
+
+/** Which records a page shows, of how many: "1 to 50 of 1,234" (without the total when the API gave none). */
+export function rangeText(skip: number, shown: number, total: number | undefined): string {
+  return `${count(skip + 1)} to ${count(skip + shown)}${total === undefined ? '' : ` of ${count(total)}`}`;
+}
+
+/**
+ * The filter a refusal of the API names (`400` with `details.parameter`, as `audit.invalid_query`
+ * and `notifications.invalid_query` say it), so that its words go beside that filter's field.
+ */
+export function refusedParameter(error: unknown): string | undefined {
+  if (!(error instanceof ApiError) || error.status !== 400) return undefined;
+  const parameter = error.details?.parameter;
+  return typeof parameter === 'string' ? parameter : undefined;
 }
 
 export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
