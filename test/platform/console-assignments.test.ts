@@ -129,6 +129,10 @@ describeEachBackend('the console’s activities and assignments in Chromium', (c
       try {
         await signIn(page, fixture.owner.email, '/console/activities');
         const tree = page.getByRole('treegrid', { name: 'Activities by hierarchy' });
+        // The registry's size, as the API counts it.
+        const total = await page.evaluate(async () => Number((await fetch('/api/activities?limit=1')).headers.get('x-total-count')));
+        assert.ok(total >= 4, `the four safety activities at least: ${total}`);
+        await page.getByRole('heading', { name: `${total} activities`, exact: true }).waitFor();
         const programme = tree.getByRole('row', { name: 'Induction' });
         const fire = tree.getByRole('row', { name: 'Fire safety' });
         await fire.waitFor();
@@ -156,13 +160,28 @@ describeEachBackend('the console’s activities and assignments in Chromium', (c
         assert.match(facts, /Done when\s*completed or passed/);
         assert.match(facts, /Above it\s*Induction/);
 
-        // Text too: the address says what the page shows.
-        await page.getByRole('searchbox', { name: 'Find by name or id' }).fill('manual');
+        // A word of a name, searched by the API (q) once the typing pauses: the address says what the page shows.
+        const searchbox = page.getByRole('searchbox', { name: 'Find by name, id or description' });
+        await searchbox.fill('handl');
         await fire.waitFor({ state: 'detached' });
         await tree.getByRole('row', { name: 'Manual handling' }).waitFor();
-        assert.equal(new URL(page.url()).searchParams.get('search'), 'manual');
-        await page.getByRole('searchbox', { name: 'Find by name or id' }).fill('');
+        await page.getByText('1 activity matches “handl” with the tag safety.').waitFor();
+        assert.equal(new URL(page.url()).searchParams.get('q'), 'handl');
+        assert.equal(await programme.count(), 1, 'the programme above the match is kept');
+        // A word of a description, in any case, kept through a reload.
+        await searchbox.fill('YEARLY');
+        await page.getByText('1 activity matches “YEARLY” with the tag safety.').waitFor();
         await fire.waitFor();
+        assert.equal(await tree.getByRole('row', { name: 'Manual handling' }).count(), 0);
+        await page.reload();
+        await fire.waitFor();
+        assert.equal(await page.getByRole('searchbox', { name: 'Find by name, id or description' }).inputValue(), 'YEARLY');
+        await searchbox.fill('nothing like it');
+        await page.getByText('No activity matches these filters.').waitFor();
+        await searchbox.fill('');
+        await fire.waitFor();
+        await page.waitForURL((url) => !url.searchParams.has('q'));
+        await page.getByText('3 activities carry the tag safety.').waitFor();
         await check(page, 'activities', width);
 
         // A launch link for Ada: a learner credential of her own, in a link on the organisation's address.

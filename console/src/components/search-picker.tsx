@@ -21,6 +21,7 @@ export function SearchPicker<T>({
   description,
   emptyState,
   error,
+  isDisabled,
 }: {
   label: string;
   typed: string;
@@ -39,6 +40,8 @@ export function SearchPicker<T>({
   /** What the open list says when it has no option. */
   emptyState: ReactNode;
   error?: unknown;
+  /** An option shown but not to be picked (an activity without a launch URL); its rendering says why. */
+  isDisabled?: (option: T) => boolean;
 }) {
   const [picked, setPicked] = useState<T>();
   // Picked, and not typed over since: the choice.
@@ -74,7 +77,7 @@ export function SearchPicker<T>({
         <Popover className="picker-popover">
           <ListBox<{ id: string; option: T }> renderEmptyState={() => <p className="muted">{emptyState}</p>}>
             {(item) => (
-              <ListBoxItem id={item.id} textValue={nameOf(item.option)}>
+              <ListBoxItem id={item.id} textValue={nameOf(item.option)} isDisabled={isDisabled?.(item.option) ?? false}>
                 {renderOption(item.option)}
               </ListBoxItem>
             )}

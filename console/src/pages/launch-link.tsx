@@ -3,11 +3,10 @@ import { Button, Form, Input, Label, Text, TextField } from 'react-aria-componen
 import { count } from '../components/data-table';
 import { ErrorNote } from '../components/notes';
 import { SearchPicker } from '../components/search-picker';
-import { api } from '../lib/api';
+import { api, getPage } from '../lib/api';
 import { type Actor, displayName, identifierText, ifiOf } from '../lib/agent';
 import { useSession } from '../lib/session';
-import { activityName, day, languageText, loadRegistry, type RegistryEntry } from './learning-common';
-import { useLoad } from '../lib/use-api';
+import { day, languageText, type RegistryEntry } from './learning-common';
 
 /** 32 random bytes as hex, or as base64url: a credential's username and password. */
 function randomText(bytes: number, form: 'hex' | 'base64url'): string {
@@ -207,43 +206,65 @@ function PersonPicker({ onChange }: { onChange: (person: Actor | undefined) => v
 const SHOWN = 20;
 
 /**
- * A search picker of the registry's launchable activities (those with a launch URL) whose name or
- * id holds what is typed; the registry is read once, as the activities page reads it.
+ * A search picker of the registry's activities: what is typed is the API's search (`q`: a text in
+ * the id, a name or a description, in any language), asked once the typing pauses, 20 at a time
+ * with how many match in all. Those without a launch URL are shown but cannot be picked.
  */
 function ActivityPicker({ onChange }: { onChange: (entry: RegistryEntry | undefined) => void }) {
-  const [registry] = useLoad((signal) => loadRegistry(signal), 'registry');
   const [typed, setTyped] = useState('');
+  const [found, setFound] = useState<{ entries: RegistryEntry[]; total: number; searched: string }>();
+  const [failure, setFailure] = useState<unknown>();
+  useEffect(() => {
+    const words = typed.trim();
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => {
+        getPage<RegistryEntry>('/api/activities', { query: { q: words || undefined, limit: SHOWN }, signal: controller.signal })
+          .then((page) => {
+            setFailure(undefined);
+            setFound({ entries: page.items, total: page.total ?? page.items.length, searched: words });
+          })
+          .catch((error: unknown) => !controller.signal.aborted && setFailure(error));
+      },
+      words === '' ? 0 : 250,
+    );
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [typed]);
   const nameOf = (entry: RegistryEntry) => languageText(entry.definition.name) ?? entry.id;
-  const launchable = registry.status === 'done' ? registry.value.entries.filter((candidate) => candidate.launchUrl) : [];
-  const words = typed.trim().toLowerCase();
-  const matching = launchable.filter(
-    (candidate) => words === '' || candidate.id.toLowerCase().includes(words) || nameOf(candidate).toLowerCase().includes(words),
-  );
   return (
     <SearchPicker
       label="Activity"
       typed={typed}
       onTypedChange={setTyped}
-      options={matching.slice(0, SHOWN)}
+      options={found?.entries ?? []}
       keyOf={(entry) => entry.id}
       nameOf={nameOf}
+      isDisabled={(entry) => !entry.launchUrl}
       renderOption={(entry) => (
         <>
-          {activityName(entry.id, registry.status === 'done' ? registry.value : undefined)}{' '}
-          <span className="option-detail">{entry.id}</span>
+          {nameOf(entry)}{' '}
+          <span className="option-detail">
+            {entry.id}
+            {!entry.launchUrl && ' · no launch URL: it cannot be launched'}
+          </span>
         </>
       )}
       onChange={onChange}
       menuTrigger="focus"
       description={
-        registry.status === 'loading'
+        found === undefined
           ? 'Reading the registry…'
-          : launchable.length === 0
-            ? 'No registered activity has a launch URL: register one on the activities page.'
-            : `Type part of its name or id, then pick it.${matching.length > SHOWN ? ` The first ${SHOWN} of ${count(matching.length)} shown.` : ''}`
+          : found.searched === '' && found.total === 0
+            ? 'No activity is registered: register one, with its launch URL, on the activities page.'
+            : `Type a word of its name, id or description, then pick it.${
+                found.total > found.entries.length ? ` The first ${found.entries.length} of ${count(found.total)} shown: type more.` : ''
+              }`
       }
-      emptyState="No launchable activity matches."
-      error={registry.status === 'error' ? registry.error : undefined}
+      emptyState={found?.searched === typed.trim() ? 'No activity matches.' : 'Searching…'}
+      error={failure}
     />
   );
 }

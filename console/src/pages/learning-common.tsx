@@ -1,7 +1,7 @@
 import { Link } from 'react-router';
 import { type Criteria, encodeCriteria } from '../criteria/criteria-model';
 import { count } from '../components/data-table';
-import { api } from '../lib/api';
+import { getPage } from '../lib/api';
 
 /**
  * What the activities, assignments and assignment pages share: the activities registry as the API
@@ -38,6 +38,8 @@ export interface Registry {
   roots: RegistryEntry[];
   /** False when the registry holds more than the console reads (MAX_PAGES pages). */
   complete: boolean;
+  /** How many entries the registry holds (`X-Total-Count`), when the API said. */
+  total?: number;
 }
 
 const PAGE = 1000;
@@ -47,10 +49,12 @@ const MAX_PAGES = 20;
 export async function loadRegistry(signal?: AbortSignal): Promise<Registry> {
   const entries: RegistryEntry[] = [];
   let complete = false;
+  let total: number | undefined;
   for (let page = 0; page < MAX_PAGES; page += 1) {
-    const got = await api<RegistryEntry[]>('GET', '/api/activities', { query: { limit: PAGE, skip: page * PAGE }, signal });
-    entries.push(...got);
-    if (got.length < PAGE) {
+    const got = await getPage<RegistryEntry>('/api/activities', { query: { limit: PAGE, skip: page * PAGE }, signal });
+    entries.push(...got.items);
+    total ??= got.total;
+    if (!got.hasNext || got.items.length < PAGE) {
       complete = true;
       break;
     }
@@ -62,7 +66,7 @@ export async function loadRegistry(signal?: AbortSignal): Promise<Registry> {
     if (entry.parentId === undefined || !byId.has(entry.parentId)) roots.push(entry);
     else children.set(entry.parentId, [...(children.get(entry.parentId) ?? []), entry]);
   }
-  return { entries, byId, children, roots, complete };
+  return { entries, byId, children, roots, complete, total };
 }
 
 /** A language map's text in the reader's language if it has it, else English, else its first. */
