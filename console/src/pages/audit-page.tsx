@@ -9,6 +9,7 @@ import {
   actorText,
   checkRange,
   FilterField,
+  TimeRangeFields,
   JsonDialog,
   RecordTable,
   PageSizeField,
@@ -340,19 +341,11 @@ function AuditFilters({
         hint="The svc-account-source header sent"
         error={refused('source')}
       />
-      <FilterField
-        label="Since"
-        value={draft.since}
-        onChange={(value) => set({ since: value })}
-        hint="After: 2026-01-31 or 2026-01-31T09:00Z"
-        error={shown(since, 'since')}
-      />
-      <FilterField
-        label="Until"
-        value={draft.until}
-        onChange={(value) => set({ until: value })}
-        hint="At or before"
-        error={shown(until, 'until')}
+      <TimeRangeFields
+        since={draft.since}
+        until={draft.until}
+        onChange={set}
+        errors={{ since: shown(since, 'since'), until: shown(until, 'until') }}
       />
       <PageSizeField value={draft.limit} onChange={(limit) => set({ limit })} max={MAX_LIMIT} />
       <div className="actions">

@@ -8,6 +8,7 @@ import {
   actorText,
   checkRange,
   FilterField,
+  TimeRangeFields,
   firstOf,
   JsonDialog,
   MoreFilters,
@@ -281,19 +282,11 @@ function NotificationFilters({
         hint="email, sms, push…"
         error={refused('channel')}
       />
-      <FilterField
-        label="Since"
-        value={draft.since}
-        onChange={(value) => set({ since: value })}
-        hint="After: 2026-01-31 or 2026-01-31T09:00Z"
-        error={shown(since, 'since')}
-      />
-      <FilterField
-        label="Until"
-        value={draft.until}
-        onChange={(value) => set({ until: value })}
-        hint="At or before"
-        error={shown(until, 'until')}
+      <TimeRangeFields
+        since={draft.since}
+        until={draft.until}
+        onChange={set}
+        errors={{ since: shown(since, 'since'), until: shown(until, 'until') }}
       />
       <PageSizeField value={draft.limit} onChange={(limit) => set({ limit })} max={MAX_LIMIT} />
       <MoreFilters

@@ -140,6 +140,32 @@ export function MoreFilters({ isSet, hasError = false, children }: { isSet: bool
 }
 
 /** How many records a page holds. */
+/** The Since and Until fields of a list filtered by time (ISO 8601 instants or dates), each with its problem beside it. */
+export function TimeRangeFields({
+  since,
+  until,
+  onChange,
+  errors,
+}: {
+  since: string;
+  until: string;
+  onChange: (patch: { since?: string; until?: string }) => void;
+  errors: { since?: string; until?: string };
+}) {
+  return (
+    <>
+      <FilterField
+        label="Since"
+        value={since}
+        onChange={(value) => onChange({ since: value })}
+        hint="After: 2026-01-31 or 2026-01-31T09:00Z"
+        error={errors.since}
+      />
+      <FilterField label="Until" value={until} onChange={(value) => onChange({ until: value })} hint="At or before" error={errors.until} />
+    </>
+  );
+}
+
 export function PageSizeField({ value, onChange, max }: { value: number; onChange: (value: number) => void; max: number }) {
   return (
     <NumberField
