@@ -153,6 +153,10 @@ describeEachBackend('the console’s records in Chromium: statements, notificati
         await check(page, 'statements-json', width, false);
         await page.keyboard.press('Escape');
         await dialog.waitFor({ state: 'detached' });
+        // The dialog gives the focus back once it has gone, a moment after it leaves the page.
+        await page
+          .waitForFunction((key) => document.activeElement?.getAttribute('data-key') === key, id, { timeout: 2_000 })
+          .catch(() => {});
         assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-key')), id);
         assert.equal(await page.getByRole('button', { name: `JSON of statement ${id}` }).count(), 1, 'and a button for a pointer');
 
