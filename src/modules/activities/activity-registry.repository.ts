@@ -1,6 +1,6 @@
 import { lockForTransaction } from '../../platform/database/advisory-lock.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { SqlFilter, type Page } from '../../platform/database/sql-filters.js';
+import { countWhere, SqlFilter, type Page } from '../../platform/database/sql-filters.js';
 
 /** One entry of the activities registry as stored (docs/activities.md). */
 export interface RegisteredActivity {
@@ -159,18 +159,14 @@ export async function findActivities(
   filter: ActivityFilter,
   page: Page,
 ): Promise<{ activities: RegisteredActivity[]; total: number }> {
-  const counted = activityWhere(tenantId, filter);
-  const { rows: count } = await sql.query<{ total: number }>(
-    `SELECT count(*)::int AS total FROM activity_registry ${counted.clause}`,
-    counted.values,
-  );
   const where = activityWhere(tenantId, filter);
+  const total = await countWhere(sql, 'activity_registry', where);
   const { rows } = await sql.query<ActivityRow>(
     `SELECT ${COLUMNS} FROM activity_registry ${where.clause}
       ${where.paged('id', page)}`,
     where.values,
   );
-  return { activities: rows.map(toActivity), total: Number(count[0].total) };
+  return { activities: rows.map(toActivity), total };
 }
 
 /** The entries of `ids` the tenant has (unknown ids are left out). */

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { SqlFilter, type Page } from '../../platform/database/sql-filters.js';
+import { countWhere, SqlFilter, type Page } from '../../platform/database/sql-filters.js';
 import type { AuditEntry, AuditFilter } from './audit.service.js';
 
 interface AuditRow {
@@ -82,12 +82,8 @@ export async function findAuditEntries(
   filter: AuditFilter,
   page: Page,
 ): Promise<{ entries: AuditEntry[]; total: number }> {
-  const counted = auditWhere(tenantId, filter);
-  const { rows: count } = await sql.query<{ total: number }>(
-    `SELECT count(*)::int AS total FROM audit_log ${counted.clause}`,
-    counted.values,
-  );
   const where = auditWhere(tenantId, filter);
+  const total = await countWhere(sql, 'audit_log', where);
   const { rows } = await sql.query<AuditRow>(
     `SELECT id, at, action, actor_key, actor, source, principal_kind, principal_id, details
        FROM audit_log ${where.clause}
@@ -104,5 +100,5 @@ export async function findAuditEntries(
     principal: { kind: row.principal_kind, id: row.principal_id },
     details: row.details,
   }));
-  return { entries, total: Number(count[0].total) };
+  return { entries, total };
 }

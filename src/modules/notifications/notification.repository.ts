@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { SqlFilter, type Page } from '../../platform/database/sql-filters.js';
+import { countWhere, SqlFilter, type Page } from '../../platform/database/sql-filters.js';
 
 /** A notification as stored and answered (interface 2.7). */
 export interface StoredNotification {
@@ -115,17 +115,13 @@ export async function findNotifications(
   filter: NotificationFilter,
   page: Page,
 ): Promise<{ notifications: StoredNotification[]; total: number }> {
-  const counted = notificationWhere(tenantId, filter);
-  const { rows: count } = await sql.query<{ total: number }>(
-    `SELECT count(*)::int AS total FROM notifications ${counted.clause}`,
-    counted.values,
-  );
   const where = notificationWhere(tenantId, filter);
+  const total = await countWhere(sql, 'notifications', where);
   const { rows } = await sql.query<NotificationRow>(
     `SELECT id, timestamp, actor, activity, channel, object FROM notifications
       ${where.clause}
       ${where.paged('timestamp DESC, seq DESC', page)}`,
     where.values,
   );
-  return { notifications: rows.map(toNotification), total: Number(count[0].total) };
+  return { notifications: rows.map(toNotification), total };
 }

@@ -1,3 +1,5 @@
+import type { SqlClient } from './sql-client.js';
+
 /** A page of a list: at most `limit` rows after passing over `skip` (`LIMIT … OFFSET …`). */
 export interface Page {
   readonly limit: number;
@@ -66,4 +68,14 @@ export class SqlFilter {
   paged(orderBy: string, page: Page): string {
     return `ORDER BY ${orderBy} LIMIT ${this.bind(page.limit)} OFFSET ${this.bind(page.skip)}`;
   }
+}
+
+/**
+ * How many rows of `from` (a table, or tables joined: the repository's own text) `where` keeps.
+ * Call it before `where.paged`, which binds the page: the count binds the filter's values only, so
+ * one filter serves both the count and the page.
+ */
+export async function countWhere(sql: SqlClient, from: string, where: SqlFilter): Promise<number> {
+  const { rows } = await sql.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${from} ${where.clause}`, [...where.values]);
+  return Number(rows[0].total);
 }
