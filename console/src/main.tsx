@@ -1,44 +1,45 @@
-import { lazy, StrictMode } from 'react';
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router';
+import { LazyPage, pageCode } from './lib/lazy-page';
 import { SessionProvider } from './lib/session';
 import { NotFoundPage } from './pages/not-found-page';
 import { Shell } from './shell';
 import './console.css';
 
 // Each page's code (its charts included) loads with the page, never with the first view.
-const OverviewPage = lazy(() => import('./pages/overview-page'));
-const PeoplePage = lazy(() => import('./pages/people-page'));
-const PersonPage = lazy(() => import('./pages/person-page'));
-const ReportsPage = lazy(() => import('./pages/reports-page'));
-const ImportsPage = lazy(() => import('./pages/imports-page'));
-const OrganisationPage = lazy(() => import('./pages/organisation-page'));
-const ActivitiesPage = lazy(() => import('./pages/activities-page'));
-const AssignmentsPage = lazy(() => import('./pages/assignments-page'));
-const AssignmentPage = lazy(() => import('./pages/assignment-page'));
-const StatementsPage = lazy(() => import('./pages/statements-page'));
-const NotificationsPage = lazy(() => import('./pages/notifications-page'));
-const AuditPage = lazy(() => import('./pages/audit-page'));
-const AccessPage = lazy(() => import('./pages/access-page'));
+const overview = pageCode(() => import('./pages/overview-page'));
+const people = pageCode(() => import('./pages/people-page'));
+const person = pageCode(() => import('./pages/person-page'));
+const reports = pageCode(() => import('./pages/reports-page'));
+const imports = pageCode(() => import('./pages/imports-page'));
+const organisation = pageCode(() => import('./pages/organisation-page'));
+const activities = pageCode(() => import('./pages/activities-page'));
+const assignments = pageCode(() => import('./pages/assignments-page'));
+const assignment = pageCode(() => import('./pages/assignment-page'));
+const statements = pageCode(() => import('./pages/statements-page'));
+const notifications = pageCode(() => import('./pages/notifications-page'));
+const audit = pageCode(() => import('./pages/audit-page'));
+const access = pageCode(() => import('./pages/access-page'));
 
 const router = createBrowserRouter(
   [
     {
       element: <Shell />,
       children: [
-        { path: '/', element: <OverviewPage /> },
-        { path: '/people', element: <PeoplePage /> },
-        { path: '/people/person', element: <PersonPage /> },
-        { path: '/reports', element: <ReportsPage /> },
-        { path: '/imports', element: <ImportsPage /> },
-        { path: '/organisation', element: <OrganisationPage /> },
-        { path: '/activities', element: <ActivitiesPage /> },
-        { path: '/assignments', element: <AssignmentsPage /> },
-        { path: '/assignments/assignment', element: <AssignmentPage /> },
-        { path: '/statements', element: <StatementsPage /> },
-        { path: '/notifications', element: <NotificationsPage /> },
-        { path: '/audit', element: <AuditPage /> },
-        { path: '/access', element: <AccessPage /> },
+        { path: '/', element: <LazyPage code={overview} /> },
+        { path: '/people', element: <LazyPage code={people} /> },
+        { path: '/people/person', element: <LazyPage code={person} /> },
+        { path: '/reports', element: <LazyPage code={reports} /> },
+        { path: '/imports', element: <LazyPage code={imports} /> },
+        { path: '/organisation', element: <LazyPage code={organisation} /> },
+        { path: '/activities', element: <LazyPage code={activities} /> },
+        { path: '/assignments', element: <LazyPage code={assignments} /> },
+        { path: '/assignments/assignment', element: <LazyPage code={assignment} /> },
+        { path: '/statements', element: <LazyPage code={statements} /> },
+        { path: '/notifications', element: <LazyPage code={notifications} /> },
+        { path: '/audit', element: <LazyPage code={audit} /> },
+        { path: '/access', element: <LazyPage code={access} /> },
         { path: '*', element: <NotFoundPage /> },
       ],
     },

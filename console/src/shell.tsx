@@ -1,4 +1,3 @@
-import { Suspense } from 'react';
 import { Button } from 'react-aria-components';
 import { NavLink, Outlet, useLocation } from 'react-router';
 import { ErrorNote, Loading } from './components/notes';
@@ -70,9 +69,7 @@ export function Shell() {
         </ul>
       </nav>
       <main id="content" className="page" tabIndex={-1}>
-        <Suspense fallback={<Loading what="the page" />}>
-          <Outlet />
-        </Suspense>
+        <Outlet />
       </main>
     </div>
   );

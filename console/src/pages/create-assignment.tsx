@@ -23,6 +23,7 @@ import {
   TextField,
 } from 'react-aria-components';
 import { Link, useNavigate, useSearchParams } from 'react-router';
+import { useAttributeNames } from '../criteria/attribute-names';
 import { CriteriaBuilder } from '../criteria/criteria-builder';
 import { type CriteriaModel, checkModel, emptyModel, hasErrors, readCriteriaParameter, toCriteria } from '../criteria/criteria-model';
 import { count } from '../components/data-table';
@@ -76,16 +77,13 @@ export function CreateAssignment() {
   const [search] = useSearchParams();
   const navigate = useNavigate();
   const [registry] = useLoad((signal) => loadRegistry(signal), 'registry');
-  const [attributeNames] = useLoad(
-    (signal) => api<{ attributes: { name: string }[] }>('GET', '/api/actors/attributes', { signal }).catch(() => ({ attributes: [] })),
-    'attributes',
-  );
   // A link may bring an activity (from the activities page) and criteria (`q`, as the people page writes them).
   const reading = useMemo(() => readCriteriaParameter(search), [search]);
   const [name, setName] = useState('');
   const [activityIds, setActivityIds] = useState<string[]>(() => (search.get('activity') ? [search.get('activity')!] : []));
   const [due, setDue] = useState<DateValue | null>(null);
   const [model, setModel] = useState<CriteriaModel>(() => ('model' in reading ? reading.model : emptyModel()));
+  const attributeNames = useAttributeNames(model);
   const [attempted, setAttempted] = useState(false);
   const [refused, setRefused] = useState<Partial<Record<Part, string>>>({});
   const [busy, setBusy] = useState(false);
@@ -166,11 +164,7 @@ export function CreateAssignment() {
           The people these criteria match, now and as they change (an import, a new job, a move): whoever comes to match joins, whoever
           stops matching leaves, keeping what they had done. No condition: everyone.
         </p>
-        <CriteriaBuilder
-          value={model}
-          onChange={setModel}
-          attributeNames={attributeNames.status === 'done' ? attributeNames.value.attributes.map((entry) => entry.name) : []}
-        />
+        <CriteriaBuilder value={model} onChange={setModel} attributeNames={attributeNames} />
         {shown('people') && <ErrorNote error={new Error(shown('people'))} />}
         <Preview model={model} />
       </section>

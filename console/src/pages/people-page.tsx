@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Button, Form } from 'react-aria-components';
 import { Link, useSearchParams } from 'react-router';
+import { useAttributeNames } from '../criteria/attribute-names';
 import { CriteriaBuilder } from '../criteria/criteria-builder';
 import {
   checkModel,
@@ -40,19 +41,7 @@ export default function PeoplePage() {
       }),
     `${JSON.stringify(criteria)}|${skip}`,
   );
-  // The builder's attribute names are read once the first people have come: the catalogue reads
-  // every attribute of every person, which the embedded database would answer before the people.
-  const [namesWanted, setNamesWanted] = useState(false);
-  useEffect(() => {
-    if (people.status !== 'loading') setNamesWanted(true);
-  }, [people.status]);
-  const [attributeNames] = useLoad(
-    (signal) =>
-      namesWanted
-        ? api<{ attributes: { name: string }[] }>('GET', '/api/actors/attributes', { signal }).catch(() => ({ attributes: [] }))
-        : Promise.resolve({ attributes: [] }),
-    namesWanted ? 'attributes' : 'later',
-  );
+  const attributeNames = useAttributeNames(draft);
   const problems = checkModel(draft);
 
   function apply(model: CriteriaModel, from = 0) {
@@ -73,11 +62,7 @@ export default function PeoplePage() {
           if (!hasErrors(problems)) apply(draft);
         }}
       >
-        <CriteriaBuilder
-          value={draft}
-          onChange={setDraft}
-          attributeNames={attributeNames.status === 'done' ? attributeNames.value.attributes.map((entry) => entry.name) : []}
-        />
+        <CriteriaBuilder value={draft} onChange={setDraft} attributeNames={attributeNames} />
         <div className="actions">
           <Button type="submit" isDisabled={hasErrors(problems)}>
             Search
