@@ -176,11 +176,18 @@ describeEachBackend('the console’s activities and assignments in Chromium', (c
         await page.reload();
         await fire.waitFor();
         assert.equal(await page.getByRole('searchbox', { name: 'Find by name, id or description' }).inputValue(), 'YEARLY');
+        // A link from before the search was the API's q (`?search=`) still finds what it named.
+        const oldLink = new URL(page.url());
+        oldLink.searchParams.delete('q');
+        oldLink.searchParams.set('search', 'handl');
+        await page.goto(oldLink.toString());
+        await page.getByText('1 activity matches “handl” with the tag safety.').waitFor();
+        assert.equal(await searchbox.inputValue(), 'handl');
         await searchbox.fill('nothing like it');
         await page.getByText('No activity matches these filters.').waitFor();
         await searchbox.fill('');
         await fire.waitFor();
-        await page.waitForURL((url) => !url.searchParams.has('q'));
+        await page.waitForURL((url) => !url.searchParams.has('q') && !url.searchParams.has('search'));
         await page.getByText('3 activities carry the tag safety.').waitFor();
         await check(page, 'activities', width);
 

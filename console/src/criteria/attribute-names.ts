@@ -29,10 +29,11 @@ const namesAttribute = (node: ModelNode): boolean =>
  * The attribute names the criteria builder offers for `attributes.<name>`, asked for only once the
  * model holds such a condition: the catalogue reads every attribute of every person (most of a
  * second at 100,000 people on the embedded database, which answers one request at a time), so a
- * page that only lists people never waits behind it.
+ * page that only lists people never waits behind it. A page whose own answer should come first
+ * says when it has (`after`).
  */
-export function useAttributeNames(model: CriteriaModel): string[] {
-  const wanted = namesAttribute(model);
+export function useAttributeNames(model: CriteriaModel, after = true): string[] {
+  const wanted = after && namesAttribute(model);
   const [names, setNames] = useState<string[]>([]);
   useEffect(() => {
     if (!wanted) return;

@@ -44,7 +44,8 @@ const nameOf = (entry: RegistryEntry) => languageText(entry.definition.name) ?? 
 export default function ActivitiesPage() {
   const [search, setSearch] = useSearchParams();
   const tag = search.get('tag') ?? '';
-  const q = (search.get('q') ?? '').trim();
+  // `search` is what the page's search was called before it became the API's `q`: old links still work.
+  const q = (search.get('q') ?? search.get('search') ?? '').trim();
   const chosen = search.get('activity') ?? undefined;
   const [registry] = useLoad((signal) => loadRegistry(signal), 'registry');
   // The search's matches (with the tag, so the API's total is theirs); none asked without a text.
@@ -63,6 +64,9 @@ export default function ActivitiesPage() {
     setSearch(
       (now) => {
         const next = new URLSearchParams(now);
+        const old = next.get('search');
+        if (old && !('q' in changes)) next.set('q', old);
+        next.delete('search');
         for (const [name, value] of Object.entries(changes)) {
           if (value) next.set(name, value);
           else next.delete(name);
@@ -328,17 +332,17 @@ function ActivityTree({
         id={entry.id}
         textValue={nameOf(entry)}
         hasChildItems={children.length > 0}
-        className={context ? 'activity-item context' : 'activity-item'}
+        className={context ? 'tree-item activity-item context' : 'tree-item activity-item'}
       >
         <TreeItemContent>
           {({ hasChildItems, isExpanded }) => (
-            <div className="activity-row">
+            <div className="tree-row">
               {hasChildItems ? (
-                <Button slot="chevron" className="tree-toggle" aria-label={`${isExpanded ? 'Close' : 'Open'} ${nameOf(entry)}`}>
+                <Button slot="chevron" className="tree-chevron" aria-label={`${isExpanded ? 'Close' : 'Open'} ${nameOf(entry)}`}>
                   <span aria-hidden="true">{isExpanded ? '▾' : '▸'}</span>
                 </Button>
               ) : (
-                <span className="tree-spacer" aria-hidden="true" />
+                <span className="tree-leaf" aria-hidden="true" />
               )}
               <span className="activity-name">{nameOf(entry)}</span>
               {entry.tags.length > 0 && (

@@ -41,7 +41,8 @@ export default function PeoplePage() {
       }),
     `${JSON.stringify(criteria)}|${skip}`,
   );
-  const attributeNames = useAttributeNames(draft);
+  // The people come first: the embedded database answers one request at a time.
+  const attributeNames = useAttributeNames(draft, people.status !== 'loading');
   const problems = checkModel(draft);
 
   function apply(model: CriteriaModel, from = 0) {
