@@ -34,6 +34,7 @@ const OPTIONS = {
   issuer: { type: 'string' },
   'client-id': { type: 'string' },
   'client-secret': { type: 'string' },
+  'remove-client-secret': { type: 'boolean' },
   scopes: { type: 'string' },
   claim: { type: 'string', multiple: true },
   'metadata-url': { type: 'string' },

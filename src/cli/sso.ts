@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import type { Principal } from '../kernel/principal.js';
 import { refreshConnection } from '../modules/identity/saml-metadata.service.js';
+import { clientSecretChangeOf } from '../modules/identity/sso-connection-rules.js';
 import { connectionOfBody, connectionView, listConnections, putConnection, removeConnection } from '../modules/identity/sso.service.js';
 import {
   announcing,
@@ -19,7 +20,7 @@ import {
 
 const VERBS = ['set', 'list', 'refresh', 'delete'] as const;
 const SET_USAGE =
-  'sso set --tenant NAME --name CONNECTION [--display-name TEXT] (--issuer URL --client-id ID [--client-secret S] [--scopes "openid …"] | --metadata-url URL | --metadata-file FILE [--sp-entity-id ID] [--allow-sha1]) [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE] [--email-trust unless-unverified|verified-only]';
+  'sso set --tenant NAME --name CONNECTION [--display-name TEXT] (--issuer URL --client-id ID [--client-secret S | --remove-client-secret] [--scopes "openid …"] | --metadata-url URL | --metadata-file FILE [--sp-entity-id ID] [--allow-sha1]) [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE] [--email-trust unless-unverified|verified-only]';
 
 /**
  * `learnbase sso set|list|delete --tenant NAME …`: a tenant's single sign-on connections (docs/identity.md,
@@ -34,12 +35,15 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
       none(operands, SET_USAGE);
       if (!values.name) throw new UsageError(`Expected: learnbase ${SET_USAGE}`);
       const tenant = await tenantNamed(context, 'sso set');
-      const input = await connectionOfBody(commandOutbound(context), tenant, values.name, await connectionOfFlags(values));
+      const body = await connectionOfFlags(values);
+      const input = await connectionOfBody(commandOutbound(context), tenant, values.name, body);
+      // As the API's PUT: no --client-secret keeps a stored one, --remove-client-secret makes a public client.
+      const write = { secret: clientSecretChangeOf(body) };
       const secrets = await context.secrets();
       const by = { principal: operatorOf(tenant) };
       // A replacement that changes who it makes admins revokes their tokens; the running servers hear of it.
       const { connection, created } = await announcing(context, async (notifications) => {
-        const written = await context.db.transaction((tx) => putConnection(tx, secrets, tenant, values.name!, input, by));
+        const written = await context.db.transaction((tx) => putConnection(tx, secrets, tenant, values.name!, input, by, write));
         await tokenService(context, notifications).announce(written.revoked);
         return written;
       });
@@ -142,10 +146,13 @@ async function connectionOfFlags(values: CommandContext['values']): Promise<Reco
       ...common,
     };
   }
+  if (values['remove-client-secret'] && values['client-secret'] !== undefined)
+    throw new UsageError('--client-secret sets the secret and --remove-client-secret removes it: give one of them.');
   return {
     issuer: values.issuer,
     clientId: values['client-id'],
     ...(values['client-secret'] === undefined ? {} : { clientSecret: values['client-secret'] }),
+    ...(values['remove-client-secret'] ? { clientSecret: null } : {}),
     ...(values.scopes === undefined ? {} : { scopes: values.scopes }),
     ...common,
   };

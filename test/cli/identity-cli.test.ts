@@ -76,7 +76,7 @@ function identitySuite(backend: 'pglite' | 'postgres', open: () => Promise<CliTa
       assert.equal((await cli('hr-webhook', 'revoke', '--tenant', 'acme', 'hrw_nothing')).code, 1);
     });
 
-    it('sso set creates then replaces a connection, list never shows its secret, a bad one exits 1, delete removes it', async () => {
+    it('sso set creates then replaces a connection (keeping or removing its secret), list never shows its secret, a bad one exits 1, delete removes it', async () => {
       const set = (...flags: string[]) => cli('sso', 'set', '--tenant', 'acme', '--name', 'corp', ...flags);
       const issuer = ['--issuer', 'https://login.example.com/realms/acme', '--client-id', 'learnbase'];
       const created = json(await set(...issuer, '--client-secret', 's3cret', '--display-name', 'Acme staff', '--json'));
@@ -88,7 +88,19 @@ function identitySuite(backend: 'pglite' | 'postgres', open: () => Promise<CliTa
       assert.equal(replaced.created, false);
       assert.equal(replaced.displayName, 'corp', 'replaced without one: the name');
       assert.deepEqual(replaced.claims, { email: 'email', employee_id: 'employeeId' });
-      assert.equal(replaced.clientSecret, null, 'a replacement without a secret makes a public client');
+      assert.equal(replaced.clientSecret, '(set)', 'a replacement without --client-secret keeps the stored one, as the API does');
+      const stored = await target.withApp(async (_app, db) => {
+        const { rows } = await db.query<{ sealed: boolean }>(
+          `SELECT client_secret IS NOT NULL AS sealed FROM sso_connections WHERE name = 'corp'`,
+        );
+        return rows;
+      });
+      assert.deepEqual(stored, [{ sealed: true }]);
+      const both = await set(...issuer, '--client-secret', 'x', '--remove-client-secret');
+      assert.equal(both.code, 2);
+      assert.match(both.stderr, /give one of them/);
+      const madePublic = json(await set(...issuer, '--remove-client-secret', '--json'));
+      assert.equal(madePublic.clientSecret, null, '--remove-client-secret makes a public client');
       const listed = await cli('sso', 'list', '--tenant', 'acme', '--json');
       assert.deepEqual(
         json(listed).connections.map((connection: { name: string }) => connection.name),
