@@ -46,13 +46,15 @@ Commands:
   hr-webhook create --tenant NAME
                                   print a new HR webhook endpoint (its path and signing secret) for the
                                   tenant's HR system (docs/identity.md)
-  sso set --tenant NAME --name CONNECTION --issuer URL --client-id ID [--client-secret S]
-          [--scopes "openid email profile"] [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE]
+  sso set --tenant NAME --name CONNECTION --issuer URL --client-id ID
+          [--client-secret S | --remove-client-secret] [--scopes "openid email profile"]
+          [--claim CLAIM=ATTRIBUTE …] [--admins CLAIM=VALUE]
           [--display-name TEXT]
           [--email-trust unless-unverified|verified-only]
                                   create or replace a single sign-on connection (an OpenID Connect
                                   provider: docs/identity.md); --display-name: what the sign-in
-                                  page's button reads (default: the name)
+                                  page's button reads (default: the name); without --client-secret a
+                                  replacement keeps the stored secret
   sso set --tenant NAME --name CONNECTION --metadata-url URL|--metadata-file FILE
           [--sp-entity-id ID] [--allow-sha1] [--claim ATTRIBUTE=ATTRIBUTE …] [--admins ATTRIBUTE=VALUE]
           [--display-name TEXT]
