@@ -500,6 +500,17 @@ describeEachBackend('the console’s pages in Chromium', (ctx) => {
         await signIn(page, fixture.owner.email, '/console/imports');
         await page.getByRole('heading', { name: 'Import a file' }).waitFor();
         const before = await total();
+        // The example file the page offers is one the import takes.
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('button', { name: 'Download an example file' }).click(),
+        ]);
+        assert.equal(download.suggestedFilename(), 'people-example.csv');
+        const example = readFileSync(await download.path());
+        assert.match(example.toString('utf8'), /^name,email,employeeId,city\nAda Lovelace,/);
+        await page.locator('input[type=file]').setInputFiles({ name: download.suggestedFilename(), mimeType: 'text/csv', buffer: example });
+        await page.getByRole('button', { name: 'Check the file' }).click();
+        await page.getByText(/^2 rows: .* would be imported, 0 skipped for errors\.$/).waitFor();
         const csv = (rows: string) => ({
           name: 'people.csv',
           mimeType: 'text/csv',

@@ -30,13 +30,25 @@ interface ImportRun {
   summary: Partial<UserImportSummary> & { entries?: number; people?: { linked: number; unlinked: number } };
 }
 
-const KINDS: Record<Kind, { label: string; path: string; method: string; accepts: string[]; hint: string }> = {
+/** A small file of each kind, as the guides' examples (docs/imports.md), to start from. */
+interface Example {
+  file: string;
+  type: string;
+  text: string;
+}
+
+const KINDS: Record<Kind, { label: string; path: string; method: string; accepts: string[]; hint: string; example: Example }> = {
   users: {
     label: 'People',
     path: '/api/import/users',
     method: 'POST',
     accepts: ['.csv', '.json', 'text/csv', 'application/json'],
     hint: 'A CSV file with a header line (a name column and one column per attribute), or JSON {"users": [...]}. Checked first, then imported.',
+    example: {
+      file: 'people-example.csv',
+      type: 'text/csv',
+      text: 'name,email,employeeId,city\nAda Lovelace,ada@example.com,E1001,London\nAlan Turing,alan@example.com,E1002,Manchester\n',
+    },
   },
   organisation: {
     label: 'Organisation structure',
@@ -44,6 +56,20 @@ const KINDS: Record<Kind, { label: string; path: string; method: string; accepts
     method: 'PUT',
     accepts: ['.json', 'application/json'],
     hint: 'A JSON array of entries {"id", "parentId"?, "attributes"?}. Checked first (what changes, who would lose their position), then it replaces the whole structure.',
+    example: {
+      file: 'organisation-example.json',
+      type: 'application/json',
+      text: `${JSON.stringify(
+        [
+          { id: 'CEO', attributes: { title: 'Chief Executive' } },
+          { id: 'CTO', parentId: 'CEO', attributes: { title: 'Chief Technology Officer' } },
+          { id: 'CFO', parentId: 'CEO', attributes: { title: 'Chief Financial Officer' } },
+          { id: 'DEV1', parentId: 'CTO', attributes: { title: 'Developer' } },
+        ],
+        null,
+        2,
+      )}\n`,
+    },
   },
   jobs: {
     label: 'Job architecture',
@@ -51,6 +77,28 @@ const KINDS: Record<Kind, { label: string; path: string; method: string; accepts
     method: 'PUT',
     accepts: ['.json', 'application/json'],
     hint: 'A JSON array of jobs {"id", "name", "competencies"?}. Checked first (what changes, who would lose their job), then it replaces every job.',
+    example: {
+      file: 'jobs-example.json',
+      type: 'application/json',
+      text: `${JSON.stringify(
+        [
+          {
+            id: 'J-ENG',
+            name: 'Engineer',
+            competencies: [{ Name: 'TypeScript', Description: 'Writes it' }],
+            attributes: { family: 'Technology' },
+          },
+          {
+            id: 'J-ACC',
+            name: 'Accountant',
+            competencies: [{ Name: 'Bookkeeping', Description: 'Keeps the ledgers' }],
+            attributes: { family: 'Finance' },
+          },
+        ],
+        null,
+        2,
+      )}\n`,
+    },
   },
 };
 
@@ -131,7 +179,12 @@ export default function ImportsPage() {
             </Radio>
           ))}
         </RadioGroup>
-        <p className="muted">{target.hint}</p>
+        <p className="muted">
+          {target.hint}{' '}
+          <Button className="secondary small" onPress={() => downloadExample(target.example)}>
+            Download an example file
+          </Button>
+        </p>
         <DropZone
           className="drop"
           aria-label={`Drop a file of ${target.label.toLowerCase()}`}
@@ -297,4 +350,13 @@ function principalText(principal: ImportRun['principal']): string {
         ? `the import folder (${principal.id.slice(5)})`
         : `the command line (${principal.id.replace(/^cli:/, '')})`;
   }
+}
+
+/** Saves `example` as the browser saves a download. */
+function downloadExample(example: Example) {
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob([example.text], { type: example.type }));
+  link.download = example.file;
+  link.click();
+  URL.revokeObjectURL(link.href);
 }

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, FieldError, Form, Input, Label, TextField } from 'react-aria-components';
+import { Button, FieldError, Form, Input, Label, Text, TextField } from 'react-aria-components';
 import { useSearchParams } from 'react-router';
 import { signInHref } from '../lib/session';
 import { TENANT_NAME, tenantOfPage } from '../tenant';
@@ -75,6 +75,10 @@ export function StartPage({ ended, knownTenant, returnTo = '/' }: { ended?: bool
           >
             <Label>Your organisation</Label>
             <Input autoComplete="organization" spellCheck={false} />
+            <Text slot="description" className="hint">
+              Its name in learnbase: the first part of its address (acme in acme.learnbase.example), or the tenant of the link you were
+              given.
+            </Text>
             <FieldError />
           </TextField>
           <Button type="submit">Continue</Button>
