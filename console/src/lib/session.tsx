@@ -53,6 +53,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const signOut = useCallback(async () => {
     await api('POST', 'console/auth/sign-out');
     setCsrfToken(undefined);
+    // What the tab kept of the tenant (the criteria builder's attribute names) goes with the session.
+    sessionStorage.clear();
     // The start page then offers to sign in to the same organisation again.
     setState((now) => ({ status: 'signed-out', tenant: now.status === 'signed-in' ? now.session.tenant.name : undefined }));
   }, []);
