@@ -49,15 +49,19 @@ module.exports = {
     },
     ...upwardArrows,
     {
-      name: 'no-other-modules-internals',
+      name: 'modules-meet-at-their-face',
       comment:
-        'Modules call one another through services (and read their schemas, rules and errors), never their repositories, routes, pages, stores or plugins.',
+        'A module imports another through its face, src/modules/<m>/index.ts, only (docs/architecture.md, "Modules"): what the face does not export is the module’s own.',
       severity: 'error',
       from: { path: '^src/modules/([^/]+)/' },
-      to: {
-        path: '^src/modules/([^/]+)/.*(\\.repository|\\.routes|\\.page|\\.store|\\.plugin|\\.module)\\.ts$',
-        pathNot: '^src/modules/$1/',
-      },
+      to: { path: '^src/modules/([^/]+)/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'no-import-of-own-face',
+      comment: 'A module’s files import one another directly: its face is for the modules above it, and through it a file would import itself.',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/$1/index\\.ts$' },
     },
     {
       name: 'platform-knows-no-learning',

@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest, notFound } from '../../platform/http/app-error.js';
-import { resolveCompetencies } from '../organisation/competency.service.js';
+import { resolveCompetencies } from '../organisation/index.js';
 import { checkRegistryEntries, hierarchyProblems, storedParentsToRead, type RegistryProblem } from './activity-registry-rules.js';
 import {
   countActivitiesDeveloping,

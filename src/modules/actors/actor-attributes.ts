@@ -4,7 +4,7 @@
  * under the service's own domain (`serviceDomain`, LEARNBASE_SERVICE_DOMAIN), so they cannot clash
  * with anyone else's extensions.
  */
-import type { Job, OrgEntry, OrgLink } from '../organisation/organisation.service.js';
+import type { Job, OrgEntry, OrgLink } from '../organisation/index.js';
 
 export const extensionKeys = (serviceDomain: string) => ({
   attributes: `http://${serviceDomain}/api/ext/agent/attributes`,

@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Principal } from '../../kernel/principal.js';
-import { recordAudits } from '../audit/audit.service.js';
+import { recordAudits } from '../audit/index.js';
 import { findIdentifierHolders, replaceIdentifiers, type Identifier } from './actor-identifiers.repository.js';
 import {
   type ActorWrite,

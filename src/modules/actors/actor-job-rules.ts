@@ -7,7 +7,7 @@
  * (actor-search-compiler.ts, `currentJobIn`) and the set-based selection of people
  * (actor-search.service.ts, `peopleSql`) say the same in SQL, and the tests hold the three together.
  */
-import type { OrgEntry } from '../organisation/organisation.service.js';
+import type { OrgEntry } from '../organisation/index.js';
 
 /** The settings that link a person to an organisation entry and a job (tenant-settings.service.ts). */
 export interface JobLinkSettings {

@@ -16,7 +16,7 @@ import {
   organisationEntryIdsSql,
   positionIdsOfFewJobsSql,
   positionIdsOfJobsSql,
-} from '../organisation/organisation-search.service.js';
+} from '../organisation/index.js';
 import { pointerToken } from '../../platform/json-pointer.js';
 
 /** Deepest nesting of and/or/not: the top node is level 1. */

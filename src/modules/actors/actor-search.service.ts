@@ -4,7 +4,7 @@ import type { Principal } from '../../kernel/principal.js';
 import { getTenantSettings, type TenantSettings } from './tenant-settings.service.js';
 import { compileCriteria, Parameters, readCriteria, type CompileContext, type Criteria } from './actor-search-compiler.js';
 import type { JobLinkSettings } from './actor-job-rules.js';
-import { jobIdsSql, positionJobsSql } from '../organisation/organisation-search.service.js';
+import { jobIdsSql, positionJobsSql } from '../organisation/index.js';
 import { findMatchingActors } from './actor-search.repository.js';
 import { ACTOR_KINDS, type ActorKind } from './actor.repository.js';
 import { showActors, type ActorDomains } from './actor.service.js';

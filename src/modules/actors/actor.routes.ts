@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
 import { PageQuery, pageOf, sendPageHeaders } from '../../platform/http/paged-list.js';
-import { sourceOfHeader } from '../audit/audit.service.js';
+import { sourceOfHeader } from '../audit/index.js';
 import { tenantWidePrincipalOf } from '../../kernel/principal.js';
 import { ActorKindParameter } from './actor-search.schemas.js';
 import { PersonItemBody, PersonItemQuery } from './actor-item.schemas.js';

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { findJobs, findOrganisationLinks, type Job, type OrgEntry, type OrgLink } from '../organisation/organisation.service.js';
+import { findJobs, findOrganisationLinks, type Job, type OrgEntry, type OrgLink } from '../organisation/index.js';
 import type { Principal, Tenant } from '../../kernel/principal.js';
 import { getTenantSettings, type TenantSettings } from './tenant-settings.service.js';
 import { toAgent, type ActorLinks, type StoredActor } from './actor-attributes.js';

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { recordAudit } from '../audit/audit.service.js';
+import { recordAudit } from '../audit/index.js';
 import { outOfScope, type Principal } from '../../kernel/principal.js';
 import { getTenantSettings, lockTenantIdentities, type TenantSettings } from './tenant-settings.service.js';
 import { findActorAndStateByKey, findPersonState, type PersonRecord } from './actor.repository.js';

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { jobIdsSql, organisationEntryIdsSql, positionJobValuesSql } from '../organisation/organisation-search.service.js';
+import { jobIdsSql, organisationEntryIdsSql, positionJobValuesSql } from '../organisation/index.js';
 import { PERSON_SQL } from './actor.repository.js';
 
 /** Some of the people a replacement of the organisation or the jobs would unlink, to show. */

@@ -21,7 +21,7 @@ import { AppError, badRequest } from '../../platform/http/app-error.js';
 import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
 import { isTenantWide, type Principal } from '../../kernel/principal.js';
 import type { PersonReach } from '../../kernel/person-reach.js';
-import { organisationSubtreeIdsSql } from '../organisation/organisation-search.service.js';
+import { organisationSubtreeIdsSql } from '../organisation/index.js';
 import { positionAmongSql } from './actor-position.js';
 
 /** Binds a value as the statement's next placeholder and answers it (`SqlFilter.bind`, `Parameters.add`). */

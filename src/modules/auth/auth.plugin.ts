@@ -2,7 +2,7 @@ import cookie from '@fastify/cookie';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/http/app-error.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import { type TenancyService, namedTenant } from '../tenancy/index.js';
 import type { Tenant, Principal } from '../../kernel/principal.js';
 import { tenantIdOfApiKey, type ApiKeyService } from './api-keys/api-key.service.js';
 import type { TokenService } from './oauth/token.service.js';
@@ -10,7 +10,6 @@ import { credentialRefusal, type CredentialService } from './credentials/credent
 import type { LaunchTokenVerifier } from './launch-token.js';
 import { checkCsrf } from './console/console-csrf.js';
 import { type ConsoleSessions, SESSION_COOKIE } from './console/console-session.service.js';
-import { namedTenant } from '../tenancy/tenant-host.js';
 import { clientAddress } from '../../platform/http/client-address.js';
 import { GUIDES_PATH } from '../../platform/http/guides.js';
 

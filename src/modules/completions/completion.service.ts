@@ -3,7 +3,7 @@ import type { Principal } from '../../kernel/principal.js';
 import { CompletionErrors } from './completion.errors.js';
 import type { CompletionQuery } from './completion.schemas.js';
 import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
-import { requireReadable } from '../actors/person-access.service.js';
+import { requireReadable } from '../actors/index.js';
 import {
   STATUS_ORDER,
   foldFacts,

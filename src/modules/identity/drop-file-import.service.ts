@@ -4,9 +4,8 @@ import { type FileHandle, open } from 'node:fs/promises';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError } from '../../platform/http/app-error.js';
 import type { Principal, Tenant } from '../../kernel/principal.js';
-import type { PeopleChanges } from '../actors/people-changes.js';
-import { importFileContents, type ImportFileKind } from '../imports/import-file.service.js';
-import type { UserSyncContext } from '../imports/user-sync.service.js';
+import type { PeopleChanges } from '../actors/index.js';
+import { importFileContents, type ImportFileKind, type UserSyncContext } from '../imports/index.js';
 import { type DropFileRecord, findDropFile, insertDropFile } from './drop-file.repository.js';
 import {
   type Claim,

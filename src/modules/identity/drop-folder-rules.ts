@@ -1,6 +1,5 @@
 import { AppError } from '../../platform/http/app-error.js';
-import type { ImportFileKind } from '../imports/import-file.service.js';
-import type { UserImportMode } from '../imports/user-sync-rules.js';
+import type { ImportFileKind, UserImportMode } from '../imports/index.js';
 
 /**
  * The import folder's rules (docs/identity.md, "The import folder"): which names are which import,

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Admission, UNCOUNTED_BODY_BYTES } from '../../platform/http/admission.js';
 import type { Tenant } from '../../kernel/principal.js';
-import type { ImportFileKind } from '../imports/import-file.service.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import type { ImportFileKind } from '../imports/index.js';
+import type { TenancyService } from '../tenancy/index.js';
 import { type ClaimedFile, type DropFileImportContext, importClaimedFile } from './drop-file-import.service.js';
 import {
   type Claim,

@@ -3,10 +3,9 @@ import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { SecretBox } from '../../platform/secret-box.js';
 import { apiErrorResponse } from '../../platform/http/common-schemas.js';
-import { recordAudit, sourceOfHeader } from '../audit/audit.service.js';
-import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../auth/admin-routes.schemas.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
-import { namedTenant } from '../tenancy/tenant-host.js';
+import { recordAudit, sourceOfHeader } from '../audit/index.js';
+import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../auth/index.js';
+import { type TenancyService, namedTenant } from '../tenancy/index.js';
 import {
   hrWebhookPath,
   issueHrWebhook,

@@ -7,14 +7,15 @@ import { httpErrorOf } from '../../platform/http/storage-errors.js';
 import { StorageError } from '../../platform/database/storage-error.js';
 import { textProblem, utf8Text } from '../../platform/json-guard.js';
 import type { Principal, Tenant } from '../../kernel/principal.js';
-import type { ActorDomains } from '../actors/actor.service.js';
-import type { PeopleChanges } from '../actors/people-changes.js';
-import { personRecordsByUniqueValues } from '../actors/person-record.service.js';
-import { getTenantSettings, lockPeopleIdentities } from '../actors/tenant-settings.service.js';
-import type { CredentialService } from '../auth/credentials/credential.service.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
-import { tenantHex, tenantIdFromHex } from '../tenancy/tenant-credential.js';
-import { refuseOtherTenant } from '../tenancy/tenant-host.js';
+import {
+  type ActorDomains,
+  type PeopleChanges,
+  personRecordsByUniqueValues,
+  getTenantSettings,
+  lockPeopleIdentities,
+} from '../actors/index.js';
+import type { CredentialService } from '../auth/index.js';
+import { type TenancyService, tenantHex, tenantIdFromHex, refuseOtherTenant } from '../tenancy/index.js';
 import { parseHrMessage, type HrEvent } from './hr-event-rules.js';
 import {
   claimPendingHrMessage,

@@ -1,12 +1,17 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError } from '../../platform/http/app-error.js';
 import type { Principal } from '../../kernel/principal.js';
-import type { ActorDomains } from '../actors/actor.service.js';
-import { parseAgentWrite, writeAgent } from '../actors/agent-upsert.service.js';
-import type { PeopleChanges } from '../actors/people-changes.js';
-import type { PersonRecord } from '../actors/person-record.service.js';
-import { lockPeopleIdentities, lockPersonKeys, type TenantSettings } from '../actors/tenant-settings.service.js';
-import type { CredentialService } from '../auth/credentials/credential.service.js';
+import {
+  type ActorDomains,
+  parseAgentWrite,
+  writeAgent,
+  type PeopleChanges,
+  type PersonRecord,
+  lockPeopleIdentities,
+  lockPersonKeys,
+  type TenantSettings,
+} from '../actors/index.js';
+import type { CredentialService } from '../auth/index.js';
 
 /**
  * How every identity channel (SCIM, the HR webhooks) writes a person: through the actors module's

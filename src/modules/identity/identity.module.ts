@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { everyHour, purgeHourly } from '../../platform/housekeeping.js';
 import type { ModuleOptions } from '../../platform/module-options.js';
 import type { Admission } from '../../platform/http/admission.js';
-import type { PeopleChanges } from '../actors/people-changes.js';
+import type { PeopleChanges } from '../actors/index.js';
 import { DropFolder } from './drop-folder.service.js';
 import { hrWebhookInbox, hrWebhookRoutes } from './hr-webhook.routes.js';
 import { refreshDueMetadata } from './saml-metadata.service.js';

@@ -2,10 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { ApiError } from '../../platform/http/common-schemas.js';
 import { tenantWidePrincipalOf } from '../../kernel/principal.js';
-import { PersonItemBody, PersonItemQuery } from '../actors/actor-item.schemas.js';
-import { agentKeyRequired } from '../actors/person-access.service.js';
-import { sourceOfHeader } from '../audit/audit.service.js';
-import { SourceHeader } from '../auth/admin-routes.schemas.js';
+import { PersonItemBody, PersonItemQuery, agentKeyRequired } from '../actors/index.js';
+import { sourceOfHeader } from '../audit/index.js';
+import { SourceHeader } from '../auth/index.js';
 import { changePersonState, type PersonStateOptions } from './person-state.service.js';
 
 const StateBody = Type.Object(

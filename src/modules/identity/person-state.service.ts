@@ -1,10 +1,8 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { conflict } from '../../platform/http/app-error.js';
 import type { Principal } from '../../kernel/principal.js';
-import { requirePerson, showPerson, type ActorDomains, type PersonItem } from '../actors/actor.service.js';
-import type { PeopleChanges } from '../actors/people-changes.js';
-import { getTenantSettings } from '../actors/tenant-settings.service.js';
-import type { CredentialService } from '../auth/credentials/credential.service.js';
+import { requirePerson, showPerson, type ActorDomains, type PersonItem, type PeopleChanges, getTenantSettings } from '../actors/index.js';
+import type { CredentialService } from '../auth/index.js';
 import { inIdentityTransaction, lockedPlan, personLockKey, writePerson, type IdentityWriter } from './identity-person.service.js';
 
 /** What `PATCH /api/actors/item` writes with, besides who asks. */

@@ -2,7 +2,7 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError } from '../../platform/http/app-error.js';
 import { OutboundError, type OutboundHttp } from '../../platform/outbound-http.js';
 import type { Principal, Tenant } from '../../kernel/principal.js';
-import { recordAudit } from '../audit/audit.service.js';
+import { recordAudit } from '../audit/index.js';
 import type { IdpMetadata } from './saml-metadata-rules.js';
 import { MAX_METADATA_BYTES, metadataOfUrl, metadataProblem } from './sso-connection-rules.js';
 import {

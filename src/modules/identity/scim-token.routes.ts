@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { apiErrorResponse } from '../../platform/http/common-schemas.js';
-import { recordAudit, sourceOfHeader } from '../audit/audit.service.js';
-import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../auth/admin-routes.schemas.js';
+import { recordAudit, sourceOfHeader } from '../audit/index.js';
+import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../auth/index.js';
 import { issueScimToken, listScimTokens, revokeScimToken, type ScimTokenListing } from './scim-token.service.js';
 
 const ScimTokenListingBody = Type.Object({

@@ -3,7 +3,7 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { notFound } from '../../platform/http/app-error.js';
 import { hashSecret, newSecret, secretMatches } from '../../platform/secrets.js';
 import type { Tenant } from '../../kernel/principal.js';
-import { tenantHex, tenantIdFromHex } from '../tenancy/tenant-credential.js';
+import { tenantHex, tenantIdFromHex } from '../tenancy/index.js';
 import {
   findActiveScimToken,
   insertScimToken,

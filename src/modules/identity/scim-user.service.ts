@@ -1,7 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError } from '../../platform/http/app-error.js';
-import { listPersonRecords, personRecordById, personRecordsByUniqueValues, type PersonRecord } from '../actors/person-record.service.js';
-import { getTenantSettings } from '../actors/tenant-settings.service.js';
+import { listPersonRecords, personRecordById, personRecordsByUniqueValues, type PersonRecord, getTenantSettings } from '../actors/index.js';
 import {
   inIdentityTransaction,
   lockedPlan,

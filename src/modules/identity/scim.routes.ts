@@ -5,11 +5,9 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError } from '../../platform/http/app-error.js';
 import { utf8JsonParser } from '../../platform/http/input-guards.js';
 import type { Principal } from '../../kernel/principal.js';
-import type { ActorDomains } from '../actors/actor.service.js';
-import type { PeopleChanges } from '../actors/people-changes.js';
-import type { CredentialService } from '../auth/credentials/credential.service.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
-import { namedTenant, refuseOtherTenant } from '../tenancy/tenant-host.js';
+import type { ActorDomains, PeopleChanges } from '../actors/index.js';
+import type { CredentialService } from '../auth/index.js';
+import { type TenancyService, namedTenant, refuseOtherTenant } from '../tenancy/index.js';
 import { LIST_SCHEMA, schemas, serviceProviderConfig, userResourceType } from './scim-discovery.js';
 import { verifyScimToken } from './scim-token.service.js';
 import {

@@ -6,23 +6,22 @@ import { type OutboundHttp, outboundProblem } from '../../platform/outbound-http
 import type { SecretBox } from '../../platform/secret-box.js';
 import { hashSecret } from '../../platform/secrets.js';
 import type { Principal, Tenant } from '../../kernel/principal.js';
-import type { ActorDomains } from '../actors/actor.service.js';
-import type { PeopleChanges } from '../actors/people-changes.js';
-import { personRecordsByUniqueValues } from '../actors/person-record.service.js';
-import { getTenantSettings } from '../actors/tenant-settings.service.js';
-import { existingOrganisationIds } from '../organisation/organisation.service.js';
-import { endConnectionAdmins, endSignedOnAdmin, signOutConnectionAdmins, type AdminChangeBy } from '../auth/admins/admin.service.js';
-import type { CredentialService } from '../auth/credentials/credential.service.js';
-import type {
-  AdminSignOn,
-  AnnounceRevokedTokens,
-  FinishAdminSignOn,
-  PendingSignOn,
-  SignOnConnection,
-} from '../auth/oauth/admin-sign-on.js';
-import type { LaunchSessionService } from '../launch/launch-session.service.js';
-import type { LaunchSignOn } from '../launch/launch-sign-on.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
+import { type ActorDomains, type PeopleChanges, personRecordsByUniqueValues, getTenantSettings } from '../actors/index.js';
+import { existingOrganisationIds } from '../organisation/index.js';
+import {
+  endConnectionAdmins,
+  endSignedOnAdmin,
+  signOutConnectionAdmins,
+  type AdminChangeBy,
+  type CredentialService,
+  type AdminSignOn,
+  type AnnounceRevokedTokens,
+  type FinishAdminSignOn,
+  type PendingSignOn,
+  type SignOnConnection,
+} from '../auth/index.js';
+import type { LaunchSessionService, LaunchSignOn } from '../launch/index.js';
+import type { TenancyService } from '../tenancy/index.js';
 import {
   inIdentityTransaction,
   lockedPlan,

@@ -3,7 +3,7 @@ import type { ModuleOptions } from '../../platform/module-options.js';
 import { importHistoryRoutes } from './import-history.routes.js';
 import { organisationImportRoutes } from './organisation-import.routes.js';
 import { usersImportRoutes } from './user-import.routes.js';
-import type { PeopleChanges } from '../actors/people-changes.js';
+import type { PeopleChanges } from '../actors/index.js';
 
 export interface ImportsModuleOptions extends ModuleOptions {
   /** What hears of people the imports write or relink: the entry hands it in (actors' people-changes.ts). */

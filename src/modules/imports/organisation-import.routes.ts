@@ -3,10 +3,10 @@ import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
 import { wholeTenantPrincipalOf } from '../../kernel/principal.js';
-import { JobsImportBody, OrganisationImportBody } from '../organisation/organisation.schemas.js';
+import { JobsImportBody, OrganisationImportBody } from '../organisation/index.js';
 import { checkJobsReplacement, checkOrganisationReplacement, importJobs, importOrganisation } from './organisation-import.service.js';
 import { verifyOfQuery } from './import-query-rules.js';
-import type { PeopleChanges } from '../actors/people-changes.js';
+import type { PeopleChanges } from '../actors/index.js';
 
 export interface OrganisationImportRoutesOptions {
   sql: SqlClient;

@@ -1,13 +1,20 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import type { Principal } from '../../kernel/principal.js';
-import { checkJobsImport } from '../organisation/job-role-rules.js';
-import { checkOrganisationImport, type ImportCheck, type ImportProblem } from '../organisation/org-unit-rules.js';
-import { refreshOrganisationStatistics, replaceJobArchitecture, replaceOrganisation } from '../organisation/organisation.service.js';
-import { CHANGE_EXAMPLES, compareJobArchitecture, compareOrganisation } from '../organisation/structure-change.service.js';
-import { peopleLinkedToEntries, peopleLinkedToJobs, type PersonShown } from '../actors/people-link.service.js';
+import {
+  checkJobsImport,
+  checkOrganisationImport,
+  type ImportCheck,
+  type ImportProblem,
+  refreshOrganisationStatistics,
+  replaceJobArchitecture,
+  replaceOrganisation,
+  CHANGE_EXAMPLES,
+  compareJobArchitecture,
+  compareOrganisation,
+} from '../organisation/index.js';
+import { peopleLinkedToEntries, peopleLinkedToJobs, type PersonShown, type PeopleChanges } from '../actors/index.js';
 import { type OnCommitting, recordImportRun } from './import-run.service.js';
-import type { PeopleChanges } from '../actors/people-changes.js';
 
 export const OrganisationImportErrors = {
   invalidImport: (kind: 'organisation' | 'jobs', problems: ImportProblem[], body?: string) => {

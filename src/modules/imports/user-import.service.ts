@@ -2,10 +2,20 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ANALYZE_AFTER_ROWS, refreshStatistics } from '../../platform/database/statistics.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import type { Principal } from '../../kernel/principal.js';
-import { getTenantSettings, lockTenantIdentities } from '../actors/tenant-settings.service.js';
+import {
+  getTenantSettings,
+  lockTenantIdentities,
+  findHoldersOf,
+  findImportedKeys,
+  inBatches,
+  storeImportedPeople,
+  type PeopleChanges,
+  readableAmong,
+  scopeEntryIds,
+} from '../actors/index.js';
 import { parseAgent } from '../../kernel/agent.js';
 import { type OnCommitting, recordImportRun } from './import-run.service.js';
-import { existingJobIds, existingOrganisationIds } from '../organisation/organisation.service.js';
+import { existingJobIds, existingOrganisationIds } from '../organisation/index.js';
 import {
   attributeOf,
   type CandidateUser,
@@ -20,9 +30,6 @@ import {
   type UserImportMessage,
   type UserImportSummary,
 } from './user-import.js';
-import { findHoldersOf, findImportedKeys, inBatches, storeImportedPeople } from '../actors/actor-import.service.js';
-import type { PeopleChanges } from '../actors/people-changes.js';
-import { readableAmong, scopeEntryIds } from '../actors/person-access.service.js';
 import { isUserImportMode, type UserImportMode, withDeactivated } from './user-sync-rules.js';
 import { checkSyncAllowed, deactivateAbsent, planSync, type UserSyncContext } from './user-sync.service.js';
 

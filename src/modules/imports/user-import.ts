@@ -4,7 +4,7 @@
  * The service feeds them what the database holds and writes what they decide.
  */
 import { findJsonProblem, textProblem } from '../../platform/json-guard.js';
-import type { Identifier } from '../actors/actor-import.service.js';
+import type { Identifier } from '../actors/index.js';
 import { lengthProblem, MAX_ACCOUNT_PART_BYTES } from '../../kernel/limits.js';
 
 /** Every message `type` the import answers (docs/imports.md lists them with what `value` holds). */
@@ -59,7 +59,7 @@ export interface UserImportSettings {
 }
 
 /** A value of a unique attribute: the actors module's, which matches people by it. */
-export type { Identifier } from '../actors/actor-import.service.js';
+export type { Identifier } from '../actors/index.js';
 
 /** A row that passed the checks of its own: what it would store. */
 export interface CandidateUser {

@@ -1,8 +1,7 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Principal } from '../../kernel/principal.js';
-import { deactivatePeople, findActivePeopleOutside } from '../actors/actor-import.service.js';
-import type { PeopleChanges } from '../actors/people-changes.js';
-import type { CredentialService } from '../auth/credentials/credential.service.js';
+import { deactivatePeople, findActivePeopleOutside, type PeopleChanges } from '../actors/index.js';
+import type { CredentialService } from '../auth/index.js';
 import type { UserImportSummary } from './user-import.js';
 import { syncRefusal, UserSyncErrors } from './user-sync-rules.js';
 

@@ -3,21 +3,23 @@ import { TtlCache } from '../../platform/cache.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest, notFound } from '../../platform/http/app-error.js';
 import { hashSecret, newSecret } from '../../platform/secrets.js';
-import { findRegisteredActivity } from '../activities/activity-registry.service.js';
-import { findActorByKey } from '../actors/actor-lookup.service.js';
-import { recordAudit } from '../audit/audit.service.js';
-import { tenantHex, tenantIdFromHex } from '../tenancy/tenant-credential.js';
+import { findRegisteredActivity } from '../activities/index.js';
+import { findActorByKey } from '../actors/index.js';
+import { recordAudit } from '../audit/index.js';
+import { tenantHex, tenantIdFromHex } from '../tenancy/index.js';
 import type { Tenant, Principal } from '../../kernel/principal.js';
-import { storeStatements } from '../xapi/statements/statement.service.js';
-import { tenantIdOfApiKey } from '../auth/api-keys/api-key.service.js';
+import { storeStatements } from '../xapi/index.js';
 import {
+  tenantIdOfApiKey,
   credentialKey,
   credentialRefusal,
   LAUNCH_USERNAME_PREFIX,
   type CredentialService,
-} from '../auth/credentials/credential.service.js';
+  type LaunchCheck,
+  type LaunchGrant,
+  type LaunchTokenVerifier,
+} from '../auth/index.js';
 import { findLaunchSession, insertLaunchSession } from './launch-session.repository.js';
-import type { LaunchCheck, LaunchGrant, LaunchTokenVerifier } from '../auth/launch-token.js';
 
 /** xAPI's ADL verb for "the LRS launched this content for this actor". */
 export const LAUNCHED_VERB = 'http://adlnet.gov/expapi/verbs/launched';

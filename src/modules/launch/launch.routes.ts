@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { describedOnly, htmlPageResponse } from '../../platform/http/common-schemas.js';
-import type { TenancyService } from '../tenancy/tenancy.service.js';
-import { namedTenant } from '../tenancy/tenant-host.js';
+import { type TenancyService, namedTenant } from '../tenancy/index.js';
 import { clientAddress } from '../../platform/http/client-address.js';
 import { LaunchErrors, type LaunchSessionService } from './launch-session.service.js';
 import { launchErrorWording } from './launch.page.js';

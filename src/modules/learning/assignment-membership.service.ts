@@ -1,10 +1,16 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Tenant } from '../../kernel/principal.js';
-import { Parameters } from '../actors/actor-search-compiler.js';
-import { notDeactivatedSql, peopleAmongSql, peopleMatchingSql } from '../actors/actor-search.service.js';
-import type { PeopleChange, PeopleChanges } from '../actors/people-changes.js';
-import { placedWithinCondition } from '../actors/person-access.service.js';
-import { getTenantSettings, type TenantSettings } from '../actors/tenant-settings.service.js';
+import {
+  Parameters,
+  notDeactivatedSql,
+  peopleAmongSql,
+  peopleMatchingSql,
+  type PeopleChange,
+  type PeopleChanges,
+  placedWithinCondition,
+  getTenantSettings,
+  type TenantSettings,
+} from '../actors/index.js';
 import { type PeopleSelection, selectionCriteria } from './assignment-rules.js';
 import { findAssignmentSelections, lockAssignments, lockAssignmentsShared, refreshMembers } from './assignment.repository.js';
 

@@ -2,7 +2,7 @@ import { textProblem } from '../../platform/json-guard.js';
 import { parseActorId } from '../../kernel/agent.js';
 import { lengthProblem, MAX_IRI_BYTES } from '../../kernel/limits.js';
 import { parseTimestamp } from '../../kernel/timestamp.js';
-import { type Criteria, readCriteria } from '../actors/actor-search-compiler.js';
+import { type Criteria, readCriteria } from '../actors/index.js';
 import { pointerToken } from '../../platform/json-pointer.js';
 
 /**

@@ -1,10 +1,9 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Page } from '../../platform/database/sql-filters.js';
-import { requiresSuccessSql } from '../activities/activity-success.service.js';
-import { activityProgressSql } from '../completions/completion-progress.service.js';
+import { requiresSuccessSql } from '../activities/index.js';
+import { activityProgressSql } from '../completions/index.js';
 import type { AssignmentStatus } from './assignment-rules.js';
-import { Parameters } from '../actors/people-selection.service.js';
-import type { Bind } from '../actors/person-access.service.js';
+import { Parameters, type Bind } from '../actors/index.js';
 import { type AssignmentReach, toDate } from './assignment.repository.js';
 
 /**

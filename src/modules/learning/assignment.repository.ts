@@ -1,10 +1,9 @@
 import { lockForTransaction, lockSharedForTransaction } from '../../platform/database/advisory-lock.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Page } from '../../platform/database/sql-filters.js';
-import { requiresSuccessSql } from '../activities/activity-success.service.js';
-import { activityProgressSql } from '../completions/completion-progress.service.js';
-import { Parameters } from '../actors/people-selection.service.js';
-import type { Bind } from '../actors/person-access.service.js';
+import { requiresSuccessSql } from '../activities/index.js';
+import { activityProgressSql } from '../completions/index.js';
+import { Parameters, type Bind } from '../actors/index.js';
 import type { PeopleSelection, SelectionKind } from './assignment-rules.js';
 
 /** An assignment as stored (migration 0027), without its members. */

@@ -2,18 +2,18 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { ANALYZE_AFTER_ROWS, refreshStatistics } from '../../platform/database/statistics.js';
 import type { Page } from '../../platform/database/sql-filters.js';
 import { outOfScope, type Principal } from '../../kernel/principal.js';
-import { findRegisteredActivities, findRegisteredOutside } from '../activities/activity-registry.service.js';
-import { findActorsByKeys } from '../actors/actor-lookup.service.js';
+import { findRegisteredActivities, findRegisteredOutside } from '../activities/index.js';
 import {
+  findActorsByKeys,
   PersonAccessErrors,
   readableAgentKeyCondition,
   readableAmong,
   readsEveryone,
   scopeEntryCondition,
   scopeEntryIds,
-} from '../actors/person-access.service.js';
-import { getTenantSettings } from '../actors/tenant-settings.service.js';
-import { existingJobIds, existingOrganisationIds } from '../organisation/organisation.service.js';
+  getTenantSettings,
+} from '../actors/index.js';
+import { existingJobIds, existingOrganisationIds } from '../organisation/index.js';
 import { type AssignmentInput, readAssignmentBody, readStatusFilter } from './assignment-rules.js';
 import { AssignmentErrors } from './assignment.errors.js';
 import { refreshMemberships } from './assignment-membership.service.js';

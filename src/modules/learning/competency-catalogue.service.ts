@@ -1,8 +1,7 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { activitiesDeveloping, countActivitiesByCompetency } from '../activities/activity-registry.service.js';
-import { listCatalogue, readCompetency, storeCompetencies } from '../organisation/competency.service.js';
+import { activitiesDeveloping, countActivitiesByCompetency } from '../activities/index.js';
+import { listCatalogue, readCompetency, storeCompetencies, listJobs } from '../organisation/index.js';
 import { type CaseItem, frameworkEntries } from './competency-framework-rules.js';
-import { listJobs } from '../organisation/organisation.service.js';
 
 /** A page of the catalogue, each competency with how many jobs require it and activities develop it. */
 export async function competencyCatalogue(sql: SqlClient, tenantId: string, page: { q?: string; limit: number; skip: number }) {

@@ -17,7 +17,7 @@ import {
 } from './competency.schemas.js';
 import { type CasePackage, competencyCatalogue, competencyWithUses, importCaseFramework } from './competency-catalogue.service.js';
 import { itemTypesOf } from './competency-framework-rules.js';
-import { storeCompetencies } from '../organisation/competency.service.js';
+import { storeCompetencies } from '../organisation/index.js';
 
 const errors = { 400: ApiError, 401: ApiError, 403: ApiError };
 

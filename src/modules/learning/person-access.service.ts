@@ -2,7 +2,7 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest } from '../../platform/http/app-error.js';
 import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
 import { isTenantWide, type Principal } from '../../kernel/principal.js';
-import { requireReadable } from '../actors/person-access.service.js';
+import { requireReadable } from '../actors/index.js';
 
 /** How a route over one person's learning data names the person: `agent` (xAPI agent JSON) or `actorId`, or neither. */
 export interface PersonQuery {

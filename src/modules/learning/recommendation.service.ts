@@ -1,7 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Principal } from '../../kernel/principal.js';
-import { Parameters, peopleSql } from '../actors/actor-search.service.js';
-import { readableActorCondition } from '../actors/person-access.service.js';
+import { Parameters, peopleSql, readableActorCondition } from '../actors/index.js';
 import { findEvidence, findRecommendations } from './skills-gap.repository.js';
 import { resolveTarget, targetHead, type PersonQuery } from './skills-gap.service.js';
 import { DEFAULT_RECOMMENDATIONS } from './skills-gap-rules.js';

@@ -1,5 +1,5 @@
 import { PER_ROW_PROBE, type SqlClient } from '../../platform/database/sql-client.js';
-import type { Parameters } from '../actors/people-selection.service.js';
+import type { Parameters } from '../actors/index.js';
 import type { AssignmentStatus } from './assignment-rules.js';
 import { currentMemberStatusesSql } from './assignment-status.repository.js';
 import type { CompletionCounts } from './report-rules.js';

@@ -1,11 +1,10 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Principal } from '../../kernel/principal.js';
-import { Parameters, peopleSql, type Criteria } from '../actors/people-selection.service.js';
-import { scopeEntryIds } from '../actors/person-access.service.js';
-import { registeredActivitiesSql } from '../activities/activity-registry.service.js';
-import { completionRecordsSql } from '../completions/completion.service.js';
-import { existingJobIds, existingOrganisationIds, listJobs, readOrganisation } from '../organisation/organisation.service.js';
-import { statementTalliesSql, statementTotals } from '../xapi/statements/statement-tally.service.js';
+import { getTenantSettings, Parameters, peopleSql, type Criteria, readableActorCondition, scopeEntryIds } from '../actors/index.js';
+import { registeredActivitiesSql } from '../activities/index.js';
+import { completionRecordsSql } from '../completions/index.js';
+import { existingJobIds, existingOrganisationIds, listJobs, readOrganisation } from '../organisation/index.js';
+import { statementTalliesSql, statementTotals } from '../xapi/index.js';
 import { assignmentSeen } from './assignment.service.js';
 import { ReportErrors } from './report.errors.js';
 import {
@@ -119,7 +118,10 @@ async function selectPeople(
   if (filters.jobId !== undefined && !(await existingJobIds(sql, tenant.id, [filters.jobId])).size) {
     throw ReportErrors.jobNotFound(filters.jobId);
   }
-  return { people: await peopleSql(sql, tenant, context.baseDomain, peopleCriteria(filters), parameters, principal, { jobs }), scope };
+  // As POST /api/actors/search reads the criteria: the tenant's settings, the principal's reach.
+  const settings = await getTenantSettings(sql, tenant, context.baseDomain);
+  const reach = readableActorCondition(principal, 'a', '$1', (value) => parameters.add(value));
+  return { people: peopleSql(settings, peopleCriteria(filters), parameters, { reach, jobs }), scope };
 }
 
 /**

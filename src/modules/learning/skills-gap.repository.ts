@@ -4,10 +4,10 @@
  * across modules"), embedded here in one statement, its values bound as parameters.
  */
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { completionRecordsSql } from '../completions/completion.service.js';
-import { competencyActivitiesSql } from '../activities/activity-registry.service.js';
-import { jobCompetenciesSql } from '../organisation/competency.service.js';
-import { Parameters } from '../actors/actor-search.service.js';
+import { completionRecordsSql } from '../completions/index.js';
+import { competencyActivitiesSql } from '../activities/index.js';
+import { jobCompetenciesSql } from '../organisation/index.js';
+import { Parameters } from '../actors/index.js';
 import type { Evidence } from './skills-gap-rules.js';
 
 /**

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Criteria } from '../actors/actor-search.schemas.js';
+import { CriteriaSchema } from '../actors/index.js';
 import { CompetencyId } from './competency.schemas.js';
 import { MAX_EVIDENCE, MAX_ID_LENGTH } from './skills-gap-rules.js';
 
@@ -88,7 +88,10 @@ export const GroupBody = Type.Object(
           { additionalProperties: false },
         ),
         Type.Object({ jobId: GroupId('A job: the people whose current job it is.') }, { additionalProperties: false }),
-        Type.Object({ criteria: Criteria }, { additionalProperties: false, description: 'The actor search’s criteria (docs/actors.md).' }),
+        Type.Object(
+          { criteria: CriteriaSchema },
+          { additionalProperties: false, description: 'The actor search’s criteria (docs/actors.md).' },
+        ),
       ],
       { description: 'Whom: exactly one way. Only people an import or PUT /api/actors/agents wrote count.' },
     ),

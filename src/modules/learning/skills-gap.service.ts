@@ -1,11 +1,27 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Principal } from '../../kernel/principal.js';
-import { findPersonWithLinks, jobOfPosition, type PersonWithLinks } from '../actors/actor.service.js';
-import { getTenantSettings } from '../actors/tenant-settings.service.js';
-import { readableActorCondition, scopeEntryIds } from '../actors/person-access.service.js';
-import { Parameters, peopleSql, readSearchCriteria, type Criteria } from '../actors/actor-search.service.js';
-import { competenciesById, jobCompetencies, type Competency } from '../organisation/competency.service.js';
-import { existingOrganisationIds, findJobs, OrganisationErrors, type Job, type OrgEntry } from '../organisation/organisation.service.js';
+import {
+  findPersonWithLinks,
+  jobOfPosition,
+  type PersonWithLinks,
+  getTenantSettings,
+  readableActorCondition,
+  scopeEntryIds,
+  Parameters,
+  peopleSql,
+  readSearchCriteria,
+  type Criteria,
+} from '../actors/index.js';
+import {
+  competenciesById,
+  jobCompetencies,
+  type Competency,
+  existingOrganisationIds,
+  findJobs,
+  OrganisationErrors,
+  type Job,
+  type OrgEntry,
+} from '../organisation/index.js';
 import { personAsked, type PersonQuery as PersonParameters } from './person-access.service.js';
 import { SkillsGapErrors } from './skills-gap.errors.js';
 import { countGroupGap, findEvidence, type PeopleStatement } from './skills-gap.repository.js';

@@ -1,8 +1,15 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { findActivityIdsByTagsAndAttributes, findRegisteredActivities } from '../activities/activity-registry.service.js';
+import { findActivityIdsByTagsAndAttributes, findRegisteredActivities } from '../activities/index.js';
 import { TtlCache } from '../../platform/cache.js';
-import { findActorsByKeys, listActorTexts, type ActorTexts } from '../actors/actor-lookup.service.js';
-import { PersonAccessErrors, readableAgentKeyCondition, readableAmong, readsEveryone } from '../actors/person-access.service.js';
+import {
+  findActorsByKeys,
+  listActorTexts,
+  type ActorTexts,
+  PersonAccessErrors,
+  readableAgentKeyCondition,
+  readableAmong,
+  readsEveryone,
+} from '../actors/index.js';
 import { isTenantWide, type Principal } from '../../kernel/principal.js';
 import { parseActorId } from '../../kernel/agent.js';
 import { NotificationErrors, type NotificationProblem } from './notification.errors.js';

@@ -4,7 +4,7 @@ import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { badRequest } from '../../../platform/http/app-error.js';
 import { apiErrorResponse, describedOnly } from '../../../platform/http/common-schemas.js';
 import { textProblem } from '../../../platform/json-guard.js';
-import { sourceOfHeader } from '../../audit/audit.service.js';
+import { sourceOfHeader } from '../../audit/index.js';
 import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../admin-routes.schemas.js';
 import type { TokenService } from '../oauth/token.service.js';
 import {

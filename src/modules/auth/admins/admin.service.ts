@@ -4,8 +4,8 @@ import { AppError, badRequest, conflict, notFound } from '../../../platform/http
 import { textProblem } from '../../../platform/json-guard.js';
 import { hashPassword, unknownAccountHash, verifyPassword } from '../../../platform/passwords.js';
 import type { Principal, Tenant } from '../../../kernel/principal.js';
-import { recordAudit } from '../../audit/audit.service.js';
-import { existingOrganisationIds } from '../../organisation/organisation.service.js';
+import { recordAudit } from '../../audit/index.js';
+import { existingOrganisationIds } from '../../organisation/index.js';
 import { revokeAdminTokenRows } from '../oauth/token.repository.js';
 import type { TokenService } from '../oauth/token.service.js';
 import {

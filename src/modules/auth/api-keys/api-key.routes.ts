@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { notFound } from '../../../platform/http/app-error.js';
 import { apiErrorResponse } from '../../../platform/http/common-schemas.js';
-import { recordAudit, sourceOfHeader } from '../../audit/audit.service.js';
+import { recordAudit, sourceOfHeader } from '../../audit/index.js';
 import type { Tenant } from '../../../kernel/principal.js';
 import { issueApiKey, tenantIdOfApiKey, type ApiKeyService } from './api-key.service.js';
 import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../admin-routes.schemas.js';

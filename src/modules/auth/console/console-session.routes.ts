@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError, apiErrorResponse } from '../../../platform/http/common-schemas.js';
-import { tenantNameOfHost } from '../../tenancy/tenant-host.js';
+import { tenantNameOfHost } from '../../tenancy/index.js';
 import { checkCsrf } from './console-csrf.js';
 import {
   ConsoleSessions,

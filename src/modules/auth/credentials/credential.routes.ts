@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError, describedOnly } from '../../../platform/http/common-schemas.js';
-import { sourceOfHeader } from '../../audit/audit.service.js';
+import { sourceOfHeader } from '../../audit/index.js';
 import { tenantWidePrincipalOf } from '../../../kernel/principal.js';
-import { PersonQueryProperties } from '../../actors/actor-item.schemas.js';
+import { PersonQueryProperties } from '../../actors/index.js';
 import { CREDENTIAL_LIST_DEFAULT_LIMIT, type CredentialListing, type CredentialService } from './credential.service.js';
 
 export interface CredentialRoutesOptions {

@@ -3,10 +3,9 @@ import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError } from '../../../platform/http/app-error.js';
 import { signInFailures, signInLockouts } from '../../../platform/process-metrics.js';
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
-import type { TenancyService } from '../../tenancy/tenancy.service.js';
-import { tenantNameOfHost } from '../../tenancy/tenant-host.js';
+import { type TenancyService, tenantNameOfHost } from '../../tenancy/index.js';
 import type { Principal } from '../../../kernel/principal.js';
-import { recordAudit } from '../../audit/audit.service.js';
+import { recordAudit } from '../../audit/index.js';
 import { MAX_EMAIL_LENGTH, normaliseEmail, signedOnAdmin, verifyAdminPassword, type Admin } from '../admins/admin.service.js';
 import { NO_ADMIN_SIGN_ON, type AdminSignOn, type PendingSignOn, type ProvidedAdmin, type SignOnConnection } from './admin-sign-on.js';
 import {

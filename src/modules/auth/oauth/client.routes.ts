@@ -4,7 +4,7 @@ import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError, badRequest, notFound } from '../../../platform/http/app-error.js';
 import { apiErrorResponse, describedOnly } from '../../../platform/http/common-schemas.js';
 import { textProblem } from '../../../platform/json-guard.js';
-import { recordAudit, sourceOfHeader } from '../../audit/audit.service.js';
+import { recordAudit, sourceOfHeader } from '../../audit/index.js';
 import type { Tenant } from '../../../kernel/principal.js';
 import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../admin-routes.schemas.js';
 import { checkRedirectUri, createClient, deleteClient, listClients, rotateClientSecret, tenantIdOfClient } from './client.service.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { badRequest, conflict, notFound } from '../../../platform/http/app-error.js';
 import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
-import type { TenancyService } from '../../tenancy/tenancy.service.js';
+import { type TenancyService, tenantHex, tenantIdFromHex } from '../../tenancy/index.js';
 import type { Tenant } from '../../../kernel/principal.js';
 import {
   type ClientRow,
@@ -16,7 +16,6 @@ import {
   type ClientListing,
 } from './client.repository.js';
 import type { TokenService } from './token.service.js';
-import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
 
 export interface OAuthClient {
   tenant: Tenant;

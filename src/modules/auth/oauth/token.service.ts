@@ -2,7 +2,7 @@ import type { NotifyBus } from '../../../platform/database/notify-bus.js';
 import { RevocableCache } from '../../../platform/revocable-cache.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { hashSecret, newSecret } from '../../../platform/secrets.js';
-import type { TenancyService } from '../../tenancy/tenancy.service.js';
+import { type TenancyService, tenantHex, tenantIdFromHex } from '../../tenancy/index.js';
 import type { OAuthClient } from './client.service.js';
 import { InvalidRequest } from './oauth-errors.js';
 import {
@@ -14,7 +14,6 @@ import {
   revokeTokenRow,
   type TokenKind,
 } from './token.repository.js';
-import { tenantHex, tenantIdFromHex } from '../../tenancy/tenant-credential.js';
 
 /** Interface 5.1 step 6: an access token lasts one hour. */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;

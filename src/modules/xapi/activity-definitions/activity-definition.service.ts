@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { JsonObject } from '../../../kernel/formats.js';
-import { findRegisteredActivity } from '../../activities/activity-registry.service.js';
+import { findRegisteredActivity } from '../../activities/index.js';
 import { findDefinitions, upsertDefinitions } from './activity-definition.repository.js';
 
 /**

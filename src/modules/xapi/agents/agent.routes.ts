@@ -5,7 +5,7 @@ import { badRequest } from '../../../platform/http/app-error.js';
 import { ApiError } from '../../../platform/http/common-schemas.js';
 import { principalOf } from '../../../kernel/principal.js';
 import { parseAgentParameter } from '../../../kernel/agent.js';
-import { getPerson } from '../../actors/agent-mention.service.js';
+import { getPerson } from '../../actors/index.js';
 
 const AgentsQuery = Type.Object(
   {

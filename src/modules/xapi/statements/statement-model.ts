@@ -3,7 +3,7 @@ import { parseAgent } from '../../../kernel/agent.js';
 import { parseTimestamp } from '../../../kernel/timestamp.js';
 import { VOIDED_VERB } from './statement-validator.js';
 import type { Json, JsonObject } from '../../../kernel/formats.js';
-import type { AgentMention } from '../../actors/agent-mention.service.js';
+import type { AgentMention } from '../../actors/index.js';
 
 /**
  * Pure statement logic between validation and storage: completing a statement with what the

@@ -12,10 +12,10 @@ import { StatementErrors } from './statement.errors.js';
 import { matchAttachments, NO_ATTACHMENTS, unsentAttachments, type AttachmentPart, type StatementAttachments } from './attachment.js';
 import type { AttachmentStore } from './attachment.store.js';
 import { insertUnsentAttachments } from './unsent-attachment.repository.js';
-import { findRegisteredOutside } from '../../activities/activity-registry.service.js';
+import { findRegisteredOutside } from '../../activities/index.js';
 import { canonicalDefinitions, recordDefinitions } from '../activity-definitions/activity-definition.service.js';
-import { recordAgents } from '../../actors/agent-mention.service.js';
-import { recordCompletions } from '../../completions/completion.service.js';
+import { recordAgents } from '../../actors/index.js';
+import { recordCompletions } from '../../completions/index.js';
 import {
   findStatements,
   insertStatements,
@@ -29,7 +29,7 @@ import {
   deleteTenantStatementKeys,
 } from './statement.repository.js';
 import type { StatementQuery } from './statement.schemas.js';
-import type { TenantEraser } from '../../tenancy/tenancy.service.js';
+import type { TenantEraser } from '../../tenancy/index.js';
 import { recordStatementTallies } from './statement-tally.service.js';
 import { deleteTenantTallies } from './statement-tally.repository.js';
 

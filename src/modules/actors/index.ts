@@ -1,0 +1,46 @@
+/**
+ * The face of the actors module: all another module may import from it (docs/architecture.md,
+ * "Modules"; .dependency-cruiser.cjs refuses an import of any other file of the module).
+ */
+export {
+  deactivatePeople,
+  findActivePeopleOutside,
+  findHoldersOf,
+  findImportedKeys,
+  inBatches,
+  storeImportedPeople,
+} from './actor-import.service.js';
+export type { Identifier } from './actor-import.service.js';
+export { PersonItemBody, PersonItemQuery, PersonQueryProperties } from './actor-item.schemas.js';
+export { findActorByKey, findActorsByKeys, listActorTexts } from './actor-lookup.service.js';
+export type { ActorTexts } from './actor-lookup.service.js';
+export { Parameters, readCriteria } from './actor-search-compiler.js';
+export type { Criteria } from './actor-search-compiler.js';
+export { Criteria as CriteriaSchema } from './actor-search.schemas.js';
+export { notDeactivatedSql, peopleAmongSql, peopleMatchingSql, peopleSql, readSearchCriteria } from './actor-search.service.js';
+export { findPersonWithLinks, jobOfPosition, requirePerson, showPerson } from './actor.service.js';
+export type { ActorDomains, PersonItem, PersonWithLinks } from './actor.service.js';
+export { getPerson, recordAgents } from './agent-mention.service.js';
+export type { AgentMention } from './agent-mention.service.js';
+export { parseAgentWrite, writeAgent } from './agent-upsert.service.js';
+export type { PeopleChange, PeopleChanges } from './people-changes.js';
+export { peopleLinkedToEntries, peopleLinkedToJobs } from './people-link.service.js';
+export type { PersonShown } from './people-link.service.js';
+export {
+  PersonAccessErrors,
+  agentKeyRequired,
+  mayRead,
+  placedWithinCondition,
+  readableActorCondition,
+  readableAgentKeyCondition,
+  readableAmong,
+  readsEveryone,
+  requireReadable,
+  scopeEntryCondition,
+  scopeEntryIds,
+} from './person-access.service.js';
+export type { Bind, PersonQuery } from './person-access.service.js';
+export { listPersonRecords, personRecordById, personRecordsByUniqueValues } from './person-record.service.js';
+export type { PersonRecord } from './person-record.service.js';
+export { getTenantSettings, lockPeopleIdentities, lockPersonKeys, lockTenantIdentities } from './tenant-settings.service.js';
+export type { TenantSettings } from './tenant-settings.service.js';
