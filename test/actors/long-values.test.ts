@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { it } from 'node:test';
-import { compileCriteria, Parameters, type Criteria } from '../../src/modules/actors/actor-search-compiler.js';
+import { compileCriteria, type Criteria } from '../../src/modules/actors/actor-search-compiler.js';
+import { SqlValues } from '../../src/platform/database/sql-filters.js';
 import { MAX_ACCOUNT_PART_BYTES, MAX_IFI_BYTES } from '../../src/kernel/limits.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
@@ -80,7 +81,7 @@ describeEachBackend(
     it('finds names by eq and in through the prefix index', async () => {
       const tenant = await ctx.given.tenant();
       const plan = async (criteria: Criteria) => {
-        const parameters = new Parameters([tenant.id]);
+        const parameters = new SqlValues([tenant.id]);
         const condition = compileCriteria(criteria, { tenantParameter: '$1', organisationAttribute: null, jobAttribute: null }, parameters);
         return ctx.db.transaction(async (tx) => {
           // Few rows here: a sequential scan would win on cost; what matters is that the index can serve the condition.

@@ -1,7 +1,8 @@
+import { SqlValues } from '../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import type { Principal } from '../../kernel/principal.js';
-import { Parameters } from './actor-search-compiler.js';
+
 import { findMatchingActors } from './actor-search.repository.js';
 import { findActorByKey } from './actor.repository.js';
 import { showActors, type ActorDomains } from './actor.service.js';
@@ -42,9 +43,9 @@ export async function listReports(
   if (!(await mayRead(sql, principal, manager)) || !(await findActorByKey(sql, principal.tenant.id, manager))) {
     throw PersonAccessErrors.notFound(manager);
   }
-  const parameters = new Parameters([principal.tenant.id]);
-  const reports = reportCondition('a', '$1', parameters.add(manager));
-  const readable = readableActorCondition(principal, 'a', '$1', (value) => parameters.add(value));
+  const parameters = new SqlValues([principal.tenant.id]);
+  const reports = reportCondition('a', '$1', parameters.bind(manager));
+  const readable = readableActorCondition(principal, 'a', '$1', (value) => parameters.bind(value));
   const found = await findMatchingActors(
     sql,
     principal.tenant.id,

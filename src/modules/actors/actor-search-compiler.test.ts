@@ -1,14 +1,7 @@
+import { SqlValues } from '../../platform/database/sql-filters.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  compileCriteria,
-  escapeLike,
-  Parameters,
-  readCriteria,
-  readsAsDate,
-  readsAsNumber,
-  type Criteria,
-} from './actor-search-compiler.js';
+import { compileCriteria, escapeLike, readCriteria, readsAsDate, readsAsNumber, type Criteria } from './actor-search-compiler.js';
 
 const read = (criteria: unknown): Criteria => {
   const reading = readCriteria(criteria);
@@ -22,7 +15,7 @@ const compile = (
     jobAttribute: 'job',
   },
 ) => {
-  const parameters = new Parameters(['tenant']);
+  const parameters = new SqlValues(['tenant']);
   const sql = compileCriteria(read(criteria), { tenantParameter: '$1', ...links }, parameters);
   return { sql, values: parameters.values };
 };

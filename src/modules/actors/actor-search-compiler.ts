@@ -8,6 +8,7 @@
  * an attribute value PostgreSQL cannot read as a number or a date never raises an error: it
  * simply never matches a comparison.
  */
+import type { SqlValues } from '../../platform/database/sql-filters.js';
 import { textProblem } from '../../platform/json-guard.js';
 import { positionAmongSql } from './actor-position.js';
 import {
@@ -236,18 +237,6 @@ export interface CompileContext {
   positionJobAttribute?: string | null;
 }
 
-/** The bound values of a query being built: `add` returns the placeholder of a new one. */
-export class Parameters {
-  readonly values: unknown[];
-  constructor(initial: unknown[] = []) {
-    this.values = [...initial];
-  }
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
-
 /** `%`, `_` and `\` taken literally in a LIKE pattern whose escape is `\`. */
 export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (match) => `\\${match}`);
 
@@ -257,28 +246,28 @@ const COMPARISON_SQL = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
  * A condition on one text value `x` (NULL when the actor has none). NULL results are left to the
  * caller: the top-level WHERE drops them and `not` reads them as false (IS NOT TRUE).
  */
-function valuePredicate(x: string, condition: Condition, parameters: Parameters): string {
+function valuePredicate(x: string, condition: Condition, parameters: SqlValues): string {
   switch (condition.op) {
     case 'eq':
-      return `${x} = ${parameters.add(condition.value)}`;
+      return `${x} = ${parameters.bind(condition.value)}`;
     case 'ne':
-      return `${x} <> ${parameters.add(condition.value)}`;
+      return `${x} <> ${parameters.bind(condition.value)}`;
     case 'in':
-      return `${x} = ANY(${parameters.add(condition.value)}::text[])`;
+      return `${x} = ANY(${parameters.bind(condition.value)}::text[])`;
     case 'exists':
       return `${x} IS NOT NULL`;
     case 'contains':
-      return `${x} LIKE ${parameters.add(`%${escapeLike(condition.value)}%`)} ESCAPE '\\'`;
+      return `${x} LIKE ${parameters.bind(`%${escapeLike(condition.value)}%`)} ESCAPE '\\'`;
     case 'startsWith':
-      return `${x} LIKE ${parameters.add(`${escapeLike(condition.value)}%`)} ESCAPE '\\'`;
+      return `${x} LIKE ${parameters.bind(`${escapeLike(condition.value)}%`)} ESCAPE '\\'`;
     default: {
       const operator = COMPARISON_SQL[condition.op];
       const { kind, value } = condition.value;
       if (kind === 'number') {
-        return `(CASE WHEN ${x} ~ '${NUMBER_PATTERN}' THEN ${x}::numeric ${operator} ${parameters.add(String(value))}::numeric END)`;
+        return `(CASE WHEN ${x} ~ '${NUMBER_PATTERN}' THEN ${x}::numeric ${operator} ${parameters.bind(String(value))}::numeric END)`;
       }
       const instant = value.length === 10 ? `${value}T00:00:00Z` : value;
-      return `(CASE WHEN ${sqlReadsAsDate(x, 'either')} THEN ${sqlAsInstant(x)} ${operator} ${parameters.add(instant)}::timestamptz END)`;
+      return `(CASE WHEN ${sqlReadsAsDate(x, 'either')} THEN ${sqlAsInstant(x)} ${operator} ${parameters.bind(instant)}::timestamptz END)`;
     }
   }
 }
@@ -291,13 +280,13 @@ const MAX_CONTAINMENT_IN = 20;
  * the attributes can serve them: several such conditions under one AND become one index scan that
  * intersects them before a single row is read (bench/README.md, "Actor search").
  */
-function attributePredicate(column: string, name: string, condition: Condition, parameters: Parameters): string {
+function attributePredicate(column: string, name: string, condition: Condition, parameters: SqlValues): string {
   const pair = (value: string) => JSON.stringify({ [name]: value });
-  if (condition.op === 'eq') return `${column} @> ${parameters.add(pair(condition.value))}::jsonb`;
+  if (condition.op === 'eq') return `${column} @> ${parameters.bind(pair(condition.value))}::jsonb`;
   if (condition.op === 'in' && condition.value.length <= MAX_CONTAINMENT_IN) {
-    return `${column} @> ANY(${parameters.add([...new Set(condition.value)].map(pair))}::jsonb[])`;
+    return `${column} @> ANY(${parameters.bind([...new Set(condition.value)].map(pair))}::jsonb[])`;
   }
-  return valuePredicate(`(${column} ->> ${parameters.add(name)})`, condition, parameters);
+  return valuePredicate(`(${column} ->> ${parameters.bind(name)})`, condition, parameters);
 }
 
 const IFI_COLUMNS: Record<string, string> = {
@@ -323,15 +312,15 @@ const namePrefix = (value: string) => Array.from(value).slice(0, NAME_INDEX_PREF
  * A condition on the shown name. eq and in compare the indexed prefix (the index's expression,
  * written exactly as in the migration, so the planner matches it) and then the whole name.
  */
-function namePredicate(condition: Condition, parameters: Parameters): string {
+function namePredicate(condition: Condition, parameters: SqlValues): string {
   const column = IFI_COLUMNS.name;
   const prefix = `left(${column}, ${NAME_INDEX_PREFIX})`;
   if (condition.op === 'eq') {
-    return `${prefix} = ${parameters.add(namePrefix(condition.value))} AND ${column} = ${parameters.add(condition.value)}`;
+    return `${prefix} = ${parameters.bind(namePrefix(condition.value))} AND ${column} = ${parameters.bind(condition.value)}`;
   }
   if (condition.op === 'in') {
     const prefixes = [...new Set(condition.value.map(namePrefix))];
-    return `${prefix} = ANY(${parameters.add(prefixes)}::text[]) AND ${column} = ANY(${parameters.add(condition.value)}::text[])`;
+    return `${prefix} = ANY(${parameters.bind(prefixes)}::text[]) AND ${column} = ANY(${parameters.bind(condition.value)}::text[])`;
   }
   return valuePredicate(column, condition, parameters);
 }
@@ -349,7 +338,7 @@ const hashedMembership = (value: string, set: string) => `COALESCE(${value} IN (
  * `entries` selects. The set is one uncorrelated subquery, computed once per search, whatever
  * the number of actors; with no link setting nothing matches.
  */
-function organisationPredicate(condition: Condition, context: CompileContext, parameters: Parameters): string {
+function organisationPredicate(condition: Condition, context: CompileContext, parameters: SqlValues): string {
   if (context.organisationAttribute === null) return 'false';
   const tenant = context.tenantParameter;
   const ancestors = condition.field.startsWith('organisation.ancestors.');
@@ -376,7 +365,7 @@ const linksJobs = (context: CompileContext) => context.jobAttribute !== null || 
  * A `job.*` condition: the actor's current job (actor-job-rules.ts) is one of the jobs the
  * condition selects. With no link setting nothing matches.
  */
-function jobPredicate(condition: Condition, context: CompileContext, parameters: Parameters): string {
+function jobPredicate(condition: Condition, context: CompileContext, parameters: SqlValues): string {
   // Nothing bound when nothing can match: every placeholder added must be in the text.
   if (!linksJobs(context)) return 'false';
   const rest = condition.field.slice('job.'.length);
@@ -403,18 +392,18 @@ function jobPredicate(condition: Condition, context: CompileContext, parameters:
  * actors' (tenant_id, position_id) index) of the job's positions, themselves found through the
  * entries' attributes index; a tenant-wide scan is then never needed.
  */
-export function currentJobIn(jobs: string, context: CompileContext, parameters: Parameters, byId?: Condition): string {
+export function currentJobIn(jobs: string, context: CompileContext, parameters: SqlValues, byId?: Condition): string {
   const tenant = context.tenantParameter;
   const viaPosition = linksPositionJobs(context);
   if (!linksJobs(context)) return 'false';
   const arms: string[] = [];
-  const own = context.jobAttribute === null ? undefined : `(a.attributes ->> ${parameters.add(context.jobAttribute)})`;
+  const own = context.jobAttribute === null ? undefined : `(a.attributes ->> ${parameters.bind(context.jobAttribute)})`;
   if (own !== undefined && context.jobAttribute !== null) {
     const exact = hashedMembership(own, jobs);
     arms.push(byId ? `(${attributePredicate('a.attributes', context.jobAttribute, byId, parameters)} AND ${exact})` : exact);
   }
   if (viaPosition) {
-    const attribute = parameters.add(context.positionJobAttribute);
+    const attribute = parameters.bind(context.positionJobAttribute);
     const parts = [
       byId
         ? positionAmongSql('a', positionIdsOfFewJobsSql(tenant, attribute, jobs))
@@ -426,7 +415,7 @@ export function currentJobIn(jobs: string, context: CompileContext, parameters: 
   return arms.length === 1 ? arms[0] : `(${arms.join(' OR ')})`;
 }
 
-function conditionSql(condition: Condition, context: CompileContext, parameters: Parameters): string {
+function conditionSql(condition: Condition, context: CompileContext, parameters: SqlValues): string {
   // exists false is the negation of exists true, whatever the field.
   if (condition.op === 'exists' && !condition.value)
     return `(${conditionSql({ ...condition, value: true }, context, parameters)}) IS NOT TRUE`;
@@ -444,7 +433,7 @@ function conditionSql(condition: Condition, context: CompileContext, parameters:
  * with NULL give what two-valued logic would once the WHERE drops NULL. Leaves stay bare so the
  * planner sees `a.attributes @> $n` at the top of an AND and can use the GIN index.
  */
-export function compileCriteria(criteria: Criteria, context: CompileContext, parameters: Parameters): string {
+export function compileCriteria(criteria: Criteria, context: CompileContext, parameters: SqlValues): string {
   if ('all' in criteria) return 'true';
   if ('and' in criteria) return `(${criteria.and.map((item) => compileCriteria(item, context, parameters)).join(' AND ')})`;
   if ('or' in criteria) return `(${criteria.or.map((item) => compileCriteria(item, context, parameters)).join(' OR ')})`;

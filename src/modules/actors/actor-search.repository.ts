@@ -1,5 +1,6 @@
+import type { SqlValues } from '../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import type { Parameters } from './actor-search-compiler.js';
+
 import type { StoredActor } from './actor-attributes.js';
 import { type ActorRow, COLUMNS, kindConditions, toStoredActor, type ActorKind } from './actor.repository.js';
 
@@ -24,7 +25,7 @@ export async function findMatchingActors(
   sql: SqlClient,
   tenantId: string,
   condition: string,
-  parameters: Parameters,
+  parameters: SqlValues,
   page: { limit: number; skip: number; kind: ActorKind },
 ): Promise<{ actors: StoredActor[]; total: number }> {
   const values = [...parameters.values];

@@ -1,8 +1,9 @@
+import { SqlValues } from '../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import type { Principal } from '../../kernel/principal.js';
 import { getTenantSettings, type TenantSettings } from './tenant-settings.service.js';
-import { compileCriteria, Parameters, readCriteria, type CompileContext, type Criteria } from './actor-search-compiler.js';
+import { compileCriteria, readCriteria, type CompileContext, type Criteria } from './actor-search-compiler.js';
 import type { JobLinkSettings } from './actor-job-rules.js';
 import { jobIdsSql, positionJobsSql } from '../organisation/index.js';
 import { findMatchingActors } from './actor-search.repository.js';
@@ -45,7 +46,7 @@ export function readPage(query: Record<string, unknown>): { limit: number; skip:
   return { limit: read('limit', 100, 1, 1000), skip: read('skip', 0, 0, Number.MAX_SAFE_INTEGER), kind: kind as ActorKind };
 }
 
-export { Parameters, type Criteria };
+export type { Criteria };
 
 /**
  * SQL: the actor `a` is one of the tenant's people: an import or PUT /api/actors/agents wrote it
@@ -87,7 +88,7 @@ export function readSearchCriteria(criteria: unknown, path: string): Criteria {
 export function peopleSql(
   settings: JobLinkSettings,
   criteria: Criteria,
-  parameters: Parameters,
+  parameters: SqlValues,
   options: { jobs?: boolean; reach?: string } = {},
 ): string {
   const condition = compileCriteria(criteria, linkContext(settings), parameters);
@@ -97,13 +98,13 @@ export function peopleSql(
   let ofPosition = 'NULL::text';
   if (jobs && settings.jobAttribute !== null) {
     joins.push(
-      `LEFT JOIN (${jobIdsSql('$1', 'true')}) own_job ON own_job.id = (a.attributes ->> ${parameters.add(settings.jobAttribute)})`,
+      `LEFT JOIN (${jobIdsSql('$1', 'true')}) own_job ON own_job.id = (a.attributes ->> ${parameters.bind(settings.jobAttribute)})`,
     );
     own = 'own_job.id';
   }
   if (jobs && settings.organisationAttribute !== null && settings.positionJobAttribute !== null) {
     joins.push(
-      `LEFT JOIN (${positionJobsSql('$1', parameters.add(settings.positionJobAttribute))}) position_job
+      `LEFT JOIN (${positionJobsSql('$1', parameters.bind(settings.positionJobAttribute))}) position_job
          ON position_job.id = a.position_id`,
     );
     ofPosition = 'position_job.job_id';
@@ -144,9 +145,9 @@ export async function searchActors(
   const page = readPage(query);
   const criteria = readBody(body);
   const settings = await getTenantSettings(sql, tenant, domains.baseDomain);
-  const parameters = new Parameters([tenant.id]);
+  const parameters = new SqlValues([tenant.id]);
   const condition = compileCriteria(criteria, linkContext(settings), parameters);
-  const readable = readableActorCondition(principal, 'a', '$1', (value) => parameters.add(value));
+  const readable = readableActorCondition(principal, 'a', '$1', (value) => parameters.bind(value));
   const found = await findMatchingActors(
     sql,
     tenant.id,
@@ -186,7 +187,7 @@ export function peopleAmongSql(within: string): string {
  * criteria's values are added to `parameters`, whose `$1` is the tenant id; `settings` are the
  * tenant's (getTenantSettings), read once by a caller compiling several criteria.
  */
-export function peopleMatchingSql(criteria: Criteria, settings: TenantSettings, parameters: Parameters, from?: string): string {
+export function peopleMatchingSql(criteria: Criteria, settings: TenantSettings, parameters: SqlValues, from?: string): string {
   const condition = compileCriteria(criteria, linkContext(settings), parameters);
   if (from !== undefined) return `SELECT a.agent_key FROM ${from} a WHERE ${condition}`;
   return `SELECT a.agent_key FROM actors a WHERE a.tenant_id = $1 AND ${PERSON} AND ${condition}`;

@@ -1,3 +1,4 @@
+import { SqlValues } from '../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { findJobs, findOrganisationLinks, type Job, type OrgEntry, type OrgLink } from '../organisation/index.js';
 import type { Principal, Tenant } from '../../kernel/principal.js';
@@ -5,7 +6,7 @@ import { getTenantSettings, type TenantSettings } from './tenant-settings.servic
 import { toAgent, type ActorLinks, type StoredActor } from './actor-attributes.js';
 import { attributeValue, currentJobId, positionJobId, type JobLinkSettings } from './actor-job-rules.js';
 import { findActorAndStateByKey, findActors, findPersonByKey, type ActorKind } from './actor.repository.js';
-import { Parameters } from './actor-search-compiler.js';
+
 import { findMatchingActors } from './actor-search.repository.js';
 import { mayRead, PersonAccessErrors, readableActorCondition } from './person-access.service.js';
 
@@ -30,8 +31,8 @@ export async function listActors(
   domains: ActorDomains,
 ): Promise<{ actors: Record<string, unknown>[]; total: number }> {
   const tenant = principal.tenant;
-  const parameters = new Parameters([tenant.id]);
-  const readable = readableActorCondition(principal, 'a', '$1', (value) => parameters.add(value));
+  const parameters = new SqlValues([tenant.id]);
+  const readable = readableActorCondition(principal, 'a', '$1', (value) => parameters.bind(value));
   const found =
     readable === undefined
       ? await findActors(sql, tenant.id, kind, page)

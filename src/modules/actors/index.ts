@@ -14,7 +14,7 @@ export type { Identifier } from './actor-import.service.js';
 export { PersonItemBody, PersonItemQuery, PersonQueryProperties } from './actor-item.schemas.js';
 export { findActorByKey, findActorsByKeys, listActorTexts } from './actor-lookup.service.js';
 export type { ActorTexts } from './actor-lookup.service.js';
-export { Parameters, readCriteria } from './actor-search-compiler.js';
+export { readCriteria } from './actor-search-compiler.js';
 export type { Criteria } from './actor-search-compiler.js';
 export { Criteria as CriteriaSchema } from './actor-search.schemas.js';
 export { notDeactivatedSql, peopleAmongSql, peopleMatchingSql, peopleSql, readSearchCriteria } from './actor-search.service.js';

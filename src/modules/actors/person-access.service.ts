@@ -24,7 +24,7 @@ import type { PersonReach } from '../../kernel/person-reach.js';
 import { organisationSubtreeIdsSql } from '../organisation/index.js';
 import { positionAmongSql } from './actor-position.js';
 
-/** Binds a value as the statement's next placeholder and answers it (`SqlFilter.bind`, `Parameters.add`). */
+/** Binds a value as the statement's next placeholder and answers it (`SqlValues.bind`, which SqlFilter extends). */
 export type Bind = (value: unknown) => string;
 
 /** 404 for a person the principal may not read: the same answer as for a person who does not exist. */

@@ -1,7 +1,7 @@
+import { SqlValues } from '../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Tenant } from '../../kernel/principal.js';
 import {
-  Parameters,
   notDeactivatedSql,
   peopleAmongSql,
   peopleMatchingSql,
@@ -61,20 +61,20 @@ export async function refreshMemberships(
   const total = { joined: 0, left: 0 };
   for (let start = 0; start < assignments.length; start += ASSIGNMENTS_A_STATEMENT) {
     const batch = assignments.slice(start, start + ASSIGNMENTS_A_STATEMENT);
-    const parameters = new Parameters([tenantId]);
-    const ids = parameters.add(batch.map((assignment) => assignment.id));
-    const scope = within === undefined ? undefined : parameters.add([...within]);
+    const parameters = new SqlValues([tenantId]);
+    const ids = parameters.bind(batch.map((assignment) => assignment.id));
+    const scope = within === undefined ? undefined : parameters.bind([...within]);
     const matched = batch.map((assignment) => {
-      const id = `${parameters.add(assignment.id)}::uuid`;
+      const id = `${parameters.bind(assignment.id)}::uuid`;
       // A scoped assignment takes the people of its subtree only, whoever refreshes it.
       const placed = (column: string) =>
-        assignment.scope === null ? undefined : placedWithinCondition(column, '$1', parameters.add(assignment.scope));
+        assignment.scope === null ? undefined : placedWithinCondition(column, '$1', parameters.bind(assignment.scope));
       const criteria = selectionCriteria(assignment.people);
       if (criteria !== undefined) {
         const people = peopleMatchingSql(criteria, settings, parameters, scope && 'people');
         return `SELECT ${id} AS assignment_id, p.agent_key FROM (${people}) p${where(placed('p.agent_key'))}`;
       }
-      const actorIds = parameters.add('actorIds' in assignment.people ? assignment.people.actorIds : []);
+      const actorIds = parameters.bind('actorIds' in assignment.people ? assignment.people.actorIds : []);
       const narrowed = scope === undefined ? undefined : `k.agent_key = ANY(${scope}::text[])`;
       const active = notDeactivatedSql('k.agent_key');
       return `SELECT DISTINCT ${id} AS assignment_id, k.agent_key FROM unnest(${actorIds}::text[]) AS k (agent_key)${where(narrowed, active, placed('k.agent_key'))}`;

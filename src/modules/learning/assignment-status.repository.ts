@@ -1,9 +1,10 @@
+import { SqlValues } from '../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Page } from '../../platform/database/sql-filters.js';
 import { requiresSuccessSql } from '../activities/index.js';
 import { activityProgressSql } from '../completions/index.js';
 import type { AssignmentStatus } from './assignment-rules.js';
-import { Parameters, type Bind } from '../actors/index.js';
+import type { Bind } from '../actors/index.js';
 import { type AssignmentReach, toDate } from './assignment.repository.js';
 
 /**
@@ -118,8 +119,8 @@ export async function countByStatus(
   id: string,
   reach?: AssignmentReach,
 ): Promise<{ counts: StatusCounts; formerMembers: number }> {
-  const parameters = new Parameters([tenantId, id]);
-  const bind: Bind = (value) => parameters.add(value);
+  const parameters = new SqlValues([tenantId, id]);
+  const bind: Bind = (value) => parameters.bind(value);
   const { rows } = await sql.query<{ status: AssignmentStatus; people: string | number; former: string | number }>(
     `WITH ${statusesSql('a', membersOf(reach, bind), 'x.assignment_id = $2')}
      SELECT status, count(*) AS people, count(*) FILTER (WHERE left_at IS NOT NULL) AS former FROM a_persons GROUP BY status`,
@@ -195,8 +196,8 @@ export async function findPeoplePage(
   page: Page,
   reach?: AssignmentReach,
 ): Promise<{ people: PersonState[]; total: number }> {
-  const parameters = new Parameters([tenantId, id, statuses === undefined ? null : [...statuses], page.limit, page.skip]);
-  const bind: Bind = (value) => parameters.add(value);
+  const parameters = new SqlValues([tenantId, id, statuses === undefined ? null : [...statuses], page.limit, page.skip]);
+  const bind: Bind = (value) => parameters.bind(value);
   const { rows } = await sql.query<StateRow & { total: string | number }>(
     `WITH ${statusesSql('a', membersOf(reach, bind), 'x.assignment_id = $2')},
      filtered AS MATERIALIZED (

@@ -1,9 +1,10 @@
+import { SqlValues } from '../../platform/database/sql-filters.js';
 import { lockForTransaction, lockSharedForTransaction } from '../../platform/database/advisory-lock.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Page } from '../../platform/database/sql-filters.js';
 import { requiresSuccessSql } from '../activities/index.js';
 import { activityProgressSql } from '../completions/index.js';
-import { Parameters, type Bind } from '../actors/index.js';
+import type { Bind } from '../actors/index.js';
 import type { PeopleSelection, SelectionKind } from './assignment-rules.js';
 
 /** An assignment as stored (migration 0027), without its members. */
@@ -188,8 +189,8 @@ export async function findAssignment(
   id: string,
   reach?: AssignmentReach,
 ): Promise<StoredAssignment | undefined> {
-  const parameters = new Parameters([tenantId, id]);
-  const bind: Bind = (value) => parameters.add(value);
+  const parameters = new SqlValues([tenantId, id]);
+  const bind: Bind = (value) => parameters.bind(value);
   const seen = reach ? ` AND ${seenSql(reach, bind)}` : '';
   const { rows } = await sql.query<AssignmentRow>(
     `SELECT ${assignmentColumns(reach, bind)} FROM learning_assignments s WHERE s.tenant_id = $1 AND s.id = $2${seen}`,
@@ -208,8 +209,8 @@ export async function findAssignmentAccess(
   id: string,
   reach: AssignmentReach,
 ): Promise<{ within: boolean } | undefined> {
-  const parameters = new Parameters([tenantId, id]);
-  const bind: Bind = (value) => parameters.add(value);
+  const parameters = new SqlValues([tenantId, id]);
+  const bind: Bind = (value) => parameters.bind(value);
   const { rows } = await sql.query<{ within: boolean }>(
     `SELECT ${reach.entries('s.scope_organisation_id', bind)} AS within
        FROM learning_assignments s WHERE s.tenant_id = $1 AND s.id = $2 AND ${seenSql(reach, bind)}`,
@@ -228,8 +229,8 @@ export async function findAssignments(
   page: Page,
   reach?: AssignmentReach,
 ): Promise<{ assignments: StoredAssignment[]; total: number }> {
-  const parameters = new Parameters([tenantId, page.limit, page.skip]);
-  const bind: Bind = (value) => parameters.add(value);
+  const parameters = new SqlValues([tenantId, page.limit, page.skip]);
+  const bind: Bind = (value) => parameters.bind(value);
   // The count and the page each embed the condition: each its own placeholders, one statement.
   const seen = () => (reach ? ` AND ${seenSql(reach, bind)}` : '');
   const { rows } = await sql.query<AssignmentRow & { total: string | number }>(

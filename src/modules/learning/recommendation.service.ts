@@ -1,6 +1,7 @@
+import { SqlValues } from '../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Principal } from '../../kernel/principal.js';
-import { Parameters, peopleSql, readableActorCondition } from '../actors/index.js';
+import { peopleSql, readableActorCondition } from '../actors/index.js';
 import { findEvidence, findRecommendations } from './skills-gap.repository.js';
 import { resolveTarget, targetHead, type PersonQuery } from './skills-gap.service.js';
 import { DEFAULT_RECOMMENDATIONS } from './skills-gap-rules.js';
@@ -27,8 +28,8 @@ export async function recommendations(sql: SqlClient, principal: Principal, quer
   // admin or API key limited to a subtree, only those it reaches: a count over the others would
   // tell it what they completed. A learner (a manager or not) sees the job's popularity whole.
   const currentJob = target.person.links.job;
-  const parameters = new Parameters([tenantId]);
-  const reach = principal.scope === undefined ? undefined : readableActorCondition(principal, 'a', '$1', (value) => parameters.add(value));
+  const parameters = new SqlValues([tenantId]);
+  const reach = principal.scope === undefined ? undefined : readableActorCondition(principal, 'a', '$1', (value) => parameters.bind(value));
   const peers = currentJob
     ? {
         sql: peopleSql(target.person.settings, { field: 'job.id', op: 'eq', value: currentJob.id }, parameters, { jobs: false, reach }),

@@ -1,5 +1,6 @@
+import type { SqlValues } from '../../platform/database/sql-filters.js';
 import { PER_ROW_PROBE, type SqlClient } from '../../platform/database/sql-client.js';
-import type { Parameters } from '../actors/index.js';
+
 import type { AssignmentStatus } from './assignment-rules.js';
 import { currentMemberStatusesSql } from './assignment-status.repository.js';
 import type { CompletionCounts } from './report-rules.js';
@@ -30,8 +31,8 @@ export interface CompletionSources {
 export const FEW_PEOPLE = 10_000;
 
 /** The CTE `selection`: whether the people (the CTE `people`) are at most `fewPeople`, to be probed one by one. */
-const selection = (parameters: Parameters, fewPeople: number) =>
-  `selection AS (SELECT count(*) <= ${parameters.add(fewPeople)}::bigint AS few FROM people)`;
+const selection = (parameters: SqlValues, fewPeople: number) =>
+  `selection AS (SELECT count(*) <= ${parameters.bind(fewPeople)}::bigint AS few FROM people)`;
 
 /**
  * The CTE `name`: the rows of `source` (a fragment with an agent key column `key`) of the people,
@@ -93,7 +94,7 @@ const EVIDENCE = 'CASE WHEN a.requires_success THEN r.passed_at ELSE r.completed
  */
 export async function countCompletions(
   sql: SqlClient,
-  parameters: Parameters,
+  parameters: SqlValues,
   sources: CompletionSources,
   group: 'position_id' | 'job_id',
 ): Promise<{ activities: number; groups: Map<string, CompletionCounts> }> {
@@ -149,7 +150,7 @@ export interface ActivityFiguresRow {
  */
 export async function activityFigures(
   sql: SqlClient,
-  parameters: Parameters,
+  parameters: SqlValues,
   /** `activities` has a column `registered` besides the others. */
   sources: CompletionSources,
 ): Promise<{ people: number; activities: ActivityFiguresRow[] }> {
@@ -229,7 +230,7 @@ export interface TallyCounts {
  */
 export async function countTallies(
   sql: SqlClient,
-  parameters: Parameters,
+  parameters: SqlValues,
   sources: { tallies: string; people?: string; fewPeople: number },
   week: boolean,
 ): Promise<TallyCounts> {
@@ -270,7 +271,7 @@ export async function countTallies(
  */
 export async function countAssignmentStatuses(
   sql: SqlClient,
-  parameters: Parameters,
+  parameters: SqlValues,
   sources: { people: string; assignment?: string; activity?: string },
 ): Promise<Array<{ positionId: string; status: AssignmentStatus; pairs: number }>> {
   const assignment = sources.assignment === undefined ? '' : ` AND m.assignment_id = ${sources.assignment}::uuid`;

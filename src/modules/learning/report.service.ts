@@ -1,6 +1,7 @@
+import { SqlValues } from '../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Principal } from '../../kernel/principal.js';
-import { getTenantSettings, Parameters, peopleSql, type Criteria, readableActorCondition, scopeEntryIds } from '../actors/index.js';
+import { getTenantSettings, peopleSql, type Criteria, readableActorCondition, scopeEntryIds } from '../actors/index.js';
 import { registeredActivitiesSql } from '../activities/index.js';
 import { completionRecordsSql } from '../completions/index.js';
 import { existingJobIds, existingOrganisationIds, listJobs, readOrganisation } from '../organisation/index.js';
@@ -101,7 +102,7 @@ interface Selection {
 async function selectPeople(
   context: ReportContext,
   filters: PeopleFilters,
-  parameters: Parameters,
+  parameters: SqlValues,
   /** false: the people's `job_id` is not read (NULL), for a report that groups them by position only. */
   jobs = true,
 ): Promise<Selection> {
@@ -120,7 +121,7 @@ async function selectPeople(
   }
   // As POST /api/actors/search reads the criteria: the tenant's settings, the principal's reach.
   const settings = await getTenantSettings(sql, tenant, context.baseDomain);
-  const reach = readableActorCondition(principal, 'a', '$1', (value) => parameters.add(value));
+  const reach = readableActorCondition(principal, 'a', '$1', (value) => parameters.bind(value));
   return { people: peopleSql(settings, peopleCriteria(filters), parameters, { reach, jobs }), scope };
 }
 
@@ -139,21 +140,21 @@ async function reportedEntries(context: ReportContext, organisationId: string | 
  * `registered`): `activityId`, registered or not (an activity outside the registry completes with
  * `completedAt`), else the registered activities with `tag`, else every registered activity.
  */
-function activitySet(query: CompletionReportQuery, parameters: Parameters): string {
+function activitySet(query: CompletionReportQuery, parameters: SqlValues): string {
   if (query.activityId !== undefined && query.tag !== undefined) throw ReportErrors.activityAndTag();
   if (query.activityId !== undefined) {
-    const id = parameters.add(query.activityId);
+    const id = parameters.bind(query.activityId);
     return `SELECT w.id, COALESCE(x.requires_success, false) AS requires_success, x.name, x.id IS NOT NULL AS registered
               FROM (SELECT ${id}::text COLLATE "C" AS id) w LEFT JOIN (${registeredActivitiesSql('$1', { id })}) x ON true`;
   }
-  const tag = query.tag === undefined ? undefined : parameters.add(query.tag);
+  const tag = query.tag === undefined ? undefined : parameters.bind(query.tag);
   return `SELECT x.id, x.requires_success, x.name, true AS registered FROM (${registeredActivitiesSql('$1', { tag })}) x`;
 }
 
 async function completionSources(
   context: ReportContext,
   query: CompletionReportQuery,
-  parameters: Parameters,
+  parameters: SqlValues,
   jobs = true,
 ): Promise<CompletionSources & { scope?: ReadonlySet<string> }> {
   const { people, scope } = await selectPeople(context, query, parameters, jobs);
@@ -174,7 +175,7 @@ const NONE: CompletionCounts = { people: 0, completed: 0 };
  * completion of the activity set.
  */
 export async function completionByUnit(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
-  const parameters = new Parameters([context.principal.tenant.id]);
+  const parameters = new SqlValues([context.principal.tenant.id]);
   // Grouped by position: the people's jobs are not read (a jobId filter is a criterion of its own).
   const sources = await completionSources(context, query, parameters, false);
   const entries = await reportedEntries(context, query.organisationId, sources.scope);
@@ -196,7 +197,7 @@ export async function completionByUnit(context: ReportContext, query: Completion
 
 /** `GET /api/reports/completion-by-job`: every job (or `jobId`'s) with the selected people whose current job it is. */
 export async function completionByJob(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
-  const parameters = new Parameters([context.principal.tenant.id]);
+  const parameters = new SqlValues([context.principal.tenant.id]);
   const sources = await completionSources(context, query, parameters);
   const jobs = (await listJobs(context.sql, context.principal.tenant.id)).filter(
     (job) => query.jobId === undefined || job.id === query.jobId,
@@ -208,7 +209,7 @@ export async function completionByJob(context: ReportContext, query: CompletionR
 
 /** `GET /api/reports/completion-by-activity`: per activity of the set, what the selected people did of it. */
 export async function completionByActivity(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
-  const parameters = new Parameters([context.principal.tenant.id]);
+  const parameters = new SqlValues([context.principal.tenant.id]);
   const sources = await completionSources(context, query, parameters, false);
   const { people, activities } = await activityFigures(context.sql, parameters, sources);
   const items = activities.map(({ name, ...figures }) => (name === null ? figures : { ...figures, name }));
@@ -252,12 +253,12 @@ export async function activityOverTime(context: ReportContext, query: ActivityOv
       learners: totals.filter((row) => row.kind !== 's').map((row) => ({ start: row.start, count: row.total })),
     };
   } else {
-    const parameters = new Parameters([context.principal.tenant.id]);
+    const parameters = new SqlValues([context.principal.tenant.id]);
     const people = byPeople ? (await selectPeople(context, query, parameters, false)).people : undefined;
     const tallies = statementTalliesSql('$1', {
-      from: parameters.add(range.first),
-      to: parameters.add(range.last),
-      activity: query.activityId === undefined ? undefined : parameters.add(query.activityId),
+      from: parameters.bind(range.first),
+      to: parameters.bind(range.last),
+      activity: query.activityId === undefined ? undefined : parameters.bind(query.activityId),
     });
     counts = await countTallies(context.sql, parameters, { tallies, people, fewPeople: context.fewPeople ?? FEW_PEOPLE }, week);
   }
@@ -276,7 +277,7 @@ export async function activityOverTime(context: ReportContext, query: ActivityOv
  * now), with `assignmentId` of that assignment only and `activityId` of that activity only.
  */
 export async function assignmentCompliance(context: ReportContext, query: AssignmentComplianceQuery): Promise<Report> {
-  const parameters = new Parameters([context.principal.tenant.id]);
+  const parameters = new SqlValues([context.principal.tenant.id]);
   const { people, scope } = await selectPeople(context, query, parameters, false);
   if (query.assignmentId !== undefined && !(await assignmentSeen(context.sql, context.principal, query.assignmentId))) {
     throw ReportErrors.assignmentNotFound(query.assignmentId);
@@ -284,8 +285,8 @@ export async function assignmentCompliance(context: ReportContext, query: Assign
   const entries = await reportedEntries(context, query.organisationId, scope);
   const counted = await countAssignmentStatuses(context.sql, parameters, {
     people,
-    assignment: query.assignmentId === undefined ? undefined : parameters.add(query.assignmentId),
-    activity: query.activityId === undefined ? undefined : parameters.add(query.activityId),
+    assignment: query.assignmentId === undefined ? undefined : parameters.bind(query.assignmentId),
+    activity: query.activityId === undefined ? undefined : parameters.bind(query.activityId),
   });
   const direct = new Map<string, ComplianceCounts>();
   for (const { positionId, status, pairs } of counted) {

@@ -3,11 +3,12 @@
  * they read: each comes as an SQL fragment of its owner's service (docs/architecture.md, "Reads
  * across modules"), embedded here in one statement, its values bound as parameters.
  */
+import { SqlValues } from '../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { completionRecordsSql } from '../completions/index.js';
 import { competencyActivitiesSql } from '../activities/index.js';
 import { jobCompetenciesSql } from '../organisation/index.js';
-import { Parameters } from '../actors/index.js';
+
 import type { Evidence } from './skills-gap-rules.js';
 
 /**
@@ -66,7 +67,7 @@ export async function findEvidence(
 /** A statement selecting people (actors' peopleSql: columns agent_key, job_id) with its parameters, `$1` the tenant id. */
 export interface PeopleStatement {
   sql: string;
-  parameters: Parameters;
+  parameters: SqlValues;
 }
 
 export interface GroupCounts {
@@ -85,8 +86,8 @@ export interface GroupCounts {
  * competency. The one-row `counted` keeps the people counts when no competency is required.
  */
 export async function countGroupGap(sql: SqlClient, people: PeopleStatement, targetJobId: string | undefined): Promise<GroupCounts> {
-  const parameters = new Parameters(people.parameters.values);
-  const target = targetJobId === undefined ? undefined : parameters.add(targetJobId);
+  const parameters = new SqlValues(people.parameters.values);
+  const target = targetJobId === undefined ? undefined : parameters.bind(targetJobId);
   const { rows } = await sql.query<{
     selected: string | number;
     with_target: string | number;
@@ -156,10 +157,10 @@ export async function findRecommendations(
   limit: number,
 ): Promise<RecommendedActivity[]> {
   if (missingIds.length === 0) return [];
-  const parameters = new Parameters(peers ? peers.parameters.values : [tenantId]);
-  const person = parameters.add(agentKey);
-  const missing = parameters.add([...new Set(missingIds)]);
-  const top = parameters.add(limit);
+  const parameters = new SqlValues(peers ? peers.parameters.values : [tenantId]);
+  const person = parameters.bind(agentKey);
+  const missing = parameters.bind([...new Set(missingIds)]);
+  const top = parameters.bind(limit);
   const { rows } = await sql.query<{
     activity_id: string;
     name: Record<string, string> | null;

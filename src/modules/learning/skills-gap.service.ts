@@ -1,3 +1,4 @@
+import { SqlValues } from '../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Principal } from '../../kernel/principal.js';
 import {
@@ -7,7 +8,6 @@ import {
   getTenantSettings,
   readableActorCondition,
   scopeEntryIds,
-  Parameters,
   peopleSql,
   readSearchCriteria,
   type Criteria,
@@ -150,8 +150,8 @@ export async function groupGap(sql: SqlClient, principal: Principal, body: unkno
   if (asked.jobId !== undefined && !targetJob) throw SkillsGapErrors.jobNotFound(asked.jobId);
   const criteria = 'criteria' in read ? read.criteria : await criteriaOf(sql, principal, read.ids);
   const settings = await getTenantSettings(sql, tenant, baseDomain);
-  const parameters = new Parameters([tenant.id]);
-  const reach = readableActorCondition(principal, 'a', '$1', (value) => parameters.add(value));
+  const parameters = new SqlValues([tenant.id]);
+  const reach = readableActorCondition(principal, 'a', '$1', (value) => parameters.bind(value));
   const people: PeopleStatement = { sql: peopleSql(settings, criteria, parameters, { reach }), parameters };
   const counts = await countGroupGap(sql, people, targetJob?.id);
   // One target job: its competencies in its order, each listed even when nobody is selected.

@@ -7,6 +7,27 @@ export interface Page {
 }
 
 /**
+ * The values of a statement being built, bound one at a time: `bind` answers the placeholder of
+ * a new one (`$3`), so no input text ever becomes SQL. The one binder of the code base: a
+ * repository's filter (SqlFilter) and a compiled search (the actor criteria) both bind with it.
+ */
+export class SqlValues {
+  /** What `$1`, `$2`… bind, in order: pass it as the query's values. */
+  readonly values: unknown[];
+
+  /** `initial` are bound already as `$1`, `$2`…, in their order (the tenant's id, first, as `$1`). */
+  constructor(initial: readonly unknown[] = []) {
+    this.values = [...initial];
+  }
+
+  /** Binds `value` as the next placeholder and answers it (`$3`). */
+  bind(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/**
  * The WHERE clause of a query whose conditions depend on the request, and the values its `$n`
  * placeholders bind. Condition text is written in the repository, as plain SQL; a value only ever
  * reaches the statement through `bind` (or `andIf`, which binds), as the next placeholder, so no
@@ -20,9 +41,7 @@ export interface Page {
  * await sql.query(`SELECT … FROM audit_log ${where.clause} ${where.paged('at DESC, seq DESC', page)}`, where.values);
  * ```
  */
-export class SqlFilter {
-  /** What `$1`, `$2`… bind, in order: pass it as the query's values. */
-  readonly values: unknown[];
+export class SqlFilter extends SqlValues {
   private readonly conditions: string[];
 
   /**
@@ -31,14 +50,8 @@ export class SqlFilter {
    * so the clause leads with the column every index leads with).
    */
   constructor(values: readonly unknown[] = [], ...conditions: string[]) {
-    this.values = [...values];
+    super(values);
     this.conditions = [...conditions];
-  }
-
-  /** Binds `value` as the next placeholder and answers it (`$3`). */
-  bind(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
   }
 
   /** Adds conditions that must all hold, written with placeholders `bind` answered (or none). */
