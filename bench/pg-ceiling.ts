@@ -1,8 +1,9 @@
 /**
  * PostgreSQL's own one-row insert ceiling on this machine: pgbench, `--clients` clients, each
  * transaction one INSERT of a ~300-byte document into a table keyed like `xapi_documents`, on a
- * scratch database. The figure a PUT of a new state document is compared with (bench/README.md,
- * "Side by side"). Nothing of learnbase runs: it is the database's pace, not ours.
+ * scratch database. The figure a PUT of a new state document is compared with (docs/performance.md,
+ * "Writes at the database's pace: shared commits"). Nothing of learnbase runs: it is the database's
+ * pace, not ours. How to run it: bench/README.md, "PostgreSQL's insert ceiling".
  *
  *   node --import tsx bench/pg-ceiling.ts [--duration 10] [--clients 10] [--database URL]
  */

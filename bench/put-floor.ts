@@ -6,7 +6,7 @@
  * `putState` case (10 connections, a new id a request). It answers what the architecture (one Node
  * process, node-postgres, PostgreSQL and the load generator sharing the cores) can reach at all,
  * and, with `--work-us`, how fast that falls as each request costs the server more: the figure
- * learnbase's PUT is compared with in bench/README.md, "Where the ceiling is out of reach".
+ * learnbase's PUT is compared with in docs/performance.md, "Where the ceiling is out of reach".
  *
  *   node --import tsx bench/put-floor.ts [--duration 10] [--work-us 0,20,40,60] [--database URL]
  *

@@ -272,7 +272,8 @@ export const DEFAULTS = {
   attachmentUploadsInFlight: 2,
   attachmentUploadsInFlightPerTenant: 1,
   // A report over a whole tenant of 100,000 people keeps a core busy for about a second: two at
-  // once keep the other requests' share of the cores and of the connection pool (bench/README.md, "Learning").
+  // once keep the other requests' share of the cores and of the connection pool (docs/performance.md,
+  // "Reports at 100,000 people").
   reportsInFlight: 2,
   // Far above what xAPI clients send (TinCanJS and the ADL conformance suite send at most tens);
   // a batch is one transaction, and 10,000 small statements are about 1.5 MB and a few seconds.

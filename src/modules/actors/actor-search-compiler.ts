@@ -278,7 +278,8 @@ const MAX_CONTAINMENT_IN = 20;
 /**
  * An attribute condition. `eq` as `@>`, and a short `in` as `@> ANY(jsonb[])`, so the GIN index on
  * the attributes can serve them: several such conditions under one AND become one index scan that
- * intersects them before a single row is read (bench/README.md, "Actor search").
+ * intersects them before a single row is read (docs/performance.md, "Actor search: the GIN index and
+ * the materialised match set").
  */
 function attributePredicate(column: string, name: string, condition: Condition, parameters: SqlValues): string {
   const pair = (value: string) => JSON.stringify({ [name]: value });

@@ -88,7 +88,8 @@ export const newDocumentWriter = (sql: SqlClient): NewDocumentWriter =>
         : repository.insertDocumentsIfAbsent(sql, documents),
     keyOf: repository.addressKey,
     // Two at a time: fewer, larger batches wake the database less often, which on a machine
-    // shared with it pays more than a third and fourth statement in flight (bench/README.md).
+    // shared with it pays more than a third and fourth statement in flight (docs/performance.md,
+    // "Writes at the database's pace: shared commits").
     maxInFlight: 2,
     maxBatch: 100,
   });
