@@ -19,7 +19,7 @@ import { keyFileCreated, type SecretBox } from '../platform/secret-box.js';
 import { handOffToServer, NOT_HANDED_OFF } from './pglite-handoff.js';
 
 /**
- * `learnbase`: the command line (design.md, "Command line"). This file reads the arguments and
+ * `learnbase`: the command line (README.md, "Command line"). This file reads the arguments and
  * dispatches to one file per noun; a command on the database runs here, or in the server that
  * holds the PGlite folder (pglite-handoff.ts).
  */

@@ -17,7 +17,7 @@ declare module 'fastify' {
 }
 
 /**
- * Who is calling, bound to exactly one tenant. See "Who may call what" in shared/design.md:
+ * Who is calling, bound to exactly one tenant. See docs/tenancy-and-authentication.md:
  * admins and API keys may do everything in their tenant; actor credentials and launch
  * tokens only what concerns their own actor (and activity).
  */

@@ -21,7 +21,7 @@ const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
 export interface ServeOptions {
   /**
-   * A worker of `serve --workers N` (src/cluster.ts): the primary has migrated, seeded and prints
+   * A worker of `serve --workers N` (src/server/workers.ts): the primary has migrated, seeded and prints
    * the banner, so the worker only serves (and exits when the primary tells it to).
    */
   worker?: boolean;

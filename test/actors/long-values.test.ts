@@ -12,7 +12,7 @@ import { randomText } from '../support/long-text.js';
  * `PUT /api/actors/agents` with long values (issue 24): a name is free text of any length (its
  * index holds a prefix, migration 0022) and search still finds it by eq and in through that
  * index; an identifier (mbox, openid, account homePage and name, a unique attribute's value) is
- * held to src/modules/xapi/limits.ts, a 400 naming it one byte over, nothing stored.
+ * held to src/kernel/limits.ts, a 400 naming it one byte over, nothing stored.
  */
 
 type Headers = Record<string, string>;

@@ -3346,7 +3346,7 @@ export function alternateSyntaxRequest(ctx: FuzzContext): fc.Arbitrary<FuzzReque
 // ---------------------------------------------------------------------------------------------
 // Statements with attachments (issue 15, items 1 and 2): multipart/mixed bodies for POST and PUT
 // /xapi/statements, the statements first and one part per attachment. The routes are the ones
-// above, with another body shape; src/modules/xapi/statements/attachments.test.ts sends these
+// above, with another body shape; test/xapi/attachment.test.ts sends these
 // on both backends.
 
 export const MULTIPART_BOUNDARY = 'fuzz-boundary-27182818';

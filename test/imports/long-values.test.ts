@@ -10,7 +10,7 @@ import { randomText } from '../support/long-text.js';
 /**
  * Long values in imports (issue 24): one long value in one row of a users import once failed the
  * whole import with a 500. A name is stored whole at any length; a unique attribute's value is
- * held to an account name's limit (src/modules/xapi/limits.ts) and one byte more is that row's
+ * held to an account name's limit (src/kernel/limits.ts) and one byte more is that row's
  * `value_too_long` error while the other rows import, from JSON and from CSV alike. Organisation
  * and job ids keep their limit in characters, which fits the index in any characters.
  */

@@ -1,11 +1,13 @@
 // `npm test`: runs every test file (or those named as arguments) through node:test, then says once,
-// after the summary, whether PostgreSQL was skipped. Each test process that finds no PostgreSQL
+// after the summary, whether PostgreSQL was skipped. `--unit` (`npm run test:unit`) runs the unit
+// tests alone: those beside the code in src/ (no database, no server: test/architecture/unit-tests.test.ts
+// holds them to it) and the console's in test/console/. Each test process that finds no PostgreSQL
 // server appends a line to the file the SKIPPED_BACKENDS_FILE variable names (backends-report.ts)
 // instead of warning on its own.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { SKIPPED_BACKENDS_FILE } from './backends-report.js';
 import { builtIsCurrent, ROOT } from './built.js';
 import { BASELINE_WASM_ONLY } from './node-flags.js';
@@ -79,9 +81,13 @@ function build(): Promise<void> {
   );
 }
 
-const named = process.argv.slice(2);
-const files = named.length > 0 ? named : testFiles();
-await build();
+/** The unit tier: the tests in src/ and the console's, which need no database, server or build. */
+const isUnit = (path: string) => path.startsWith(`src${sep}`) || path.startsWith(join('test', 'console') + sep);
+
+const unit = process.argv[2] === '--unit';
+const named = process.argv.slice(unit ? 3 : 2);
+const files = named.length > 0 ? named : testFiles().filter((path) => !unit || isUnit(path));
+if (!unit) await build();
 const code = await runNodeTest(files, reportFile);
 const notice = skippedPostgres(reportFile);
 if (notice) process.stdout.write(`${notice}\n`);

@@ -7,7 +7,7 @@ import type { GivenTenant } from '../support/given.js';
 import { randomText, utf8Bytes } from '../support/long-text.js';
 
 /**
- * Identifiers the LRS indexes are held to the lengths of src/modules/xapi/limits.ts (issue 24: a
+ * Identifiers the LRS indexes are held to the lengths of src/kernel/limits.ts (issue 24: a
  * longer one failed the index with SQLSTATE 54000, a 500). At its limit, in random multi-byte
  * characters that do not compress, with every other part of the same index at its own limit, a
  * value is stored and read back; one byte more is a 400 naming the field, and nothing of the

@@ -368,7 +368,7 @@ describeEachBackend('xAPI statements resource', (ctx) => {
         payload: '--abc\r\nContent-Type: application/json\r\n\r\n{}\r\n--abc--\r\n',
       });
       assert.equal(multipart.statusCode, 400);
-      // Attachments themselves are tested in src/modules/xapi/statements/attachments.test.ts.
+      // Attachments themselves are tested in test/xapi/attachment.test.ts.
       assert.equal(multipart.json().code, 'statement.invalid');
     });
 

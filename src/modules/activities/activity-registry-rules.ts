@@ -34,7 +34,7 @@ export interface RegistryCheck {
 }
 
 /**
- * Longest id or parentId, in UTF-8 bytes: an activity id's limit everywhere (xapi/limits.ts), so a
+ * Longest id or parentId, in UTF-8 bytes: an activity id's limit everywhere (kernel/limits.ts), so a
  * registered activity can be named in statements, and an entry's parent index, which holds
  * parentId and id together, stays under the B-tree's 2,704 bytes (2,000 here had it fail).
  */

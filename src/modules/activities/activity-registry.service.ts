@@ -145,7 +145,7 @@ export function findActivityIdsByTagsAndAttributes(
 /**
  * The activities among `ids` that the registry holds outside `rootId`'s subtree: registered, and
  * neither `rootId` nor below it (through parentId, any depth). A launch token's statements may
- * not be about these (statements.service.ts).
+ * not be about these (xapi's statement.service.ts).
  */
 export async function findRegisteredOutside(sql: SqlClient, tenantId: string, ids: readonly string[], rootId: string): Promise<string[]> {
   if (ids.length === 0) return [];

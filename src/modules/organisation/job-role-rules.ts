@@ -13,7 +13,7 @@ import {
 
 /**
  * The rules of a job architecture import (`PUT /api/import/jobs`, interface 2.5), pure like
- * org-unit-import.ts and reporting the same way: every problem of every entry, 0-based index.
+ * org-unit-rules.ts and reporting the same way: every problem of every entry, 0-based index.
  */
 
 /** Names (of a job, of a competency) are 1 to 1,000 characters: a title, not a document. */

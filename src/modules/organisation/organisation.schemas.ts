@@ -7,7 +7,7 @@ const Attributes = Type.Record(Type.String(), Type.String(), {
 
 const Id = (description: string, examples: string[]) => Type.String({ minLength: 1, maxLength: 255, description, examples });
 
-/** An organisation entry as imported (interface 2.4). Documentation only: org-unit-import.ts checks bodies itself, to name every bad entry. */
+/** An organisation entry as imported (interface 2.4). Documentation only: org-unit-rules.ts checks bodies itself, to name every bad entry. */
 export const OrgEntryInput = Type.Object(
   {
     id: Id('Unique id of the entry: a position code or a location id (1-255 characters).', ['P-1001']),
@@ -83,7 +83,7 @@ const FlatEntry = {
 };
 
 /**
- * The answer of GET /api/organisation. The tree is written by org-structure.service.ts's
+ * The answer of GET /api/organisation. The tree is written by organisation.service.ts's
  * iterative `treeJson`, not by Fastify's serializer (which recurses, and a chain of 10,000
  * positions is a valid hierarchy), so this schema documents the shape without nesting it.
  */

@@ -48,7 +48,7 @@ const ADDRESSES_KEPT = 16;
 const MENTION = /^(`?)(docs\/([a-z0-9-]+)\.md)\1(?:, "([^"\n]+)")?/;
 /** A Markdown link to a guide followed by `, "Section"`: the link leads to that section. */
 const LINK_THEN_SECTION = /\]\(((?:\.\/|(?:\.\.\/)?docs\/)?[a-z0-9-]+\.md)\), "([^"\n]+)"/g;
-/** Where a mention may start: not inside a path or a word (`bench/docs/x.md`). */
+/** Where a mention may start: not inside a longer path or a word. */
 const MENTION_START = /(?<![\w/.-])`?docs\/[a-z0-9-]+\.md/;
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens. */
@@ -252,7 +252,7 @@ function addressBlock(addresses: { server: string; demo: string }, banner = fals
   return `<pre><code>${escapeHtml(lines.join('\n'))}</code></pre>`;
 }
 
-/** The guide page a Markdown link names (`oauth.md`, `./oauth.md#revoke`, `docs/oauth.md`), if it is one. */
+/** The guide page a Markdown link names (`oauth.md`, `docs/oauth.md`, either with `./` before it or `#revoke` after it), if it is one. */
 function guideLink(href: string, names: Set<string>): string | undefined {
   const match = /^(?:\.\/|(?:\.\.\/)?docs\/)?([a-z0-9-]+)\.md(#[^\s]*)?$/.exec(href);
   return match && names.has(match[1]!) ? `${GUIDES_PATH}${match[1]}${match[2] ?? ''}` : undefined;

@@ -137,8 +137,8 @@ export interface CredentialServiceOptions {
 }
 
 /**
- * Learner credentials: Basic username/password pairs that act for one actor (design.md, "Who may
- * call what"). A verified credential is cached per process so launch and xAPI calls do not pay
+ * Learner credentials: Basic username/password pairs that act for one actor (docs/provisioning.md,
+ * "A person's credentials"). A verified credential is cached per process so launch and xAPI calls do not pay
  * scrypt each; every revocation is announced on `learnbase_credential_revocations` and every
  * process evicts it (RevocableCache).
  */

@@ -57,7 +57,7 @@ function withContextActivityArrays(context: JsonObject): JsonObject {
 const mapEntries = (object: JsonObject, map: (value: Json) => Json): JsonObject =>
   Object.fromEntries(Object.entries(object).map(([key, value]) => [key, map(value)]));
 
-/** What a stored statement is found by: the columns and rows `statements.repository.ts` writes beside it. */
+/** What a stored statement is found by: the columns and rows `statement.repository.ts` writes beside it. */
 export interface StatementIndex {
   verbId: string;
   registration: string | null;

@@ -374,7 +374,7 @@ class StatementChecker {
       }
       this.string(attachment.sha2, `${itemPath}.sha2`);
       if (!/^[0-9a-f]{56,128}$/i.test(attachment.sha2 as string)) throw invalid(`${itemPath}.sha2`, 'must be a hexadecimal SHA-2 hash');
-      // Without a fileUrl the raw data must come as a part of the request: attachments.ts checks that.
+      // Without a fileUrl the raw data must come as a part of the request: attachment.ts checks that.
       if (attachment.fileUrl !== undefined) this.iri(attachment.fileUrl, `${itemPath}.fileUrl`);
     });
   }

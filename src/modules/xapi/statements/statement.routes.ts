@@ -51,7 +51,7 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
   app,
   { sql, attachmentLimitBytes, attachmentStore = databaseAttachmentStore, batchLimit },
 ) => {
-  // Statements with attachment data arrive as multipart/mixed (2.0 Part 3 §1.5.2): attachments.ts.
+  // Statements with attachment data arrive as multipart/mixed (2.0 Part 3 §1.5.2): attachment.ts.
   app.addContentTypeParser('multipart/mixed', multipartStatementsParser(attachmentLimitBytes));
   // xAPI 2.0 Part 3 §3.2.s3.b6: a body in any other media type is a 400, not HTTP's 415.
   app.removeContentTypeParser('text/plain');

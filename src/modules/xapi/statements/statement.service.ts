@@ -63,7 +63,7 @@ export function authorityOf(principal: Principal, baseUrl: string): JsonObject {
  * is left alone), applies voiding and records activity definitions and agent names.
  * `statementId` is PUT's parameter. `attachments` are the parts of a multipart/mixed request:
  * matched to the statements' attachments (and signatures checked) before anything is stored,
- * their data stored in the same transaction (attachments.ts). Resolves to the ids in the order sent.
+ * their data stored in the same transaction (attachment.ts). Resolves to the ids in the order sent.
  */
 export async function storeStatements(
   sql: SqlClient,

@@ -5,9 +5,9 @@ import { describe, it } from 'node:test';
 import { parseMultipart } from '@remix-run/multipart-parser/node';
 import fc from 'fast-check';
 import { CompactSign } from 'jose';
-import { multipartStatementBody } from '../../../../test/fuzz/arbitraries.js';
-import { describeEachBackend, type TestContext } from '../../../../test/support/build-test-app.js';
-import type { GivenTenant } from '../../../../test/support/given.js';
+import { multipartStatementBody } from '../fuzz/arbitraries.js';
+import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
+import type { GivenTenant } from '../support/given.js';
 
 type Json = Record<string, unknown>;
 
