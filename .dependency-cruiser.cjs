@@ -65,14 +65,15 @@ module.exports = {
     },
     {
       name: 'platform-knows-no-learning',
-      comment: 'platform/ knows nothing of learning or xAPI: it imports neither the kernel nor a module nor an entry.',
+      comment:
+        'platform/ knows nothing of learning or xAPI: it imports neither the kernel nor a module nor an entry, nor the configuration (config.ts reads the settings with platform/’s help and hands each part what it takes).',
       severity: 'error',
       from: { path: '^src/platform/' },
-      to: { path: '^src/(kernel|modules|server|cli)/' },
+      to: { path: ['^src/(kernel|modules|server|cli)/', '^src/config\\.ts$'] },
     },
     {
       name: 'kernel-knows-no-module',
-      comment: 'The kernel is what every module shares and no module owns: it imports platform/ only.',
+      comment: 'The kernel is what every module shares and no module owns: it imports platform/ and the configuration’s types only.',
       severity: 'error',
       from: { path: '^src/kernel/' },
       to: { path: '^src/(modules|server|cli)/' },

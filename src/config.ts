@@ -249,7 +249,8 @@ export const AppConfig = {
   },
 } as const;
 export type AppConfig = XStatic<typeof AppConfig>;
-export type DatabaseConfig = XStatic<typeof DatabaseConfig>;
+/** The database the schema above reads (`database`), as the platform opens it. */
+export type { DatabaseConfig } from './platform/database/open-database.js';
 
 export const DEFAULTS = {
   port: 8080,

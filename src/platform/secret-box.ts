@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { AppConfig, DatabaseConfig } from '../config.js';
+import type { DatabaseConfig } from './database/open-database.js';
 import { AppError } from './http/app-error.js';
 
 /**
@@ -145,8 +145,16 @@ function keyInFile(file: string, what: string): SecretKey {
 
 const keyOf = (key: Buffer): SecretKey => ({ id: keyIdOf(key), key });
 
+/** The settings that name the keys (config.ts reads them): each key itself, or a file holding it. */
+export interface SecretsKeySettings {
+  secretsKey?: string;
+  secretsKeyFile?: string;
+  secretsKeyPrevious?: string;
+  secretsKeyPreviousFile?: string;
+}
+
 /** The keys the configuration names (LEARNBASE_SECRETS_KEY[_FILE], LEARNBASE_SECRETS_KEY_PREVIOUS[_FILE]); no default key file. */
-export function configuredSecretBox(config: AppConfig): SecretBox {
+export function configuredSecretBox(config: SecretsKeySettings): SecretBox {
   const current = keyFrom(config.secretsKey, config.secretsKeyFile, 'LEARNBASE_SECRETS_KEY');
   const previous = keyFrom(config.secretsKeyPrevious, config.secretsKeyPreviousFile, 'LEARNBASE_SECRETS_KEY_PREVIOUS');
   return new SecretBox(current, previous && previous.id !== current?.id ? [previous] : []);
@@ -162,7 +170,7 @@ export const defaultKeyFile = (dataDir: string): string => `${resolve(dataDir)}.
  * the banner (`created`: the file it made).
  */
 export function resolveSecretBox(
-  config: AppConfig,
+  config: SecretsKeySettings,
   database: DatabaseConfig,
   create: boolean,
 ): { box: SecretBox; keyFile?: string; created?: string } {

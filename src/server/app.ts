@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppConfig } from '../config.js';
 import type { SqlClient } from '../platform/database/sql-client.js';
 import { LocalNotifyBus, type NotifyBus } from '../platform/database/notify-bus.js';
-import type { ModuleOptions } from '../platform/module-options.js';
+import type { ModuleOptions } from '../kernel/module-options.js';
 import { OutboundHttp } from '../platform/outbound-http.js';
 import { configuredSecretBox, type SecretBox } from '../platform/secret-box.js';
 import { registerErrorHandler } from '../platform/http/error-handler.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ModuleOptions } from '../../platform/module-options.js';
+import type { ModuleOptions } from '../../kernel/module-options.js';
 import { activityRegistryRoutes } from './activity-registry.routes.js';
 
 /** The activities registry. */

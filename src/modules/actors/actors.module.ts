@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ModuleOptions } from '../../platform/module-options.js';
+import type { ModuleOptions } from '../../kernel/module-options.js';
 import { actorsRoutes } from './actor.routes.js';
 import { actorReportsRoutes } from './actor-reports.routes.js';
 import { actorsSearchRoutes } from './actor-search.routes.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ModuleOptions } from '../../platform/module-options.js';
+import type { ModuleOptions } from '../../kernel/module-options.js';
 import type { PersonReach } from '../../kernel/person-reach.js';
 import { auditRoutes } from './audit.routes.js';
 

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import { purgeHourly } from '../../platform/housekeeping.js';
-import type { ModuleOptions } from '../../platform/module-options.js';
+import type { ModuleOptions } from '../../kernel/module-options.js';
 import { ApiKeyService } from './api-keys/api-key.service.js';
 import { apiKeyRoutes } from './api-keys/api-key.routes.js';
 import { authPlugin } from './auth.plugin.js';

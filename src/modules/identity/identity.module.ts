@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { everyHour, purgeHourly } from '../../platform/housekeeping.js';
-import type { ModuleOptions } from '../../platform/module-options.js';
+import type { ModuleOptions } from '../../kernel/module-options.js';
 import type { Admission } from '../../platform/http/admission.js';
 import type { PeopleChanges } from '../actors/index.js';
 import { DropFolder } from './drop-folder.service.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ModuleOptions } from '../../platform/module-options.js';
+import type { ModuleOptions } from '../../kernel/module-options.js';
 import { importHistoryRoutes } from './import-history.routes.js';
 import { organisationImportRoutes } from './organisation-import.routes.js';
 import { usersImportRoutes } from './user-import.routes.js';

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { ModuleOptions } from '../../platform/module-options.js';
+import type { ModuleOptions } from '../../kernel/module-options.js';
 import { LaunchSessionService } from './launch-session.service.js';
 import { launchRoutes } from './launch.routes.js';
 import { NO_SIGN_ON, type LaunchSignOn } from './launch-sign-on.js';

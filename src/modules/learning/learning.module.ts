@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ModuleOptions } from '../../platform/module-options.js';
+import type { ModuleOptions } from '../../kernel/module-options.js';
 import { WorkQueue } from '../../platform/http/work-queue.js';
 import { competencyRoutes } from './competency.routes.js';
 import { skillsGapRoutes } from './skills-gap.routes.js';

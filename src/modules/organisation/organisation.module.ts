@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ModuleOptions } from '../../platform/module-options.js';
+import type { ModuleOptions } from '../../kernel/module-options.js';
 import { organisationRoutes } from './organisation.routes.js';
 
 /** The organisation structure and the job architecture, as imported (their imports are the imports module's). */

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { ModuleOptions } from '../../platform/module-options.js';
+import type { ModuleOptions } from '../../kernel/module-options.js';
 import { TenancyService } from './tenancy.service.js';
 
 declare module 'fastify' {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ModuleOptions } from '../../platform/module-options.js';
+import type { ModuleOptions } from '../../kernel/module-options.js';
 import { outOfScope } from '../../kernel/principal.js';
 import { activitiesRoutes } from './activity-definitions/activity-definition.routes.js';
 import { agentsRoutes } from './agents/agent.routes.js';

@@ -1,8 +1,8 @@
 import type { AppConfig } from '../config.js';
-import type { NotifyBus } from './database/notify-bus.js';
-import type { SqlClient } from './database/sql-client.js';
-import type { OutboundHttp } from './outbound-http.js';
-import type { SecretBox } from './secret-box.js';
+import type { NotifyBus } from '../platform/database/notify-bus.js';
+import type { SqlClient } from '../platform/database/sql-client.js';
+import type { OutboundHttp } from '../platform/outbound-http.js';
+import type { SecretBox } from '../platform/secret-box.js';
 
 /** What the app assembly hands each module's plugin. */
 export interface ModuleOptions {
