@@ -27,7 +27,7 @@ import { migrate } from '../src/platform/database/migrate.js';
 import { PgliteDatabase } from '../src/platform/database/pglite-client.js';
 import { PostgresDatabase } from '../src/platform/database/postgres-client.js';
 import type { Database } from '../src/platform/database/sql-client.js';
-import { newSecret } from '../src/platform/secrets.js';
+import { newSecret } from '../src/platform/issued-secrets.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HOST = '127.0.0.1';

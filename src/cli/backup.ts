@@ -1,6 +1,6 @@
 import type { DatabaseConfig } from '../config.js';
 import type { CommandOutput } from '../platform/control-socket.js';
-import { backupDataFolder, restoreDataFolder } from '../platform/database/backup.js';
+import { backupDataFolder, restoreDataFolder } from '../platform/database/pglite-dump.js';
 import { UsageError } from './command.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../platform/database/sql-client.js';
-import { newSecret } from '../platform/secrets.js';
+import { newSecret } from '../platform/issued-secrets.js';
 import { createAdmin } from '../modules/auth/admins/admin.service.js';
 import { issueApiKey, type IssuedApiKey } from '../modules/auth/api-keys/api-key.service.js';
 import { createClient, ensureConsoleClient, type IssuedClient } from '../modules/auth/oauth/client.service.js';

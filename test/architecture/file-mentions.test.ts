@@ -65,3 +65,15 @@ describe('files the code names', () => {
     assert.deepEqual(missing('src/modules/learning/probe.ts', text), ['../shared/design.md', 'statements.service.ts']);
   });
 });
+
+describe('source file names', () => {
+  it('name one file each, so a bare name in a comment leads to one place (a module’s face, index.ts, apart)', () => {
+    const sources = filesUnder('src').filter((path) => path.endsWith('.ts') && basename(path) !== 'index.ts');
+    const byName = new Map<string, string[]>();
+    for (const path of sources) byName.set(basename(path), [...(byName.get(basename(path)) ?? []), path]);
+    assert.deepEqual(
+      [...byName.values()].filter((paths) => paths.length > 1),
+      [],
+    );
+  });
+});

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { issueCode } from '../../src/modules/auth/oauth/code.service.js';
-import { newSecret } from '../../src/platform/secrets.js';
+import { newSecret } from '../../src/platform/issued-secrets.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import {
   exchange,

@@ -5,7 +5,7 @@ import { buildApp } from '../../src/server/app.js';
 import { migrate } from '../../src/platform/database/migrate.js';
 import { PostgresNotifyBus } from '../../src/platform/database/notify-bus.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-client.js';
-import { hashSecret } from '../../src/platform/secrets.js';
+import { hashSecret } from '../../src/platform/issued-secrets.js';
 import { createPostgresDatabase, POSTGRES_AVAILABLE } from '../support/backends.js';
 import { describeEachBackend, testConfig, type TestContext } from '../support/build-test-app.js';
 import { Given } from '../support/given.js';

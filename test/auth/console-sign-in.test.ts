@@ -3,7 +3,7 @@ import { it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
-import { hashSecret, newSecret } from '../../src/platform/secrets.js';
+import { hashSecret, newSecret } from '../../src/platform/issued-secrets.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 import { tenantAddress } from '../../src/modules/auth/console/console-session.routes.js';

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app.js';
 import { createClient } from '../../src/modules/auth/oauth/client.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
-import { hashSecret, newSecret } from '../../src/platform/secrets.js';
+import { hashSecret, newSecret } from '../../src/platform/issued-secrets.js';
 import { describeEachBackend, testConfig, type TestContext } from '../support/build-test-app.js';
 import { givenOAuth, me, pkceChallenge, redeemCode, REDIRECT_URI, type OAuthFixture } from './oauth-token-fixtures.js';
 

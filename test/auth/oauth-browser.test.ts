@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { createClient } from '../../src/modules/auth/oauth/client.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
-import { newSecret } from '../../src/platform/secrets.js';
+import { newSecret } from '../../src/platform/issued-secrets.js';
 import { browserSkip, launchChromium } from '../support/chromium.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import { pkceChallenge } from './oauth-token-fixtures.js';

@@ -4,7 +4,7 @@ import { it } from 'node:test';
 import { DEFAULTS } from '../../src/config.js';
 import { purgeExpiredOAuthRows } from '../../src/modules/auth/oauth/oauth-housekeeping.js';
 import { DEFAULT_SIGN_IN_POLICY } from '../../src/modules/auth/oauth/sign-in-throttle.js';
-import { hashSecret, newSecret } from '../../src/platform/secrets.js';
+import { hashSecret, newSecret } from '../../src/platform/issued-secrets.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 import { exchange, givenOAuth, me, REDIRECT_URI } from './oauth-token-fixtures.js';
 

@@ -5,7 +5,7 @@ import { createClient } from '../../src/modules/auth/oauth/client.service.js';
 import { issueCode } from '../../src/modules/auth/oauth/code.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import type { SqlClient } from '../../src/platform/database/sql-client.js';
-import { hashSecret, newSecret } from '../../src/platform/secrets.js';
+import { hashSecret, newSecret } from '../../src/platform/issued-secrets.js';
 import type { TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { hashSecret } from '../../src/platform/secrets.js';
+import { hashSecret } from '../../src/platform/issued-secrets.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 import { basicClient, exchange, formRequest, givenOAuth, me, redeemCode, REDIRECT_URI, tokenRequest } from './oauth-token-fixtures.js';
 

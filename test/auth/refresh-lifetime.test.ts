@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
-import { hashSecret } from '../../src/platform/secrets.js';
+import { hashSecret } from '../../src/platform/issued-secrets.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 import { exchange, expireToken, givenOAuth, tokenRequest } from './oauth-token-fixtures.js';
 

@@ -6,7 +6,7 @@ import { exchange, givenOAuth, pkceChallenge, REDIRECT_URI, submitSignInForm } f
 import { METADATA_REFRESH_MS, refreshDueMetadata } from '../../src/modules/identity/saml-metadata.service.js';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
-import { newSecret } from '../../src/platform/secrets.js';
+import { newSecret } from '../../src/platform/issued-secrets.js';
 import { OutboundHttp } from '../../src/platform/outbound-http.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import { browserSkip, launchChromium, serveContentPage } from '../support/chromium.js';

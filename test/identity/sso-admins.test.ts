@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { exchange, pkceChallenge, REDIRECT_URI, submitSignInForm, tokenRequest } from '../auth/oauth-token-fixtures.js';
-import { newSecret } from '../../src/platform/secrets.js';
+import { newSecret } from '../../src/platform/issued-secrets.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 import { givenLaunchTenant, type LaunchTenant, peopleOf } from './sign-on-fixtures.js';
 import { type Attributes, readAuthnRequest, type SamlIdpFixture, startSamlIdp } from './saml-fixtures.js';

@@ -6,7 +6,7 @@ import { describeEachBackend, type TestContext } from '../support/build-test-app
 import { exchange, givenOAuth, pkceChallenge, REDIRECT_URI, submitSignInForm } from '../auth/oauth-token-fixtures.js';
 import { createClient } from '../../src/modules/auth/oauth/client.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
-import { newSecret } from '../../src/platform/secrets.js';
+import { newSecret } from '../../src/platform/issued-secrets.js';
 import { startOidcProvider, type OidcFixture } from './oidc-fixtures.js';
 import { type IdTokenSigning, type OidcIssuerFixture, startOidcIssuer } from './oidc-issuer-fixtures.js';
 import { attributesOf, givenLaunchTenant, type LaunchTenant, peopleOf, signInAtOidcProvider } from './sign-on-fixtures.js';

@@ -7,7 +7,7 @@ import { before, it } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
-import { newSecret } from '../../src/platform/secrets.js';
+import { newSecret } from '../../src/platform/issued-secrets.js';
 import { agentOf, COURSE_A, givenLearningTenant, MODULE_C, requests, user } from '../learning/assignment-fixtures.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 import { ROOT } from '../support/built.js';

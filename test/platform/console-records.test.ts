@@ -3,7 +3,7 @@ import { before, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
-import { newSecret } from '../../src/platform/secrets.js';
+import { newSecret } from '../../src/platform/issued-secrets.js';
 import { ADL, agentOf, COURSE_A, COURSE_B, givenLearningTenant, requests, user } from '../learning/assignment-fixtures.js';
 import { describeEachBackend } from '../support/build-test-app.js';
 import { browserSkip } from '../support/chromium.js';

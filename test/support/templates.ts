@@ -7,7 +7,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { backupDataFolder } from '../../src/platform/database/backup.js';
+import { backupDataFolder } from '../../src/platform/database/pglite-dump.js';
 import { isAlive } from '../../src/platform/database/folder-lock.js';
 import { MIGRATIONS_DIR, migrate, migrationFiles } from '../../src/platform/database/migrate.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';

@@ -4,7 +4,7 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest, notFound, preconditionFailed } from '../../platform/http/app-error.js';
 import { type OutboundHttp, outboundProblem } from '../../platform/outbound-http.js';
 import type { SecretBox } from '../../platform/secret-box.js';
-import { hashSecret } from '../../platform/secrets.js';
+import { hashSecret } from '../../platform/issued-secrets.js';
 import type { Principal, Tenant } from '../../kernel/principal.js';
 import { type ActorDomains, type PeopleChanges, personRecordsByUniqueValues, getTenantSettings } from '../actors/index.js';
 import { existingOrganisationIds } from '../organisation/index.js';

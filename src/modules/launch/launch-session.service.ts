@@ -2,7 +2,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { TtlCache } from '../../platform/cache.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest, notFound } from '../../platform/http/app-error.js';
-import { hashSecret, newSecret } from '../../platform/secrets.js';
+import { hashSecret, newSecret } from '../../platform/issued-secrets.js';
 import { findRegisteredActivity } from '../activities/index.js';
 import { findActorByKey } from '../actors/index.js';
 import { recordAudit } from '../audit/index.js';

@@ -36,7 +36,7 @@ import {
   findPersonActivityIds,
   findPersonAssignments,
 } from './assignment-status.repository.js';
-import { type PersonQuery, readablePerson } from './person-access.service.js';
+import { type PersonQuery, readablePerson } from './person-query.service.js';
 
 /**
  * Learning assignments (docs/learning.md, "Assignments"): their writes, each one transaction under

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Principal } from '../../kernel/principal.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError } from '../../platform/http/app-error.js';
-import { personAsked, readablePerson } from './person-access.service.js';
+import { personAsked, readablePerson } from './person-query.service.js';
 import { gapOf, MAX_EVIDENCE, readGroupBody, readTarget } from './skills-gap-rules.js';
 
 const refused = (work: () => unknown, code: string, details?: Record<string, unknown>) =>

@@ -22,7 +22,7 @@ import {
   type Job,
   type OrgEntry,
 } from '../organisation/index.js';
-import { personAsked, type PersonQuery as PersonParameters } from './person-access.service.js';
+import { personAsked, type PersonQuery as PersonParameters } from './person-query.service.js';
 import { SkillsGapErrors } from './skills-gap.errors.js';
 import { countGroupGap, findEvidence, type PeopleStatement } from './skills-gap.repository.js';
 import { gapOf, MAX_EVIDENCE, readGroupBody, readTarget, type GroupSelection, type TargetAsked } from './skills-gap-rules.js';

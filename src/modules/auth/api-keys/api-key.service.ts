@@ -4,7 +4,7 @@ import type { NotifyBus } from '../../../platform/database/notify-bus.js';
 import { RevocableCache } from '../../../platform/revocable-cache.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { notFound } from '../../../platform/http/app-error.js';
-import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
+import { hashSecret, newSecret, secretMatches } from '../../../platform/issued-secrets.js';
 import { type TenancyService, tenantHex, tenantIdFromHex } from '../../tenancy/index.js';
 import type { Tenant } from '../../../kernel/principal.js';
 import { findActiveKey, insertApiKey, listApiKeyRows, revokeApiKeyRow, touchApiKeyRow, type ApiKeyListing } from './api-key.repository.js';

@@ -1,7 +1,7 @@
 import { createHash, hash } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { TtlCache } from '../../../platform/cache.js';
-import { hashSecret, newSecret } from '../../../platform/secrets.js';
+import { hashSecret, newSecret } from '../../../platform/issued-secrets.js';
 import type { Tenant } from '../../../kernel/principal.js';
 import { type TenancyService, tenantHex, tenantIdFromHex } from '../../tenancy/index.js';
 import { findAdmin } from '../admins/admin.service.js';

@@ -7,7 +7,7 @@ import { badRequest, conflict, notFound } from '../../../platform/http/app-error
 import { textProblem } from '../../../platform/json-guard.js';
 import { hashPassword, unknownAccountHash, verifyPassword } from '../../../platform/passwords.js';
 import { signInFailures, signInLockouts } from '../../../platform/process-metrics.js';
-import { hashSecret } from '../../../platform/secrets.js';
+import { hashSecret } from '../../../platform/issued-secrets.js';
 import { findActorByKey, requirePerson, agentKeyRequired, mayRead, type PersonQuery } from '../../actors/index.js';
 import { recordAudit } from '../../audit/index.js';
 import { parseAgent } from '../../../kernel/agent.js';

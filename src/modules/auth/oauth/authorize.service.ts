@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError } from '../../../platform/http/app-error.js';
 import { signInFailures, signInLockouts } from '../../../platform/process-metrics.js';
-import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
+import { hashSecret, newSecret, secretMatches } from '../../../platform/issued-secrets.js';
 import { type TenancyService, tenantNameOfHost } from '../../tenancy/index.js';
 import type { Principal } from '../../../kernel/principal.js';
 import { recordAudit } from '../../audit/index.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { badRequest, conflict, notFound } from '../../../platform/http/app-error.js';
-import { hashSecret, newSecret, secretMatches } from '../../../platform/secrets.js';
+import { hashSecret, newSecret, secretMatches } from '../../../platform/issued-secrets.js';
 import { type TenancyService, tenantHex, tenantIdFromHex } from '../../tenancy/index.js';
 import type { Tenant } from '../../../kernel/principal.js';
 import {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
-import { hashSecret, newSecret } from '../../../platform/secrets.js';
+import { hashSecret, newSecret } from '../../../platform/issued-secrets.js';
 
 /** Interface 5.1 step 2: a code is single-use and expires after 10 minutes. */
 export const CODE_LIFETIME_SECONDS = 600;

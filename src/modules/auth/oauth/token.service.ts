@@ -1,7 +1,7 @@
 import type { NotifyBus } from '../../../platform/database/notify-bus.js';
 import { RevocableCache } from '../../../platform/revocable-cache.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
-import { hashSecret, newSecret } from '../../../platform/secrets.js';
+import { hashSecret, newSecret } from '../../../platform/issued-secrets.js';
 import { type TenancyService, tenantHex, tenantIdFromHex } from '../../tenancy/index.js';
 import type { OAuthClient } from './client.service.js';
 import { InvalidRequest } from './oauth-errors.js';

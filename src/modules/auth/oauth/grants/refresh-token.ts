@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../../../platform/database/sql-client.js';
-import { hashSecret } from '../../../../platform/secrets.js';
+import { hashSecret } from '../../../../platform/issued-secrets.js';
 import type { OAuthClient } from '../client.service.js';
 import { InvalidGrant, InvalidRequest } from '../oauth-errors.js';
 import { lockToken, markTokenUsed } from '../token.repository.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { tarEntryNames } from './backup.js';
+import { tarEntryNames } from './pglite-dump.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'learnbase-tar-'));
 after(() => rmSync(folder, { recursive: true, force: true }));
