@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { createAdmin } from '../src/modules/auth/admins/admin.service.js';
 import { issueApiKey } from '../src/modules/auth/api-keys/api-key.service.js';
-import { createClient } from '../src/modules/auth/oauth/client.service.js';
+import { createClient } from '../src/modules/auth/oauth/clients/client.service.js';
 import { issueCode } from '../src/modules/auth/oauth/code.service.js';
 import { TenancyService } from '../src/modules/tenancy/tenancy.service.js';
 import { migrate } from '../src/platform/database/migrate.js';

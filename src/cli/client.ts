@@ -1,4 +1,4 @@
-import { createClient, deleteClient, listClients, rotateClientSecret } from '../modules/auth/oauth/client.service.js';
+import { createClient, deleteClient, listClients, rotateClientSecret } from '../modules/auth/oauth/clients/client.service.js';
 import {
   announcing,
   type CommandContext,

@@ -12,7 +12,7 @@ import {
 } from '../modules/imports/import-file.service.js';
 import type { JobsCheck, OrganisationCheck } from '../modules/imports/organisation-import.service.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
-import { assignmentPeopleChanges } from '../modules/learning/assignment-membership.service.js';
+import { assignmentPeopleChanges } from '../modules/learning/assignments/assignment-membership.service.js';
 import { type CommandContext, type ProgressStream, say, UsageError } from './command.js';
 
 export interface ImportFileOptions {

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import type { Principal } from '../kernel/principal.js';
-import { refreshConnection } from '../modules/identity/saml-metadata.service.js';
-import { clientSecretChangeOf } from '../modules/identity/sso-connection-rules.js';
-import { connectionOfBody, connectionView, listConnections, putConnection, removeConnection } from '../modules/identity/sso.service.js';
+import { refreshConnection } from '../modules/identity/sso/saml-metadata.service.js';
+import { clientSecretChangeOf } from '../modules/identity/sso/sso-connection-rules.js';
+import { connectionOfBody, connectionView, listConnections, putConnection, removeConnection } from '../modules/identity/sso/sso.service.js';
 import {
   announcing,
   type CommandContext,

@@ -1,5 +1,5 @@
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
-import { ensureConsoleClient } from '../modules/auth/oauth/client.service.js';
+import { ensureConsoleClient } from '../modules/auth/oauth/clients/client.service.js';
 import { announcing, type CommandContext, minute, none, NotConfirmed, say, table, unknownVerb, UsageError } from './command.js';
 import { eraseTenantStatements } from '../modules/xapi/statements/statement.service.js';
 

@@ -40,8 +40,8 @@ import { importsModule } from '../modules/imports/imports.module.js';
 import { launchModule } from '../modules/launch/launch.module.js';
 import { learningModule } from '../modules/learning/learning.module.js';
 import { identityModule } from '../modules/identity/identity.module.js';
-import { assignmentPeopleChanges } from '../modules/learning/assignment-membership.service.js';
-import { personReach } from '../modules/actors/person-access.service.js';
+import { assignmentPeopleChanges } from '../modules/learning/assignments/assignment-membership.service.js';
+import { personReach } from '../modules/actors/people/person-access.service.js';
 import type { SignInPolicy } from '../modules/auth/oauth/sign-in-throttle.js';
 
 export interface BuildOptions {

@@ -2,7 +2,7 @@ import type { SqlClient } from '../platform/database/sql-client.js';
 import { newSecret } from '../platform/issued-secrets.js';
 import { createAdmin } from '../modules/auth/admins/admin.service.js';
 import { issueApiKey, type IssuedApiKey } from '../modules/auth/api-keys/api-key.service.js';
-import { createClient, ensureConsoleClient, type IssuedClient } from '../modules/auth/oauth/client.service.js';
+import { createClient, ensureConsoleClient, type IssuedClient } from '../modules/auth/oauth/clients/client.service.js';
 import { countTenants } from '../modules/tenancy/tenant.repository.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { it } from 'node:test';
-import { compileCriteria, type Criteria } from '../../src/modules/actors/actor-search-compiler.js';
+import { compileCriteria, type Criteria } from '../../src/modules/actors/search/actor-search-compiler.js';
 import { SqlValues } from '../../src/platform/database/sql-filters.js';
 import { MAX_ACCOUNT_PART_BYTES, MAX_IFI_BYTES } from '../../src/kernel/limits.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { issueApiKey } from '../../src/modules/auth/api-keys/api-key.service.js';
-import { createClient } from '../../src/modules/auth/oauth/client.service.js';
+import { createClient } from '../../src/modules/auth/oauth/clients/client.service.js';
 import { issueCode } from '../../src/modules/auth/oauth/code.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import type { Tenant } from '../../src/kernel/principal.js';

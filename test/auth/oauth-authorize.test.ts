@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app.js';
-import { createClient } from '../../src/modules/auth/oauth/client.service.js';
+import { createClient } from '../../src/modules/auth/oauth/clients/client.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { hashSecret, newSecret } from '../../src/platform/issued-secrets.js';
 import { describeEachBackend, testConfig, type TestContext } from '../support/build-test-app.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
-import { createClient } from '../../src/modules/auth/oauth/client.service.js';
+import { createClient } from '../../src/modules/auth/oauth/clients/client.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/issued-secrets.js';
 import { browserSkip, launchChromium } from '../support/chromium.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
-import { createClient } from '../../src/modules/auth/oauth/client.service.js';
+import { createClient } from '../../src/modules/auth/oauth/clients/client.service.js';
 import { issueCode } from '../../src/modules/auth/oauth/code.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import type { SqlClient } from '../../src/platform/database/sql-client.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app.js';
-import { createClient } from '../../src/modules/auth/oauth/client.service.js';
+import { createClient } from '../../src/modules/auth/oauth/clients/client.service.js';
 import { issueCode } from '../../src/modules/auth/oauth/code.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { migrate } from '../../src/platform/database/migrate.js';

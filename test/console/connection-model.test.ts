@@ -16,7 +16,7 @@ import {
   splitCertificates,
 } from '../../console/src/sso/connection-model.js';
 import { AppError } from '../../src/platform/http/app-error.js';
-import { parseSsoConnection } from '../../src/modules/identity/sso-connection-rules.js';
+import { parseSsoConnection } from '../../src/modules/identity/sso/sso-connection-rules.js';
 import { ROOT } from '../support/built.js';
 
 /**

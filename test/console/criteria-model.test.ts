@@ -29,7 +29,7 @@ import {
   withCriteriaParameter,
   withOperator,
 } from '../../console/src/criteria/criteria-model.js';
-import { readCriteria } from '../../src/modules/actors/actor-search-compiler.js';
+import { readCriteria } from '../../src/modules/actors/search/actor-search-compiler.js';
 
 /**
  * The console's criteria model (console/src/criteria/criteria-model.ts): criteria the API takes are

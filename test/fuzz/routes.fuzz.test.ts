@@ -6,8 +6,8 @@ import { describeEachBackend, type TestContext } from '../support/build-test-app
 import { exchange, givenOAuth, REDIRECT_URI } from '../auth/oauth-token-fixtures.js';
 import { issueApiKey } from '../../src/modules/auth/api-keys/api-key.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
-import { issueScimToken } from '../../src/modules/identity/scim-token.service.js';
-import { issueHrWebhook } from '../../src/modules/identity/hr-webhook.service.js';
+import { issueScimToken } from '../../src/modules/identity/scim/scim-token.service.js';
+import { issueHrWebhook } from '../../src/modules/identity/hr-webhooks/hr-webhook.service.js';
 import { configuredSecretBox } from '../../src/platform/secret-box.js';
 import type { GivenTenant } from '../support/given.js';
 import { LAUNCH_ACTIVITY, LEARNER_MBOX, ROUTE_FUZZERS, type FuzzContext, type FuzzRequest } from './arbitraries.js';

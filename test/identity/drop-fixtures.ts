@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppConfig } from '../../src/config.js';
-import type { DropResult, LeftResult } from '../../src/modules/identity/drop-folder-rules.js';
+import type { DropResult, LeftResult } from '../../src/modules/identity/import-folder/drop-folder-rules.js';
 
 /** The import folder as its tests drive it (drop-folder.test.ts, drop-folder-sync.test.ts): files dropped, waited for in done/ or failed/. */
 

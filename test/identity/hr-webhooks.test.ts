@@ -10,7 +10,7 @@ import { describeEachBackend, testConfig, type TestContext } from '../support/bu
 import { Given, type GivenTenant } from '../support/given.js';
 import { exchange, givenOAuth } from '../auth/oauth-token-fixtures.js';
 import { basic, PASSWORD } from '../launch/launch-fixtures.js';
-import { purgeAppliedHrMessages } from '../../src/modules/identity/hr-webhook.repository.js';
+import { purgeAppliedHrMessages } from '../../src/modules/identity/hr-webhooks/hr-webhook.repository.js';
 
 type Headers = Record<string, string>;
 type Json = Record<string, unknown>;

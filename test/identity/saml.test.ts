@@ -3,7 +3,7 @@ import { after, before, it } from 'node:test';
 import { DOMParser } from '@xmldom/xmldom';
 import type { Browser } from 'playwright-core';
 import { exchange, givenOAuth, pkceChallenge, REDIRECT_URI, submitSignInForm } from '../auth/oauth-token-fixtures.js';
-import { METADATA_REFRESH_MS, refreshDueMetadata } from '../../src/modules/identity/saml-metadata.service.js';
+import { METADATA_REFRESH_MS, refreshDueMetadata } from '../../src/modules/identity/sso/saml-metadata.service.js';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/issued-secrets.js';

@@ -13,7 +13,7 @@ import { Given, type GivenTenant } from '../support/given.js';
 import { exchange, givenOAuth } from '../auth/oauth-token-fixtures.js';
 import { basic, PASSWORD } from '../launch/launch-fixtures.js';
 import { ADL, COURSE_A, COURSE_D, givenLearningTenant, HR, requests, SETTINGS } from '../learning/assignment-fixtures.js';
-import { issueScimToken } from '../../src/modules/identity/scim-token.service.js';
+import { issueScimToken } from '../../src/modules/identity/scim/scim-token.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 
 type Headers = Record<string, string>;

@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { browserSkip, launchChromium, serveContentPage } from '../support/chromium.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import { exchange, givenOAuth, pkceChallenge, REDIRECT_URI, submitSignInForm } from '../auth/oauth-token-fixtures.js';
-import { createClient } from '../../src/modules/auth/oauth/client.service.js';
+import { createClient } from '../../src/modules/auth/oauth/clients/client.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { newSecret } from '../../src/platform/issued-secrets.js';
 import { startOidcProvider, type OidcFixture } from './oidc-fixtures.js';

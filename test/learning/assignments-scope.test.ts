@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { issueApiKey } from '../../src/modules/auth/api-keys/api-key.service.js';
 import { createAdmin } from '../../src/modules/auth/admins/admin.service.js';
-import { createClient } from '../../src/modules/auth/oauth/client.service.js';
+import { createClient } from '../../src/modules/auth/oauth/clients/client.service.js';
 import { issueCode } from '../../src/modules/auth/oauth/code.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';
 import { REDIRECT_URI, redeemCode } from '../auth/oauth-token-fixtures.js';

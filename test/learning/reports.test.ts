@@ -8,7 +8,7 @@ import {
   completionByJob,
   completionByUnit,
   type ReportContext,
-} from '../../src/modules/learning/report.service.js';
+} from '../../src/modules/learning/reports/report.service.js';
 import {
   ADL,
   agentOf,

@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { parseMultipart } from '@remix-run/multipart-parser/node';
 import { buildApp } from '../../src/server/app.js';
-import { ATTACHMENT_FILES_FOLDER, attachmentFileName } from '../../src/modules/xapi/statements/attachment.store.js';
+import { ATTACHMENT_FILES_FOLDER, attachmentFileName } from '../../src/modules/xapi/statements/attachments/attachment.store.js';
 import { backupDataFolder, restoreDataFolder } from '../../src/platform/database/pglite-dump.js';
 import { migrate } from '../../src/platform/database/migrate.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-client.js';

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { inBatches } from './actor-import.repository.js';
+import { inBatches } from './people/actor-import.repository.js';
 
 /** One value of a unique attribute (tenant setting `uniqueAttributes`) that identifies a person. */
 export interface Identifier {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { FoundActor } from './actor-search.schemas.js';
+import { FoundActor } from './search/actor-search.schemas.js';
 
 /**
  * The query of a route about one person (`GET|PATCH /api/actors/item`, `GET /api/auth/basic`):

@@ -1,7 +1,7 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { SqlFilter, type Page } from '../../platform/database/sql-filters.js';
 import { StorageError } from '../../platform/database/storage-error.js';
-import type { StoredActor } from './actor-attributes.js';
+import type { StoredActor } from './attributes/actor-attributes.js';
 
 /**
  * The unique index of the people's SCIM userNames, folded by lower() (migration 0040): a write that

@@ -5,12 +5,12 @@ import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
 import { PageQuery, pageOf, sendPageHeaders } from '../../platform/http/paged-list.js';
 import { sourceOfHeader } from '../audit/index.js';
 import { tenantWidePrincipalOf } from '../../kernel/principal.js';
-import { ActorKindParameter } from './actor-search.schemas.js';
+import { ActorKindParameter } from './search/actor-search.schemas.js';
 import { PersonItemBody, PersonItemQuery } from './actor-item.schemas.js';
 import { listActors, showPerson } from './actor.service.js';
-import { agentKeyRequired } from './person-access.service.js';
-import { upsertAgent } from './agent-upsert.service.js';
-import type { PeopleChanges } from './people-changes.js';
+import { agentKeyRequired } from './people/person-access.service.js';
+import { upsertAgent } from './agents/agent-upsert.service.js';
+import type { PeopleChanges } from './people/people-changes.js';
 
 export interface ActorsRoutesOptions {
   sql: SqlClient;

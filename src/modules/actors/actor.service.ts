@@ -2,13 +2,13 @@ import { SqlValues } from '../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { findJobs, findOrganisationLinks, type Job, type OrgEntry, type OrgLink } from '../organisation/index.js';
 import type { Principal, Tenant } from '../../kernel/principal.js';
-import { getTenantSettings, type TenantSettings } from './tenant-settings.service.js';
-import { toAgent, type ActorLinks, type StoredActor } from './actor-attributes.js';
+import { getTenantSettings, type TenantSettings } from './settings/tenant-settings.service.js';
+import { toAgent, type ActorLinks, type StoredActor } from './attributes/actor-attributes.js';
 import { attributeValue, currentJobId, positionJobId, type JobLinkSettings } from './actor-job-rules.js';
 import { findActorAndStateByKey, findActors, findPersonByKey, type ActorKind } from './actor.repository.js';
 
-import { findMatchingActors } from './actor-search.repository.js';
-import { mayRead, PersonAccessErrors, readableActorCondition } from './person-access.service.js';
+import { findMatchingActors } from './search/actor-search.repository.js';
+import { mayRead, PersonAccessErrors, readableActorCondition } from './people/person-access.service.js';
 
 /** The two domains an actor is shown with. */
 export interface ActorDomains {

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ModuleOptions } from '../../kernel/module-options.js';
 import { actorsRoutes } from './actor.routes.js';
-import { actorReportsRoutes } from './actor-reports.routes.js';
-import { actorsSearchRoutes } from './actor-search.routes.js';
-import { tenantSettingsRoutes } from './tenant-settings.routes.js';
-import type { PeopleChanges } from './people-changes.js';
+import { actorReportsRoutes } from './people/actor-reports.routes.js';
+import { actorsSearchRoutes } from './search/actor-search.routes.js';
+import { tenantSettingsRoutes } from './settings/tenant-settings.routes.js';
+import type { PeopleChanges } from './people/people-changes.js';
 
 export interface ActorsModuleOptions extends ModuleOptions {
   /** What hears of people written here (agents, settings): the entry hands it in (people-changes.ts). */

@@ -9,23 +9,23 @@ export {
   findImportedKeys,
   inBatches,
   storeImportedPeople,
-} from './actor-import.service.js';
-export type { Identifier } from './actor-import.service.js';
+} from './people/actor-import.service.js';
+export type { Identifier } from './people/actor-import.service.js';
 export { PersonItemBody, PersonItemQuery, PersonQueryProperties } from './actor-item.schemas.js';
 export { findActorByKey, findActorsByKeys, listActorTexts } from './actor-lookup.service.js';
 export type { ActorTexts } from './actor-lookup.service.js';
-export { readCriteria } from './actor-search-compiler.js';
-export type { Criteria } from './actor-search-compiler.js';
-export { Criteria as CriteriaSchema } from './actor-search.schemas.js';
-export { notDeactivatedSql, peopleAmongSql, peopleMatchingSql, peopleSql, readSearchCriteria } from './actor-search.service.js';
+export { readCriteria } from './search/actor-search-compiler.js';
+export type { Criteria } from './search/actor-search-compiler.js';
+export { Criteria as CriteriaSchema } from './search/actor-search.schemas.js';
+export { notDeactivatedSql, peopleAmongSql, peopleMatchingSql, peopleSql, readSearchCriteria } from './search/actor-search.service.js';
 export { findPersonWithLinks, jobOfPosition, requirePerson, showPerson } from './actor.service.js';
 export type { ActorDomains, PersonItem, PersonWithLinks } from './actor.service.js';
-export { getPerson, recordAgents } from './agent-mention.service.js';
-export type { AgentMention } from './agent-mention.service.js';
-export { parseAgentWrite, writeAgent } from './agent-upsert.service.js';
-export type { PeopleChange, PeopleChanges } from './people-changes.js';
-export { peopleLinkedToEntries, peopleLinkedToJobs } from './people-link.service.js';
-export type { PersonShown } from './people-link.service.js';
+export { getPerson, recordAgents } from './agents/agent-mention.service.js';
+export type { AgentMention } from './agents/agent-mention.service.js';
+export { parseAgentWrite, writeAgent } from './agents/agent-upsert.service.js';
+export type { PeopleChange, PeopleChanges } from './people/people-changes.js';
+export { peopleLinkedToEntries, peopleLinkedToJobs } from './people/people-link.service.js';
+export type { PersonShown } from './people/people-link.service.js';
 export {
   PersonAccessErrors,
   agentKeyRequired,
@@ -38,9 +38,9 @@ export {
   requireReadable,
   scopeEntryCondition,
   scopeEntryIds,
-} from './person-access.service.js';
-export type { Bind, PersonQuery } from './person-access.service.js';
-export { listPersonRecords, personRecordById, personRecordsByUniqueValues } from './person-record.service.js';
-export type { PersonRecord } from './person-record.service.js';
-export { getTenantSettings, lockPeopleIdentities, lockPersonKeys, lockTenantIdentities } from './tenant-settings.service.js';
-export type { TenantSettings } from './tenant-settings.service.js';
+} from './people/person-access.service.js';
+export type { Bind, PersonQuery } from './people/person-access.service.js';
+export { listPersonRecords, personRecordById, personRecordsByUniqueValues } from './people/person-record.service.js';
+export type { PersonRecord } from './people/person-record.service.js';
+export { getTenantSettings, lockPeopleIdentities, lockPersonKeys, lockTenantIdentities } from './settings/tenant-settings.service.js';
+export type { TenantSettings } from './settings/tenant-settings.service.js';

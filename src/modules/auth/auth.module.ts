@@ -15,7 +15,7 @@ import { ConsoleSessions } from './console/console-session.service.js';
 import type { AdminSignOn, AnnounceRevokedTokens, FinishAdminSignOn } from './oauth/admin-sign-on.js';
 import { authorizeRoutes } from './oauth/authorize.routes.js';
 import { AuthorizeService } from './oauth/authorize.service.js';
-import { clientRoutes } from './oauth/client.routes.js';
+import { clientRoutes } from './oauth/clients/client.routes.js';
 import { purgeExpiredOAuthRows } from './oauth/oauth-housekeeping.js';
 import { DEFAULT_SIGN_IN_POLICY, SignInThrottle, type SignInPolicy } from './oauth/sign-in-throttle.js';
 import { oauthTokenEndpoints } from './oauth/token.routes.js';

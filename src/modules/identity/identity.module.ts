@@ -3,16 +3,16 @@ import { everyHour, purgeHourly } from '../../platform/housekeeping.js';
 import type { ModuleOptions } from '../../kernel/module-options.js';
 import type { Admission } from '../../platform/http/admission.js';
 import type { PeopleChanges } from '../actors/index.js';
-import { DropFolder } from './drop-folder.service.js';
-import { hrWebhookInbox, hrWebhookRoutes } from './hr-webhook.routes.js';
-import { refreshDueMetadata } from './saml-metadata.service.js';
-import { purgeAppliedHrMessages } from './hr-webhook.repository.js';
-import { HrMessageApplier } from './hr-webhook.service.js';
+import { DropFolder } from './import-folder/drop-folder.service.js';
+import { hrWebhookInbox, hrWebhookRoutes } from './hr-webhooks/hr-webhook.routes.js';
+import { refreshDueMetadata } from './sso/saml-metadata.service.js';
+import { purgeAppliedHrMessages } from './hr-webhooks/hr-webhook.repository.js';
+import { HrMessageApplier } from './hr-webhooks/hr-webhook.service.js';
 import { personStateRoutes } from './person-state.routes.js';
-import { scimRoutes } from './scim.routes.js';
-import { scimTokenRoutes } from './scim-token.routes.js';
-import { ssoRoutes } from './sso.routes.js';
-import { SingleSignOn } from './sso.service.js';
+import { scimRoutes } from './scim/scim.routes.js';
+import { scimTokenRoutes } from './scim/scim-token.routes.js';
+import { ssoRoutes } from './sso/sso.routes.js';
+import { SingleSignOn } from './sso/sso.service.js';
 
 export interface IdentityModuleOptions extends ModuleOptions {
   /** What hears of people written here (SCIM, HR webhooks, single sign-on, the import folder): the entry hands it in (actors' people-changes.ts). */

@@ -13,11 +13,11 @@ import {
   type JobsCheck,
   type OrganisationCheck,
 } from './organisation-import.service.js';
-import type { UserImportSummary } from './user-import.js';
-import { importUsers, parseUserImportBody } from './user-import.service.js';
-import { importModeOf, type UserImportMode } from './user-sync-rules.js';
-import type { UserSyncContext } from './user-sync.service.js';
-import { parseUsersCsv } from './users-csv.js';
+import type { UserImportSummary } from './users/user-import.js';
+import { importUsers, parseUserImportBody } from './users/user-import.service.js';
+import { importModeOf, type UserImportMode } from './users/user-sync-rules.js';
+import type { UserSyncContext } from './users/user-sync.service.js';
+import { parseUsersCsv } from './users/users-csv.js';
 
 export const IMPORT_FILE_KINDS = ['users', 'organisation', 'jobs'] as const;
 

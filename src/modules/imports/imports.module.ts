@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ModuleOptions } from '../../kernel/module-options.js';
 import { importHistoryRoutes } from './import-history.routes.js';
 import { organisationImportRoutes } from './organisation-import.routes.js';
-import { usersImportRoutes } from './user-import.routes.js';
+import { usersImportRoutes } from './users/user-import.routes.js';
 import type { PeopleChanges } from '../actors/index.js';
 
 export interface ImportsModuleOptions extends ModuleOptions {

@@ -4,5 +4,5 @@
  */
 export { importFileContents } from './import-file.service.js';
 export type { ImportFileKind } from './import-file.service.js';
-export type { UserImportMode } from './user-sync-rules.js';
-export type { UserSyncContext } from './user-sync.service.js';
+export type { UserImportMode } from './users/user-sync-rules.js';
+export type { UserSyncContext } from './users/user-sync.service.js';

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ModuleOptions } from '../../kernel/module-options.js';
 import { WorkQueue } from '../../platform/http/work-queue.js';
-import { competencyRoutes } from './competency.routes.js';
-import { skillsGapRoutes } from './skills-gap.routes.js';
-import { assignmentRoutes } from './assignment.routes.js';
-import { reportRoutes } from './report.routes.js';
+import { competencyRoutes } from './competencies/competency.routes.js';
+import { skillsGapRoutes } from './skills-gaps/skills-gap.routes.js';
+import { assignmentRoutes } from './assignments/assignment.routes.js';
+import { reportRoutes } from './reports/report.routes.js';
 
 /** Reports waiting for a place at most, in one process; one more is refused with 503 (docs/operations.md, "Reports in flight"). */
 const REPORTS_WAITING = 50;

@@ -24,7 +24,7 @@ const forbidden = (message = 'A launch token may only read the learning data of 
 /**
  * The one place that says whether `principal` may read the learning data (assignments, skills
  * gaps, recommendations) of the person `query` names, and which person that is. Who reaches whom
- * is the actors module's rule (actors/person-access.service.ts, docs/learning.md "Scoped
+ * is the actors module's rule (actors' people/person-access.service.ts, docs/learning.md "Scoped
  * administration and managers"); this adds how a learning route names the person:
  *
  * - an admin or an API key must name the person (it has no person of its own): anyone of its

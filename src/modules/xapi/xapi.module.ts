@@ -4,7 +4,7 @@ import { outOfScope } from '../../kernel/principal.js';
 import { activitiesRoutes } from './activity-definitions/activity-definition.routes.js';
 import { agentsRoutes } from './agents/agent.routes.js';
 import { documentsPlugin } from './documents/document.plugin.js';
-import { attachmentStoreFor } from './statements/attachment.store.js';
+import { attachmentStoreFor } from './statements/attachments/attachment.store.js';
 import { statementsRoutes } from './statements/statement.routes.js';
 
 /**

@@ -5,7 +5,7 @@ import { hashSecret, newSecret } from '../../../platform/issued-secrets.js';
 import type { Tenant } from '../../../kernel/principal.js';
 import { type TenancyService, tenantHex, tenantIdFromHex } from '../../tenancy/index.js';
 import { findAdmin } from '../admins/admin.service.js';
-import { CONSOLE_REDIRECT_PATH, ensureConsoleClient } from '../oauth/client.service.js';
+import { CONSOLE_REDIRECT_PATH, ensureConsoleClient } from '../oauth/clients/client.service.js';
 import { exchangeAuthorizationCode } from '../oauth/grants/authorization-code.js';
 import { rotateRefreshToken } from '../oauth/grants/refresh-token.js';
 import { InvalidGrant } from '../oauth/oauth-errors.js';

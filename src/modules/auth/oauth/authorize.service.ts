@@ -14,7 +14,7 @@ import {
   insertPendingAuthorization,
   type PendingAuthorization,
 } from './authorization-request.repository.js';
-import { findClient, redirectUrisOf, tenantIdOfClient, type OAuthClient } from './client.service.js';
+import { findClient, redirectUrisOf, tenantIdOfClient, type OAuthClient } from './clients/client.service.js';
 import { issueCode } from './code.service.js';
 import { failureOutcome, signInSubjects, type SignInPolicy, type SignInThrottle } from './sign-in-throttle.js';
 import type { TokenService } from './token.service.js';

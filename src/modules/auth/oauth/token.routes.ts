@@ -2,7 +2,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { authenticateClient, type OAuthClient } from './client.service.js';
+import { authenticateClient, type OAuthClient } from './clients/client.service.js';
 import { metadataRoutes } from './metadata.routes.js';
 import { exchangeAuthorizationCode } from './grants/authorization-code.js';
 import { refreshTokens } from './grants/refresh-token.js';

@@ -3,7 +3,7 @@ import { RevocableCache } from '../../../platform/revocable-cache.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { hashSecret, newSecret } from '../../../platform/issued-secrets.js';
 import { type TenancyService, tenantHex, tenantIdFromHex } from '../../tenancy/index.js';
-import type { OAuthClient } from './client.service.js';
+import type { OAuthClient } from './clients/client.service.js';
 import { InvalidRequest } from './oauth-errors.js';
 import {
   findToken,

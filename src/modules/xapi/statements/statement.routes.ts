@@ -6,8 +6,8 @@ import { ApiError } from '../../../platform/http/common-schemas.js';
 import { principalOf } from '../../../kernel/principal.js';
 import { StatementErrors } from './statement.errors.js';
 import type { JsonObject } from '../../../kernel/formats.js';
-import { attachmentPartsOf, attachmentsOf, multipartBody, multipartStatementsParser } from './attachment.js';
-import { databaseAttachmentStore, type AttachmentStore } from './attachment.store.js';
+import { attachmentPartsOf, attachmentsOf, multipartBody, multipartStatementsParser } from './attachments/attachment.js';
+import { databaseAttachmentStore, type AttachmentStore } from './attachments/attachment.store.js';
 import {
   PostStatementQuery,
   PutStatementQuery,

@@ -9,9 +9,15 @@ import { parseTimestamp } from '../../../kernel/timestamp.js';
 import { validateStatement } from './statement-validator.js';
 import { isIri, isUuid, type JsonObject, type XapiVersion } from '../../../kernel/formats.js';
 import { StatementErrors } from './statement.errors.js';
-import { matchAttachments, NO_ATTACHMENTS, unsentAttachments, type AttachmentPart, type StatementAttachments } from './attachment.js';
-import type { AttachmentStore } from './attachment.store.js';
-import { insertUnsentAttachments } from './unsent-attachment.repository.js';
+import {
+  matchAttachments,
+  NO_ATTACHMENTS,
+  unsentAttachments,
+  type AttachmentPart,
+  type StatementAttachments,
+} from './attachments/attachment.js';
+import type { AttachmentStore } from './attachments/attachment.store.js';
+import { insertUnsentAttachments } from './attachments/unsent-attachment.repository.js';
 import { findRegisteredOutside } from '../../activities/index.js';
 import { canonicalDefinitions, recordDefinitions } from '../activity-definitions/activity-definition.service.js';
 import { recordAgents } from '../../actors/index.js';

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { redeemCode } from '../code.service.js';
-import type { OAuthClient } from '../client.service.js';
+import type { OAuthClient } from '../clients/client.service.js';
 import { InvalidGrant, InvalidRequest } from '../oauth-errors.js';
 import type { TokenResponse, TokenService } from '../token.service.js';
 

@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../../../platform/database/sql-client.js';
 import { hashSecret } from '../../../../platform/issued-secrets.js';
-import type { OAuthClient } from '../client.service.js';
+import type { OAuthClient } from '../clients/client.service.js';
 import { InvalidGrant, InvalidRequest } from '../oauth-errors.js';
 import { lockToken, markTokenUsed } from '../token.repository.js';
 import { parseToken, type TokenResponse, type TokenService } from '../token.service.js';

@@ -1,0 +1,307 @@
+import { SqlValues } from '../../../platform/database/sql-filters.js';
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import type { Principal } from '../../../kernel/principal.js';
+import { getTenantSettings, peopleSql, type Criteria, readableActorCondition, scopeEntryIds } from '../../actors/index.js';
+import { registeredActivitiesSql } from '../../activities/index.js';
+import { completionRecordsSql } from '../../completions/index.js';
+import { existingJobIds, existingOrganisationIds, listJobs, readOrganisation } from '../../organisation/index.js';
+import { statementTalliesSql, statementTotals } from '../../xapi/index.js';
+import { assignmentSeen } from '../assignments/assignment.service.js';
+import { ReportErrors } from './report.errors.js';
+import {
+  activityFigures,
+  countAssignmentStatuses,
+  countCompletions,
+  countTallies,
+  FEW_PEOPLE,
+  type CompletionSources,
+  type TallyCounts,
+} from './report.repository.js';
+import {
+  COMPLIANCE,
+  COMPLIANCE_OF_STATUS,
+  complianceFigures,
+  dateRange,
+  figures,
+  fillIntervals,
+  isRangeProblem,
+  noCompliance,
+  rollUp,
+  weekStartOf,
+  type CompletionCounts,
+  type ComplianceCounts,
+  type Interval,
+} from './report-rules.js';
+import type { ActivityOverTimeQuery, AssignmentComplianceQuery, CompletionReportQuery } from './report.schemas.js';
+
+/**
+ * The reports (docs/learning.md, "Reports"): completion per organisation entry (rolled up the
+ * structure), per job and per activity, activity over time, and assignment compliance per
+ * organisation entry. Each is one statement over the owner modules' fragments, read when asked (no
+ * batch, no cache): right the moment the writes that change it are acknowledged. Every report is a
+ * `Report`: its JSON body, and the items its CSV has a row for, with the columns a CSV has even
+ * when there are none.
+ */
+export interface Report {
+  body: Record<string, unknown>;
+  rows: Record<string, unknown>[];
+  columns: string[];
+}
+
+/**
+ * Who asks: a principal of the tenant (an admin or API key, of the whole tenant or limited to an
+ * organisation subtree: then the report counts only the people it reaches, person-access.service.ts),
+ * and the base domain its settings' default homePage is made of.
+ */
+export interface ReportContext {
+  sql: SqlClient;
+  principal: Principal;
+  baseDomain: string;
+  /** Up to how many people a report reads their rows person by person (FEW_PEOPLE; a test lowers it to try the other way). */
+  fewPeople?: number;
+}
+
+/** Which people a report counts. */
+export interface PeopleFilters {
+  organisationId?: string;
+  jobId?: string;
+}
+
+/**
+ * The one place that says which people a report counts, in the actor search's criteria language
+ * (compiled by the actors module, so `organisation.*` and `job.*` mean what they mean in a
+ * search): those placed in the `organisationId` entry or below it, whose current job is `jobId`.
+ * A scope (an admin limited to a subtree) is one more condition, added by selectPeople.
+ */
+export function peopleCriteria(filters: PeopleFilters): Criteria {
+  const conditions: Criteria[] = [];
+  if (filters.organisationId !== undefined) {
+    conditions.push({
+      or: [
+        { field: 'organisation.id', op: 'eq', value: filters.organisationId },
+        { field: 'organisation.ancestors.id', op: 'eq', value: filters.organisationId },
+      ],
+    });
+  }
+  if (filters.jobId !== undefined) conditions.push({ field: 'job.id', op: 'eq', value: filters.jobId });
+  return conditions.length === 0 ? { all: true } : { and: conditions };
+}
+
+/** The people a report counts, as SQL (peopleSql's columns), and the entries of a scoped principal's subtree. */
+interface Selection {
+  people: string;
+  /** A scoped principal's entries (none when its entry is gone); undefined for a principal of the whole tenant. */
+  scope?: ReadonlySet<string>;
+}
+
+/**
+ * The people's SQL (peopleSql's columns) after checking that the entry and the job named exist
+ * (404), narrowed to the people the principal reaches. For a scoped principal an entry outside its
+ * subtree is the same 404 as an entry that does not exist: nothing tells the two apart.
+ */
+async function selectPeople(
+  context: ReportContext,
+  filters: PeopleFilters,
+  parameters: SqlValues,
+  /** false: the people's `job_id` is not read (NULL), for a report that groups them by position only. */
+  jobs = true,
+): Promise<Selection> {
+  const { sql, principal } = context;
+  const { tenant } = principal;
+  const scope = await scopeEntryIds(sql, principal);
+  if (filters.organisationId !== undefined) {
+    const known =
+      scope === undefined
+        ? (await existingOrganisationIds(sql, tenant.id, [filters.organisationId])).size > 0
+        : scope.has(filters.organisationId);
+    if (!known) throw ReportErrors.organisationNotFound(filters.organisationId);
+  }
+  if (filters.jobId !== undefined && !(await existingJobIds(sql, tenant.id, [filters.jobId])).size) {
+    throw ReportErrors.jobNotFound(filters.jobId);
+  }
+  // As POST /api/actors/search reads the criteria: the tenant's settings, the principal's reach.
+  const settings = await getTenantSettings(sql, tenant, context.baseDomain);
+  const reach = readableActorCondition(principal, 'a', '$1', (value) => parameters.bind(value));
+  return { people: peopleSql(settings, peopleCriteria(filters), parameters, { reach, jobs }), scope };
+}
+
+/**
+ * The entries a report by organisation entry lists: the structure (or the subtree of
+ * `organisationId`), and for a scoped principal only the entries of its subtree: an entry above it
+ * would show the roll-up of people outside.
+ */
+async function reportedEntries(context: ReportContext, organisationId: string | undefined, scope: ReadonlySet<string> | undefined) {
+  const entries = await readOrganisation(context.sql, context.principal.tenant.id, organisationId);
+  return scope === undefined ? entries : entries.filter((entry) => scope.has(entry.id));
+}
+
+/**
+ * The activity set of a completion report, as SQL (`id`, `requires_success`, `name`,
+ * `registered`): `activityId`, registered or not (an activity outside the registry completes with
+ * `completedAt`), else the registered activities with `tag`, else every registered activity.
+ */
+function activitySet(query: CompletionReportQuery, parameters: SqlValues): string {
+  if (query.activityId !== undefined && query.tag !== undefined) throw ReportErrors.activityAndTag();
+  if (query.activityId !== undefined) {
+    const id = parameters.bind(query.activityId);
+    return `SELECT w.id, COALESCE(x.requires_success, false) AS requires_success, x.name, x.id IS NOT NULL AS registered
+              FROM (SELECT ${id}::text COLLATE "C" AS id) w LEFT JOIN (${registeredActivitiesSql('$1', { id })}) x ON true`;
+  }
+  const tag = query.tag === undefined ? undefined : parameters.bind(query.tag);
+  return `SELECT x.id, x.requires_success, x.name, true AS registered FROM (${registeredActivitiesSql('$1', { tag })}) x`;
+}
+
+async function completionSources(
+  context: ReportContext,
+  query: CompletionReportQuery,
+  parameters: SqlValues,
+  jobs = true,
+): Promise<CompletionSources & { scope?: ReadonlySet<string> }> {
+  const { people, scope } = await selectPeople(context, query, parameters, jobs);
+  return {
+    people,
+    scope,
+    fewPeople: context.fewPeople ?? FEW_PEOPLE,
+    activities: activitySet(query, parameters),
+    records: completionRecordsSql('$1'),
+  };
+}
+
+const NONE: CompletionCounts = { people: 0, completed: 0 };
+
+/**
+ * `GET /api/reports/completion-by-unit`: every entry of the structure (or of the subtree of
+ * `organisationId`) with the people placed directly in it and in its whole subtree, and their
+ * completion of the activity set.
+ */
+export async function completionByUnit(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
+  const parameters = new SqlValues([context.principal.tenant.id]);
+  // Grouped by position: the people's jobs are not read (a jobId filter is a criterion of its own).
+  const sources = await completionSources(context, query, parameters, false);
+  const entries = await reportedEntries(context, query.organisationId, sources.scope);
+  const { activities, groups } = await countCompletions(context.sql, parameters, sources, 'position_id');
+  const subtrees = rollUp(entries, groups, NONE);
+  const units = entries.map((entry) => ({
+    id: entry.id,
+    parentId: entry.parentId ?? null,
+    direct: figures(groups.get(entry.id) ?? NONE, activities),
+    subtree: figures(subtrees.get(entry.id) ?? NONE, activities),
+    attributes: entry.attributes,
+  }));
+  return {
+    body: { activities, units },
+    rows: units,
+    columns: ['id', 'parentId', 'direct.people', 'direct.completed', 'direct.rate', 'subtree.people', 'subtree.completed', 'subtree.rate'],
+  };
+}
+
+/** `GET /api/reports/completion-by-job`: every job (or `jobId`'s) with the selected people whose current job it is. */
+export async function completionByJob(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
+  const parameters = new SqlValues([context.principal.tenant.id]);
+  const sources = await completionSources(context, query, parameters);
+  const jobs = (await listJobs(context.sql, context.principal.tenant.id)).filter(
+    (job) => query.jobId === undefined || job.id === query.jobId,
+  );
+  const { activities, groups } = await countCompletions(context.sql, parameters, sources, 'job_id');
+  const items = jobs.map((job) => ({ id: job.id, name: job.name, ...figures(groups.get(job.id) ?? NONE, activities) }));
+  return { body: { activities, jobs: items }, rows: items, columns: ['id', 'name', 'people', 'completed', 'rate'] };
+}
+
+/** `GET /api/reports/completion-by-activity`: per activity of the set, what the selected people did of it. */
+export async function completionByActivity(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
+  const parameters = new SqlValues([context.principal.tenant.id]);
+  const sources = await completionSources(context, query, parameters, false);
+  const { people, activities } = await activityFigures(context.sql, parameters, sources);
+  const items = activities.map(({ name, ...figures }) => (name === null ? figures : { ...figures, name }));
+  return {
+    body: { people, activities: items },
+    rows: items,
+    columns: [
+      'id',
+      'registered',
+      'requiresSuccess',
+      'attempted',
+      'completed',
+      'passed',
+      'averageScore',
+      'scores',
+      'medianSecondsToComplete',
+    ],
+  };
+}
+
+/**
+ * `GET /api/reports/activity-over-time`: statements per interval and verb, and active learners per
+ * interval, from the statement tallies the xapi module keeps. Without a filter, the tenant's
+ * totals (every actor, people or not); with `organisationId` or `jobId`, or for a scoped
+ * principal, only those people's statements (the tallies per learner); with `activityId`, only
+ * the statements whose object is that activity.
+ */
+export async function activityOverTime(context: ReportContext, query: ActivityOverTimeQuery): Promise<Report> {
+  const interval: Interval = query.interval ?? 'day';
+  const range = dateRange(query.from, query.to, interval);
+  if (isRangeProblem(range)) throw ReportErrors.invalidRange(range.parameter, range.message);
+  const week = interval === 'week';
+  let counts: TallyCounts;
+  const byPeople = query.organisationId !== undefined || query.jobId !== undefined || context.principal.scope !== undefined;
+  if (!byPeople && query.activityId === undefined) {
+    const totals = await statementTotals(context.sql, context.principal.tenant.id, range.first, range.last, week);
+    counts = {
+      statements: totals
+        .filter((row) => row.kind === 's')
+        .map((row) => ({ start: week ? weekStartOf(row.start) : row.start, verbId: row.verbId, count: row.total })),
+      learners: totals.filter((row) => row.kind !== 's').map((row) => ({ start: row.start, count: row.total })),
+    };
+  } else {
+    const parameters = new SqlValues([context.principal.tenant.id]);
+    const people = byPeople ? (await selectPeople(context, query, parameters, false)).people : undefined;
+    const tallies = statementTalliesSql('$1', {
+      from: parameters.bind(range.first),
+      to: parameters.bind(range.last),
+      activity: query.activityId === undefined ? undefined : parameters.bind(query.activityId),
+    });
+    counts = await countTallies(context.sql, parameters, { tallies, people, fewPeople: context.fewPeople ?? FEW_PEOPLE }, week);
+  }
+  const { verbs, intervals } = fillIntervals(range, counts.statements, counts.learners);
+  return {
+    body: { from: range.first, to: range.last, interval, verbs, intervals },
+    rows: intervals.map((row) => ({ ...row })),
+    columns: ['start', 'end', 'statements', 'activeLearners'],
+  };
+}
+
+/**
+ * `GET /api/reports/assignment-compliance`: every entry of the structure (or of the subtree of
+ * `organisationId`) with the (person, assignment activity) pairs of the assignments' members now
+ * placed directly in it and in its whole subtree, by compliance (the assignments' statuses, read
+ * now), with `assignmentId` of that assignment only and `activityId` of that activity only.
+ */
+export async function assignmentCompliance(context: ReportContext, query: AssignmentComplianceQuery): Promise<Report> {
+  const parameters = new SqlValues([context.principal.tenant.id]);
+  const { people, scope } = await selectPeople(context, query, parameters, false);
+  if (query.assignmentId !== undefined && !(await assignmentSeen(context.sql, context.principal, query.assignmentId))) {
+    throw ReportErrors.assignmentNotFound(query.assignmentId);
+  }
+  const entries = await reportedEntries(context, query.organisationId, scope);
+  const counted = await countAssignmentStatuses(context.sql, parameters, {
+    people,
+    assignment: query.assignmentId === undefined ? undefined : parameters.bind(query.assignmentId),
+    activity: query.activityId === undefined ? undefined : parameters.bind(query.activityId),
+  });
+  const direct = new Map<string, ComplianceCounts>();
+  for (const { positionId, status, pairs } of counted) {
+    const counts = direct.get(positionId) ?? noCompliance();
+    counts[COMPLIANCE_OF_STATUS[status]] += pairs;
+    direct.set(positionId, counts);
+  }
+  const subtrees = rollUp(entries, direct, noCompliance());
+  const units = entries.map((entry) => ({
+    id: entry.id,
+    parentId: entry.parentId ?? null,
+    direct: complianceFigures(direct.get(entry.id) ?? noCompliance()),
+    subtree: complianceFigures(subtrees.get(entry.id) ?? noCompliance()),
+    attributes: entry.attributes,
+  }));
+  const figureColumns = (set: string) => [...COMPLIANCE, 'total', 'complianceRate'].map((field) => `${set}.${field}`);
+  return { body: { units }, rows: units, columns: ['id', 'parentId', ...figureColumns('direct'), ...figureColumns('subtree')] };
+}
