@@ -100,12 +100,6 @@ export async function findActors(
   return { actors: rows.map(toStoredActor), total: Number(counted[0].total) };
 }
 
-/** The actor stored under one agent key, if any. */
-export async function findActorByKey(sql: SqlClient, tenantId: string, agentKey: string): Promise<StoredActor | undefined> {
-  const { rows } = await sql.query<ActorRow>(`SELECT ${COLUMNS} FROM actors WHERE tenant_id = $1 AND agent_key = $2`, [tenantId, agentKey]);
-  return rows[0] && toStoredActor(rows[0]);
-}
-
 /** The actor stored under one agent key, unless the tenant knows it only as a statement authority (a credential, not a person). */
 export async function findPersonByKey(sql: SqlClient, tenantId: string, agentKey: string): Promise<StoredActor | undefined> {
   const { rows } = await sql.query<ActorRow>(

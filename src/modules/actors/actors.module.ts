@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ModuleOptions } from '../../kernel/module-options.js';
 import { actorsRoutes } from './actor.routes.js';
-import { actorReportsRoutes } from './people/actor-reports.routes.js';
+import { directReportsRoutes } from './people/direct-reports.routes.js';
 import { actorsSearchRoutes } from './search/actor-search.routes.js';
 import { tenantSettingsRoutes } from './settings/tenant-settings.routes.js';
 import type { PeopleChanges } from './people/people-changes.js';
@@ -16,6 +16,6 @@ export const actorsModule: FastifyPluginAsync<ActorsModuleOptions> = async (app,
   const options = { sql, baseDomain: config.baseDomain, serviceDomain: config.serviceDomain, peopleChanges };
   await app.register(actorsRoutes, options);
   await app.register(actorsSearchRoutes, options);
-  await app.register(actorReportsRoutes, options);
+  await app.register(directReportsRoutes, options);
   await app.register(tenantSettingsRoutes, { sql, baseDomain: config.baseDomain, peopleChanges });
 };

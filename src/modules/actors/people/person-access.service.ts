@@ -86,7 +86,7 @@ export function readableActorCondition(principal: Principal, alias: string, tena
   if (principal.agentKey === undefined) return 'false';
   const self = bind(principal.agentKey);
   if (principal.kind !== 'actor') return `${alias}.agent_key = ${self}`;
-  return `(${alias}.agent_key = ${self} OR ${reportCondition(alias, tenant, self)})`;
+  return `(${alias}.agent_key = ${self} OR ${directReportCondition(alias, tenant, self)})`;
 }
 
 /**
@@ -94,7 +94,7 @@ export function readableActorCondition(principal: Principal, alias: string, tena
  * placeholder): its position lies strictly below the manager's, at any depth. False for everyone
  * when the manager has no position, or one the structure does not hold.
  */
-export function reportCondition(alias: string, tenant: string, manager: string): string {
+export function directReportCondition(alias: string, tenant: string, manager: string): string {
   const position = `(SELECT m.position_id FROM actors m WHERE m.tenant_id = ${tenant} AND m.agent_key = ${manager})`;
   return positionAmongSql(alias, organisationSubtreeIdsSql(tenant, position, false));
 }

@@ -6,10 +6,10 @@ import { ApiError } from '../../../platform/http/common-schemas.js';
 import { PageQuery, pageOf, sendPageHeaders } from '../../../platform/http/paged-list.js';
 import { principalOf } from '../../../kernel/principal.js';
 import { Actor, ListHeaders } from '../actor.routes.js';
-import { listReports } from './actor-reports.service.js';
+import { listDirectReports } from './direct-reports.service.js';
 import type { ActorDomains } from '../actor.service.js';
 
-const ReportsQuery = PageQuery(
+const DirectReportsQuery = PageQuery(
   'reports',
   {
     agent: Type.Optional(
@@ -26,7 +26,7 @@ const ReportsQuery = PageQuery(
 );
 
 /** `GET /api/actors/reports`: a manager's reports, the people below their position (docs/learning.md, "Scoped administration and managers"). */
-export const actorReportsRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient } & ActorDomains> = async (
+export const directReportsRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient } & ActorDomains> = async (
   app,
   { sql, baseDomain, serviceDomain },
 ) => {
@@ -39,7 +39,7 @@ export const actorReportsRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient } & 
         operationId: 'GET:actors.reports',
         summary:
           'A manager’s reports (the holders of the positions below theirs, at any depth), a page at a time, shaped as GET /api/actors',
-        querystring: ReportsQuery,
+        querystring: DirectReportsQuery,
         response: {
           200: { ...Type.Array(Actor), headers: ListHeaders },
           400: ApiError,
@@ -60,7 +60,7 @@ export const actorReportsRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient } & 
       }
       const page = pageOf(request.query);
       const { agent, actorId } = request.query;
-      const { actors, total } = await listReports(sql, principal, { agent, actorId, ...page }, domains);
+      const { actors, total } = await listDirectReports(sql, principal, { agent, actorId, ...page }, domains);
       const query: Record<string, string> = {};
       if (agent !== undefined) query.agent = agent;
       if (actorId !== undefined) query.actorId = actorId;

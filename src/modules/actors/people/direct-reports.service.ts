@@ -4,12 +4,12 @@ import { badRequest } from '../../../platform/http/app-error.js';
 import type { Principal } from '../../../kernel/principal.js';
 
 import { findMatchingActors } from '../search/actor-search.repository.js';
-import { findActorByKey } from '../actor.repository.js';
+import { findActorByKey } from '../actor-lookup.service.js';
 import { showActors, type ActorDomains } from '../actor.service.js';
-import { PersonAccessErrors, agentKeyNamed, mayRead, readableActorCondition, reportCondition } from './person-access.service.js';
+import { PersonAccessErrors, agentKeyNamed, mayRead, readableActorCondition, directReportCondition } from './person-access.service.js';
 
 /** What `GET /api/actors/reports` is asked: whose reports (neither: the caller's own), and the page. */
-export interface ReportsQuery {
+export interface DirectReportsQuery {
   agent?: string;
   actorId?: string;
   limit: number;
@@ -17,7 +17,7 @@ export interface ReportsQuery {
 }
 
 /** The manager whose reports are asked for: the one `agent` or `actorId` names, else the caller's own actor. */
-function managerAsked(principal: Principal, query: ReportsQuery): string {
+function managerAsked(principal: Principal, query: DirectReportsQuery): string {
   const named = agentKeyNamed(query) ?? principal.agentKey;
   if (named !== undefined) return named;
   throw badRequest(
@@ -33,10 +33,10 @@ function managerAsked(principal: Principal, query: ReportsQuery): string {
  * read, shaped and ordered as GET /api/actors, and how many there are in all. A manager the caller
  * may not read, or that the tenant does not have, is 404 `actors.not_found`.
  */
-export async function listReports(
+export async function listDirectReports(
   sql: SqlClient,
   principal: Principal,
-  query: ReportsQuery,
+  query: DirectReportsQuery,
   domains: ActorDomains,
 ): Promise<{ actors: Record<string, unknown>[]; total: number }> {
   const manager = managerAsked(principal, query);
@@ -44,7 +44,7 @@ export async function listReports(
     throw PersonAccessErrors.notFound(manager);
   }
   const parameters = new SqlValues([principal.tenant.id]);
-  const reports = reportCondition('a', '$1', parameters.bind(manager));
+  const reports = directReportCondition('a', '$1', parameters.bind(manager));
   const readable = readableActorCondition(principal, 'a', '$1', (value) => parameters.bind(value));
   const found = await findMatchingActors(
     sql,
