@@ -10,10 +10,13 @@ import { issueScimToken } from '../../src/modules/identity/scim/scim-token.servi
 import { issueHrWebhook } from '../../src/modules/identity/hr-webhooks/hr-webhook.service.js';
 import { configuredSecretBox } from '../../src/platform/secret-box.js';
 import type { GivenTenant } from '../support/given.js';
-import { LAUNCH_ACTIVITY, LEARNER_MBOX, ROUTE_FUZZERS, type FuzzContext, type FuzzRequest } from './arbitraries.js';
+import type { FuzzContext, FuzzRequest } from './requests.js';
+import { ROUTE_FUZZERS } from './route-fuzzers.js';
+import { LAUNCH_ACTIVITY, LEARNER_MBOX } from './xapi-values.js';
 
 /**
- * Every route, fed generated requests (valid-ish, with hostile parts: see arbitraries.ts), never
+ * Every route, fed generated requests (valid-ish, with hostile parts: see requests.ts; each module's
+ * generators are in test/<module>/<module>.fuzz-routes.ts, gathered in route-fuzzers.ts), never
  * answers 5xx. One subtest per route and backend, each of FUZZ_RUNS requests (200 by default;
  * GET routes send one in five as HEAD); each prints how its answers spread over status codes.
  * `npm test` runs it with a fixed seed; a longer run with another seed:
@@ -244,7 +247,11 @@ describeEachBackend('route fuzz: no generated request gets a 5xx', (ctx) => {
     );
     const keys = [...served].flatMap(([path, methods]) => [...methods].map((method) => fuzzerKey(method, path)));
     const missing = [...new Set(keys)].filter((key) => !(key in ROUTE_FUZZERS));
-    assert.deepEqual(missing, [], `routes without a generator: add them to ROUTE_FUZZERS in test/fuzz/arbitraries.ts`);
+    assert.deepEqual(
+      missing,
+      [],
+      "routes without a generator: add them to the module's test/<module>/<module>.fuzz-routes.ts (the module whose routes file registers them)",
+    );
     const stale = Object.keys(ROUTE_FUZZERS).filter((key) => !keys.includes(key));
     assert.deepEqual(stale, [], 'generators of routes the app no longer serves');
   });

@@ -9,7 +9,7 @@ import {
 } from '../../src/modules/organisation/organisation.service.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
-import { hostileBody, hostileJson, hostileText, toJson } from '../fuzz/arbitraries.js';
+import { hostileBody, hostileJson, hostileText, toJson } from '../fuzz/hostile-values.js';
 
 interface TreeNode {
   id: string;

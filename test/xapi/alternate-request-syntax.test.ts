@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 import { exchange, givenOAuth } from '../auth/oauth-token-fixtures.js';
-import { alternateSyntaxRequest, type FuzzContext } from '../fuzz/arbitraries.js';
+import type { FuzzContext } from '../fuzz/requests.js';
+import { alternateSyntaxRequest } from './xapi.fuzz-routes.js';
 
 type Fields = Record<string, string>;
 

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { parseMultipart } from '@remix-run/multipart-parser/node';
 import fc from 'fast-check';
 import { CompactSign } from 'jose';
-import { multipartStatementBody } from '../fuzz/arbitraries.js';
+import { multipartStatementBody } from './xapi.fuzz-routes.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 
