@@ -12,7 +12,8 @@ import {
 } from '../modules/imports/import-file.service.js';
 import type { JobsCheck, OrganisationCheck } from '../modules/imports/organisation-import.service.js';
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
-import { assignmentPeopleChanges } from '../modules/learning/assignments/assignment-membership.service.js';
+import type { PeopleChanges } from '../kernel/people-changes.port.js';
+import { collectPorts } from '../server/composition.js';
 import { type CommandContext, type ProgressStream, say, UsageError } from './command.js';
 
 export interface ImportFileOptions {
@@ -23,6 +24,8 @@ export interface ImportFileOptions {
   /** A users CSV file's charset, as `text/csv; charset=` names one to the API; UTF-8 when absent. */
   charset?: string;
   baseDomain: string;
+  /** What hears of the people imported, in the import's transaction: the composition root's port (composition.ts). */
+  peopleChanges: PeopleChanges;
   /** Where progress goes: a bar when it is a terminal, plain lines otherwise (stderr). */
   progress: ProgressStream;
 }
@@ -60,6 +63,8 @@ export async function importCommand(context: CommandContext, [kind, file, ...ext
       verify: values.verify ?? false,
       ...(values.charset !== undefined ? { charset: values.charset } : {}),
       baseDomain: context.config.baseDomain,
+      // As the server does: every module that follows the people (learning's dynamic assignments) hears of them.
+      peopleChanges: collectPorts(context.config).peopleChanges,
       progress: context.progress,
     });
   } catch (error) {
@@ -117,8 +122,7 @@ export async function importFile(sql: SqlClient, options: ImportFileOptions): Pr
       verify: options.verify,
       ...(options.charset !== undefined ? { charset: options.charset } : {}),
       baseDomain: options.baseDomain,
-      // As the server does: learning's dynamic assignments follow the people imported, in the import's transaction.
-      peopleChanges: assignmentPeopleChanges(options.baseDomain),
+      peopleChanges: options.peopleChanges,
       onParsed: (what) => report.stage(what),
     });
     report.done(

@@ -1,7 +1,7 @@
 import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 import { ensureConsoleClient } from '../modules/auth/oauth/clients/client.service.js';
 import { announcing, type CommandContext, minute, none, NotConfirmed, say, table, unknownVerb, UsageError } from './command.js';
-import { eraseTenantStatements } from '../modules/xapi/statements/statement.service.js';
+import { collectPorts } from '../server/composition.js';
 
 const VERBS = ['create', 'list', 'delete'] as const;
 
@@ -38,9 +38,11 @@ export async function tenantCommand(context: CommandContext, [verb, ...operands]
       const [name, ...extra] = operands;
       if (!name || extra.length > 0) throw new UsageError('Expected: learnbase tenant delete NAME --yes');
       if (!context.values.yes) throw new NotConfirmed(`tenant delete removes every row of tenant "${name}" for good: confirm with --yes.`);
-      // The running servers hear of it, and their caches forget the tenant.
+      // Every module's rows outside the tenants cascade go in the same transaction (the tenant
+      // erasers the composition root collects); the running servers hear of it, and their caches forget the tenant.
+      const { tenantErasers } = collectPorts(context.config);
       const deleted = await announcing(context, (notifications) =>
-        new TenancyService(context.db, 0, notifications).delete(name, [eraseTenantStatements]),
+        new TenancyService(context.db, 0, notifications).delete(name, tenantErasers),
       );
       say(context, { deleted: { id: deleted.id, name: deleted.name } }, `Deleted tenant "${deleted.name}" and everything it owned.`);
       return 0;

@@ -6,7 +6,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppConfig } from '../config.js';
 import type { SqlClient } from '../platform/database/sql-client.js';
 import { LocalNotifyBus, type NotifyBus } from '../platform/database/notify-bus.js';
-import type { ModuleOptions } from '../kernel/module-options.js';
 import { OutboundHttp } from '../platform/outbound-http.js';
 import { configuredSecretBox, type SecretBox } from '../platform/secret-box.js';
 import { registerErrorHandler } from '../platform/http/error-handler.js';
@@ -24,24 +23,10 @@ import { chooseRateLimitStore, rateLimits } from '../platform/http/rate-limits.j
 import { Admission, registerAdmission } from '../platform/http/admission.js';
 import { clientAddress } from '../platform/http/client-address.js';
 import { sharedCompilers } from '../platform/http/shared-compilers.js';
+import { registerModules } from './composition.js';
 import { xapiPlugin } from '../modules/xapi/xapi.plugin.js';
-import { tenancyModule } from '../modules/tenancy/tenancy.module.js';
 import { TENANT_NAME } from '../modules/tenancy/tenancy.service.js';
 import { tenantNameOfHost } from '../modules/tenancy/tenant-host.js';
-import { organisationModule } from '../modules/organisation/organisation.module.js';
-import { authModule } from '../modules/auth/auth.module.js';
-import { auditModule } from '../modules/audit/audit.module.js';
-import { actorsModule } from '../modules/actors/actors.module.js';
-import { activitiesModule } from '../modules/activities/activities.module.js';
-import { xapiModule } from '../modules/xapi/xapi.module.js';
-import { completionsModule } from '../modules/completions/completions.module.js';
-import { notificationsModule } from '../modules/notifications/notifications.module.js';
-import { importsModule } from '../modules/imports/imports.module.js';
-import { launchModule } from '../modules/launch/launch.module.js';
-import { learningModule } from '../modules/learning/learning.module.js';
-import { identityModule } from '../modules/identity/identity.module.js';
-import { assignmentPeopleChanges } from '../modules/learning/assignments/assignment-membership.service.js';
-import { personReach } from '../modules/actors/people/person-access.service.js';
 import type { SignInPolicy } from '../modules/auth/oauth/sign-in-throttle.js';
 
 export interface BuildOptions {
@@ -231,30 +216,20 @@ async function assemble(app: FastifyInstance, config: AppConfig, sql: SqlClient,
     tenantOf: (request) => request.principal?.tenant.id,
   });
 
-  // The modules, bottom up. A plugin's routes run only the hooks added before the plugin was
-  // registered, so every module's routes follow auth's authentication hook; tenancy's service
-  // precedes it, as the hook names the request's tenant through it.
+  // The modules, through the composition root (composition.ts): each registered in its order,
+  // handed the shared services, every port, and what the entry tunes.
   const outbound = new OutboundHttp(
     { allowPrivate: config.outboundAllowPrivate, allowLoopback: options.outboundLoopback ?? false },
     app.log,
   );
-  const modules: ModuleOptions = { config, sql, bus, outbound, secrets: options.secrets ?? configuredSecretBox(config) };
-  // Learning's dynamic assignments follow the people the actors and imports modules write, in
-  // their transactions: the seam that lets them call up (actors' people-changes.ts).
-  const peopleChanges = assignmentPeopleChanges(config.baseDomain);
-  await app.register(tenancyModule, modules);
-  await app.register(authModule, { ...modules, signInPolicy: options.signInPolicy });
-  // Audit sits below actors, which decides who may read whom: the entry hands the rule down.
-  await app.register(auditModule, { ...modules, people: personReach });
-  await app.register(organisationModule, modules);
-  await app.register(actorsModule, { ...modules, peopleChanges });
-  await app.register(activitiesModule, modules);
-  await app.register(xapiModule, modules);
-  await app.register(completionsModule, modules);
-  await app.register(notificationsModule, modules);
-  await app.register(importsModule, { ...modules, peopleChanges });
-  await app.register(launchModule, modules);
-  await app.register(learningModule, modules);
-  // The import folder's files take their places among the imports in flight, as the API's do.
-  await app.register(identityModule, { ...modules, peopleChanges, importAdmission });
+  await registerModules(app, {
+    config,
+    sql,
+    bus,
+    outbound,
+    secrets: options.secrets ?? configuredSecretBox(config),
+    // The import folder's files take their places among the imports in flight, as the API's do.
+    importAdmission,
+    signInPolicy: options.signInPolicy,
+  });
 }

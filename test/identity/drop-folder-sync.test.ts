@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import type { Principal } from '../../src/kernel/principal.js';
-import { NO_PEOPLE_CHANGES } from '../../src/modules/actors/people/people-changes.js';
+import { NO_PEOPLE_CHANGES } from '../../src/kernel/people-changes.port.js';
 import { issueApiKey } from '../../src/modules/auth/api-keys/api-key.service.js';
 import { importFileContents } from '../../src/modules/imports/import-file.service.js';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service.js';

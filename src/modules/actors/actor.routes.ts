@@ -10,7 +10,7 @@ import { PersonItemBody, PersonItemQuery } from './actor-item.schemas.js';
 import { listActors, showPerson } from './actor.service.js';
 import { agentKeyRequired } from './people/person-access.service.js';
 import { upsertAgent } from './agents/agent-upsert.service.js';
-import type { PeopleChanges } from './people/people-changes.js';
+import type { PeopleChanges } from '../../kernel/people-changes.port.js';
 
 export interface ActorsRoutesOptions {
   sql: SqlClient;

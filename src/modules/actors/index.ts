@@ -23,7 +23,6 @@ export type { ActorDomains, PersonItem, PersonWithLinks } from './actor.service.
 export { getPerson, recordAgents } from './agents/agent-mention.service.js';
 export type { AgentMention } from './agents/agent-mention.service.js';
 export { parseAgentWrite, writeAgent } from './agents/agent-upsert.service.js';
-export type { PeopleChange, PeopleChanges } from './people/people-changes.js';
 export { peopleLinkedToEntries, peopleLinkedToJobs } from './people/people-link.service.js';
 export type { PersonShown } from './people/people-link.service.js';
 export {

@@ -1,14 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ModuleOptions } from '../../kernel/module-options.js';
-import type { PersonReach } from '../../kernel/person-reach.js';
+import type { ModuleContext, ModuleDeclaration } from '../../kernel/module-declaration.js';
 import { auditRoutes } from './audit.routes.js';
 
-export interface AuditModuleOptions extends ModuleOptions {
-  /** Which people a principal may read: the actors module's rule, handed in by the entry (audit sits below actors). */
-  people: PersonReach;
-}
-
 /** The audit log's routes. */
-export const auditModule: FastifyPluginAsync<AuditModuleOptions> = async (app, { sql, people }) => {
-  await app.register(auditRoutes, { sql, people });
+export const auditModule: FastifyPluginAsync<ModuleContext> = async (app, { sql, ports }) => {
+  // Which people a principal may read: the actors module's rule (audit sits below actors), through its port.
+  await app.register(auditRoutes, { sql, people: ports.personReach });
 };
+
+/** The audit module as a declared unit: it reads people through the personReach port, which actors fills. */
+export const auditDeclaration: ModuleDeclaration = { name: 'audit', needs: [], fills: {}, plugin: auditModule };

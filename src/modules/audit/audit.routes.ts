@@ -5,7 +5,7 @@ import { badRequest } from '../../platform/http/app-error.js';
 import { ApiError } from '../../platform/http/common-schemas.js';
 import { PageQuery, pageOf, sendPageHeaders } from '../../platform/http/paged-list.js';
 import { tenantWidePrincipalOf } from '../../kernel/principal.js';
-import type { PersonReach } from '../../kernel/person-reach.js';
+import type { PersonReach } from '../../kernel/person-reach.port.js';
 import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
 import { parseTimestamp } from '../../kernel/timestamp.js';
 import { AUDIT_ACTIONS, listAuditEntries, type AuditFilter } from './audit.service.js';

@@ -91,7 +91,7 @@ export interface AuditFilter {
   until?: Date;
   /**
    * Only entries about the people this condition on the agent-key `column` keeps (a scoped
-   * credential's, kernel/person-reach.ts; entries about no one never pass it); undefined: all.
+   * credential's, kernel/person-reach.port.ts; entries about no one never pass it); undefined: all.
    */
   people?: (column: string, bind: (value: unknown) => string) => string | undefined;
 }

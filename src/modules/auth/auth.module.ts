@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import { purgeHourly } from '../../platform/housekeeping.js';
-import type { ModuleOptions } from '../../kernel/module-options.js';
+import type { ModuleContext, ModuleDeclaration } from '../../kernel/module-declaration.js';
 import { ApiKeyService } from './api-keys/api-key.service.js';
 import { apiKeyRoutes } from './api-keys/api-key.routes.js';
 import { authPlugin } from './auth.plugin.js';
@@ -49,11 +49,6 @@ export interface AuthExports {
   announceRevokedTokens: AnnounceRevokedTokens;
 }
 
-export interface AuthModuleOptions extends ModuleOptions {
-  /** How failed sign-ins are slowed and refused, and the sign-in page's own limits; tests lower them. */
-  signInPolicy?: Partial<SignInPolicy>;
-}
-
 const NO_LAUNCH_TOKENS: LaunchTokenVerifier = {
   isLaunchUsername: () => false,
   checkToken: async () => ({ valid: false, reason: 'unknown' }),
@@ -65,8 +60,10 @@ const NO_LAUNCH_TOKENS: LaunchTokenVerifier = {
  * listening, the OAuth housekeeping and their shutdown. Needs `app.tenancy`; offers `app.auth`.
  * Not encapsulated: the hook must run for every module's routes, registered after this.
  */
-export const authModule = fp<AuthModuleOptions>(
-  async (app, { config, sql, bus, signInPolicy: policyOverrides }) => {
+export const authModule = fp<ModuleContext>(
+  async (app, { config, sql, bus, signInPolicy: tuned }) => {
+    // How failed sign-ins are slowed and refused, and the sign-in page's own limits; tests lower them.
+    const policyOverrides = tuned as Partial<SignInPolicy> | undefined;
     const { tenancy } = app;
     const apiKeys = new ApiKeyService(sql, tenancy, bus, {
       cacheTtlMs: config.cacheTtlMs,
@@ -137,3 +134,11 @@ export const authModule = fp<AuthModuleOptions>(
   },
   { name: 'auth', dependencies: ['tenancy'] },
 );
+
+/** The auth module as a declared unit. */
+export const authDeclaration: ModuleDeclaration = {
+  name: 'auth',
+  needs: ['actors', 'audit', 'organisation', 'tenancy'],
+  fills: {},
+  plugin: authModule,
+};

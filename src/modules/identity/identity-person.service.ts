@@ -5,12 +5,12 @@ import {
   type ActorDomains,
   parseAgentWrite,
   writeAgent,
-  type PeopleChanges,
   type PersonRecord,
   lockPeopleIdentities,
   lockPersonKeys,
   type TenantSettings,
 } from '../actors/index.js';
+import type { PeopleChanges } from '../../kernel/people-changes.port.js';
 import type { CredentialService } from '../auth/index.js';
 
 /**

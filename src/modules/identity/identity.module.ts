@@ -1,8 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { everyHour, purgeHourly } from '../../platform/housekeeping.js';
-import type { ModuleOptions } from '../../kernel/module-options.js';
-import type { Admission } from '../../platform/http/admission.js';
-import type { PeopleChanges } from '../actors/index.js';
+import type { ModuleContext, ModuleDeclaration } from '../../kernel/module-declaration.js';
 import { DropFolder } from './import-folder/drop-folder.service.js';
 import { hrWebhookInbox, hrWebhookRoutes } from './hr-webhooks/hr-webhook.routes.js';
 import { refreshDueMetadata } from './sso/saml-metadata.service.js';
@@ -13,13 +11,6 @@ import { scimRoutes } from './scim/scim.routes.js';
 import { scimTokenRoutes } from './scim/scim-token.routes.js';
 import { ssoRoutes } from './sso/sso.routes.js';
 import { SingleSignOn } from './sso/sso.service.js';
-
-export interface IdentityModuleOptions extends ModuleOptions {
-  /** What hears of people written here (SCIM, HR webhooks, single sign-on, the import folder): the entry hands it in (actors' people-changes.ts). */
-  peopleChanges: PeopleChanges;
-  /** The imports in flight in this process (LEARNBASE_IMPORTS_IN_FLIGHT): the import folder's large files count among them. */
-  importAdmission: Admission;
-}
 
 /** How often stored HR webhook messages are looked at besides when one arrives here. */
 const HR_MESSAGES_INTERVAL_MS = 2_000;
@@ -32,10 +23,12 @@ const HR_MESSAGES_INTERVAL_MS = 2_000;
  * `app.tenancy`, `app.auth` (deactivating a person revokes their learner credentials) and
  * `app.launch` (a sign-in launches).
  */
-export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
+export const identityModule: FastifyPluginAsync<ModuleContext> = async (
   app,
-  { config, sql, peopleChanges, importAdmission, outbound, secrets },
+  { config, sql, ports, importAdmission, outbound, secrets },
 ) => {
+  // What hears of people written here (SCIM, HR webhooks, single sign-on, the import folder).
+  const { peopleChanges } = ports;
   const domains = { baseDomain: config.baseDomain, serviceDomain: config.serviceDomain };
   const credentials = app.auth.credentials;
   await app.register(scimTokenRoutes, { sql });
@@ -113,4 +106,12 @@ export const identityModule: FastifyPluginAsync<IdentityModuleOptions> = async (
     app.addHook('onReady', () => dropFolder.start());
     app.addHook('onClose', () => dropFolder.stop());
   }
+};
+
+/** The identity module as a declared unit. */
+export const identityDeclaration: ModuleDeclaration = {
+  name: 'identity',
+  needs: ['actors', 'audit', 'auth', 'imports', 'launch', 'organisation', 'tenancy'],
+  fills: {},
+  plugin: identityModule,
 };

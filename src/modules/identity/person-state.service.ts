@@ -1,7 +1,8 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { conflict } from '../../platform/http/app-error.js';
 import type { Principal } from '../../kernel/principal.js';
-import { requirePerson, showPerson, type ActorDomains, type PersonItem, type PeopleChanges, getTenantSettings } from '../actors/index.js';
+import { requirePerson, showPerson, type ActorDomains, type PersonItem, getTenantSettings } from '../actors/index.js';
+import type { PeopleChanges } from '../../kernel/people-changes.port.js';
 import type { CredentialService } from '../auth/index.js';
 import { inIdentityTransaction, lockedPlan, personLockKey, writePerson, type IdentityWriter } from './identity-person.service.js';
 

@@ -3,7 +3,7 @@ import type { SqlClient } from '../../platform/database/sql-client.js';
 import { badRequest } from '../../platform/http/app-error.js';
 import { utf8Text } from '../../platform/json-guard.js';
 import type { Principal } from '../../kernel/principal.js';
-import type { PeopleChanges } from '../actors/index.js';
+import type { PeopleChanges } from '../../kernel/people-changes.port.js';
 import type { OnCommitting } from './import-run.service.js';
 import {
   checkJobsReplacement,

@@ -1,17 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ModuleOptions } from '../../kernel/module-options.js';
+import type { ModuleContext, ModuleDeclaration } from '../../kernel/module-declaration.js';
 import { importHistoryRoutes } from './import-history.routes.js';
 import { organisationImportRoutes } from './organisation-import.routes.js';
 import { usersImportRoutes } from './users/user-import.routes.js';
-import type { PeopleChanges } from '../actors/index.js';
-
-export interface ImportsModuleOptions extends ModuleOptions {
-  /** What hears of people the imports write or relink: the entry hands it in (actors' people-changes.ts). */
-  peopleChanges: PeopleChanges;
-}
 
 /** Imports of users, the organisation and jobs, and their history. Needs `app.auth` (a users sync revokes credentials). */
-export const importsModule: FastifyPluginAsync<ImportsModuleOptions> = async (app, { config, sql, peopleChanges }) => {
+export const importsModule: FastifyPluginAsync<ModuleContext> = async (app, { config, sql, ports }) => {
+  // What hears of people the imports write or relink: every module's `peopleChanged` port.
+  const { peopleChanges } = ports;
   // A sync revokes the learner credentials of the people it deactivates: auth's, registered before.
   const sync = { maxShare: config.importSyncMaxShare, credentials: app.auth.credentials };
   await app.register(usersImportRoutes, {
@@ -23,4 +19,12 @@ export const importsModule: FastifyPluginAsync<ImportsModuleOptions> = async (ap
   });
   await app.register(importHistoryRoutes, { sql });
   await app.register(organisationImportRoutes, { sql, importLimitBytes: config.importLimitBytes, peopleChanges });
+};
+
+/** The imports module as a declared unit. */
+export const importsDeclaration: ModuleDeclaration = {
+  name: 'imports',
+  needs: ['actors', 'audit', 'auth', 'organisation'],
+  fills: {},
+  plugin: importsModule,
 };

@@ -6,7 +6,7 @@ import { wholeTenantPrincipalOf } from '../../kernel/principal.js';
 import { JobsImportBody, OrganisationImportBody } from '../organisation/index.js';
 import { checkJobsReplacement, checkOrganisationReplacement, importJobs, importOrganisation } from './organisation-import.service.js';
 import { verifyOfQuery } from './import-query-rules.js';
-import type { PeopleChanges } from '../actors/index.js';
+import type { PeopleChanges } from '../../kernel/people-changes.port.js';
 
 export interface OrganisationImportRoutesOptions {
   sql: SqlClient;

@@ -13,7 +13,8 @@ import {
   compareJobArchitecture,
   compareOrganisation,
 } from '../organisation/index.js';
-import { peopleLinkedToEntries, peopleLinkedToJobs, type PersonShown, type PeopleChanges } from '../actors/index.js';
+import { peopleLinkedToEntries, peopleLinkedToJobs, type PersonShown } from '../actors/index.js';
+import type { PeopleChanges } from '../../kernel/people-changes.port.js';
 import { type OnCommitting, recordImportRun } from './import-run.service.js';
 
 export const OrganisationImportErrors = {

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { ModuleOptions } from '../../kernel/module-options.js';
+import type { ModuleDeclaration } from '../../kernel/module-declaration.js';
 import { LaunchSessionService } from './launch-session.service.js';
 import { launchRoutes } from './launch.routes.js';
 import { NO_SIGN_ON, type LaunchSignOn } from './launch-sign-on.js';
@@ -41,3 +42,11 @@ export const launchModule = fp<ModuleOptions>(
   },
   { name: 'launch', dependencies: ['auth'] },
 );
+
+/** The launch module as a declared unit. */
+export const launchDeclaration: ModuleDeclaration = {
+  name: 'launch',
+  needs: ['activities', 'actors', 'audit', 'auth', 'tenancy', 'xapi'],
+  fills: {},
+  plugin: launchModule,
+};

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ModuleOptions } from '../../kernel/module-options.js';
+import type { ModuleDeclaration } from '../../kernel/module-declaration.js';
 import { WorkQueue } from '../../platform/http/work-queue.js';
 import { competencyRoutes } from './competencies/competency.routes.js';
 import { skillsGapRoutes } from './skills-gaps/skills-gap.routes.js';
 import { assignmentRoutes } from './assignments/assignment.routes.js';
 import { reportRoutes } from './reports/report.routes.js';
+import { assignmentPeopleChanges } from './assignments/assignment-membership.service.js';
 
 /** Reports waiting for a place at most, in one process; one more is refused with 503 (docs/operations.md, "Reports in flight"). */
 const REPORTS_WAITING = 50;
@@ -22,4 +24,12 @@ export const learningModule: FastifyPluginAsync<ModuleOptions> = async (app, { c
   const reports = new WorkQueue('reports', config.reportsInFlight, REPORTS_WAITING, 5);
   await app.register(assignmentRoutes, { sql, baseDomain: config.baseDomain, reports });
   await app.register(reportRoutes, { sql, baseDomain: config.baseDomain, reports });
+};
+
+/** The learning module as a declared unit: its dynamic assignments hear of every person written. */
+export const learningDeclaration: ModuleDeclaration = {
+  name: 'learning',
+  needs: ['activities', 'actors', 'completions', 'organisation', 'xapi'],
+  fills: { peopleChanged: (config) => assignmentPeopleChanges(config.baseDomain) },
+  plugin: learningModule,
 };

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { ModuleOptions } from '../../kernel/module-options.js';
+import type { ModuleDeclaration } from '../../kernel/module-declaration.js';
 import { TenancyService } from './tenancy.service.js';
 
 declare module 'fastify' {
@@ -25,3 +26,6 @@ export const tenancyModule = fp<ModuleOptions>(
   },
   { name: 'tenancy' },
 );
+
+/** The tenancy module as a declared unit. */
+export const tenancyDeclaration: ModuleDeclaration = { name: 'tenancy', needs: [], fills: {}, plugin: tenancyModule };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TtlCache } from '../../platform/cache.js';
 import { LocalNotifyBus, type NotifyBus } from '../../platform/database/notify-bus.js';
+import type { TenantEraser } from '../../kernel/tenant-eraser.port.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import { AppError, badRequest, conflict } from '../../platform/http/app-error.js';
 import { deleteTenantRows, findTenantById, findTenantByName, insertTenant, listTenantRows } from './tenant.repository.js';
@@ -13,12 +14,6 @@ export const TENANT_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** The LISTEN/NOTIFY channel that carries the ids of deleted tenants, comma-separated. */
 export const TENANT_DELETIONS_CHANNEL = 'learnbase_tenant_deletions';
-
-/**
- * Deletes one tenant's rows of a table that has no foreign key to `tenants` (kept off for write
- * speed); given by its owner module to TenancyService.delete, which runs it in its transaction.
- */
-export type TenantEraser = (tx: SqlClient, tenantId: string) => Promise<void>;
 
 export class TenancyService {
   // Tenants are never renamed, so a cached one can only be stale by having been deleted: every

@@ -1,11 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ModuleOptions } from '../../kernel/module-options.js';
+import type { ModuleDeclaration } from '../../kernel/module-declaration.js';
 import { outOfScope } from '../../kernel/principal.js';
 import { activitiesRoutes } from './activity-definitions/activity-definition.routes.js';
 import { agentsRoutes } from './agents/agent.routes.js';
 import { documentsPlugin } from './documents/document.plugin.js';
 import { attachmentStoreFor } from './statements/attachments/attachment.store.js';
 import { statementsRoutes } from './statements/statement.routes.js';
+import { eraseTenantStatements } from './statements/statement.service.js';
 
 /**
  * The xAPI resources: documents, statements, activities and agents. What every `/xapi/` request
@@ -30,4 +32,12 @@ export const xapiModule: FastifyPluginAsync<ModuleOptions> = async (app, { confi
   });
   await app.register(activitiesRoutes, { sql });
   await app.register(agentsRoutes, { sql });
+};
+
+/** The xapi module as a declared unit: it erases the tenant's statement keys and tallies, which have no foreign key to tenants. */
+export const xapiDeclaration: ModuleDeclaration = {
+  name: 'xapi',
+  needs: ['activities', 'actors', 'completions'],
+  fills: { tenantEraser: eraseTenantStatements },
+  plugin: xapiModule,
 };

@@ -7,7 +7,7 @@ import { showActors, type ActorDomains } from '../actor.service.js';
 import { identifiersOf, parseAgentWrite, resolveAgentWrite, type AgentWrite } from './agent-upsert.js';
 import { findIdentifierHolders, replacePersonIdentifiers } from '../actor-identifiers.repository.js';
 import { upsertAgentActor } from './agent-upsert.repository.js';
-import type { PeopleChanges } from '../people/people-changes.js';
+import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import { mayRead, PersonAccessErrors } from '../people/person-access.service.js';
 
 export { parseAgentWrite, type AgentWrite };

@@ -11,7 +11,7 @@ import {
   insertActors,
   updateActors,
 } from './actor-import.repository.js';
-import type { PeopleChanges } from './people-changes.js';
+import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 
 /**
  * What the user import (imports module) reads and writes of the tenant's people, set-based: the

@@ -20,7 +20,7 @@ import { SqlFilter } from '../../../platform/database/sql-filters.js';
 import { AppError, badRequest } from '../../../platform/http/app-error.js';
 import { parseActorId, parseAgentParameter } from '../../../kernel/agent.js';
 import { isTenantWide, type Principal } from '../../../kernel/principal.js';
-import type { PersonReach } from '../../../kernel/person-reach.js';
+import type { PersonReach } from '../../../kernel/person-reach.port.js';
 import { organisationSubtreeIdsSql } from '../../organisation/index.js';
 import { positionAmongSql } from '../actor-position.js';
 

@@ -5,7 +5,7 @@ import { exactValidator } from '../../../platform/http/exact-validator.js';
 import { tenantWidePrincipalOf, wholeTenantPrincipalOf } from '../../../kernel/principal.js';
 import { getTenantSettings, replaceTenantSettings } from './tenant-settings.service.js';
 import { TenantSettingsBody, TenantSettingsResponse } from './tenant-settings.schemas.js';
-import type { PeopleChanges } from '../people/people-changes.js';
+import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 
 export interface TenantSettingsRoutesOptions {
   sql: SqlClient;

@@ -16,7 +16,7 @@ import {
   upsertStoredSettings,
 } from './tenant-settings.repository.js';
 import type { TenantSettingsBody } from './tenant-settings.schemas.js';
-import type { PeopleChanges } from '../people/people-changes.js';
+import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 
 /** A tenant's settings with every default filled in (docs/imports.md, "Model and settings"). */
 export interface TenantSettings {

@@ -7,13 +7,8 @@ import { httpErrorOf } from '../../../platform/http/storage-errors.js';
 import { StorageError } from '../../../platform/database/storage-error.js';
 import { textProblem, utf8Text } from '../../../platform/json-guard.js';
 import type { Principal, Tenant } from '../../../kernel/principal.js';
-import {
-  type ActorDomains,
-  type PeopleChanges,
-  personRecordsByUniqueValues,
-  getTenantSettings,
-  lockPeopleIdentities,
-} from '../../actors/index.js';
+import { type ActorDomains, personRecordsByUniqueValues, getTenantSettings, lockPeopleIdentities } from '../../actors/index.js';
+import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import type { CredentialService } from '../../auth/index.js';
 import { type TenancyService, tenantHex, tenantIdFromHex, refuseOtherTenant } from '../../tenancy/index.js';
 import { parseHrMessage, type HrEvent } from './hr-event-rules.js';

@@ -4,7 +4,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError } from '../../../platform/http/app-error.js';
 import type { Principal, Tenant } from '../../../kernel/principal.js';
-import type { PeopleChanges } from '../../actors/index.js';
+import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import { importFileContents, type ImportFileKind, type UserSyncContext } from '../../imports/index.js';
 import { type DropFileRecord, findDropFile, insertDropFile } from './drop-file.repository.js';
 import {

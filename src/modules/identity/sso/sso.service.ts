@@ -6,7 +6,8 @@ import { type OutboundHttp, outboundProblem } from '../../../platform/outbound-h
 import type { SecretBox } from '../../../platform/secret-box.js';
 import { hashSecret } from '../../../platform/issued-secrets.js';
 import type { Principal, Tenant } from '../../../kernel/principal.js';
-import { type ActorDomains, type PeopleChanges, personRecordsByUniqueValues, getTenantSettings } from '../../actors/index.js';
+import { type ActorDomains, personRecordsByUniqueValues, getTenantSettings } from '../../actors/index.js';
+import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import { existingOrganisationIds } from '../../organisation/index.js';
 import {
   endConnectionAdmins,

@@ -6,7 +6,7 @@ import { tenantWidePrincipalOf } from '../../../kernel/principal.js';
 import { badRequest } from '../../../platform/http/app-error.js';
 import { importUsers, parseUserImportBody } from './user-import.service.js';
 import { charsetOf, parseUsersCsv } from './users-csv.js';
-import type { PeopleChanges } from '../../actors/index.js';
+import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import { sourceOfHeader } from '../../audit/index.js';
 import { importModeOf, isUserImportMode, type UserImportMode } from './user-sync-rules.js';
 import { verifyOfQuery } from '../import-query-rules.js';

@@ -9,10 +9,10 @@ import {
   findImportedKeys,
   inBatches,
   storeImportedPeople,
-  type PeopleChanges,
   readableAmong,
   scopeEntryIds,
 } from '../../actors/index.js';
+import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import { parseAgent } from '../../../kernel/agent.js';
 import { type OnCommitting, recordImportRun } from '../import-run.service.js';
 import { existingJobIds, existingOrganisationIds } from '../../organisation/index.js';

@@ -1,6 +1,7 @@
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { Principal } from '../../../kernel/principal.js';
-import { deactivatePeople, findActivePeopleOutside, type PeopleChanges } from '../../actors/index.js';
+import { deactivatePeople, findActivePeopleOutside } from '../../actors/index.js';
+import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import type { CredentialService } from '../../auth/index.js';
 import type { UserImportSummary } from './user-import.js';
 import { syncRefusal, UserSyncErrors } from './user-sync-rules.js';

@@ -5,12 +5,11 @@ import {
   notDeactivatedSql,
   peopleAmongSql,
   peopleMatchingSql,
-  type PeopleChange,
-  type PeopleChanges,
   placedWithinCondition,
   getTenantSettings,
   type TenantSettings,
 } from '../../actors/index.js';
+import type { PeopleChange, PeopleChanges } from '../../../kernel/people-changes.port.js';
 import { type PeopleSelection, selectionCriteria } from './assignment-rules.js';
 import { findAssignmentSelections, lockAssignments, lockAssignmentsShared, refreshMembers } from './assignment.repository.js';
 

@@ -35,7 +35,7 @@ import {
   deleteTenantStatementKeys,
 } from './statement.repository.js';
 import type { StatementQuery } from './statement.schemas.js';
-import type { TenantEraser } from '../../tenancy/index.js';
+import type { TenantEraser } from '../../../kernel/tenant-eraser.port.js';
 import { recordStatementTallies } from './statement-tally.service.js';
 import { deleteTenantTallies } from './statement-tally.repository.js';
 

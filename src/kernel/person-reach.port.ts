@@ -2,9 +2,9 @@ import type { Principal } from './principal.js';
 
 /**
  * Which people a principal may read, as SQL a module embeds in the statement that lists its rows
- * about people. The actors module decides it (person-access.service.ts) and the entry hands it to
- * the modules below actors that need it (the audit log), as auth gets its LaunchTokenVerifier:
- * docs/architecture.md, "Where the obvious arrow would point up".
+ * about people. The port `personReach`: the actors module fills it (person-access.service.ts) and
+ * the composition root hands it to the modules below actors that need it (the audit log):
+ * docs/architecture.md, "Declarations, ports and the composition root".
  */
 export interface PersonReach {
   /**

@@ -1,5 +1,5 @@
-import type { SqlClient } from '../../../platform/database/sql-client.js';
-import type { Tenant } from '../../../kernel/principal.js';
+import type { SqlClient } from '../platform/database/sql-client.js';
+import type { Tenant } from './principal.js';
 
 /**
  * Which people a write changed: some actors, by agent key, or anyone (a write that changes what
@@ -11,9 +11,10 @@ export type PeopleChange = { kind: 'people'; agentKeys: readonly string[] } | { 
  * What a module above wants to hear when people change, and no more: the writers of people (the
  * user import, `PUT /api/actors/agents`, `PUT /api/settings`, the organisation and jobs imports)
  * call `changed` inside the transaction that makes the change, so what the listener keeps from
- * the people (learning's dynamic assignments) commits or rolls back with it. The listener sits
- * above actors and imports; the entries (server/app.ts, cli/) hand it to them, so no arrow points
- * up (docs/architecture.md, "Two places where the obvious arrow would point up").
+ * the people (learning's dynamic assignments) commits or rolls back with it. The port
+ * `peopleChanged`: the listeners sit above actors and imports, declare it, and the composition
+ * root (server/composition.ts) hands every writer all of them, so no arrow points up
+ * (docs/architecture.md, "Declarations, ports and the composition root").
  */
 export interface PeopleChanges {
   /**
