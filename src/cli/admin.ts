@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import type { Principal, Tenant } from '../kernel/principal.js';
+import type { Tenant } from '../kernel/principal.js';
 import {
   createAdmin,
   deleteAdmin,
@@ -26,11 +26,12 @@ import {
   unknownVerb,
   UsageError,
 } from './command.js';
+import { operatorPrincipal } from '../modules/auth/principals.js';
 
 const VERBS = ['create', 'list', 'set-password', 'set-scope', 'delete', 'unlock'] as const;
 
 /** The command line in the audit log: the changes it makes to admins are recorded as over HTTP. */
-const operatorOf = (tenant: Tenant) => ({ principal: { kind: 'operator', tenant, id: `cli:${userInfo().username}` } satisfies Principal });
+const operatorOf = (tenant: Tenant) => ({ principal: operatorPrincipal(tenant, 'cli', userInfo().username) });
 
 /**
  * `learnbase admin create --tenant NAME --email E --password P [--scope ENTRY_ID]`, `admin list

@@ -3,7 +3,7 @@ import { userInfo } from 'node:os';
 import cliProgress from 'cli-progress';
 import type { SqlClient } from '../platform/database/sql-client.js';
 import { AppError } from '../platform/http/app-error.js';
-import type { Principal, Tenant } from '../kernel/principal.js';
+import type { Tenant } from '../kernel/principal.js';
 import {
   IMPORT_FILE_KINDS,
   type ImportFileKind,
@@ -15,6 +15,7 @@ import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 import type { PeopleChanges } from '../kernel/people-changes.port.js';
 import { collectPorts } from '../server/composition.js';
 import { type CommandContext, type ProgressStream, say, UsageError } from './command.js';
+import { operatorPrincipal } from '../modules/auth/principals.js';
 
 export interface ImportFileOptions {
   kind: ImportFileKind;
@@ -113,7 +114,7 @@ export async function importFile(sql: SqlClient, options: ImportFileOptions): Pr
   const started = Date.now();
   const report = progressReporter(options.progress);
   const bytes = await readWithProgress(options.file, report);
-  const principal: Principal = { kind: 'operator', tenant: options.tenant, id: `cli:${userInfo().username}` };
+  const principal = operatorPrincipal(options.tenant, 'cli', userInfo().username);
   try {
     const outcome = await importFileContents(sql, principal, {
       kind: options.kind,

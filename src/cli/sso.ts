@@ -17,6 +17,7 @@ import {
   unknownVerb,
   UsageError,
 } from './command.js';
+import { operatorPrincipal } from '../modules/auth/principals.js';
 
 const VERBS = ['set', 'list', 'refresh', 'delete'] as const;
 const SET_USAGE =
@@ -123,7 +124,7 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
 }
 
 /** The command line's principal in the audit log. */
-const operatorOf = (tenant: Principal['tenant']): Principal => ({ kind: 'operator', tenant, id: `cli:${userInfo().username}` });
+const operatorOf = (tenant: Principal['tenant']): Principal => operatorPrincipal(tenant, 'cli', userInfo().username);
 
 /** The body PUT /api/sso/connections/{name} would take, from the flags: SAML when a metadata flag is given. */
 async function connectionOfFlags(values: CommandContext['values']): Promise<Record<string, unknown>> {

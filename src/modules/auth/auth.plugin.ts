@@ -1,3 +1,4 @@
+import { actorPrincipal as credentialPrincipal } from './principals.js';
 import cookie from '@fastify/cookie';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -127,7 +128,7 @@ export const authPlugin = fp<AuthPluginOptions>(
       const check = await options.credentials.verify(tenant.id, username, password, client);
       if (!check.valid && check.reason === 'throttled') throw tooManyAttempts(check.retryAfterSeconds);
       if (!check.valid) throw unauthorized(credentialRefusal(check.reason));
-      return { kind: 'actor', tenant, id: username, agentKey: check.credential.agentKey };
+      return credentialPrincipal(tenant, username, check.credential.agentKey);
     }
 
     /** A launch token: its actor's data about its activity and registration only. */

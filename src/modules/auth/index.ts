@@ -10,3 +10,4 @@ export { LAUNCH_USERNAME_PREFIX, credentialKey, credentialRefusal } from './cred
 export type { CredentialService } from './credentials/credential.service.js';
 export type { LaunchCheck, LaunchGrant, LaunchTokenVerifier } from './launch-token.js';
 export type { AdminSignOn, AnnounceRevokedTokens, FinishAdminSignOn, PendingSignOn, SignOnConnection } from './oauth/admin-sign-on.js';
+export { actorPrincipal, hrWebhookPrincipal, operatorPrincipal, scimPrincipal, ssoPrincipal } from './principals.js';

@@ -7,7 +7,7 @@ import { findRegisteredActivity } from '../activities/index.js';
 import { findActorByKey } from '../actors/index.js';
 import { recordAudit } from '../audit/index.js';
 import { tenantHex, tenantIdFromHex } from '../tenancy/index.js';
-import type { Tenant, Principal } from '../../kernel/principal.js';
+import type { Tenant } from '../../kernel/principal.js';
 import { storeStatements } from '../xapi/index.js';
 import {
   tenantIdOfApiKey,
@@ -20,6 +20,7 @@ import {
   type LaunchTokenVerifier,
 } from '../auth/index.js';
 import { findLaunchSession, insertLaunchSession } from './launch-session.repository.js';
+import { actorPrincipal } from '../auth/index.js';
 
 /** xAPI's ADL verb for "the LRS launched this content for this actor". */
 export const LAUNCHED_VERB = 'http://adlnet.gov/expapi/verbs/launched';
@@ -174,7 +175,7 @@ export class LaunchSessionService implements LaunchTokenVerifier {
     const actor = await findActorByKey(this.sql, tenant.id, credential.agentKey);
     if (!actor) throw LaunchErrors.unauthorized('actor_gone', 'The credential’s actor is no longer in this organisation’s actor store.');
 
-    const principal: Principal = { kind: 'actor', tenant, id: credential.username, agentKey: credential.agentKey };
+    const principal = actorPrincipal(tenant, credential.username, credential.agentKey);
     const sessionId = randomUUID();
     const registration = randomUUID();
     const secret = newSecret();

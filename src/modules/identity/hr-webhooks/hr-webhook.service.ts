@@ -6,7 +6,7 @@ import { AppError, badRequest, notFound } from '../../../platform/http/app-error
 import { httpErrorOf } from '../../../platform/http/storage-errors.js';
 import { StorageError } from '../../../platform/database/storage-error.js';
 import { textProblem, utf8Text } from '../../../platform/json-guard.js';
-import type { Principal, Tenant } from '../../../kernel/principal.js';
+import type { Tenant } from '../../../kernel/principal.js';
 import { type ActorDomains, personRecordsByUniqueValues, getTenantSettings, lockPeopleIdentities } from '../../actors/index.js';
 import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import type { CredentialService } from '../../auth/index.js';
@@ -27,6 +27,7 @@ import {
 } from './hr-webhook.repository.js';
 import { lockedPlan, newPersonIfi, personKeys, writePerson, type IdentityWriter } from '../identity-person.service.js';
 import { openHrWebhookSecret, sealHrWebhookSecret } from '../stored-secret.service.js';
+import { hrWebhookPrincipal } from '../../auth/index.js';
 
 export type { HrMessageListing, HrWebhookListing };
 
@@ -251,7 +252,7 @@ export class HrMessageApplier {
       await lockPeopleIdentities(tx, tenant.id, []);
       const writer: IdentityWriter = {
         sql: tx,
-        principal: { kind: 'hr_webhook', tenant, id: message.webhookId } satisfies Principal,
+        principal: hrWebhookPrincipal(tenant, message.webhookId),
         source: `webhook:${message.webhookId}`,
         domains: this.options.domains,
         peopleChanges: this.options.peopleChanges,

@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError } from '../../../platform/http/app-error.js';
-import type { Principal, Tenant } from '../../../kernel/principal.js';
+import type { Tenant } from '../../../kernel/principal.js';
 import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import { importFileContents, type ImportFileKind, type UserSyncContext } from '../../imports/index.js';
 import { type DropFileRecord, findDropFile, insertDropFile } from './drop-file.repository.js';
@@ -20,6 +20,7 @@ import {
   refusedResult,
   usersModeOf,
 } from './drop-folder-rules.js';
+import { operatorPrincipal } from '../../auth/index.js';
 
 /** A file of the import folder claimed for its tenant. */
 export interface ClaimedFile extends Claim {
@@ -100,7 +101,7 @@ export async function importClaimedFile(
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   // The audit trail names the file: the import history shows the operator `drop:<file>`.
-  const principal: Principal = { kind: 'operator', tenant, id: `drop:${file}` };
+  const principal = operatorPrincipal(tenant, 'drop', file);
   let record: DropFileRecord | undefined;
   try {
     await importFileContents(context.sql, principal, {

@@ -21,6 +21,7 @@ import {
   type ScimContext,
   type ScimUserAnswer,
 } from './scim-user.service.js';
+import { scimPrincipal } from '../../auth/index.js';
 
 export interface ScimRoutesOptions {
   sql: SqlClient;
@@ -108,7 +109,7 @@ export const scimRoutes: FastifyPluginAsyncTypebox<ScimRoutesOptions> = async (a
     const tenant = verified && (await tenancy.findById(verified.tenantId));
     if (!verified || !tenant) throw unauthorized('The SCIM token is not valid, or was revoked.');
     refuseOtherTenant(named, tenant, 'The SCIM token', { 'WWW-Authenticate': CHALLENGE });
-    const principal: Principal = { kind: 'scim', tenant, id: verified.id };
+    const principal = scimPrincipal(tenant, verified.id);
     request.tenant = tenant;
     request.principal = principal;
   });

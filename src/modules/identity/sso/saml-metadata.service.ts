@@ -13,6 +13,7 @@ import {
   type MetadataSource,
   type SsoConnection,
 } from './sso.repository.js';
+import { ssoPrincipal } from '../../auth/index.js';
 
 /**
  * A SAML connection named by its metadata URL follows its provider (docs/identity.md, "When the
@@ -151,7 +152,7 @@ export async function refreshDueMetadata(
     const tenant = await tenantOf(source.tenantId);
     if (tenant === undefined) continue;
     // The provider's own doing, audited as the connection's (as the people its sign-ins write).
-    const principal: Principal = { kind: 'sso', tenant, id: source.name };
+    const principal = ssoPrincipal(tenant, source.name);
     const reading = await readSource(sql, outbound, source, { principal, source: `sso:${source.name}` });
     if (reading.connection === undefined) continue;
     outcome.read++;

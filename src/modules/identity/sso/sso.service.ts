@@ -5,7 +5,7 @@ import { AppError, badRequest, notFound, preconditionFailed } from '../../../pla
 import { type OutboundHttp, outboundProblem } from '../../../platform/outbound-http.js';
 import type { SecretBox } from '../../../platform/secret-box.js';
 import { hashSecret } from '../../../platform/issued-secrets.js';
-import type { Principal, Tenant } from '../../../kernel/principal.js';
+import type { Tenant } from '../../../kernel/principal.js';
 import { type ActorDomains, personRecordsByUniqueValues, getTenantSettings } from '../../actors/index.js';
 import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import { existingOrganisationIds } from '../../organisation/index.js';
@@ -65,6 +65,7 @@ import {
   type SsoConnection,
 } from './sso.repository.js';
 import { pointerToken } from '../../../platform/json-pointer.js';
+import { ssoPrincipal } from '../../auth/index.js';
 
 /**
  * Single sign-on (docs/identity.md, "Single sign-on"): a tenant's identity providers
@@ -630,7 +631,7 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
   ): Promise<string> {
     const trusted = trustedClaims(claims, connection);
     const email = attributesOfClaims(trusted, connection.claims).email ?? (typeof trusted.email === 'string' ? trusted.email : undefined);
-    const by = { principal: { kind: 'sso', tenant, id: connection.name } satisfies Principal, source: `sso:${connection.name}` };
+    const by = { principal: ssoPrincipal(tenant, connection.name), source: `sso:${connection.name}` };
     const made = adminScopeByClaims(claims, connection.admins);
     if (!made || 'several' in made) {
       if (email) {
@@ -656,7 +657,7 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
     const { sql, domains, peopleChanges, credentials } = this.options;
     const writer: IdentityWriter = {
       sql,
-      principal: { kind: 'sso', tenant, id: connection.name } satisfies Principal,
+      principal: ssoPrincipal(tenant, connection.name),
       source: `sso:${connection.name}`,
       domains,
       peopleChanges,
