@@ -22,7 +22,7 @@ export { findPersonWithLinks, jobOfPosition, requirePerson, showPerson } from '.
 export type { ActorDomains, PersonItem, PersonWithLinks } from './actor.service.js';
 export { getPerson, recordAgents } from './agents/agent-mention.service.js';
 export type { AgentMention } from './agents/agent-mention.service.js';
-export { parseAgentWrite, writeAgent } from './agents/agent-upsert.service.js';
+export { personWriteOf, writeAgent } from './agents/agent-upsert.service.js';
 export { peopleLinkedToEntries, peopleLinkedToJobs } from './people/people-link.service.js';
 export type { PersonShown } from './people/people-link.service.js';
 export {

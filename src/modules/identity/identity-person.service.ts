@@ -3,7 +3,7 @@ import { AppError } from '../../platform/http/app-error.js';
 import type { Principal } from '../../kernel/principal.js';
 import {
   type ActorDomains,
-  parseAgentWrite,
+  personWriteOf,
   writeAgent,
   type PersonRecord,
   lockPeopleIdentities,
@@ -40,9 +40,6 @@ export interface PersonWrite {
   active?: boolean;
 }
 
-/** Where a person's attributes travel in an xAPI Agent (docs/actors.md, "Writing one agent"). */
-const ATTRIBUTES_KEY = 'http://localhost/api/ext/agent/attributes';
-
 /** A written person and the credentials to announce revoked once the transaction committed. */
 export interface Written {
   record: PersonRecord;
@@ -71,12 +68,7 @@ export async function writePerson(
   ifi: Record<string, unknown>,
 ): Promise<Written> {
   const { principal, domains, peopleChanges, source } = writer;
-  const write = parseAgentWrite({
-    objectType: 'Agent',
-    ...ifi,
-    ...(person.name === undefined ? {} : { name: person.name }),
-    ...(person.attributes === undefined ? {} : { extensions: { [ATTRIBUTES_KEY]: person.attributes } }),
-  });
+  const write = personWriteOf({ ifi, name: person.name, attributes: person.attributes });
   const { agentKey, record } = await writeAgent(tx, principal, write, {
     source,
     domains,

@@ -4,13 +4,13 @@ import { outOfScope, type Principal } from '../../../kernel/principal.js';
 import { getTenantSettings, lockTenantIdentities, type TenantSettings } from '../settings/tenant-settings.service.js';
 import { findActorAndStateByKey, findPersonState, type PersonRecord } from '../actor.repository.js';
 import { showActors, type ActorDomains } from '../actor.service.js';
-import { identifiersOf, parseAgentWrite, resolveAgentWrite, type AgentWrite } from './agent-upsert.js';
+import { identifiersOf, parseAgentWrite, personWriteOf, resolveAgentWrite, type AgentWrite } from './agent-upsert.js';
 import { findIdentifierHolders, replacePersonIdentifiers } from '../actor-identifiers.repository.js';
 import { upsertAgentActor } from './agent-upsert.repository.js';
 import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import { mayRead, PersonAccessErrors } from '../people/person-access.service.js';
 
-export { parseAgentWrite, type AgentWrite };
+export { parseAgentWrite, personWriteOf, type AgentWrite };
 
 export interface AgentUpsertResult {
   created: boolean;

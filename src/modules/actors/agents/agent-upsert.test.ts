@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../../platform/http/app-error.js';
 import { isAttributesKey } from '../attributes/actor-attributes.js';
-import { identifiersOf, parseAgentWrite, resolveAgentWrite, type AgentWrite } from './agent-upsert.js';
+import { identifiersOf, parseAgentWrite, personWriteOf, resolveAgentWrite, type AgentWrite } from './agent-upsert.js';
 
 const ATTRIBUTES = 'http://lrs.example.com/api/ext/agent/attributes';
 
@@ -16,6 +16,25 @@ function refusal(call: () => unknown): { code: string; status: number; message: 
   }
   assert.fail('expected a refusal');
 }
+
+describe('personWriteOf', () => {
+  it('is the Agent a module would have sent, built here: the identifier, the name, the attributes', () => {
+    const ifi = { account: { homePage: 'https://hr.example.com', name: 'E1' } };
+    const attributes = { email: 'ada@example.com', city: 'London' };
+    assert.deepEqual(
+      personWriteOf({ ifi, name: 'Ada', attributes }),
+      parseAgentWrite({ ...ifi, name: 'Ada', extensions: { 'http://localhost/api/ext/agent/attributes': attributes } }),
+    );
+    assert.deepEqual(personWriteOf({ ifi }), { key: 'account|https://hr.example.com|E1', ifiProperty: 'account', ifi });
+  });
+
+  it('checks what it is given as the agents route checks it', () => {
+    const ifi = { mbox: 'mailto:ada@x.org' };
+    assert.equal(refusal(() => personWriteOf({ ifi, attributes: { '': 'x' } })).code, 'actors.invalid_agent');
+    assert.match(refusal(() => personWriteOf({ ifi, name: 'A\u0000da' })).message, /name/);
+    assert.equal(refusal(() => personWriteOf({ ifi: { mbox: 'ada@x.org' } })).code, 'actors.invalid_agent');
+  });
+});
 
 describe('parseAgentWrite', () => {
   it('reads each kind of identifier into its canonical key and IFI', () => {

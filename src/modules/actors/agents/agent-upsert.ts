@@ -7,7 +7,7 @@ import { AppError, badRequest, conflict } from '../../../platform/http/app-error
 import { findJsonProblem } from '../../../platform/json-guard.js';
 import { parseAgent, type AgentIdentifier } from '../../../kernel/agent.js';
 import { lengthProblem, MAX_ACCOUNT_PART_BYTES } from '../../../kernel/limits.js';
-import { isAttributesKey } from '../attributes/actor-attributes.js';
+import { ATTRIBUTES_PATH, isAttributesKey } from '../attributes/actor-attributes.js';
 import type { Identifier } from '../actor-identifiers.repository.js';
 
 /** A sent agent that passed the checks: what the write stores. */
@@ -193,4 +193,29 @@ export function resolveAgentWrite(write: AgentWrite, identifiers: readonly Ident
   }
   if (distinct.length === 1) return { action: 'update', key: distinct[0].key, matchedBy: distinct[0].by };
   return { action: 'create', key: write.key };
+}
+
+/** What another module says of a person it writes (identity's channels), typed: no wire format to build. */
+export interface PersonFields {
+  /** The person's one identifier, as an xAPI Agent holds it (`{account: {homePage, name}}`, `{mbox}`…). */
+  ifi: Record<string, unknown>;
+  /** Undefined: the stored name stays. */
+  name?: string;
+  /** The person's whole attributes after the write; undefined: the stored ones stay. */
+  attributes?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A person another module writes, checked as an Agent sent to `PUT /api/actors/agents` is (the
+ * identifier's form, text PostgreSQL cannot store, attribute names): the same rules and the same
+ * 400s, without the caller building the Agent's JSON and its attributes extension key, which are
+ * this module's wire format.
+ */
+export function personWriteOf(person: PersonFields): AgentWrite {
+  return parseAgentWrite({
+    objectType: 'Agent',
+    ...person.ifi,
+    ...(person.name === undefined ? {} : { name: person.name }),
+    ...(person.attributes === undefined ? {} : { extensions: { [`http://localhost${ATTRIBUTES_PATH}`]: person.attributes } }),
+  });
 }

@@ -13,7 +13,7 @@ export const extensionKeys = (serviceDomain: string) => ({
 });
 
 /** The path of the attributes key; a client may send it under any host (isAttributesKey). */
-const ATTRIBUTES_PATH = '/api/ext/agent/attributes';
+export const ATTRIBUTES_PATH = '/api/ext/agent/attributes';
 
 /**
  * True for `http(s)://{any host}/api/ext/agent/attributes`: a client that stored the key under
