@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync, FastifyPluginCallback } from 'fastify';
 import type { AppConfig } from '../config.js';
 import type { Admission } from '../platform/http/admission.js';
+import type { SqlClient } from '../platform/database/sql-client.js';
+import type { AuthenticationScheme } from './authentication-scheme.port.js';
 import type { ModuleOptions } from './module-options.js';
 import type { PeopleChanges } from './people-changes.port.js';
 import type { PersonReach } from './person-reach.port.js';
@@ -19,6 +21,8 @@ export interface ModulePorts {
   personReach?: PersonReach;
   /** Deletes the tenant's rows of the module's tables outside the tenants cascade (tenant-eraser.port.ts). */
   tenantEraser?: TenantEraser;
+  /** A credential of its own, checked by auth's one hook (authentication-scheme.port.ts). */
+  authenticationScheme?: (sql: SqlClient, config: AppConfig) => AuthenticationScheme;
 }
 
 /** Every port as every module that fills it filled it: what the composition root hands down. */
@@ -28,6 +32,8 @@ export interface Ports {
   personReach: PersonReach;
   /** Every module's `tenantEraser`, run in the transaction that deletes a tenant. */
   tenantErasers: readonly TenantEraser[];
+  /** Every module's `authenticationScheme` (none where nothing is served: the command line). */
+  authenticationSchemes: readonly AuthenticationScheme[];
 }
 
 /** What the composition root hands each module's plugin: the shared services, the ports, and what the entry tunes. */

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../config.js';
+import type { SqlClient } from '../platform/database/sql-client.js';
 import type { ModuleContext, ModuleDeclaration, Ports } from '../kernel/module-declaration.js';
 import type { PeopleChanges } from '../kernel/people-changes.port.js';
 import { activitiesDeclaration } from '../modules/activities/activities.module.js';
@@ -41,8 +42,12 @@ export const MODULES: readonly ModuleDeclaration[] = [
   identityDeclaration,
 ];
 
-/** Every port, as the declarations fill it. A port exactly one module must fill, filled by none or by two, stops the start. */
-export function collectPorts(config: AppConfig, modules: readonly ModuleDeclaration[] = MODULES): Ports {
+/**
+ * Every port, as the declarations fill it; the authentication schemes only for a server (`sql`
+ * given). A port exactly one module must fill, filled by none or by two, stops the start.
+ */
+export function collectPorts(config: AppConfig, options: { sql?: SqlClient; modules?: readonly ModuleDeclaration[] } = {}): Ports {
+  const { sql, modules = MODULES } = options;
   const listeners = modules.flatMap((module) => (module.fills.peopleChanged ? [module.fills.peopleChanged(config)] : []));
   const peopleChanges: PeopleChanges = {
     changed: async (tx, tenant, change) => {
@@ -57,11 +62,15 @@ export function collectPorts(config: AppConfig, modules: readonly ModuleDeclarat
     peopleChanges,
     personReach: reach[0].fills.personReach!,
     tenantErasers: modules.flatMap((module) => (module.fills.tenantEraser ? [module.fills.tenantEraser] : [])),
+    authenticationSchemes:
+      sql === undefined
+        ? []
+        : modules.flatMap((module) => (module.fills.authenticationScheme ? [module.fills.authenticationScheme(sql, config)] : [])),
   };
 }
 
 /** Registers every module's plugin on `app`, in order, each handed the shared services and every port. */
 export async function registerModules(app: FastifyInstance, context: Omit<ModuleContext, 'ports'>): Promise<void> {
-  const ports = collectPorts(context.config);
+  const ports = collectPorts(context.config, { sql: context.sql });
   for (const module of MODULES) await app.register(module.plugin, { ...context, ports });
 }

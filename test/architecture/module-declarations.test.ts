@@ -55,8 +55,8 @@ describe('the modules’ declarations', () => {
 
   it('a port exactly one module must fill, filled by none or by two, stops the start', () => {
     const none: ModuleDeclaration[] = MODULES.filter((module) => !module.fills.personReach);
-    assert.throws(() => collectPorts(testConfig(), none), /Exactly one module fills personReach; none do/);
+    assert.throws(() => collectPorts(testConfig(), { modules: none }), /Exactly one module fills personReach; none do/);
     const actors = MODULES.find((module) => module.fills.personReach)!;
-    assert.throws(() => collectPorts(testConfig(), [...MODULES, { ...actors, name: 'twin' }]), /actors, twin do/);
+    assert.throws(() => collectPorts(testConfig(), { modules: [...MODULES, { ...actors, name: 'twin' }] }), /actors, twin do/);
   });
 });

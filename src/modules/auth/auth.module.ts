@@ -61,7 +61,7 @@ const NO_LAUNCH_TOKENS: LaunchTokenVerifier = {
  * Not encapsulated: the hook must run for every module's routes, registered after this.
  */
 export const authModule = fp<ModuleContext>(
-  async (app, { config, sql, bus, signInPolicy: tuned }) => {
+  async (app, { config, sql, bus, signInPolicy: tuned, ports }) => {
     // How failed sign-ins are slowed and refused, and the sign-in page's own limits; tests lower them.
     const policyOverrides = tuned as Partial<SignInPolicy> | undefined;
     const { tenancy } = app;
@@ -116,6 +116,7 @@ export const authModule = fp<ModuleContext>(
       },
       apiKeys,
       consoleSessions,
+      schemes: ports.authenticationSchemes,
     });
     await app.register(oauthTokenEndpoints, { tokens });
 

@@ -1,3 +1,4 @@
+import type { AuthenticationScheme } from '../../kernel/authentication-scheme.port.js';
 import { actorPrincipal as credentialPrincipal } from './principals.js';
 import cookie from '@fastify/cookie';
 import fp from 'fastify-plugin';
@@ -34,6 +35,8 @@ export interface AuthPluginOptions {
   apiKeys: ApiKeyService;
   /** Checks the console's session cookie (docs/console.md, "Signing in"). */
   consoleSessions: ConsoleSessions;
+  /** The credentials of modules above (identity's SCIM tokens), each checked alone on its paths. */
+  schemes: readonly AuthenticationScheme[];
 }
 
 /** RFC 9745: the date Basic authentication with API keys was deprecated (2026-01-01), as a Structured Field Date. */
@@ -56,7 +59,17 @@ export const authPlugin = fp<AuthPluginOptions>(
     await app.register(cookie);
 
     app.addHook('onRequest', async (request, reply) => {
-      if (request.method === 'OPTIONS' || !isProtectedPath(request.url)) return;
+      if (request.method === 'OPTIONS') return;
+      // A module's own credential (identity's SCIM tokens) on its own paths: that scheme alone.
+      const scheme = options.schemes.find((candidate) => request.url.startsWith(candidate.prefix));
+      if (scheme) {
+        if (request.routeOptions.config.public || request.is404) return;
+        const principal = await scheme.authenticate(request, options.tenancy);
+        request.tenant = principal.tenant;
+        request.principal = principal;
+        return;
+      }
+      if (!isProtectedPath(request.url)) return;
       const named = namedTenant(request, options.baseDomain);
       if (request.routeOptions.config.public || request.is404) return;
       const tenant = named === undefined ? undefined : await options.tenancy.require(named);

@@ -7,6 +7,7 @@ import { refreshDueMetadata } from './sso/saml-metadata.service.js';
 import { purgeAppliedHrMessages } from './hr-webhooks/hr-webhook.repository.js';
 import { HrMessageApplier } from './hr-webhooks/hr-webhook.service.js';
 import { personStateRoutes } from './person-state.routes.js';
+import { scimAuthenticationScheme } from './scim/scim-scheme.js';
 import { scimRoutes } from './scim/scim.routes.js';
 import { scimTokenRoutes } from './scim/scim-token.routes.js';
 import { ssoRoutes } from './sso/sso.routes.js';
@@ -32,7 +33,7 @@ export const identityModule: FastifyPluginAsync<ModuleContext> = async (
   const domains = { baseDomain: config.baseDomain, serviceDomain: config.serviceDomain };
   const credentials = app.auth.credentials;
   await app.register(scimTokenRoutes, { sql });
-  await app.register(scimRoutes, { sql, tenancy: app.tenancy, baseDomain: config.baseDomain, domains, peopleChanges, credentials });
+  await app.register(scimRoutes, { sql, domains, peopleChanges, credentials });
   await app.register(personStateRoutes, { sql, domains, peopleChanges, credentials });
 
   const applier = new HrMessageApplier({
@@ -112,6 +113,6 @@ export const identityModule: FastifyPluginAsync<ModuleContext> = async (
 export const identityDeclaration: ModuleDeclaration = {
   name: 'identity',
   needs: ['actors', 'audit', 'auth', 'imports', 'launch', 'organisation', 'tenancy'],
-  fills: {},
+  fills: { authenticationScheme: (sql, config) => scimAuthenticationScheme(sql, config.baseDomain) },
   plugin: identityModule,
 };

@@ -8,9 +8,7 @@ import type { Principal } from '../../../kernel/principal.js';
 import type { ActorDomains } from '../../actors/index.js';
 import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import type { CredentialService } from '../../auth/index.js';
-import { type TenancyService, namedTenant, refuseOtherTenant } from '../../tenancy/index.js';
 import { LIST_SCHEMA, schemas, serviceProviderConfig, userResourceType } from './scim-discovery.js';
-import { verifyScimToken } from './scim-token.service.js';
 import {
   createUser,
   deleteUser,
@@ -21,19 +19,15 @@ import {
   type ScimContext,
   type ScimUserAnswer,
 } from './scim-user.service.js';
-import { scimPrincipal } from '../../auth/index.js';
 
 export interface ScimRoutesOptions {
   sql: SqlClient;
-  tenancy: TenancyService;
-  baseDomain: string;
   domains: ActorDomains;
   peopleChanges: PeopleChanges;
   credentials: CredentialService;
 }
 
 const SCIM_JSON = 'application/scim+json; charset=utf-8';
-const CHALLENGE = 'Bearer realm="learnbase-scim"';
 
 const ScimErrorBody = Type.Object(
   {
@@ -54,8 +48,6 @@ const ERRORS = {
   400: scimError('The request is malformed: scimType and detail say how.'),
   401: scimError('No SCIM token, one that is not valid or revoked, or one of another tenant than the one named.'),
 };
-
-const unauthorized = (detail: string) => new AppError('auth.unauthorized', 401, detail, { headers: { 'WWW-Authenticate': CHALLENGE } });
 
 /**
  * What is not served under /scim/v2/: Groups (docs/identity.md, "Why no Groups"), Bulk, /Me, a
@@ -83,35 +75,20 @@ const IfMatch = Type.Object(
 
 /**
  * The SCIM 2.0 service provider (RFC 7644) at `/scim/v2/` (docs/identity.md, "SCIM"): its own
- * bearer tokens (scim-token.service.ts), checked here rather than by the auth hook, which leaves
- * `/scim/` alone; the tenant is the token's, and a tenant named by the sub-domain or X-SVC-Tenant
- * must be the same. Errors are answered in SCIM's shape (error-handler.ts, `errors: 'scim'`). The
+ * bearer tokens (scim-token.service.ts), checked by auth's hook as identity's authentication
+ * scheme (scim-scheme.ts); the tenant is the token's, and a tenant named by the sub-domain or
+ * X-SVC-Tenant must be the same. Errors, the scheme's 401s included, are answered in SCIM's shape
+ * (error-handler.ts, `errors: 'scim'`, set on every route here). The
  * routes are hidden from /openapi.json: SCIM describes itself (ServiceProviderConfig, ResourceTypes,
  * Schemas: RFC 7644 §4), and its paths (`/Users`, `/Users/{id}`) would break the operationId scheme
  * (docs/api-description.md).
  */
 export const scimRoutes: FastifyPluginAsyncTypebox<ScimRoutesOptions> = async (app, options) => {
-  const { sql, tenancy } = options;
+  const { sql } = options;
   app.addContentTypeParser('application/scim+json', { parseAs: 'buffer' }, utf8JsonParser(app));
 
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, errors: 'scim' };
-  });
-
-  app.addHook('onRequest', async (request) => {
-    const named = namedTenant(request, options.baseDomain);
-    const header = request.headers.authorization ?? '';
-    const [scheme, token = ''] = header.trim().split(/\s+/, 2) as [string, string?];
-    if (!header) throw unauthorized('Authentication is required: send the SCIM token as "Authorization: Bearer <token>".');
-    if (scheme.toLowerCase() !== 'bearer')
-      throw unauthorized(`The ${scheme} scheme is not accepted here: send the SCIM token as a Bearer token.`);
-    const verified = await verifyScimToken(sql, token);
-    const tenant = verified && (await tenancy.findById(verified.tenantId));
-    if (!verified || !tenant) throw unauthorized('The SCIM token is not valid, or was revoked.');
-    refuseOtherTenant(named, tenant, 'The SCIM token', { 'WWW-Authenticate': CHALLENGE });
-    const principal = scimPrincipal(tenant, verified.id);
-    request.tenant = tenant;
-    request.principal = principal;
   });
 
   const contextOf = (request: FastifyRequest): ScimContext => ({
