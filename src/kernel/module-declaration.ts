@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyPluginCallback } from 'fastify';
 import type { AppConfig } from '../config.js';
 import type { Admission } from '../platform/http/admission.js';
 import type { SqlClient } from '../platform/database/sql-client.js';
+import type { SecretBox } from '../platform/secret-box.js';
 import type { AuthenticationScheme } from './authentication-scheme.port.js';
 import type { ModuleOptions } from './module-options.js';
 import type { PeopleChanges } from './people-changes.port.js';
@@ -21,8 +22,15 @@ export interface ModulePorts {
   personReach?: PersonReach;
   /** Deletes the tenant's rows of the module's tables outside the tenants cascade (tenant-eraser.port.ts). */
   tenantEraser?: TenantEraser;
-  /** A credential of its own, checked by auth's one hook (authentication-scheme.port.ts). */
-  authenticationScheme?: (sql: SqlClient, config: AppConfig) => AuthenticationScheme;
+  /** Credentials of its own, checked by auth's one hook (authentication-scheme.port.ts). */
+  authenticationSchemes?: (services: SchemeServices) => readonly AuthenticationScheme[];
+}
+
+/** What a module's authentication schemes are made with: a server's database, settings and secrets. */
+export interface SchemeServices {
+  sql: SqlClient;
+  config: AppConfig;
+  secrets: SecretBox;
 }
 
 /** Every port as every module that fills it filled it: what the composition root hands down. */
@@ -32,7 +40,7 @@ export interface Ports {
   personReach: PersonReach;
   /** Every module's `tenantEraser`, run in the transaction that deletes a tenant. */
   tenantErasers: readonly TenantEraser[];
-  /** Every module's `authenticationScheme` (none where nothing is served: the command line). */
+  /** Every module's `authenticationSchemes` (none where nothing is served: the command line). */
   authenticationSchemes: readonly AuthenticationScheme[];
 }
 

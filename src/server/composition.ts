@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../config.js';
-import type { SqlClient } from '../platform/database/sql-client.js';
-import type { ModuleContext, ModuleDeclaration, Ports } from '../kernel/module-declaration.js';
+import type { ModuleContext, ModuleDeclaration, Ports, SchemeServices } from '../kernel/module-declaration.js';
 import type { PeopleChanges } from '../kernel/people-changes.port.js';
 import { activitiesDeclaration } from '../modules/activities/activities.module.js';
 import { actorsDeclaration } from '../modules/actors/actors.module.js';
@@ -43,11 +42,14 @@ export const MODULES: readonly ModuleDeclaration[] = [
 ];
 
 /**
- * Every port, as the declarations fill it; the authentication schemes only for a server (`sql`
- * given). A port exactly one module must fill, filled by none or by two, stops the start.
+ * Every port, as the declarations fill it; the authentication schemes only for a server (its
+ * `services` given). A port exactly one module must fill, filled by none or by two, stops the start.
  */
-export function collectPorts(config: AppConfig, options: { sql?: SqlClient; modules?: readonly ModuleDeclaration[] } = {}): Ports {
-  const { sql, modules = MODULES } = options;
+export function collectPorts(
+  config: AppConfig,
+  options: { services?: Omit<SchemeServices, 'config'>; modules?: readonly ModuleDeclaration[] } = {},
+): Ports {
+  const { services, modules = MODULES } = options;
   const listeners = modules.flatMap((module) => (module.fills.peopleChanged ? [module.fills.peopleChanged(config)] : []));
   const peopleChanges: PeopleChanges = {
     changed: async (tx, tenant, change) => {
@@ -63,14 +65,12 @@ export function collectPorts(config: AppConfig, options: { sql?: SqlClient; modu
     personReach: reach[0].fills.personReach!,
     tenantErasers: modules.flatMap((module) => (module.fills.tenantEraser ? [module.fills.tenantEraser] : [])),
     authenticationSchemes:
-      sql === undefined
-        ? []
-        : modules.flatMap((module) => (module.fills.authenticationScheme ? [module.fills.authenticationScheme(sql, config)] : [])),
+      services === undefined ? [] : modules.flatMap((module) => module.fills.authenticationSchemes?.({ ...services, config }) ?? []),
   };
 }
 
 /** Registers every module's plugin on `app`, in order, each handed the shared services and every port. */
 export async function registerModules(app: FastifyInstance, context: Omit<ModuleContext, 'ports'>): Promise<void> {
-  const ports = collectPorts(context.config, { sql: context.sql });
+  const ports = collectPorts(context.config, { services: { sql: context.sql, secrets: context.secrets } });
   for (const module of MODULES) await app.register(module.plugin, { ...context, ports });
 }

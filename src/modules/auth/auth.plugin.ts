@@ -62,6 +62,7 @@ export const authPlugin = fp<AuthPluginOptions>(
       if (request.method === 'OPTIONS') return;
       // A module's own credential (identity's SCIM tokens) on its own paths: that scheme alone.
       const scheme = options.schemes.find((candidate) => request.url.startsWith(candidate.prefix));
+      if (scheme?.phase === 'body') return;
       if (scheme) {
         if (request.routeOptions.config.public || request.is404) return;
         const principal = await scheme.authenticate(request, options.tenancy);
@@ -74,6 +75,17 @@ export const authPlugin = fp<AuthPluginOptions>(
       if (request.routeOptions.config.public || request.is404) return;
       const tenant = named === undefined ? undefined : await options.tenancy.require(named);
       const principal = await authenticate(request, reply, tenant);
+      request.tenant = principal.tenant;
+      request.principal = principal;
+    });
+
+    // A credential that signs the body (identity's HR webhooks): checked once the body is read and
+    // the route's schema has checked the request.
+    app.addHook('preHandler', async (request) => {
+      if (request.is404) return;
+      const scheme = options.schemes.find((candidate) => candidate.phase === 'body' && request.url.startsWith(candidate.prefix));
+      if (!scheme) return;
+      const principal = await scheme.authenticate(request, options.tenancy);
       request.tenant = principal.tenant;
       request.principal = principal;
     });

@@ -8,6 +8,7 @@ import { purgeAppliedHrMessages } from './hr-webhooks/hr-webhook.repository.js';
 import { HrMessageApplier } from './hr-webhooks/hr-webhook.service.js';
 import { personStateRoutes } from './person-state.routes.js';
 import { scimAuthenticationScheme } from './scim/scim-scheme.js';
+import { hrWebhookAuthenticationScheme } from './hr-webhooks/hr-webhook-scheme.js';
 import { scimRoutes } from './scim/scim.routes.js';
 import { scimTokenRoutes } from './scim/scim-token.routes.js';
 import { ssoRoutes } from './sso/sso.routes.js';
@@ -113,6 +114,11 @@ export const identityModule: FastifyPluginAsync<ModuleContext> = async (
 export const identityDeclaration: ModuleDeclaration = {
   name: 'identity',
   needs: ['actors', 'audit', 'auth', 'imports', 'launch', 'organisation', 'tenancy'],
-  fills: { authenticationScheme: (sql, config) => scimAuthenticationScheme(sql, config.baseDomain) },
+  fills: {
+    authenticationSchemes: ({ sql, config, secrets }) => [
+      scimAuthenticationScheme(sql, config.baseDomain),
+      hrWebhookAuthenticationScheme(sql, secrets, config.baseDomain),
+    ],
+  },
   plugin: identityModule,
 };

@@ -1,3 +1,4 @@
+import type { Principal } from '../../../kernel/principal.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
@@ -5,7 +6,7 @@ import type { SecretBox } from '../../../platform/secret-box.js';
 import { apiErrorResponse } from '../../../platform/http/common-schemas.js';
 import { recordAudit, sourceOfHeader } from '../../audit/index.js';
 import { ADMIN_ERRORS, ADMIN_ONLY, adminPrincipalOf, SourceHeader } from '../../auth/index.js';
-import { type TenancyService, namedTenant } from '../../tenancy/index.js';
+import type { TenancyService } from '../../tenancy/index.js';
 import {
   hrWebhookPath,
   issueHrWebhook,
@@ -176,10 +177,7 @@ export const hrWebhookRoutes: FastifyPluginAsyncTypebox<Pick<HrWebhookRoutesOpti
  * its own: the signature is over the bytes sent, so the body is read as bytes and parsed after the
  * check, whatever its content type.
  */
-export const hrWebhookInbox: FastifyPluginAsyncTypebox<HrWebhookRoutesOptions> = async (
-  app,
-  { sql, secrets, applier, tenancy, baseDomain },
-) => {
+export const hrWebhookInbox: FastifyPluginAsyncTypebox<HrWebhookRoutesOptions> = async (app, { sql, applier }) => {
   // The signature is over the bytes sent: the body is read as bytes, and parsed after the check.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MESSAGE_LIMIT_BYTES }, (_request, body, done) => done(null, body));
@@ -217,9 +215,9 @@ export const hrWebhookInbox: FastifyPluginAsyncTypebox<HrWebhookRoutesOptions> =
       },
     },
     async (request, reply) => {
+      // Verified by auth's hook (hr-webhook-scheme.ts): the principal is the webhook's.
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const named = namedTenant(request, baseDomain);
-      const { messageId, accepted } = await receiveHrMessage(sql, secrets, request.params.id, body, request.headers, { named, tenancy });
+      const { messageId, accepted } = await receiveHrMessage(sql, request.principal as Principal, body, request.headers);
       if (accepted) applier.kick();
       return accepted
         ? reply.status(202).send({ id: messageId, status: 'accepted' })

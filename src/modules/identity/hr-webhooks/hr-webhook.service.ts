@@ -6,7 +6,7 @@ import { AppError, badRequest, notFound } from '../../../platform/http/app-error
 import { httpErrorOf } from '../../../platform/http/storage-errors.js';
 import { StorageError } from '../../../platform/database/storage-error.js';
 import { textProblem, utf8Text } from '../../../platform/json-guard.js';
-import type { Tenant } from '../../../kernel/principal.js';
+import type { Principal, Tenant } from '../../../kernel/principal.js';
 import { type ActorDomains, personRecordsByUniqueValues, getTenantSettings, lockPeopleIdentities } from '../../actors/index.js';
 import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import type { CredentialService } from '../../auth/index.js';
@@ -87,18 +87,19 @@ export interface HrReceipt {
 }
 
 /**
- * `POST /hooks/hr/{id}`: checks the message (the endpoint, its signature and timestamp, the tenant
- * the request names, then its events) and stores it. Answers whether it was new: false for a
- * message id the endpoint had already received (stored once, applied once).
+ * The credential of `POST /hooks/hr/{id}`, which auth's hook checks as identity's authentication
+ * scheme once the body is read (hr-webhook-scheme.ts): the endpoint (active), the message's
+ * signature and timestamp over the bytes sent (Standard Webhooks), and the tenant the request
+ * names, which must be the endpoint's. Answers the webhook's principal.
  */
-export async function receiveHrMessage(
+export async function verifyHrMessage(
   sql: SqlClient,
   secrets: SecretBox,
   id: string,
   body: Buffer,
   headers: Record<string, string | string[] | undefined>,
   receipt: HrReceipt,
-): Promise<{ tenantId: string; messageId: string; accepted: boolean }> {
+): Promise<Principal> {
   const hex = HR_WEBHOOK_ID.exec(id)?.[1];
   const tenantId = hex === undefined ? undefined : tenantIdFromHex(hex);
   const stored = tenantId === undefined ? undefined : await findActiveHrWebhookSecret(sql, tenantId, id);
@@ -106,39 +107,57 @@ export async function receiveHrMessage(
   const secret = openHrWebhookSecret(secrets, tenantId, id, stored);
   const text = utf8Text(body);
   if (text === undefined) throw badRequest('request.invalid_json', 'The body is not UTF-8 text.');
-  const single = (name: string) => {
-    const value = headers[name];
-    return Array.isArray(value) ? value.join(' ') : (value ?? '');
-  };
-  const signed = {
-    'webhook-id': single('webhook-id'),
-    'webhook-timestamp': single('webhook-timestamp'),
-    'webhook-signature': single('webhook-signature'),
-  };
   try {
-    new Webhook(secret).verify(text, signed, { jsonParse: false });
+    new Webhook(secret).verify(text, signedHeaders(headers), { jsonParse: false });
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
     throw unauthorized(`The message is not signed by this webhook's secret, or is not recent: ${error.message} (Standard Webhooks).`);
   }
   // The endpoint names its tenant: a request naming another one is refused as SCIM refuses it, not
   // applied to the endpoint's tenant behind the sender's back.
-  if (receipt.named !== undefined) {
-    const tenant = await receipt.tenancy.findById(tenantId);
-    refuseOtherTenant(receipt.named, { name: tenant?.name ?? '' }, 'The HR webhook');
-  }
-  const messageId = signed['webhook-id'];
+  const tenant = await receipt.tenancy.findById(tenantId);
+  if (receipt.named !== undefined) refuseOtherTenant(receipt.named, { name: tenant?.name ?? '' }, 'The HR webhook');
+  if (!tenant) throw unauthorized('No HR webhook has this address, or it was revoked.');
+  return hrWebhookPrincipal(tenant, id);
+}
+
+/** The Standard Webhooks headers as the signature reads them: one value each. */
+function signedHeaders(headers: Record<string, string | string[] | undefined>) {
+  const single = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value.join(' ') : (value ?? '');
+  };
+  return {
+    'webhook-id': single('webhook-id'),
+    'webhook-timestamp': single('webhook-timestamp'),
+    'webhook-signature': single('webhook-signature'),
+  };
+}
+
+/**
+ * `POST /hooks/hr/{id}`, its message verified by `principal` (verifyHrMessage: the webhook's):
+ * checks the message id and its events, and stores it. Answers whether it was new: false for a
+ * message id the endpoint had already received (stored once, applied once).
+ */
+export async function receiveHrMessage(
+  sql: SqlClient,
+  principal: Principal,
+  body: Buffer,
+  headers: Record<string, string | string[] | undefined>,
+): Promise<{ tenantId: string; messageId: string; accepted: boolean }> {
+  const tenantId = principal.tenant.id;
+  const messageId = signedHeaders(headers)['webhook-id'];
   if (messageId.length > MAX_MESSAGE_ID || textProblem(messageId)) {
     throw badRequest('identity.invalid_message_id', `webhook-id must be at most ${MAX_MESSAGE_ID} characters of text.`);
   }
   let payload: unknown;
   try {
-    payload = JSON.parse(text);
+    payload = JSON.parse(utf8Text(body) ?? '');
   } catch {
     throw badRequest('request.invalid_json', 'The body is not JSON.');
   }
   parseHrMessage(payload);
-  const accepted = await insertHrMessage(sql, { tenantId, webhookId: id, messageId, payload });
+  const accepted = await insertHrMessage(sql, { tenantId, webhookId: principal.id, messageId, payload });
   return { tenantId, messageId, accepted };
 }
 
