@@ -63,6 +63,12 @@ export interface ModuleDeclaration {
   name: string;
   needs: readonly string[];
   fills: ModulePorts;
+  /**
+   * The tables of other modules whose rows, deleted, delete rows of this module's tables with them
+   * (`ON DELETE CASCADE` across modules): named, so that whoever erases those rows knows what goes
+   * with them. test/architecture/module-declarations.test.ts holds them to the schema.
+   */
+  cascadesFrom?: readonly string[];
   /** The module's plugin; `fastify-plugin`'s wrapping (a module whose hook or decoration reaches the modules after it) included. */
   plugin: FastifyPluginAsync<ModuleContext> | FastifyPluginCallback<ModuleContext>;
 }

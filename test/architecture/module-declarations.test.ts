@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { ModuleDeclaration } from '../../src/kernel/module-declaration.js';
 import { collectPorts, MODULES } from '../../src/server/composition.js';
 import { testConfig } from '../support/build-test-app.js';
+import { openMigratedPglite } from '../support/templates.js';
+import { documentedOwners } from './architecture-page.js';
 
 /**
  * docs/architecture.md, "Ports": every module is declared once in the composition root
@@ -58,5 +60,70 @@ describe('the modules’ declarations', () => {
     assert.throws(() => collectPorts(testConfig(), { modules: none }), /Exactly one module fills personReach; none do/);
     const actors = MODULES.find((module) => module.fills.personReach)!;
     assert.throws(() => collectPorts(testConfig(), { modules: [...MODULES, { ...actors, name: 'twin' }] }), /actors, twin do/);
+  });
+});
+
+/** Every foreign key of the migrated schema that deletes its rows with the rows it names: child → parent. */
+async function cascades(): Promise<{ child: string; parent: string }[]> {
+  const db = await openMigratedPglite();
+  try {
+    const { rows } = await db.query<{ child: string; parent: string }>(
+      `SELECT c.conrelid::regclass::text AS child, c.confrelid::regclass::text AS parent
+         FROM pg_constraint c WHERE c.contype = 'f' AND c.confdeltype = 'c' AND c.conrelid <> c.confrelid ORDER BY 1, 2`,
+    );
+    return rows;
+  } finally {
+    await db.close();
+  }
+}
+
+/** The tables of the migrated schema with a `tenant_id` column. */
+async function tenantTables(): Promise<string[]> {
+  const db = await openMigratedPglite();
+  try {
+    const { rows } = await db.query<{ name: string }>(
+      `SELECT table_name AS name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'tenant_id' ORDER BY 1`,
+    );
+    return rows.map((row) => row.name);
+  } finally {
+    await db.close();
+  }
+}
+
+describe('what a deletion takes with it', () => {
+  it('every cascade from another module’s table is named in the declaration of the module it deletes from', async () => {
+    const owners = documentedOwners();
+    const inSchema = new Map<string, Set<string>>();
+    for (const { child, parent } of await cascades()) {
+      const [own, other] = [owners.get(child), owners.get(parent)];
+      if (parent === 'tenants' || own === other || own === undefined) continue;
+      inSchema.set(own, new Set([...(inSchema.get(own) ?? []), parent]));
+    }
+    assert.ok(inSchema.size >= 1, 'the schema has cross-module cascades (learning’s members follow actors)');
+    for (const module of MODULES) {
+      assert.deepEqual([...(module.cascadesFrom ?? [])].sort(), [...(inSchema.get(module.name) ?? [])].sort(), module.name);
+    }
+  });
+
+  it('every table of a tenant follows the tenant by cascades, or its module fills a tenant eraser', async () => {
+    const owners = documentedOwners();
+    const links = await cascades();
+    const reached = new Set(['tenants']);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const { child, parent } of links) {
+        if (reached.has(parent) && !reached.has(child)) {
+          reached.add(child);
+          grew = true;
+        }
+      }
+    }
+    const erasing = new Set(MODULES.filter((module) => module.fills.tenantEraser).map((module) => module.name));
+    const left = (await tenantTables()).filter((table) => !reached.has(table) && !erasing.has(owners.get(table) ?? ''));
+    assert.deepEqual(left, []);
+    assert.ok(
+      (await tenantTables()).some((table) => !reached.has(table)),
+      'some tables are erased, not cascaded (xapi’s statement keys)',
+    );
   });
 });

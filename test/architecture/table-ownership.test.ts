@@ -5,6 +5,7 @@ import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openMigratedPglite } from '../support/templates.js';
+import { ARCHITECTURE, documentedOwners } from './architecture-page.js';
 
 /**
  * docs/architecture.md, "Tables and their one writer": every table is written by exactly one
@@ -15,7 +16,6 @@ import { openMigratedPglite } from '../support/templates.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = join(ROOT, 'src');
-const ARCHITECTURE = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
 const WRITE = /\b(?:INSERT INTO|UPDATE|DELETE FROM)\s+([a-z_][a-z0-9_]*)/g;
 
 /** The owner a source file writes as: its module, or `platform`; undefined for the kernel and the entries. */
@@ -45,17 +45,6 @@ function writesInCode(): Map<string, Map<string | undefined, string[]>> {
     }
   }
   return writes;
-}
-
-/** The page's table → owner list. */
-function documentedOwners(): Map<string, string> {
-  const section = ARCHITECTURE.slice(ARCHITECTURE.indexOf('## Tables and their one writer'));
-  const owners = new Map<string, string>();
-  for (const [, table, owner] of section.matchAll(/^\| `([a-z_0-9]+)` \| ([a-z]+) \|$/gm)) {
-    assert.ok(!owners.has(table), `docs/architecture.md lists ${table} twice`);
-    owners.set(table, owner);
-  }
-  return owners;
 }
 
 /** The modules of the page's module table, in its order. */

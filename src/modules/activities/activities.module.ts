@@ -11,6 +11,7 @@ export const activitiesModule: FastifyPluginAsync<ModuleOptions> = async (app, {
 /** The activities module as a declared unit. */
 export const activitiesDeclaration: ModuleDeclaration = {
   name: 'activities',
+  cascadesFrom: ['competencies'],
   needs: ['organisation'],
   fills: {},
   plugin: activitiesModule,

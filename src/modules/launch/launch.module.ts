@@ -46,6 +46,7 @@ export const launchModule = fp<ModuleOptions>(
 /** The launch module as a declared unit. */
 export const launchDeclaration: ModuleDeclaration = {
   name: 'launch',
+  cascadesFrom: ['actor_credentials'],
   needs: ['activities', 'actors', 'audit', 'auth', 'tenancy', 'xapi'],
   fills: {},
   plugin: launchModule,

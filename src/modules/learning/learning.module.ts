@@ -29,6 +29,7 @@ export const learningModule: FastifyPluginAsync<ModuleOptions> = async (app, { c
 /** The learning module as a declared unit: its dynamic assignments hear of every person written. */
 export const learningDeclaration: ModuleDeclaration = {
   name: 'learning',
+  cascadesFrom: ['actors'],
   needs: ['activities', 'actors', 'completions', 'organisation', 'xapi'],
   fills: { peopleChanged: (config) => assignmentPeopleChanges(config.baseDomain) },
   plugin: learningModule,
