@@ -63,38 +63,40 @@ describe('the modules’ declarations', () => {
   });
 });
 
-/** Every foreign key of the migrated schema that deletes its rows with the rows it names: child → parent. */
-async function cascades(): Promise<{ child: string; parent: string }[]> {
-  const db = await openMigratedPglite();
-  try {
-    const { rows } = await db.query<{ child: string; parent: string }>(
-      `SELECT c.conrelid::regclass::text AS child, c.confrelid::regclass::text AS parent
-         FROM pg_constraint c WHERE c.contype = 'f' AND c.confdeltype = 'c' AND c.conrelid <> c.confrelid ORDER BY 1, 2`,
-    );
-    return rows;
-  } finally {
-    await db.close();
-  }
+interface Schema {
+  /** Every foreign key that deletes its rows with the rows it names: child → parent. */
+  cascades: { child: string; parent: string }[];
+  /** The tables with a `tenant_id` column. */
+  tenantTables: string[];
 }
 
-/** The tables of the migrated schema with a `tenant_id` column. */
-async function tenantTables(): Promise<string[]> {
-  const db = await openMigratedPglite();
-  try {
-    const { rows } = await db.query<{ name: string }>(
-      `SELECT table_name AS name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'tenant_id' ORDER BY 1`,
-    );
-    return rows.map((row) => row.name);
-  } finally {
-    await db.close();
-  }
+let schema: Promise<Schema> | undefined;
+
+/** The migrated schema's cascades and tenant tables, read once for the tests below. */
+function readSchema(): Promise<Schema> {
+  schema ??= (async () => {
+    const db = await openMigratedPglite();
+    try {
+      const cascades = await db.query<{ child: string; parent: string }>(
+        `SELECT c.conrelid::regclass::text AS child, c.confrelid::regclass::text AS parent
+           FROM pg_constraint c WHERE c.contype = 'f' AND c.confdeltype = 'c' AND c.conrelid <> c.confrelid ORDER BY 1, 2`,
+      );
+      const tenantTables = await db.query<{ name: string }>(
+        `SELECT table_name AS name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'tenant_id' ORDER BY 1`,
+      );
+      return { cascades: cascades.rows, tenantTables: tenantTables.rows.map((row) => row.name) };
+    } finally {
+      await db.close();
+    }
+  })();
+  return schema;
 }
 
 describe('what a deletion takes with it', () => {
   it('every cascade from another module’s table is named in the declaration of the module it deletes from', async () => {
     const owners = documentedOwners();
     const inSchema = new Map<string, Set<string>>();
-    for (const { child, parent } of await cascades()) {
+    for (const { child, parent } of (await readSchema()).cascades) {
       const [own, other] = [owners.get(child), owners.get(parent)];
       if (parent === 'tenants' || own === other || own === undefined) continue;
       inSchema.set(own, new Set([...(inSchema.get(own) ?? []), parent]));
@@ -107,7 +109,7 @@ describe('what a deletion takes with it', () => {
 
   it('every table of a tenant follows the tenant by cascades, or its module fills a tenant eraser', async () => {
     const owners = documentedOwners();
-    const links = await cascades();
+    const { cascades: links, tenantTables } = await readSchema();
     const reached = new Set(['tenants']);
     for (let grew = true; grew; ) {
       grew = false;
@@ -119,10 +121,10 @@ describe('what a deletion takes with it', () => {
       }
     }
     const erasing = new Set(MODULES.filter((module) => module.fills.tenantEraser).map((module) => module.name));
-    const left = (await tenantTables()).filter((table) => !reached.has(table) && !erasing.has(owners.get(table) ?? ''));
+    const left = tenantTables.filter((table) => !reached.has(table) && !erasing.has(owners.get(table) ?? ''));
     assert.deepEqual(left, []);
     assert.ok(
-      (await tenantTables()).some((table) => !reached.has(table)),
+      tenantTables.some((table) => !reached.has(table)),
       'some tables are erased, not cascaded (xapi’s statement keys)',
     );
   });

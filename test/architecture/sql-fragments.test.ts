@@ -27,6 +27,8 @@ const FACES = { activities, actors, audit, auth, completions, imports, launch, o
 type Embedding = () => { text: string; values: unknown[] };
 
 const SETTINGS = { organisationAttribute: 'position', jobAttribute: 'job', positionJobAttribute: 'jobCode' };
+/** The tenant settings peopleMatchingSql reads: the links above, and the people's identity. */
+const TENANT_SETTINGS = { ...SETTINGS, uniqueAttributes: ['email'], accountHomePage: 'https://hr.example.com' };
 const CRITERIA = {
   and: [
     { field: 'attributes.city', op: 'eq' as const, value: 'London' },
@@ -61,14 +63,10 @@ const FRAGMENTS: Record<string, Embedding> = {
   peopleMatchingSql: () => {
     const values = new SqlValues(['tenant']);
     const within = values.bind(['k1']);
-    const matching = actors.peopleMatchingSql(
-      CRITERIA,
-      { ...SETTINGS, uniqueAttributes: ['email'], accountHomePage: 'https://hr.example.com' },
-      values,
-    );
+    const matching = actors.peopleMatchingSql(CRITERIA, TENANT_SETTINGS, values);
     const fromChanged = actors.peopleMatchingSql(
       { field: 'organisation.ancestors.id', op: 'eq', value: 'CTO' },
-      { ...SETTINGS, uniqueAttributes: ['email'], accountHomePage: 'https://hr.example.com' },
+      TENANT_SETTINGS,
       values,
       'changed',
     );
