@@ -1,3 +1,4 @@
+import type { AuthServices } from '../modules/auth/index.js';
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
@@ -12,7 +13,7 @@ import {
   unlockAdmin,
 } from '../modules/auth/admins/admin.service.js';
 import {
-  announcing,
+  withModules,
   type CommandContext,
   minute,
   need,
@@ -22,7 +23,6 @@ import {
   scopeNamed,
   table,
   tenantNamed,
-  tokenService,
   unknownVerb,
   UsageError,
 } from './command.js';
@@ -110,8 +110,8 @@ export async function adminCommand(context: CommandContext, [verb, ...operands]:
       const tenant = await tenantNamed(context, 'admin set-scope');
       const scope = (await scopeNamed(context, tenant)) ?? null;
       // The admin's tokens are revoked, and the running servers hear of it: the new scope applies at their next sign-in.
-      const admin = await announcing(context, (notifications) =>
-        setAdminScope(db, tokenService(context, notifications), tenant, email, scope, operatorOf(tenant)),
+      const admin = await withModules(context, (modules) =>
+        setAdminScope(db, modules.services<AuthServices>('auth').tokens, tenant, email, scope, operatorOf(tenant)),
       );
       say(
         context,
@@ -125,8 +125,8 @@ export async function adminCommand(context: CommandContext, [verb, ...operands]:
       const email = need(values.email, 'admin delete needs --tenant NAME and --email E.');
       const tenant = await tenantNamed(context, 'admin delete');
       // The running servers hear that the admin's tokens are revoked.
-      await announcing(context, (notifications) =>
-        deleteAdmin(db, tokenService(context, notifications), tenant, email, operatorOf(tenant)),
+      await withModules(context, (modules) =>
+        deleteAdmin(db, modules.services<AuthServices>('auth').tokens, tenant, email, operatorOf(tenant)),
       );
       say(context, { email: normaliseEmail(email), deleted: true }, `Deleted admin ${normaliseEmail(email)}; their tokens no longer work.`);
       return 0;

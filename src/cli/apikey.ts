@@ -1,7 +1,5 @@
-import type { NotifyBus } from '../platform/database/notify-bus.js';
-import { ApiKeyService, issueApiKey } from '../modules/auth/api-keys/api-key.service.js';
-import { TenancyService } from '../modules/tenancy/tenancy.service.js';
-import { announcing, type CommandContext, minute, none, one, say, scopeNamed, table, tenantNamed, unknownVerb } from './command.js';
+import { type AuthServices, issueApiKey } from '../modules/auth/index.js';
+import { withModules, type CommandContext, minute, none, one, say, scopeNamed, table, tenantNamed, unknownVerb } from './command.js';
 
 const VERBS = ['create', 'list', 'revoke'] as const;
 
@@ -20,7 +18,7 @@ export async function apikeyCommand(context: CommandContext, [verb, ...operands]
     case 'list': {
       none(operands, 'apikey list --tenant NAME');
       const tenant = await tenantNamed(context, 'apikey list');
-      const keys = await announcing(context, (notifications) => apiKeys(context, notifications).list(tenant));
+      const keys = await withModules(context, (modules) => modules.services<AuthServices>('auth').apiKeys.list(tenant));
       say(
         context,
         {
@@ -50,7 +48,7 @@ export async function apikeyCommand(context: CommandContext, [verb, ...operands]
       const key = one(operands, 'apikey revoke --tenant NAME KEY');
       const tenant = await tenantNamed(context, 'apikey revoke');
       // Every running server refuses the key within a second: it hears of the revocation.
-      const revoked = await announcing(context, (notifications) => apiKeys(context, notifications).revoke(tenant, key));
+      const revoked = await withModules(context, (modules) => modules.services<AuthServices>('auth').apiKeys.revoke(tenant, key));
       say(context, { key: revoked.key, revokedAt: revoked.revokedAt?.toISOString() }, `Revoked API key ${revoked.key}.`);
       return 0;
     }
@@ -58,6 +56,3 @@ export async function apikeyCommand(context: CommandContext, [verb, ...operands]
       throw unknownVerb('apikey', verb, VERBS, 'apikey create --tenant NAME [--scope ENTRY_ID]');
   }
 }
-
-const apiKeys = (context: CommandContext, notifications: NotifyBus) =>
-  new ApiKeyService(context.db, new TenancyService(context.db, 0, notifications), notifications, { cacheTtlMs: 0 });

@@ -1,17 +1,6 @@
+import type { AuthServices } from '../modules/auth/index.js';
 import { createClient, deleteClient, listClients, rotateClientSecret } from '../modules/auth/oauth/clients/client.service.js';
-import {
-  announcing,
-  type CommandContext,
-  minute,
-  none,
-  one,
-  say,
-  table,
-  tenantNamed,
-  tokenService,
-  unknownVerb,
-  UsageError,
-} from './command.js';
+import { withModules, type CommandContext, minute, none, one, say, table, tenantNamed, unknownVerb, UsageError } from './command.js';
 
 const VERBS = ['create', 'list', 'delete', 'rotate-secret'] as const;
 
@@ -51,7 +40,7 @@ export async function clientCommand(context: CommandContext, [verb, ...operands]
       const clientId = one(operands, 'client delete --tenant NAME ID');
       const tenant = await tenantNamed(context, 'client delete');
       // The running servers hear that the client's tokens are revoked.
-      await announcing(context, (notifications) => deleteClient(db, tokenService(context, notifications), tenant, clientId));
+      await withModules(context, (modules) => deleteClient(db, modules.services<AuthServices>('auth').tokens, tenant, clientId));
       say(context, { clientId, deleted: true }, `Deleted OAuth client ${clientId}; the tokens issued to it no longer work.`);
       return 0;
     }

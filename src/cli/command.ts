@@ -1,16 +1,18 @@
 import { parseArgs } from 'node:util';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { AppConfig } from '../config.js';
 import type { CommandOutput } from '../platform/control-socket.js';
 import { LocalNotifyBus, PostgresNotifyBus, type NotifyBus } from '../platform/database/notify-bus.js';
 import type { Database } from '../platform/database/sql-client.js';
 import { OutboundHttp } from '../platform/outbound-http.js';
-import type { SecretBox } from '../platform/secret-box.js';
 import type { Tenant } from '../kernel/principal.js';
 import { textProblem } from '../platform/json-guard.js';
-import { TokenService } from '../modules/auth/oauth/token.service.js';
-import { existingOrganisationIds } from '../modules/organisation/organisation.service.js';
-import { TenancyService } from '../modules/tenancy/tenancy.service.js';
+import { existingOrganisationIds } from '../modules/organisation/index.js';
+import { requireTenant } from '../modules/tenancy/index.js';
+import type { Composition } from '../server/composition.js';
+import { Admission } from '../platform/http/admission.js';
+import { SecretBox } from '../platform/secret-box.js';
 
 /**
  * What every command of the command line shares (cli.ts dispatches to one file per noun): the
@@ -123,7 +125,7 @@ export function one(operands: string[], usage: string): string {
 
 /** The tenant of `--tenant NAME`, which `command` needs; a tenant that does not exist is a 404 AppError (exit code 1). */
 export function tenantNamed(context: CommandContext, command: string): Promise<Tenant> {
-  return new TenancyService(context.db, 0).require(need(context.values.tenant, `${command} needs --tenant NAME.`));
+  return requireTenant(context.db, need(context.values.tenant, `${command} needs --tenant NAME.`));
 }
 
 /**
@@ -146,31 +148,59 @@ export async function scopeNamed(context: CommandContext, tenant: Tenant): Promi
 }
 
 /**
- * Runs `work` with the way a command tells the running servers what changed. On PostgreSQL every
- * server process listens (LISTEN/NOTIFY), and publishing needs only the command's own pool. A
- * PGlite folder is held by one process at a time: either no server runs, or the command runs
- * inside the server that holds it (handed over, pglite-handoff.ts), whose caches listen on the
- * same database.
+ * Runs `work` with the modules as the composition root builds them (server/composition.ts):
+ * nothing started, caches off, and every port as the server has it (a tenant's deletion runs every
+ * tenant eraser, an import tells every listener of people). What the services announce reaches
+ * the running servers: on PostgreSQL every server process listens (LISTEN/NOTIFY), and publishing
+ * needs only the command's own pool. A PGlite folder is held by one process at a time: either no
+ * server runs, or the command runs inside the server that holds it (handed over,
+ * pglite-handoff.ts), whose caches listen on the same database. The services hold no secrets key
+ * (a command that seals or opens a secret takes `context.secrets()`); their background warnings go
+ * to standard error.
  */
-export async function announcing<T>(context: CommandContext, work: (notifications: NotifyBus) => Promise<T>): Promise<T> {
+export async function withModules<T>(context: CommandContext, work: (modules: Composition) => Promise<T>): Promise<T> {
   const { db, config } = context;
-  const notifications = config.database.kind === 'postgres' ? new PostgresNotifyBus(config.database.url, db) : LocalNotifyBus.of(db);
+  const bus: NotifyBus = config.database.kind === 'postgres' ? new PostgresNotifyBus(config.database.url, db) : LocalNotifyBus.of(db);
   try {
-    return await work(notifications);
+    const { composeModules } = await import('../server/composition.js');
+    const modules = await composeModules({
+      config: { ...config, cacheTtlMs: 0 },
+      sql: db,
+      bus,
+      outbound: commandOutbound(context),
+      secrets: new SecretBox(undefined),
+      importAdmission: new Admission('imports', { perProcess: config.importsInFlight, perTenant: config.importsInFlightPerTenant }, 10),
+      log: commandLog(context),
+    });
+    return await work(modules);
   } finally {
-    if (notifications instanceof PostgresNotifyBus) await notifications.close();
+    if (bus instanceof PostgresNotifyBus) await bus.close();
   }
 }
 
-/**
- * The token service, caches off, whose revocations the running servers hear of through
- * `notifications`. It revokes only: it issues no refresh token, so their lifetime does not matter.
- */
-export const tokenService = (context: CommandContext, notifications: NotifyBus) =>
-  new TokenService(context.db, new TenancyService(context.db, 0, notifications), notifications, {
-    cacheTtlMs: 0,
-    refreshLifetimeSeconds: 0,
-  });
+/** A logger for the services a command builds: warnings and errors to standard error, nothing else. */
+function commandLog(context: CommandContext): FastifyBaseLogger {
+  const say =
+    (level: string) =>
+    (first: unknown, message?: string): void => {
+      const text = typeof first === 'string' ? first : (message ?? '');
+      const err = typeof first === 'object' && first !== null ? (first as { err?: Error }).err : undefined;
+      context.output.err(`learnbase: ${level}: ${text}${err ? ` (${err.message})` : ''}\n`);
+    };
+  const quiet = () => {};
+  const log = {
+    level: 'warn',
+    fatal: say('error'),
+    error: say('error'),
+    warn: say('warning'),
+    info: quiet,
+    debug: quiet,
+    trace: quiet,
+    silent: quiet,
+    child: () => log,
+  };
+  return log as unknown as FastifyBaseLogger;
+}
 
 /**
  * The outbound client of a command that reads a provider's metadata (`sso set --metadata-url`,

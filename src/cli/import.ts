@@ -11,10 +11,9 @@ import {
   importFileContents,
 } from '../modules/imports/import-file.service.js';
 import type { JobsCheck, OrganisationCheck } from '../modules/imports/organisation-import.service.js';
-import { TenancyService } from '../modules/tenancy/tenancy.service.js';
+import { requireTenant } from '../modules/tenancy/index.js';
 import type { PeopleChanges } from '../kernel/people-changes.port.js';
-import { collectPorts } from '../server/composition.js';
-import { type CommandContext, type ProgressStream, say, UsageError } from './command.js';
+import { type CommandContext, type ProgressStream, say, UsageError, withModules } from './command.js';
 import { operatorPrincipal } from '../modules/auth/principals.js';
 
 export interface ImportFileOptions {
@@ -54,20 +53,22 @@ export async function importCommand(context: CommandContext, [kind, file, ...ext
   const tenantName = values.tenant;
   let outcome: ImportFileOutcome;
   try {
-    const tenant = await new TenancyService(context.db, 0).require(tenantName).catch((error: Error) => {
+    const tenant = await requireTenant(context.db, tenantName).catch((error: Error) => {
       throw new RefusedFile(error.message);
     });
-    outcome = await importFile(context.db, {
-      kind: kind as ImportFileKind,
-      tenant,
-      file,
-      verify: values.verify ?? false,
-      ...(values.charset !== undefined ? { charset: values.charset } : {}),
-      baseDomain: context.config.baseDomain,
-      // As the server does: every module that follows the people (learning's dynamic assignments) hears of them.
-      peopleChanges: collectPorts(context.config).peopleChanges,
-      progress: context.progress,
-    });
+    // As the server does: every module that follows the people (learning's dynamic assignments) hears of them.
+    outcome = await withModules(context, (modules) =>
+      importFile(context.db, {
+        kind: kind as ImportFileKind,
+        tenant,
+        file,
+        verify: values.verify ?? false,
+        ...(values.charset !== undefined ? { charset: values.charset } : {}),
+        baseDomain: context.config.baseDomain,
+        peopleChanges: modules.ports.peopleChanges,
+        progress: context.progress,
+      }),
+    );
   } catch (error) {
     if (!(error instanceof RefusedFile)) {
       // 1 means "rows skipped" here: any other failure (the database unreachable) is 3.

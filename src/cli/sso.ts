@@ -1,3 +1,4 @@
+import type { AuthServices } from '../modules/auth/index.js';
 import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import type { Principal } from '../kernel/principal.js';
@@ -5,7 +6,7 @@ import { refreshConnection } from '../modules/identity/sso/saml-metadata.service
 import { clientSecretChangeOf } from '../modules/identity/sso/sso-connection-rules.js';
 import { connectionOfBody, connectionView, listConnections, putConnection, removeConnection } from '../modules/identity/sso/sso.service.js';
 import {
-  announcing,
+  withModules,
   type CommandContext,
   commandOutbound,
   minute,
@@ -13,7 +14,6 @@ import {
   say,
   table,
   tenantNamed,
-  tokenService,
   unknownVerb,
   UsageError,
 } from './command.js';
@@ -43,9 +43,9 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
       const secrets = await context.secrets();
       const by = { principal: operatorOf(tenant) };
       // A replacement that changes who it makes admins revokes their tokens; the running servers hear of it.
-      const { connection, created } = await announcing(context, async (notifications) => {
+      const { connection, created } = await withModules(context, async (modules) => {
         const written = await context.db.transaction((tx) => putConnection(tx, secrets, tenant, values.name!, input, by, write));
-        await tokenService(context, notifications).announce(written.revoked);
+        await modules.services<AuthServices>('auth').tokens.announce(written.revoked);
         return written;
       });
       const view = connectionView(connection, tenant, '');
@@ -106,9 +106,9 @@ export async function ssoCommand(context: CommandContext, [verb, ...operands]: s
       if (!values.name) throw new UsageError('Expected: learnbase sso delete --tenant NAME --name CONNECTION');
       const tenant = await tenantNamed(context, 'sso delete');
       // The admins it made go with it; the running servers hear that their tokens are revoked.
-      const ended = await announcing(context, async (notifications) => {
+      const ended = await withModules(context, async (modules) => {
         const revoked = await context.db.transaction((tx) => removeConnection(tx, tenant, values.name!, { principal: operatorOf(tenant) }));
-        await tokenService(context, notifications).announce(revoked);
+        await modules.services<AuthServices>('auth').tokens.announce(revoked);
         return revoked;
       });
       say(

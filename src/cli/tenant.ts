@@ -1,7 +1,6 @@
-import { TenancyService } from '../modules/tenancy/tenancy.service.js';
-import { ensureConsoleClient } from '../modules/auth/oauth/clients/client.service.js';
-import { announcing, type CommandContext, minute, none, NotConfirmed, say, table, unknownVerb, UsageError } from './command.js';
-import { collectPorts } from '../server/composition.js';
+import { ensureConsoleClient } from '../modules/auth/index.js';
+import { createTenant, listTenants, type TenancyService } from '../modules/tenancy/index.js';
+import { type CommandContext, minute, none, NotConfirmed, say, table, unknownVerb, UsageError, withModules } from './command.js';
 
 const VERBS = ['create', 'list', 'delete'] as const;
 
@@ -13,7 +12,7 @@ export async function tenantCommand(context: CommandContext, [verb, ...operands]
       if (!name || extra.length > 0) throw new UsageError('Expected: learnbase tenant create NAME');
       // The tenant comes with the console's OAuth client (docs/console.md, "Signing in").
       const tenant = await context.db.transaction(async (tx) => {
-        const created = await new TenancyService(tx, 0).create(name);
+        const created = await createTenant(tx, name);
         await ensureConsoleClient(tx, created);
         return created;
       });
@@ -22,7 +21,7 @@ export async function tenantCommand(context: CommandContext, [verb, ...operands]
     }
     case 'list': {
       none(operands, 'tenant list');
-      const tenants = await new TenancyService(context.db, 0).list();
+      const tenants = await listTenants(context.db);
       say(
         context,
         { tenants: tenants.map((tenant) => ({ id: tenant.id, name: tenant.name, createdAt: tenant.createdAt.toISOString() })) },
@@ -39,11 +38,8 @@ export async function tenantCommand(context: CommandContext, [verb, ...operands]
       if (!name || extra.length > 0) throw new UsageError('Expected: learnbase tenant delete NAME --yes');
       if (!context.values.yes) throw new NotConfirmed(`tenant delete removes every row of tenant "${name}" for good: confirm with --yes.`);
       // Every module's rows outside the tenants cascade go in the same transaction (the tenant
-      // erasers the composition root collects); the running servers hear of it, and their caches forget the tenant.
-      const { tenantErasers } = collectPorts(context.config);
-      const deleted = await announcing(context, (notifications) =>
-        new TenancyService(context.db, 0, notifications).delete(name, tenantErasers),
-      );
+      // erasers of every module, through the composition root); the running servers hear of it, and their caches forget the tenant.
+      const deleted = await withModules(context, (modules) => modules.services<TenancyService>('tenancy').delete(name));
       say(context, { deleted: { id: deleted.id, name: deleted.name } }, `Deleted tenant "${deleted.name}" and everything it owned.`);
       return 0;
     }

@@ -23,7 +23,5 @@ export function everyHour(app: FastifyInstance, work: () => Promise<unknown>, lo
   });
 }
 
-/** everyHour for the deletion of rows past their lifetime (`what`). */
-export function purgeHourly(app: FastifyInstance, what: string, purge: () => Promise<unknown>): void {
-  everyHour(app, purge, { done: `purged ${what}`, failed: `could not purge ${what}` });
-}
+/** An hourly chore (a module's `hourly`) that deletes rows past their lifetime (`what`). */
+export const purging = (what: string, run: () => Promise<unknown>) => ({ run, done: `purged ${what}`, failed: `could not purge ${what}` });

@@ -3,8 +3,8 @@ import { newSecret } from '../platform/issued-secrets.js';
 import { createAdmin } from '../modules/auth/admins/admin.service.js';
 import { issueApiKey, type IssuedApiKey } from '../modules/auth/api-keys/api-key.service.js';
 import { createClient, ensureConsoleClient, type IssuedClient } from '../modules/auth/oauth/clients/client.service.js';
+import { createTenant } from '../modules/tenancy/index.js';
 import { countTenants } from '../modules/tenancy/tenant.repository.js';
-import { TenancyService } from '../modules/tenancy/tenancy.service.js';
 
 export interface DemoSeed {
   tenant: string;
@@ -23,7 +23,7 @@ export const DEMO_ADMIN_EMAIL = 'admin@example.com';
 export async function seedDemo(sql: SqlClient, redirectUris: string[]): Promise<DemoSeed | undefined> {
   return sql.transaction(async (tx) => {
     if ((await countTenants(tx)) > 0) return undefined;
-    const tenant = await new TenancyService(tx, 0).create('demo');
+    const tenant = await createTenant(tx, 'demo');
     await ensureConsoleClient(tx, tenant);
     const password = newSecret(12);
     await createAdmin(tx, tenant, DEMO_ADMIN_EMAIL, password);

@@ -480,7 +480,10 @@ describeEachBackend('Scoped administration: an admin or API key limited to an or
     const everyone = PEOPLE.length + 1;
     assert.equal((await get('/api/actors', admin.headers)).headers['x-total-count'], String(everyone));
     const bus = LocalNotifyBus.of(ctx.db);
-    const tokens = new TokenService(ctx.db, new TenancyService(ctx.db, 0, bus), bus, { cacheTtlMs: 0, refreshLifetimeSeconds: 0 });
+    const tokens = new TokenService(ctx.db, new TenancyService(ctx.db, 0, { notifications: bus }), bus, {
+      cacheTtlMs: 0,
+      refreshLifetimeSeconds: 0,
+    });
     const limited = await setAdminScope(ctx.db, tokens, world.record, admin.email, 'ENG');
     assert.equal(limited.scope, 'ENG');
     // The old access token, cached by the app, is refused at once; so is its refresh token.

@@ -3,8 +3,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { ModuleDeclaration } from '../../src/kernel/module-declaration.js';
-import { collectPorts, MODULES } from '../../src/server/composition.js';
+import type { BuildContext, DeclaredModule, ModulePorts, Ports } from '../../src/kernel/module-declaration.js';
+import type { NotifyBus } from '../../src/platform/database/notify-bus.js';
+import type { SqlClient } from '../../src/platform/database/sql-client.js';
+import { Admission } from '../../src/platform/http/admission.js';
+import type { OutboundHttp } from '../../src/platform/outbound-http.js';
+import { SecretBox } from '../../src/platform/secret-box.js';
+import { buildOrder, collectPorts, type Composition, composeModules, MODULES } from '../../src/server/composition.js';
 import { testConfig } from '../support/build-test-app.js';
 import { openMigratedPglite } from '../support/templates.js';
 import { documentedOwners } from './architecture-page.js';
@@ -48,20 +53,120 @@ describe('the modules’ declarations', () => {
     });
   }
 
-  it('the ports are collected from every declaration that fills one', () => {
-    const ports = collectPorts(testConfig());
-    assert.equal(ports.tenantErasers.length, MODULES.filter((module) => module.fills.tenantEraser).length);
-    assert.ok(ports.tenantErasers.length >= 1, 'xapi erases the statement keys and tallies');
-    assert.equal(ports.personReach, MODULES.find((module) => module.name === 'actors')?.fills.personReach);
+  it('are built bottom up: each after every module it needs', () => {
+    const order = buildOrder().map((module) => module.name);
+    for (const module of MODULES) {
+      for (const need of module.needs) assert.ok(order.indexOf(need) < order.indexOf(module.name), `${need} before ${module.name}`);
+    }
+    assert.throws(
+      () =>
+        buildOrder([
+          { ...MODULES[0]!, name: 'a', needs: ['b'] },
+          { ...MODULES[0]!, name: 'b', needs: ['a'] },
+        ]),
+      /The modules need each other: a → b → a/,
+    );
   });
 
-  it('a port exactly one module must fill, filled by none or by two, stops the start', () => {
-    const none: ModuleDeclaration[] = MODULES.filter((module) => !module.fills.personReach);
-    assert.throws(() => collectPorts(testConfig(), { modules: none }), /Exactly one module fills personReach; none do/);
-    const actors = MODULES.find((module) => module.fills.personReach)!;
-    assert.throws(() => collectPorts(testConfig(), { modules: [...MODULES, { ...actors, name: 'twin' }] }), /actors, twin do/);
+  it('build without a database, a bus or a request: nothing runs until the server starts it', async () => {
+    const composition = await composed();
+    assert.deepEqual(
+      [...composition.built.keys()],
+      buildOrder().map((module) => module.name),
+    );
+  });
+
+  it('fill the ports, and every port is collected from every module that fills one', async () => {
+    const { built, ports } = await composed();
+    const filling = (port: keyof ModulePorts) =>
+      [...built].filter(([, module]) => module.fills?.[port] !== undefined).map(([name]) => name);
+    assert.deepEqual(filling('personReach'), ['actors']);
+    assert.equal(ports.personReach, built.get('actors')!.fills!.personReach);
+    assert.deepEqual(filling('tenantEraser'), ['xapi'], 'xapi erases the statement keys and tallies');
+    assert.equal(ports.tenantErasers.length, 1);
+    assert.deepEqual(filling('peopleChanged'), ['learning']);
+    assert.deepEqual(filling('launchTokens'), ['launch']);
+    assert.equal(ports.launchTokens, built.get('launch')!.fills!.launchTokens);
+    assert.deepEqual(filling('adminSignOn'), ['identity']);
+    assert.deepEqual(filling('launchSignOn'), ['identity']);
+    assert.deepEqual(
+      ports.authenticationSchemes.map((scheme) => scheme.prefix),
+      ['/scim/', '/hooks/hr/'],
+    );
+  });
+
+  it('a port exactly one module must fill, filled by none or by two, stops the start; one at most one may fill, filled by two, too', () => {
+    const reach = { personReach: { readableAgentKeys: async () => undefined } as unknown as ModulePorts['personReach'] };
+    assert.throws(() => collectPorts([{ name: 'audit', fills: {} }]), /Exactly one module fills personReach; none do/);
+    assert.throws(
+      () =>
+        collectPorts([
+          { name: 'actors', fills: reach },
+          { name: 'twin', fills: reach },
+        ]),
+      /actors, twin do/,
+    );
+    const tokens = {
+      launchTokens: { isLaunchUsername: () => false, checkToken: async () => ({ valid: false as const, reason: 'unknown' as const }) },
+    };
+    assert.throws(
+      () =>
+        collectPorts([
+          { name: 'actors', fills: reach },
+          { name: 'launch', fills: tokens },
+          { name: 'again', fills: tokens },
+        ]),
+      /At most one module fills launchTokens; launch, again do/,
+    );
+  });
+
+  it('hand the builds ports that answer once every module is built, and refuse a use before that', async () => {
+    let early: Ports | undefined;
+    const probe: DeclaredModule = {
+      name: 'probe',
+      needs: [],
+      build: ({ ports }) => {
+        early = ports;
+        return { services: undefined };
+      },
+    };
+    await assert.rejects(
+      composeModules(buildContext(), [
+        {
+          ...probe,
+          build: ({ ports }) =>
+            ports.peopleChanges.changed(NO_DATABASE, { id: 't', name: 't' }, { kind: 'everyone' }).then(() => ({ services: undefined })),
+        },
+      ]),
+      /The port peopleChanges was used before every module was built/,
+    );
+    const composition = await composeModules(buildContext(), [...MODULES, probe]);
+    assert.equal(early!.tenantErasers.length, composition.ports.tenantErasers.length);
+    assert.equal(early!.launchTokens.isLaunchUsername('launch.00.x'), composition.ports.launchTokens.isLaunchUsername('launch.00.x'));
   });
 });
+
+/** A database, a bus and an outbound client that refuse every use: a build that reached one would fail. */
+const refuse = (what: string) => () => {
+  throw new Error(`a module's build used the ${what}`);
+};
+const NO_DATABASE: SqlClient = { query: refuse('database'), transaction: refuse('database'), script: refuse('database') };
+const NO_BUS: NotifyBus = { publish: refuse('bus'), listen: refuse('bus'), close: refuse('bus') } as unknown as NotifyBus;
+
+function buildContext(): Omit<BuildContext, 'ports'> {
+  return {
+    config: testConfig(),
+    sql: NO_DATABASE,
+    bus: NO_BUS,
+    outbound: new Proxy({}, { get: refuse('outbound client') }) as OutboundHttp,
+    secrets: new SecretBox(undefined),
+    importAdmission: new Admission('imports', { perProcess: 1, perTenant: 1 }, 1),
+    log: new Proxy({}, { get: refuse('log') }) as BuildContext['log'],
+  };
+}
+
+let composition: Promise<Composition> | undefined;
+const composed = () => (composition ??= composeModules(buildContext()));
 
 interface Schema {
   /** Every foreign key that deletes its rows with the rows it names: child → parent. */
@@ -120,7 +225,8 @@ describe('what a deletion takes with it', () => {
         }
       }
     }
-    const erasing = new Set(MODULES.filter((module) => module.fills.tenantEraser).map((module) => module.name));
+    const { built } = await composed();
+    const erasing = new Set([...built].filter(([, module]) => module.fills?.tenantEraser).map(([name]) => name));
     const left = tenantTables.filter((table) => !reached.has(table) && !erasing.has(owners.get(table) ?? ''));
     assert.deepEqual(left, []);
     assert.ok(

@@ -1,12 +1,12 @@
-import type { FastifyPluginAsync } from 'fastify';
-import type { ModuleContext, ModuleDeclaration } from '../../kernel/module-declaration.js';
+import { declareModule } from '../../kernel/module-declaration.js';
 import { auditRoutes } from './audit.routes.js';
 
-/** The audit log's routes. */
-export const auditModule: FastifyPluginAsync<ModuleContext> = async (app, { sql, ports }) => {
-  // Which people a principal may read: the actors module's rule (audit sits below actors), through its port.
-  await app.register(auditRoutes, { sql, people: ports.personReach });
-};
-
-/** The audit module as a declared unit: it reads people through the personReach port, which actors fills. */
-export const auditDeclaration: ModuleDeclaration = { name: 'audit', needs: [], fills: {}, plugin: auditModule };
+/** The audit log's routes. It reads people through the port `personReach`, which actors fills (audit sits below actors). */
+export const auditDeclaration = declareModule<undefined>({
+  name: 'audit',
+  needs: [],
+  build: () => ({ services: undefined }),
+  routes: async (app, { sql, ports }) => {
+    await app.register(auditRoutes, { sql, people: ports.personReach });
+  },
+});

@@ -1,18 +1,19 @@
+import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
-import { purgeHourly } from '../../platform/housekeeping.js';
-import type { ModuleContext, ModuleDeclaration } from '../../kernel/module-declaration.js';
+import { purging } from '../../platform/housekeeping.js';
+import { declareModule, type RouteContext } from '../../kernel/module-declaration.js';
+import type { TenancyService } from '../tenancy/index.js';
 import { ApiKeyService } from './api-keys/api-key.service.js';
 import { apiKeyRoutes } from './api-keys/api-key.routes.js';
 import { authPlugin } from './auth.plugin.js';
 import { authRoutes } from './auth.routes.js';
 import { CredentialService } from './credentials/credential.service.js';
 import { credentialRoutes } from './credentials/credential.routes.js';
-import type { LaunchTokenVerifier } from './launch-token.js';
 import { adminRoutes } from './admins/admin.routes.js';
 import { purgeExpiredSessions } from './console/console-session.repository.js';
 import { consoleSessionRoutes } from './console/console-session.routes.js';
 import { ConsoleSessions } from './console/console-session.service.js';
-import type { AdminSignOn, AnnounceRevokedTokens, FinishAdminSignOn } from './oauth/admin-sign-on.js';
+import type { AnnounceRevokedTokens, FinishAdminSignOn } from './oauth/admin-sign-on.js';
 import { authorizeRoutes } from './oauth/authorize.routes.js';
 import { AuthorizeService } from './oauth/authorize.service.js';
 import { clientRoutes } from './oauth/clients/client.routes.js';
@@ -21,24 +22,12 @@ import { DEFAULT_SIGN_IN_POLICY, SignInThrottle, type SignInPolicy } from './oau
 import { oauthTokenEndpoints } from './oauth/token.routes.js';
 import { TokenService } from './oauth/token.service.js';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** What auth offers the modules above it (auth.module.ts). */
-    auth: AuthExports;
-  }
-}
+type AuthBelow = { tenancy: TenancyService };
 
-export interface AuthExports {
-  /** Learner credentials: the launch module verifies them and follows their revocations. */
+/** What auth builds: the first four are what the modules above take (`below.auth`), the rest its own routes'. */
+export interface AuthServices {
+  /** Learner credentials: launch verifies them and follows their revocations; imports and identity revoke them. */
   credentials: CredentialService;
-  /**
-   * Hands the authentication hook the checker of launch tokens. The launch module issues them and
-   * sits above auth, so it brings its checker once it is registered; until then no Basic user-id
-   * is taken for a launch token.
-   */
-  acceptLaunchTokens(verifier: LaunchTokenVerifier): void;
-  /** Hands the authorize page the single sign-on it offers admins (identity's; admin-sign-on.ts). */
-  acceptAdminSignOn(signOn: AdminSignOn): void;
   /** Ends an admin's single sign-on with the authorization code (AuthorizeService.finishSignOn). */
   finishAdminSignOn: FinishAdminSignOn;
   /**
@@ -47,99 +36,98 @@ export interface AuthExports {
    * signOutConnectionAdmins and endSignedOnAdmin, in its own transactions).
    */
   announceRevokedTokens: AnnounceRevokedTokens;
+  /** Access and refresh tokens (the command line revokes through it, announcing to the servers). */
+  tokens: TokenService;
+  /** API keys (the command line revokes through it, announcing to the servers). */
+  apiKeys: ApiKeyService;
+  consoleSessions: ConsoleSessions;
+  authorize: AuthorizeService;
 }
 
-const NO_LAUNCH_TOKENS: LaunchTokenVerifier = {
-  isLaunchUsername: () => false,
-  checkToken: async () => ({ valid: false, reason: 'unknown' }),
+/** Auth's HTTP: the one authentication hook first, then its routes. */
+const authRoutesPlugin: FastifyPluginAsync<RouteContext<AuthServices, AuthBelow>> = async (
+  app,
+  { config, sql, ports, services, below },
+) => {
+  const { tokens, credentials, apiKeys, consoleSessions, authorize } = services;
+  await app.register(authPlugin, {
+    tenancy: below.tenancy,
+    baseDomain: config.baseDomain,
+    tokens,
+    credentials,
+    launches: ports.launchTokens,
+    apiKeys,
+    consoleSessions,
+    schemes: ports.authenticationSchemes,
+  });
+  await app.register(oauthTokenEndpoints, { tokens });
+  await app.register(authorizeRoutes, { authorize });
+  await app.register(consoleSessionRoutes, { sessions: consoleSessions, tenancy: below.tenancy, baseDomain: config.baseDomain });
+  await app.register(authRoutes);
+  await app.register(credentialRoutes, { credentials });
+  await app.register(apiKeyRoutes, { sql, apiKeys });
+  await app.register(clientRoutes, { sql, tokens });
+  await app.register(adminRoutes, { sql, tokens });
 };
 
 /**
- * Authentication and what it checks: the one hook that turns a credential into a principal, API
- * keys, OAuth (clients, the sign-in pages, tokens) and learner credentials, with their caches'
- * listening, the OAuth housekeeping and their shutdown. Needs `app.tenancy`; offers `app.auth`.
- * Not encapsulated: the hook must run for every module's routes, registered after this.
+ * Authentication and what it checks: the one hook that turns a credential into a principal (the
+ * schemes of the modules above and their launch tokens through the ports), API keys, OAuth (clients,
+ * the sign-in pages, tokens) and learner credentials, with their caches' listening and the OAuth
+ * housekeeping.
  */
-export const authModule = fp<ModuleContext>(
-  async (app, { config, sql, bus, signInPolicy: tuned, ports }) => {
-    // How failed sign-ins are slowed and refused, and the sign-in page's own limits; tests lower them.
-    const policyOverrides = tuned as Partial<SignInPolicy> | undefined;
-    const { tenancy } = app;
+export const authDeclaration = declareModule<AuthServices, AuthBelow>({
+  name: 'auth',
+  needs: ['actors', 'audit', 'organisation', 'tenancy'],
+  build: ({ config, sql, bus, signInPolicy: tuned, ports, log }, { tenancy }) => {
     const apiKeys = new ApiKeyService(sql, tenancy, bus, {
       cacheTtlMs: config.cacheTtlMs,
-      onError: (error) => app.log.warn({ err: error }, 'could not announce an API key revocation or record its use'),
+      onError: (error) => log.warn({ err: error }, 'could not announce an API key revocation or record its use'),
     });
-    await apiKeys.start();
-    app.addHook('onClose', async () => apiKeys.stop());
     const tokens = new TokenService(sql, tenancy, bus, {
       cacheTtlMs: config.cacheTtlMs,
       refreshLifetimeSeconds: config.refreshTokenTtlS,
       ssoAdminSessionSeconds: config.ssoAdminSessionS,
-      onError: (error) => app.log.warn({ err: error }, 'could not announce a token revocation to the other processes'),
+      onError: (error) => log.warn({ err: error }, 'could not announce a token revocation to the other processes'),
     });
-    await tokens.start();
-    app.addHook('onClose', async () => tokens.stop());
     const credentials = new CredentialService(sql, bus, {
       cacheTtlMs: config.cacheTtlMs,
       lifetimeSeconds: config.credentialTtlS,
-      onError: (error) => app.log.warn({ err: error }, 'could not announce a credential revocation to the other processes'),
+      onError: (error) => log.warn({ err: error }, 'could not announce a credential revocation to the other processes'),
     });
-    await credentials.start();
-    app.addHook('onClose', async () => credentials.stop());
-
     const consoleSessions = new ConsoleSessions(sql, tenancy, tokens, {
       lifetimeSeconds: config.refreshTokenTtlS,
       cacheTtlMs: config.cacheTtlMs,
     });
-
-    const signInPolicy = { ...DEFAULT_SIGN_IN_POLICY, ...policyOverrides };
-    const authorize = new AuthorizeService(sql, tenancy, new SignInThrottle(sql, signInPolicy), config.baseDomain, tokens);
-    let launchTokens = NO_LAUNCH_TOKENS;
-    app.decorate('auth', {
-      credentials,
-      acceptLaunchTokens: (verifier: LaunchTokenVerifier) => {
-        launchTokens = verifier;
-      },
-      acceptAdminSignOn: (signOn: AdminSignOn) => authorize.acceptSignOn(signOn),
-      finishAdminSignOn: (pending, admin, by) => authorize.finishSignOn(pending, admin, by),
-      announceRevokedTokens: (hashes) => tokens.announce(hashes),
-    } satisfies AuthExports);
-
-    await app.register(authPlugin, {
+    // How failed sign-ins are slowed and refused, and the sign-in page's own limits; tests lower them.
+    const signInPolicy: SignInPolicy = { ...DEFAULT_SIGN_IN_POLICY, ...(tuned as Partial<SignInPolicy> | undefined) };
+    const authorize = new AuthorizeService(
+      sql,
       tenancy,
-      baseDomain: config.baseDomain,
+      new SignInThrottle(sql, signInPolicy),
+      config.baseDomain,
       tokens,
-      credentials,
-      launches: {
-        isLaunchUsername: (username) => launchTokens.isLaunchUsername(username),
-        checkToken: (username, secret) => launchTokens.checkToken(username, secret),
+      ports.adminSignOn,
+    );
+    return {
+      services: {
+        credentials,
+        finishAdminSignOn: (pending, admin, by) => authorize.finishSignOn(pending, admin, by),
+        announceRevokedTokens: (hashes) => tokens.announce(hashes),
+        tokens,
+        apiKeys,
+        consoleSessions,
+        authorize,
       },
-      apiKeys,
-      consoleSessions,
-      schemes: ports.authenticationSchemes,
-    });
-    await app.register(oauthTokenEndpoints, { tokens });
-
-    // Expired codes, tokens, pending sign-ins and failure counts are deleted, so attempts from
-    // ever new addresses cannot grow the tables without bound.
-    purgeHourly(app, 'expired OAuth rows', () => purgeExpiredOAuthRows(sql, signInPolicy, config.refreshTokenTtlS));
-    purgeHourly(app, 'expired console sessions', () => purgeExpiredSessions(sql));
-    await app.register(authorizeRoutes, { authorize });
-    await app.register(consoleSessionRoutes, { sessions: consoleSessions, baseDomain: config.baseDomain });
-
-    await app.register(authRoutes);
-    await app.register(credentialRoutes, { credentials });
-    await app.register(apiKeyRoutes, { sql, apiKeys });
-    await app.register(clientRoutes, { sql, tokens });
-    await app.register(adminRoutes, { sql, tokens });
+      listening: [apiKeys, tokens, credentials],
+      // Expired codes, tokens, pending sign-ins and failure counts are deleted, so attempts from
+      // ever new addresses cannot grow the tables without bound.
+      hourly: [
+        purging('expired OAuth rows', () => purgeExpiredOAuthRows(sql, signInPolicy, config.refreshTokenTtlS)),
+        purging('expired console sessions', () => purgeExpiredSessions(sql)),
+      ],
+    };
   },
-  { name: 'auth', dependencies: ['tenancy'] },
-);
-
-/** The auth module as a declared unit. */
-export const authDeclaration: ModuleDeclaration = {
-  name: 'auth',
-  needs: ['actors', 'audit', 'organisation', 'tenancy'],
-  fills: {},
-  plugin: authModule,
-};
+  // Not encapsulated: the hook must run for every module's routes, registered after these.
+  routes: fp(authRoutesPlugin, { name: 'auth' }),
+});

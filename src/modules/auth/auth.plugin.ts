@@ -9,7 +9,7 @@ import type { Tenant, Principal } from '../../kernel/principal.js';
 import { tenantIdOfApiKey, type ApiKeyService } from './api-keys/api-key.service.js';
 import type { TokenService } from './oauth/token.service.js';
 import { credentialRefusal, type CredentialService } from './credentials/credential.service.js';
-import type { LaunchTokenVerifier } from './launch-token.js';
+import type { LaunchTokenVerifier } from '../../kernel/launch-tokens.port.js';
 import { checkCsrf } from './console/console-csrf.js';
 import { type ConsoleSessions, SESSION_COOKIE } from './console/console-session.service.js';
 import { clientAddress } from '../../platform/http/client-address.js';

@@ -3,4 +3,4 @@
  * "Modules"; .dependency-cruiser.cjs refuses an import of any other file of the module).
  */
 export type { LaunchSessionService } from './launch-session.service.js';
-export type { LaunchSignOn } from './launch-sign-on.js';
+export type { LaunchServices } from './launch.module.js';

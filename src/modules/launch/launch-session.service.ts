@@ -9,16 +9,8 @@ import { recordAudit } from '../audit/index.js';
 import { tenantHex, tenantIdFromHex } from '../tenancy/index.js';
 import type { Tenant } from '../../kernel/principal.js';
 import { storeStatements } from '../xapi/index.js';
-import {
-  tenantIdOfApiKey,
-  credentialKey,
-  credentialRefusal,
-  LAUNCH_USERNAME_PREFIX,
-  type CredentialService,
-  type LaunchCheck,
-  type LaunchGrant,
-  type LaunchTokenVerifier,
-} from '../auth/index.js';
+import { tenantIdOfApiKey, credentialKey, credentialRefusal, LAUNCH_USERNAME_PREFIX, type CredentialService } from '../auth/index.js';
+import type { LaunchCheck, LaunchGrant, LaunchTokenVerifier } from '../../kernel/launch-tokens.port.js';
 import { findLaunchSession, insertLaunchSession } from './launch-session.repository.js';
 import { actorPrincipal } from '../auth/index.js';
 

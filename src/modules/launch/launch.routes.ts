@@ -5,14 +5,14 @@ import { type TenancyService, namedTenant } from '../tenancy/index.js';
 import { clientAddress } from '../../platform/http/client-address.js';
 import { LaunchErrors, type LaunchSessionService } from './launch-session.service.js';
 import { launchErrorWording } from './launch.page.js';
-import type { LaunchSignOn } from './launch-sign-on.js';
+import type { LaunchSignOn } from '../../kernel/launch-sign-on.port.js';
 
 export interface LaunchRoutesOptions {
   launches: LaunchSessionService;
   tenancy: TenancyService;
   baseDomain: string;
-  /** The single sign-on a link without `auth` starts (identity's, once it registered). */
-  signOn: () => LaunchSignOn;
+  /** The single sign-on a link without `auth` starts: the port `launchSignOn` (identity's). */
+  signOn: LaunchSignOn;
 }
 
 const LaunchQuery = Type.Object(
@@ -86,7 +86,7 @@ export const launchRoutes: FastifyPluginAsyncTypebox<LaunchRoutesOptions> = asyn
       const tenant = await tenancy.require(name);
       // No credential: the learner signs in at the tenant's identity provider, when it has one.
       if (request.query.auth === undefined && typeof request.query.activityId === 'string') {
-        if (await signOn().begin(request, reply, tenant, request.query.activityId)) return reply;
+        if (await signOn.begin(request, reply, tenant, request.query.activityId)) return reply;
       }
       const launched = await launches.launch(
         tenant,

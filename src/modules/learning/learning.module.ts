@@ -1,6 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
-import type { ModuleOptions } from '../../kernel/module-options.js';
-import type { ModuleDeclaration } from '../../kernel/module-declaration.js';
+import { declareModule } from '../../kernel/module-declaration.js';
 import { WorkQueue } from '../../platform/http/work-queue.js';
 import { competencyRoutes } from './competencies/competency.routes.js';
 import { skillsGapRoutes } from './skills-gaps/skills-gap.routes.js';
@@ -14,23 +12,23 @@ const REPORTS_WAITING = 50;
 /**
  * What the organisation's data is imported for (docs/learning.md): the competency catalogue and
  * the activities developing each competency, and on them skills gaps, recommendations,
- * assignments, managers' views and reports.
+ * assignments, managers' views and reports. Its dynamic assignments hear of every person written
+ * (the port `peopleChanged`).
  */
-export const learningModule: FastifyPluginAsync<ModuleOptions> = async (app, { config, sql }) => {
-  await app.register(competencyRoutes, { sql });
-  await app.register(skillsGapRoutes, { sql, baseDomain: config.baseDomain });
-  // Reports, and an assignment's counts and people, cost the database up to seconds each (the
-  // statuses are read when asked): a few at once, the others waiting their turn.
-  const reports = new WorkQueue('reports', config.reportsInFlight, REPORTS_WAITING, 5);
-  await app.register(assignmentRoutes, { sql, baseDomain: config.baseDomain, reports });
-  await app.register(reportRoutes, { sql, baseDomain: config.baseDomain, reports });
-};
-
-/** The learning module as a declared unit: its dynamic assignments hear of every person written. */
-export const learningDeclaration: ModuleDeclaration = {
+export const learningDeclaration = declareModule<{ reports: WorkQueue }>({
   name: 'learning',
   cascadesFrom: ['actors'],
   needs: ['activities', 'actors', 'completions', 'organisation', 'xapi'],
-  fills: { peopleChanged: (config) => assignmentPeopleChanges(config.baseDomain) },
-  plugin: learningModule,
-};
+  build: ({ config }) => ({
+    // Reports, and an assignment's counts and people, cost the database up to seconds each (the
+    // statuses are read when asked): a few at once, the others waiting their turn.
+    services: { reports: new WorkQueue('reports', config.reportsInFlight, REPORTS_WAITING, 5) },
+    fills: { peopleChanged: assignmentPeopleChanges(config.baseDomain) },
+  }),
+  routes: async (app, { config, sql, services: { reports } }) => {
+    await app.register(competencyRoutes, { sql });
+    await app.register(skillsGapRoutes, { sql, baseDomain: config.baseDomain });
+    await app.register(assignmentRoutes, { sql, baseDomain: config.baseDomain, reports });
+    await app.register(reportRoutes, { sql, baseDomain: config.baseDomain, reports });
+  },
+});

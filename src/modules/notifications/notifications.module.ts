@@ -1,17 +1,12 @@
-import type { FastifyPluginAsync } from 'fastify';
-import type { ModuleOptions } from '../../kernel/module-options.js';
-import type { ModuleDeclaration } from '../../kernel/module-declaration.js';
+import { declareModule } from '../../kernel/module-declaration.js';
 import { notificationRoutes } from './notification.routes.js';
 
 /** Notifications. */
-export const notificationsModule: FastifyPluginAsync<ModuleOptions> = async (app, { config, sql }) => {
-  await app.register(notificationRoutes, { sql, cacheTtlMs: config.cacheTtlMs });
-};
-
-/** The notifications module as a declared unit. */
-export const notificationsDeclaration: ModuleDeclaration = {
+export const notificationsDeclaration = declareModule<undefined>({
   name: 'notifications',
   needs: ['activities', 'actors'],
-  fills: {},
-  plugin: notificationsModule,
-};
+  build: () => ({ services: undefined }),
+  routes: async (app, { config, sql }) => {
+    await app.register(notificationRoutes, { sql, cacheTtlMs: config.cacheTtlMs });
+  },
+});

@@ -1,31 +1,20 @@
-import fp from 'fastify-plugin';
-import type { ModuleOptions } from '../../kernel/module-options.js';
-import type { ModuleDeclaration } from '../../kernel/module-declaration.js';
+import { declareModule } from '../../kernel/module-declaration.js';
 import { TenancyService } from './tenancy.service.js';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The tenants, for every module above tenancy (tenancy.module.ts). */
-    tenancy: TenancyService;
-  }
-}
-
 /**
- * Tenancy's service, `app.tenancy`: tenants cached per process and forgotten by every process
- * when one deletes a tenant, until the app closes. Registered before authentication, which names
- * the request's tenant through it. Tenancy has no routes of its own.
+ * Tenancy as a declared unit: its service, the tenants cached per process and forgotten by every
+ * process when one deletes a tenant (it listens from the start to the close). A deletion runs
+ * every module's tenant eraser (the port `tenantErasers`). Tenancy has no routes of its own.
  */
-export const tenancyModule = fp<ModuleOptions>(
-  async (app, { config, sql, bus }) => {
-    const tenancy = new TenancyService(sql, config.cacheTtlMs, bus, (error) =>
-      app.log.warn({ err: error }, 'could not announce a tenant deletion to the other processes'),
-    );
-    await tenancy.start();
-    app.addHook('onClose', async () => tenancy.stop());
-    app.decorate('tenancy', tenancy);
+export const tenancyDeclaration = declareModule<TenancyService>({
+  name: 'tenancy',
+  needs: [],
+  build: ({ config, sql, bus, ports, log }) => {
+    const tenancy = new TenancyService(sql, config.cacheTtlMs, {
+      notifications: bus,
+      erasers: ports.tenantErasers,
+      onError: (error) => log.warn({ err: error }, 'could not announce a tenant deletion to the other processes'),
+    });
+    return { services: tenancy, listening: [tenancy] };
   },
-  { name: 'tenancy' },
-);
-
-/** The tenancy module as a declared unit. */
-export const tenancyDeclaration: ModuleDeclaration = { name: 'tenancy', needs: [], fills: {}, plugin: tenancyModule };
+});

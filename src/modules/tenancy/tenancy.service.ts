@@ -15,6 +15,15 @@ export const TENANT_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 /** The LISTEN/NOTIFY channel that carries the ids of deleted tenants, comma-separated. */
 export const TENANT_DELETIONS_CHANNEL = 'learnbase_tenant_deletions';
 
+export interface TenancyOptions {
+  /** Where deletions are announced and heard (the app's bus; by default the in-process one of `sql`). */
+  notifications?: NotifyBus;
+  /** Every module's rows outside the tenants cascade, deleted in the deleting transaction (the port `tenantErasers`). */
+  erasers?: readonly TenantEraser[];
+  /** Publishing a deletion failed; the deletion itself stands, and other processes' caches age out. */
+  onError?: (error: Error) => void;
+}
+
 export class TenancyService {
   // Tenants are never renamed, so a cached one can only be stale by having been deleted: every
   // deletion is announced on `learnbase_tenant_deletions`, and every process evicts it.
@@ -28,14 +37,12 @@ export class TenancyService {
   constructor(
     private readonly sql: SqlClient,
     private readonly cacheTtlMs: number,
-    notifications?: NotifyBus,
-    /** Publishing a deletion failed; the deletion itself stands, and other processes' caches age out. */
-    private readonly onError?: (error: Error) => void,
+    private readonly options: TenancyOptions = {},
   ) {
     this.byName = new TtlCache(cacheTtlMs, { name: 'tenant_by_name' });
     this.byId = new TtlCache(cacheTtlMs, { name: 'tenant_by_id' });
     this.deleted = new TtlCache(Math.max(cacheTtlMs, 1_000));
-    this.notifications = notifications ?? LocalNotifyBus.of(sql);
+    this.notifications = options.notifications ?? LocalNotifyBus.of(sql);
   }
 
   /** Starts hearing the deletions of every process; call once before serving. */
@@ -55,38 +62,28 @@ export class TenancyService {
     this.stopListening = undefined;
   }
 
-  list(): Promise<Tenant[]> {
-    return listTenantRows(this.sql);
-  }
-
   /**
-   * Deletes the tenant and every row it owns in one transaction (`erasers` first: the modules above
-   * tenancy that keep rows without a foreign key to the tenant delete their own, in that transaction), then tells every process to forget
-   * it: its API keys, tokens and credentials stop working, and its name is free again.
+   * Deletes the tenant and every row it owns in one transaction (the erasers first: the modules
+   * above tenancy that keep rows without a foreign key to the tenant delete their own, in that
+   * transaction), then tells every process to forget it: its API keys, tokens and credentials stop
+   * working, and its name is free again.
    */
-  async delete(name: string, erasers: readonly TenantEraser[] = []): Promise<Tenant> {
+  async delete(name: string): Promise<Tenant> {
     const tenant = TENANT_NAME.test(name) ? await findTenantByName(this.sql, name) : undefined;
     const erase = async (tx: SqlClient, tenantId: string) => {
-      for (const eraser of erasers) await eraser(tx, tenantId);
+      for (const eraser of this.options.erasers ?? []) await eraser(tx, tenantId);
       return deleteTenantRows(tx, tenantId);
     };
     if (!tenant || !(await this.sql.transaction((tx) => erase(tx, tenant.id)))) {
-      throw new AppError('tenant.not_found', 404, `No tenant named "${name}".`, { details: { tenant: name } });
+      refuseUnknown(name);
     }
     this.forget([tenant.id]);
-    await this.notifications.publish(TENANT_DELETIONS_CHANNEL, tenant.id).catch((error: Error) => this.onError?.(error));
+    await this.notifications.publish(TENANT_DELETIONS_CHANNEL, tenant.id).catch((error: Error) => this.options.onError?.(error));
     return tenant;
   }
 
-  async create(name: string): Promise<Tenant> {
-    if (!TENANT_NAME.test(name)) {
-      throw badRequest(
-        'tenant.invalid_name',
-        `"${name}" is not a valid tenant name: use 1 to 63 lower-case letters, digits and inner hyphens (it becomes a sub-domain).`,
-      );
-    }
-    if (await findTenantByName(this.sql, name)) throw conflict('tenant.exists', `A tenant named "${name}" already exists.`);
-    return insertTenant(this.sql, randomUUID(), name);
+  create(name: string): Promise<Tenant> {
+    return createTenant(this.sql, name);
   }
 
   async findByName(name: string): Promise<Tenant | undefined> {
@@ -108,9 +105,7 @@ export class TenancyService {
 
   /** The tenant of that name, or 404 naming it. */
   async require(name: string): Promise<Tenant> {
-    const tenant = await this.findByName(name);
-    if (!tenant) throw new AppError('tenant.not_found', 404, `No tenant named "${name}".`, { details: { tenant: name } });
-    return tenant;
+    return (await this.findByName(name)) ?? refuseUnknown(name);
   }
 
   private remember(tenant: Tenant): void {
@@ -128,3 +123,28 @@ export class TenancyService {
     }
   }
 }
+
+/** 404 tenant.not_found, naming the tenant. */
+function refuseUnknown(name: string): never {
+  throw new AppError('tenant.not_found', 404, `No tenant named "${name}".`, { details: { tenant: name } });
+}
+
+/** A new tenant of that name: 400 for a name that is not a DNS label, 409 for one taken. */
+export async function createTenant(sql: SqlClient, name: string): Promise<Tenant> {
+  if (!TENANT_NAME.test(name)) {
+    throw badRequest(
+      'tenant.invalid_name',
+      `"${name}" is not a valid tenant name: use 1 to 63 lower-case letters, digits and inner hyphens (it becomes a sub-domain).`,
+    );
+  }
+  if (await findTenantByName(sql, name)) throw conflict('tenant.exists', `A tenant named "${name}" already exists.`);
+  return insertTenant(sql, randomUUID(), name);
+}
+
+/** The tenant of that name as stored now (no cache: the command line's), or 404 naming it. */
+export async function requireTenant(sql: SqlClient, name: string): Promise<Tenant> {
+  return (TENANT_NAME.test(name) ? await findTenantByName(sql, name) : undefined) ?? refuseUnknown(name);
+}
+
+/** Every tenant, by name. */
+export const listTenants = (sql: SqlClient): Promise<Tenant[]> => listTenantRows(sql);

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError, apiErrorResponse } from '../../../platform/http/common-schemas.js';
-import { tenantNameOfHost } from '../../tenancy/index.js';
+import { type TenancyService, tenantNameOfHost } from '../../tenancy/index.js';
 import { checkCsrf } from './console-csrf.js';
 import {
   ConsoleSessions,
@@ -15,6 +15,7 @@ import {
 
 export interface ConsoleSessionRoutesOptions {
   sessions: ConsoleSessions;
+  tenancy: TenancyService;
   baseDomain: string;
 }
 
@@ -117,7 +118,10 @@ const seeOther = (reply: FastifyReply, location: string) =>
  * says who is signed in (with the CSRF token), and `POST /console/auth/sign-out` ends it. These are
  * public: the session cookie is their credential, and the API's own routes take it in the auth hook.
  */
-export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoutesOptions> = async (app, { sessions, baseDomain }) => {
+export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoutesOptions> = async (
+  app,
+  { sessions, tenancy, baseDomain },
+) => {
   const tenantOfHost = (request: FastifyRequest) => tenantNameOfHost(request.headers.host, baseDomain);
 
   /** Back to the console's first page, which names the failure in words (`?error=`) and offers to sign in again. */
@@ -199,7 +203,7 @@ export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoute
 
   /** The tenant's name for the start page, when it still exists. */
   async function tenantNameOf(tenantId: string): Promise<string | undefined> {
-    return (await app.tenancy.findById(tenantId))?.name;
+    return (await tenancy.findById(tenantId))?.name;
   }
 
   app.get(

@@ -7,7 +7,8 @@ import { type TenancyService, tenantNameOfHost } from '../../tenancy/index.js';
 import type { Principal } from '../../../kernel/principal.js';
 import { recordAudit } from '../../audit/index.js';
 import { MAX_EMAIL_LENGTH, normaliseEmail, signedOnAdmin, verifyAdminPassword, type Admin } from '../admins/admin.service.js';
-import { NO_ADMIN_SIGN_ON, type AdminSignOn, type PendingSignOn, type ProvidedAdmin, type SignOnConnection } from './admin-sign-on.js';
+import type { AdminSignOn, PendingSignOn, SignOnConnection } from '../../../kernel/admin-sign-on.port.js';
+import type { ProvidedAdmin } from './admin-sign-on.js';
 import {
   deletePendingAuthorization,
   findPendingAuthorization,
@@ -113,8 +114,6 @@ const minutes = (until: Date) => Math.max(1, Math.ceil((until.getTime() - Date.n
  * the code.
  */
 export class AuthorizeService {
-  private signOn: AdminSignOn = NO_ADMIN_SIGN_ON;
-
   constructor(
     private readonly sql: SqlClient,
     private readonly tenancy: TenancyService,
@@ -122,17 +121,9 @@ export class AuthorizeService {
     private readonly baseDomain: string,
     /** Revokes the tokens of an admin whose scope a single sign-on changed. */
     private readonly tokens: Pick<TokenService, 'revokeAdminTokens' | 'announce'>,
+    /** The single sign-on the page offers: the port `adminSignOn` (identity's). */
+    readonly adminSignOn: AdminSignOn,
   ) {}
-
-  /** Takes the single sign-on the page offers (identity's), once it is registered. */
-  acceptSignOn(signOn: AdminSignOn): void {
-    this.signOn = signOn;
-  }
-
-  /** The single sign-on the page offers. */
-  get adminSignOn(): AdminSignOn {
-    return this.signOn;
-  }
 
   /** The sign-in limits, the browser step's rate limit among them. */
   get policy(): SignInPolicy {
@@ -210,7 +201,7 @@ export class AuthorizeService {
       SIGN_IN_LIFETIME_SECONDS,
       this.policy.maxPendingPerClient,
     );
-    const connections = await this.signOn.connectionsFor(client.tenant.id);
+    const connections = await this.adminSignOn.connectionsFor(client.tenant.id);
     return { kind: 'sign-in', status: 200, client, requestId: pending.id, csrfToken, evicted, connections };
   }
 
@@ -254,7 +245,7 @@ export class AuthorizeService {
 
     // The tenant's sign-in services, read only when the form is shown again or one of them is chosen.
     let offered: SignOnConnection[] | undefined;
-    const connections = async () => (offered ??= await this.signOn.connectionsFor(client.tenant.id));
+    const connections = async () => (offered ??= await this.adminSignOn.connectionsFor(client.tenant.id));
     const again = async (status: number, error: string, extra: Partial<SignInForm> = {}): Promise<SignInForm> => ({
       kind: 'sign-in',
       status,

@@ -1,5 +1,5 @@
 import { escapeHtml, htmlPage } from '../../../platform/http/html-page.js';
-import type { SignOnConnection } from './admin-sign-on.js';
+import type { SignOnConnection } from '../../../kernel/admin-sign-on.port.js';
 
 /** The server-rendered pages of the OAuth browser step: the sign-in form and the demo client's callback page. */
 

@@ -15,13 +15,12 @@ import {
   signOutConnectionAdmins,
   type AdminChangeBy,
   type CredentialService,
-  type AdminSignOn,
   type AnnounceRevokedTokens,
   type FinishAdminSignOn,
-  type PendingSignOn,
-  type SignOnConnection,
 } from '../../auth/index.js';
-import type { LaunchSessionService, LaunchSignOn } from '../../launch/index.js';
+import type { AdminSignOn, PendingSignOn, SignOnConnection } from '../../../kernel/admin-sign-on.port.js';
+import type { LaunchSignOn } from '../../../kernel/launch-sign-on.port.js';
+import type { LaunchSessionService } from '../../launch/index.js';
 import type { TenancyService } from '../../tenancy/index.js';
 import {
   inIdentityTransaction,
