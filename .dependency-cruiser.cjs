@@ -57,6 +57,21 @@ module.exports = {
       to: { path: '^src/modules/([^/]+)/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
     },
     {
+      name: 'entries-meet-modules-at-their-face',
+      comment:
+        'The server and the command line use a module through its face too (docs/architecture.md, "Modules"); only the composition root (server/composition.ts) imports the declarations, `<m>.module.ts`.',
+      severity: 'error',
+      from: { path: '^src/(server|cli)/', pathNot: ['^src/server/composition\\.ts$', '\\.test\\.ts$'] },
+      to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'only-the-root-composes',
+      comment: 'The composition root imports each module’s declaration, and through the faces nothing else of a module.',
+      severity: 'error',
+      from: { path: '^src/server/composition\\.ts$' },
+      to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/([^/]+)/\\1\\.module\\.ts$', '^src/modules/[^/]+/index\\.ts$'] },
+    },
+    {
       name: 'no-import-of-own-face',
       comment: 'A module’s files import one another directly: its face is for the modules above it, and through it a file would import itself.',
       severity: 'error',

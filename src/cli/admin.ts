@@ -1,17 +1,18 @@
-import type { AuthServices } from '../modules/auth/index.js';
-import { userInfo } from 'node:os';
-import { createInterface } from 'node:readline';
-import { Writable } from 'node:stream';
-import type { Tenant } from '../kernel/principal.js';
 import {
+  type AuthServices,
   createAdmin,
   deleteAdmin,
   listAdmins,
   normaliseEmail,
+  operatorPrincipal,
   setAdminPassword,
   setAdminScope,
   unlockAdmin,
-} from '../modules/auth/admins/admin.service.js';
+} from '../modules/auth/index.js';
+import { userInfo } from 'node:os';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import type { Tenant } from '../kernel/principal.js';
 import {
   withModules,
   type CommandContext,
@@ -26,7 +27,6 @@ import {
   unknownVerb,
   UsageError,
 } from './command.js';
-import { operatorPrincipal } from '../modules/auth/principals.js';
 
 const VERBS = ['create', 'list', 'set-password', 'set-scope', 'delete', 'unlock'] as const;
 

@@ -243,7 +243,7 @@ export function runHandedOff(
  * creates beside a PGlite folder is said on standard error.
  */
 async function commandSecrets(db: Database, config: AppConfig, output: CommandOutput): Promise<SecretBox> {
-  const { prepareStoredSecrets } = await import('../modules/identity/stored-secret.service.js');
+  const { prepareStoredSecrets } = await import('../modules/identity/index.js');
   const prepared = await prepareStoredSecrets(db, config, true);
   if (prepared.created) output.err(`learnbase: ${keyFileCreated(prepared.created)}\n`);
   return prepared.box;

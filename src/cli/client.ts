@@ -1,5 +1,4 @@
-import type { AuthServices } from '../modules/auth/index.js';
-import { createClient, deleteClient, listClients, rotateClientSecret } from '../modules/auth/oauth/clients/client.service.js';
+import { type AuthServices, createClient, deleteClient, listClients, rotateClientSecret } from '../modules/auth/index.js';
 import { withModules, type CommandContext, minute, none, one, say, table, tenantNamed, unknownVerb, UsageError } from './command.js';
 
 const VERBS = ['create', 'list', 'delete', 'rotate-secret'] as const;

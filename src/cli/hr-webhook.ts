@@ -1,4 +1,4 @@
-import { hrWebhookPath, issueHrWebhook, listHrWebhooks, revokeHrWebhook } from '../modules/identity/hr-webhooks/hr-webhook.service.js';
+import { hrWebhookPath, issueHrWebhook, listHrWebhooks, revokeHrWebhook } from '../modules/identity/index.js';
 import { type CommandContext, minute, none, one, say, table, tenantNamed, unknownVerb } from './command.js';
 
 const VERBS = ['create', 'list', 'revoke'] as const;

@@ -6,15 +6,16 @@ import { AppError } from '../platform/http/app-error.js';
 import type { Tenant } from '../kernel/principal.js';
 import {
   IMPORT_FILE_KINDS,
+  importFileContents,
   type ImportFileKind,
   type ImportFileOutcome,
-  importFileContents,
-} from '../modules/imports/import-file.service.js';
-import type { JobsCheck, OrganisationCheck } from '../modules/imports/organisation-import.service.js';
+  type JobsCheck,
+  type OrganisationCheck,
+} from '../modules/imports/index.js';
 import { requireTenant } from '../modules/tenancy/index.js';
 import type { PeopleChanges } from '../kernel/people-changes.port.js';
 import { type CommandContext, type ProgressStream, say, UsageError, withModules } from './command.js';
-import { operatorPrincipal } from '../modules/auth/principals.js';
+import { operatorPrincipal } from '../modules/auth/index.js';
 
 export interface ImportFileOptions {
   kind: ImportFileKind;

@@ -1,4 +1,4 @@
-import { issueScimToken, listScimTokens, revokeScimToken } from '../modules/identity/scim/scim-token.service.js';
+import { issueScimToken, listScimTokens, revokeScimToken } from '../modules/identity/index.js';
 import { type CommandContext, minute, none, one, say, table, tenantNamed, unknownVerb } from './command.js';
 
 const VERBS = ['create', 'list', 'revoke'] as const;

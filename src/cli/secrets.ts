@@ -1,4 +1,4 @@
-import { rotateStoredSecrets } from '../modules/identity/stored-secret.service.js';
+import { rotateStoredSecrets } from '../modules/identity/index.js';
 import { type CommandContext, none, say, unknownVerb } from './command.js';
 
 const VERBS = ['rotate'] as const;

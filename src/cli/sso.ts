@@ -1,10 +1,16 @@
-import type { AuthServices } from '../modules/auth/index.js';
+import { type AuthServices, operatorPrincipal } from '../modules/auth/index.js';
 import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import type { Principal } from '../kernel/principal.js';
-import { refreshConnection } from '../modules/identity/sso/saml-metadata.service.js';
-import { clientSecretChangeOf } from '../modules/identity/sso/sso-connection-rules.js';
-import { connectionOfBody, connectionView, listConnections, putConnection, removeConnection } from '../modules/identity/sso/sso.service.js';
+import {
+  clientSecretChangeOf,
+  connectionOfBody,
+  connectionView,
+  listConnections,
+  putConnection,
+  refreshConnection,
+  removeConnection,
+} from '../modules/identity/index.js';
 import {
   withModules,
   type CommandContext,
@@ -17,7 +23,6 @@ import {
   unknownVerb,
   UsageError,
 } from './command.js';
-import { operatorPrincipal } from '../modules/auth/principals.js';
 
 const VERBS = ['set', 'list', 'refresh', 'delete'] as const;
 const SET_USAGE =

@@ -4,7 +4,7 @@ import type { SqlClient } from '../platform/database/sql-client.js';
 import type { OutboundHttp } from '../platform/outbound-http.js';
 import type { SecretBox } from '../platform/secret-box.js';
 
-/** What the app assembly hands each module's plugin. */
+/** The shared services the composition root hands each module's build (server/composition.ts). */
 export interface ModuleOptions {
   /** Every setting with its default filled in (withDefaults). */
   config: AppConfig;

@@ -24,10 +24,9 @@ import { Admission, registerAdmission } from '../platform/http/admission.js';
 import { clientAddress } from '../platform/http/client-address.js';
 import { sharedCompilers } from '../platform/http/shared-compilers.js';
 import { registerModules } from './composition.js';
-import { xapiPlugin } from '../modules/xapi/xapi.plugin.js';
-import { TENANT_NAME } from '../modules/tenancy/tenancy.service.js';
-import { tenantNameOfHost } from '../modules/tenancy/tenant-host.js';
-import type { SignInPolicy } from '../modules/auth/oauth/sign-in-throttle.js';
+import { xapiPlugin } from '../modules/xapi/index.js';
+import { TENANT_NAME, tenantNameOfHost } from '../modules/tenancy/index.js';
+import type { SignInPolicy } from '../modules/auth/index.js';
 
 export interface BuildOptions {
   /** Where the console's build is read from (tests give one of their own); console/dist by default. */

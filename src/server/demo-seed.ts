@@ -1,10 +1,14 @@
 import type { SqlClient } from '../platform/database/sql-client.js';
 import { newSecret } from '../platform/issued-secrets.js';
-import { createAdmin } from '../modules/auth/admins/admin.service.js';
-import { issueApiKey, type IssuedApiKey } from '../modules/auth/api-keys/api-key.service.js';
-import { createClient, ensureConsoleClient, type IssuedClient } from '../modules/auth/oauth/clients/client.service.js';
-import { createTenant } from '../modules/tenancy/index.js';
-import { countTenants } from '../modules/tenancy/tenant.repository.js';
+import {
+  createAdmin,
+  createClient,
+  ensureConsoleClient,
+  issueApiKey,
+  type IssuedApiKey,
+  type IssuedClient,
+} from '../modules/auth/index.js';
+import { countTenants, createTenant } from '../modules/tenancy/index.js';
 
 export interface DemoSeed {
   tenant: string;

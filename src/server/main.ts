@@ -9,8 +9,8 @@ import { openDatabase } from '../platform/database/open-database.js';
 import type { Database } from '../platform/database/sql-client.js';
 import { listenForCommands, type CommandOutput, type ControlSocket, type HandedOffCommand } from '../platform/control-socket.js';
 import { seedDemo, type DemoSeed } from './demo-seed.js';
-import { countTenants, findTenantByName } from '../modules/tenancy/tenant.repository.js';
-import { prepareStoredSecrets } from '../modules/identity/stored-secret.service.js';
+import { countTenants, findTenantByName } from '../modules/tenancy/index.js';
+import { prepareStoredSecrets } from '../modules/identity/index.js';
 import { testLoopbackAllowance } from '../platform/outbound-http.js';
 import { keyFileCreated, type SecretBox } from '../platform/secret-box.js';
 

@@ -59,7 +59,7 @@ export async function serveWorkers(config: AppConfig, count: number): Promise<vo
     import('./main.js'),
     import('../platform/database/open-database.js'),
     import('../platform/cluster-metrics.js'),
-    import('../modules/identity/stored-secret.service.js'),
+    import('../modules/identity/index.js'),
   ]);
   const db = await openDatabase(config.database);
   let demo: Awaited<ReturnType<typeof prepareDatabase>>;

@@ -4,3 +4,4 @@
  */
 export { statementTalliesSql, statementTotals } from './statements/statement-tally.service.js';
 export { storeStatements } from './statements/statement.service.js';
+export { xapiPlugin } from './xapi.plugin.js';
