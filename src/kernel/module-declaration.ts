@@ -7,6 +7,7 @@ import type { LaunchTokenVerifier } from './launch-tokens.port.js';
 import type { ModuleOptions } from './module-options.js';
 import type { PeopleChanges } from './people-changes.port.js';
 import type { PersonReach } from './person-reach.port.js';
+import type { StatementProjection } from './statement-projection.port.js';
 import type { TenantEraser } from './tenant-eraser.port.js';
 
 /**
@@ -23,6 +24,8 @@ export interface ModulePorts {
   personReach?: PersonReach;
   /** Deletes the tenant's rows of the module's tables outside the tenants cascade (tenant-eraser.port.ts). */
   tenantEraser?: TenantEraser;
+  /** Keeps what it projects from the statements, in the transaction that stores them (statement-projection.port.ts). */
+  statementProjection?: StatementProjection;
   /** Credentials of its own, checked by auth's one hook (authentication-scheme.port.ts). */
   authenticationSchemes?: readonly AuthenticationScheme[];
   /** Checks the launch tokens it issues, for auth's hook (launch-tokens.port.ts): at most one module. */
@@ -40,6 +43,8 @@ export interface Ports {
   personReach: PersonReach;
   /** Every module's `tenantEraser`, run in the transaction that deletes a tenant. */
   tenantErasers: readonly TenantEraser[];
+  /** Every module's `statementProjection`, called one after the other in the build order. */
+  statementProjections: readonly StatementProjection[];
   /** Every module's `authenticationSchemes`. */
   authenticationSchemes: readonly AuthenticationScheme[];
   /** The one module's, or none: no Basic user-id is taken for a launch token. */

@@ -85,6 +85,8 @@ describe('the modules’ declarations', () => {
     assert.deepEqual(filling('tenantEraser'), ['xapi'], 'xapi erases the statement keys and tallies');
     assert.equal(ports.tenantErasers.length, 1);
     assert.deepEqual(filling('peopleChanged'), ['learning']);
+    assert.deepEqual(filling('statementProjection'), ['completions']);
+    assert.equal(ports.statementProjections[0], built.get('completions')!.fills!.statementProjection);
     assert.deepEqual(filling('launchTokens'), ['launch']);
     assert.equal(ports.launchTokens, built.get('launch')!.fills!.launchTokens);
     assert.deepEqual(filling('adminSignOn'), ['identity']);

@@ -1,5 +1,6 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
 import type { Principal } from '../../kernel/principal.js';
+import type { InsertedStatement } from '../../kernel/statement-projection.port.js';
 import { CompletionErrors } from './completion.errors.js';
 import type { CompletionQuery } from './completion.schemas.js';
 import { parseActorId, parseAgentParameter } from '../../kernel/agent.js';
@@ -30,13 +31,6 @@ import {
 
 type Json = Record<string, unknown>;
 type Keyed = CompletionKey & { actor: Json };
-
-/** A statement just inserted: what `storeStatements` hands over. */
-export interface InsertedStatement {
-  id: string;
-  statement: Json;
-  index: { voiding: boolean; objectStatementId: string | null };
-}
 
 /**
  * Brings the completion records up to date with statements just inserted, in the transaction

@@ -11,6 +11,7 @@ import type { Tenant } from '../../kernel/principal.js';
 import { storeStatements } from '../xapi/index.js';
 import { tenantIdOfApiKey, credentialKey, credentialRefusal, LAUNCH_USERNAME_PREFIX, type CredentialService } from '../auth/index.js';
 import type { LaunchCheck, LaunchGrant, LaunchTokenVerifier } from '../../kernel/launch-tokens.port.js';
+import type { StatementProjection } from '../../kernel/statement-projection.port.js';
 import { findLaunchSession, insertLaunchSession } from './launch-session.repository.js';
 import { actorPrincipal } from '../auth/index.js';
 
@@ -42,6 +43,8 @@ export interface LaunchSessionServiceOptions {
   cacheTtlMs: number;
   /** Lifetime of a launch token, in seconds. */
   lifetimeSeconds: number;
+  /** What the other modules keep from the "launched" statement (the port `statementProjections`). */
+  projections: readonly StatementProjection[];
 }
 
 /** Why a launch link cannot sign its learner in (the page says it in a learner's words, launch.page.ts). */
@@ -188,7 +191,11 @@ export class LaunchSessionService implements LaunchTokenVerifier {
         object: { objectType: 'Activity', id: activity.id },
         context: { registration },
       };
-      const [statementId] = await storeStatements(tx, { tenantId: tenant.id, principal, version: '1.0.3', baseUrl }, launched);
+      const [statementId] = await storeStatements(
+        { sql: tx, projections: this.options.projections },
+        { tenantId: tenant.id, principal, version: '1.0.3', baseUrl },
+        launched,
+      );
       await recordAudit(tx, {
         action: 'launch',
         principal,

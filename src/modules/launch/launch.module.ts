@@ -20,10 +20,11 @@ export const launchDeclaration = declareModule<LaunchServices, LaunchBelow>({
   name: 'launch',
   cascadesFrom: ['actor_credentials'],
   needs: ['activities', 'actors', 'audit', 'auth', 'tenancy', 'xapi'],
-  build: ({ config, sql }, { auth }) => {
+  build: ({ config, sql, ports }, { auth }) => {
     const launches = new LaunchSessionService(sql, auth.credentials, {
       cacheTtlMs: config.cacheTtlMs,
       lifetimeSeconds: config.launchTokenTtlS,
+      projections: ports.statementProjections,
     });
     return { services: { launches }, fills: { launchTokens: launches } };
   },

@@ -4,4 +4,5 @@
  */
 export { statementTalliesSql, statementTotals } from './statements/statement-tally.service.js';
 export { storeStatements } from './statements/statement.service.js';
+export type { StatementStore } from './statements/statement.service.js';
 export { xapiPlugin } from './xapi.plugin.js';

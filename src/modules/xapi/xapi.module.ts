@@ -14,9 +14,9 @@ import { eraseTenantStatements } from './statements/statement.service.js';
  */
 export const xapiDeclaration = declareModule<undefined>({
   name: 'xapi',
-  needs: ['activities', 'actors', 'completions'],
+  needs: ['activities', 'actors'],
   build: () => ({ services: undefined, fills: { tenantEraser: eraseTenantStatements } }),
-  routes: async (app, { config, sql }) => {
+  routes: async (app, { config, sql, ports }) => {
     // The LRS is closed to an admin or API key limited to an organisation subtree (docs/learning.md,
     // "Scoped administration and managers"): statements, documents and agents are about anyone, and
     // scoped credentials administer people; content reports through learner credentials and launch
@@ -29,6 +29,7 @@ export const xapiDeclaration = declareModule<undefined>({
     await app.register(documentsPlugin, { sql, documentLimitBytes: config.documentLimitBytes });
     await app.register(statementsRoutes, {
       sql,
+      projections: ports.statementProjections,
       attachmentLimitBytes: config.xapiAttachmentLimitBytes,
       attachmentStore: attachmentStoreFor(config.database),
       batchLimit: config.statementBatchLimit,

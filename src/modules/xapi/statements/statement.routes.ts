@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { StatementProjection } from '../../../kernel/statement-projection.port.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
@@ -28,6 +29,8 @@ import {
 
 export interface StatementsRoutesOptions {
   sql: SqlClient;
+  /** What the other modules keep from the statements (the port `statementProjections`). */
+  projections: readonly StatementProjection[];
   /** Largest multipart/mixed request, statements and attachment data together (413 above it). */
   attachmentLimitBytes: number;
   /** Where attachment data is kept: the database unless given. */
@@ -49,13 +52,14 @@ const errors = { 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 409
  */
 export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions> = async (
   app,
-  { sql, attachmentLimitBytes, attachmentStore = databaseAttachmentStore, batchLimit },
+  { sql, projections, attachmentLimitBytes, attachmentStore = databaseAttachmentStore, batchLimit },
 ) => {
   // Statements with attachment data arrive as multipart/mixed (2.0 Part 3 §1.5.2): attachment.ts.
   app.addContentTypeParser('multipart/mixed', multipartStatementsParser(attachmentLimitBytes));
   // xAPI 2.0 Part 3 §3.2.s3.b6: a body in any other media type is a 400, not HTTP's 415.
   app.removeContentTypeParser('text/plain');
-  const writer = statementWriter(sql);
+  const store = { sql, projections };
+  const writer = statementWriter(store);
   app.addContentTypeParser('*', (request, _payload, done) =>
     done(StatementErrors.unsupportedMediaType(String(request.headers['content-type'] ?? 'none'))),
   );
@@ -85,7 +89,7 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
     },
     async (request, reply) => {
       const attachments = { parts: attachmentPartsOf(request), store: attachmentStore };
-      await storeStatements(sql, callerOf(request), request.body, request.query.statementId, attachments, writer);
+      await storeStatements(store, callerOf(request), request.body, request.query.statementId, attachments, writer);
       return reply.status(204).send(null);
     },
   );
@@ -110,7 +114,7 @@ export const statementsRoutes: FastifyPluginAsyncTypebox<StatementsRoutesOptions
     },
     async (request) =>
       storeStatements(
-        sql,
+        store,
         callerOf(request),
         request.body,
         undefined,

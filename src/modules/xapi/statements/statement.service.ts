@@ -21,7 +21,7 @@ import { insertUnsentAttachments } from './attachments/unsent-attachment.reposit
 import { findRegisteredOutside } from '../../activities/index.js';
 import { canonicalDefinitions, recordDefinitions } from '../activity-definitions/activity-definition.service.js';
 import { recordAgents } from '../../actors/index.js';
-import { recordCompletions } from '../../completions/index.js';
+import type { StatementProjection } from '../../../kernel/statement-projection.port.js';
 import {
   findStatements,
   insertStatements,
@@ -40,6 +40,16 @@ import { recordStatementTallies } from './statement-tally.service.js';
 import { deleteTenantTallies } from './statement-tally.repository.js';
 
 /** Who writes or reads, and in which dialect. */
+/**
+ * Where statements are stored: the database (or the caller's transaction), and what the other
+ * modules keep from them, brought up to date in the same transaction (the port
+ * `statementProjections`: completions' records).
+ */
+export interface StatementStore {
+  sql: SqlClient;
+  projections: readonly StatementProjection[];
+}
+
 export interface StatementCaller {
   tenantId: string;
   principal: Principal;
@@ -72,7 +82,7 @@ export function authorityOf(principal: Principal, baseUrl: string): JsonObject {
  * their data stored in the same transaction (attachment.ts). Resolves to the ids in the order sent.
  */
 export async function storeStatements(
-  sql: SqlClient,
+  { sql, projections }: StatementStore,
   caller: StatementCaller,
   body: unknown,
   statementId?: string,
@@ -116,7 +126,7 @@ export async function storeStatements(
   if (writer && writesTogether(write)) await writer.submit(write);
   else {
     await sql.transaction(async (tx) => {
-      const [outcome] = await writeStatements(tx, [write]);
+      const [outcome] = await writeStatements(tx, [write], projections);
       if (outcome instanceof Refused) throw outcome.error;
     });
   }
@@ -158,10 +168,10 @@ function writesTogether(write: StatementWrite): boolean {
  */
 export type StatementWriter = WriteBatcher<StatementWrite, void>;
 
-export const statementWriter = (sql: SqlClient): StatementWriter =>
+export const statementWriter = ({ sql, projections }: StatementStore): StatementWriter =>
   new WriteBatcher<StatementWrite, void>({
     name: 'statements',
-    write: (writes) => sql.transaction((tx) => writeStatements(tx, writes)),
+    write: (writes) => sql.transaction((tx) => writeStatements(tx, writes, projections)),
     groupOf: (write) => write.caller.tenantId,
     maxInFlight: 4,
     maxBatch: 50,
@@ -171,12 +181,16 @@ export const statementWriter = (sql: SqlClient): StatementWriter =>
  * The write of one or more requests of one tenant, inside one transaction, in arrival order: a
  * request whose statement ids conflict with an earlier request's, or that a launch token or
  * learner may not store, is `Refused` (all of its statements left out); the others' new
- * statements are inserted together, then voiding, activity definitions, agents, completion
- * records and attachments are applied set-wise. An id stored already with another statement
+ * statements are inserted together, then voiding, activity definitions, agents, the projections
+ * (completion records), the tallies and attachments are applied set-wise. An id stored already with another statement
  * throws (rolling back): alone, as the 409 it is; in a batch, so that each request is written
  * again alone and only the one conflicting is refused.
  */
-async function writeStatements(tx: SqlClient, writes: readonly StatementWrite[]): Promise<Array<undefined | Refused>> {
+async function writeStatements(
+  tx: SqlClient,
+  writes: readonly StatementWrite[],
+  projections: readonly StatementProjection[],
+): Promise<Array<undefined | Refused>> {
   const outcomes: Array<undefined | Refused> = writes.map(() => undefined);
   const { tenantId } = writes[0].caller;
   for (const [index, write] of writes.entries()) {
@@ -236,7 +250,7 @@ async function writeStatements(tx: SqlClient, writes: readonly StatementWrite[])
   const voided = await markVoided(tx, tenantId, voidingCheckIds(insertedItems));
   const written = [...fresh].map(([write, news]) => ({ write, items: news.filter((item) => inserted.has(item.id)) }));
   await recordDefinitionsAndAgents(tx, tenantId, written);
-  await recordCompletions(tx, tenantId, insertedItems, voided);
+  for (const project of projections) await project(tx, tenantId, insertedItems, voided);
   await recordStatementTallies(tx, tenantId, insertedItems, voided);
   for (const { write, items } of written) {
     if (write.attachmentData.length > 0) await write.store.put(tx, tenantId, write.attachmentData);
