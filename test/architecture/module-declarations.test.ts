@@ -12,7 +12,7 @@ import { SecretBox } from '../../src/platform/secret-box.js';
 import { buildOrder, collectPorts, type Composition, composeModules, MODULES } from '../../src/server/composition.js';
 import { testConfig } from '../support/build-test-app.js';
 import { openMigratedPglite } from '../support/templates.js';
-import { documentedOwners } from './architecture-page.js';
+import { documentedOwners, documentedPorts } from './architecture-page.js';
 
 /**
  * docs/architecture.md, "Ports": every module is declared once in the composition root
@@ -95,6 +95,17 @@ describe('the modules’ declarations', () => {
       ports.authenticationSchemes.map((scheme) => scheme.prefix),
       ['/scim/', '/hooks/hr/'],
     );
+  });
+
+  it('are the ports table of docs/architecture.md: every port the code knows, and the modules that fill it', async () => {
+    const { built } = await composed();
+    const filled = new Map<string, string[]>();
+    for (const [name, module] of built) {
+      for (const port of Object.keys(module.fills ?? {})) filled.set(port, [...(filled.get(port) ?? []), name]);
+    }
+    const documented = documentedPorts();
+    assert.deepEqual([...documented.keys()].sort(), [...filled.keys()].sort(), 'the ports in the table are the ports filled');
+    for (const [port, modules] of documented) assert.deepEqual([...modules].sort(), [...filled.get(port)!].sort(), port);
   });
 
   it('a port exactly one module must fill, filled by none or by two, stops the start; one at most one may fill, filled by two, too', () => {
