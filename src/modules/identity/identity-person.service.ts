@@ -19,14 +19,23 @@ import type { CredentialService } from '../auth/index.js';
  * the audit), deactivating them with their learner credentials revoked in the same transaction and
  * announced to every process after the commit (docs/identity.md).
  */
-export interface IdentityWriter {
-  sql: SqlClient;
+export interface IdentityWriter extends IdentityPeople {
   /** The channel's principal (a SCIM token, an HR webhook). */
   principal: Principal;
   /** The audit entries' source: `scim`, `webhook:<id>`; an admin's `svc-account-source` header, when sent. */
   source: string | undefined;
+}
+
+/**
+ * What every channel of identity writes people with, whoever it writes for: built once by the
+ * identity module (identity.module.ts) and handed to SCIM, the HR webhooks, single sign-on and
+ * `PATCH /api/actors/item`. The port `peopleChanges` is told of every person written.
+ */
+export interface IdentityPeople {
+  sql: SqlClient;
   domains: ActorDomains;
   peopleChanges: PeopleChanges;
+  /** Learner credentials: a deactivation revokes them (auth's). */
   credentials: CredentialService;
 }
 

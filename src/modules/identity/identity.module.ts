@@ -8,6 +8,7 @@ import { hrWebhookInbox, hrWebhookRoutes } from './hr-webhooks/hr-webhook.routes
 import { refreshDueMetadata } from './sso/saml-metadata.service.js';
 import { purgeAppliedHrMessages } from './hr-webhooks/hr-webhook.repository.js';
 import { HrMessageApplier } from './hr-webhooks/hr-webhook.service.js';
+import type { IdentityPeople } from './identity-person.service.js';
 import { personStateRoutes } from './person-state.routes.js';
 import { scimAuthenticationScheme } from './scim/scim-scheme.js';
 import { hrWebhookAuthenticationScheme } from './hr-webhooks/hr-webhook-scheme.js';
@@ -22,6 +23,7 @@ const HR_MESSAGES_INTERVAL_MS = 2_000;
 interface IdentityServices {
   applier: HrMessageApplier;
   signOn: SingleSignOn;
+  people: IdentityPeople;
 }
 
 type IdentityBelow = {
@@ -43,24 +45,23 @@ export const identityDeclaration = declareModule<IdentityServices, IdentityBelow
   name: 'identity',
   needs: ['actors', 'audit', 'auth', 'imports', 'launch', 'organisation', 'tenancy'],
   build: ({ config, sql, ports, importAdmission, outbound, secrets, log }, { tenancy, auth, launch }) => {
-    // What hears of people written here (SCIM, HR webhooks, single sign-on, the import folder).
-    const { peopleChanges } = ports;
-    const domains = { baseDomain: config.baseDomain, serviceDomain: config.serviceDomain };
-    const applier = new HrMessageApplier({
+    // How every channel writes people (SCIM, HR webhooks, single sign-on, PATCH /api/actors/item):
+    // the port peopleChanges hears of each person written, and a deactivation revokes credentials.
+    const people: IdentityPeople = {
       sql,
-      tenancy,
-      domains,
-      peopleChanges,
+      domains: { baseDomain: config.baseDomain, serviceDomain: config.serviceDomain },
+      peopleChanges: ports.peopleChanges,
       credentials: auth.credentials,
+    };
+    const applier = new HrMessageApplier({
+      people,
+      tenancy,
       intervalMs: HR_MESSAGES_INTERVAL_MS,
       onError: (error) => log.warn({ err: error }, 'could not apply an HR webhook message; it stays and is tried again'),
     });
     const signOn = new SingleSignOn({
-      sql,
+      ...people,
       tenancy,
-      domains,
-      peopleChanges,
-      credentials: auth.credentials,
       launches: launch.launches,
       finishAdminSignOn: auth.finishAdminSignOn,
       outbound,
@@ -79,14 +80,14 @@ export const identityDeclaration = declareModule<IdentityServices, IdentityBelow
           sql,
           tenancy,
           baseDomain: config.baseDomain,
-          peopleChanges,
+          peopleChanges: ports.peopleChanges,
           sync: { maxShare: config.importSyncMaxShare, credentials: auth.credentials },
           log,
         }),
       );
     }
     return {
-      services: { applier, signOn },
+      services: { applier, signOn, people },
       fills: {
         authenticationSchemes: [
           scimAuthenticationScheme(sql, config.baseDomain),
@@ -116,13 +117,11 @@ export const identityDeclaration = declareModule<IdentityServices, IdentityBelow
       ],
     };
   },
-  routes: async (app, { config, sql, ports, outbound, secrets, services, below }) => {
-    const { peopleChanges } = ports;
+  routes: async (app, { config, sql, outbound, secrets, services, below }) => {
     const { tenancy, auth } = below;
-    const domains = { baseDomain: config.baseDomain, serviceDomain: config.serviceDomain };
     await app.register(scimTokenRoutes, { sql });
-    await app.register(scimRoutes, { sql, domains, peopleChanges, credentials: auth.credentials });
-    await app.register(personStateRoutes, { sql, domains, peopleChanges, credentials: auth.credentials });
+    await app.register(scimRoutes, { ...services.people });
+    await app.register(personStateRoutes, { ...services.people });
     await app.register(hrWebhookRoutes, { sql, secrets });
     await app.register(hrWebhookInbox, { sql, secrets, applier: services.applier, tenancy, baseDomain: config.baseDomain });
     await app.register(ssoRoutes, {

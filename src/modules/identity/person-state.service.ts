@@ -1,18 +1,17 @@
-import type { SqlClient } from '../../platform/database/sql-client.js';
 import { conflict } from '../../platform/http/app-error.js';
 import type { Principal } from '../../kernel/principal.js';
-import { requirePerson, showPerson, type ActorDomains, type PersonItem, getTenantSettings } from '../actors/index.js';
-import type { PeopleChanges } from '../../kernel/people-changes.port.js';
-import type { CredentialService } from '../auth/index.js';
-import { inIdentityTransaction, lockedPlan, personLockKey, writePerson, type IdentityWriter } from './identity-person.service.js';
+import { requirePerson, showPerson, type PersonItem, getTenantSettings } from '../actors/index.js';
+import {
+  inIdentityTransaction,
+  lockedPlan,
+  personLockKey,
+  writePerson,
+  type IdentityPeople,
+  type IdentityWriter,
+} from './identity-person.service.js';
 
-/** What `PATCH /api/actors/item` writes with, besides who asks. */
-export interface PersonStateOptions {
-  sql: SqlClient;
-  domains: ActorDomains;
-  peopleChanges: PeopleChanges;
-  credentials: CredentialService;
-}
+/** What `PATCH /api/actors/item` writes with, besides who asks: identity's writing of people. */
+export type PersonStateOptions = IdentityPeople;
 
 /**
  * `PATCH /api/actors/item`: an admin or API key deactivates (`active` false) or reactivates the

@@ -7,9 +7,7 @@ import { httpErrorOf } from '../../../platform/http/storage-errors.js';
 import { StorageError } from '../../../platform/database/storage-error.js';
 import { textProblem, utf8Text } from '../../../platform/json-guard.js';
 import type { Principal, Tenant } from '../../../kernel/principal.js';
-import { type ActorDomains, personRecordsByUniqueValues, getTenantSettings, lockPeopleIdentities } from '../../actors/index.js';
-import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
-import type { CredentialService } from '../../auth/index.js';
+import { personRecordsByUniqueValues, getTenantSettings, lockPeopleIdentities } from '../../actors/index.js';
 import { type TenancyService, tenantHex, tenantIdFromHex, refuseOtherTenant } from '../../tenancy/index.js';
 import { parseHrMessage, type HrEvent } from './hr-event-rules.js';
 import {
@@ -25,7 +23,7 @@ import {
   type HrMessageListing,
   type HrWebhookListing,
 } from './hr-webhook.repository.js';
-import { lockedPlan, newPersonIfi, personKeys, writePerson, type IdentityWriter } from '../identity-person.service.js';
+import { lockedPlan, newPersonIfi, personKeys, writePerson, type IdentityPeople, type IdentityWriter } from '../identity-person.service.js';
 import { openHrWebhookSecret, sealHrWebhookSecret } from '../stored-secret.service.js';
 import { hrWebhookPrincipal } from '../../auth/index.js';
 
@@ -170,11 +168,9 @@ export interface EventOutcome {
 }
 
 export interface HrApplierOptions {
-  sql: SqlClient;
+  /** Identity's writing of people: a message's events write through it. */
+  people: IdentityPeople;
   tenancy: TenancyService;
-  domains: ActorDomains;
-  peopleChanges: PeopleChanges;
-  credentials: CredentialService;
   /** How often the stored messages are looked at besides when one arrives, in ms. */
   intervalMs: number;
   /** The most events of a message one transaction applies (HR_PIECE_EVENTS). */
@@ -256,7 +252,7 @@ export class HrMessageApplier {
 
   /** Claims a message and applies its next piece; false when none is waiting. */
   async applyOne(): Promise<boolean> {
-    const { sql, credentials } = this.options;
+    const { sql, credentials } = this.options.people;
     const pieceEvents = this.options.pieceEvents ?? HR_PIECE_EVENTS;
     const done = await sql.transaction(async (tx) => {
       const message = await claimPendingHrMessage(tx);
@@ -270,12 +266,10 @@ export class HrMessageApplier {
       // Shared: SCIM and sign-ins of other people go on; each event locks its person (lockedPlan).
       await lockPeopleIdentities(tx, tenant.id, []);
       const writer: IdentityWriter = {
+        ...this.options.people,
         sql: tx,
         principal: hrWebhookPrincipal(tenant, message.webhookId),
         source: `webhook:${message.webhookId}`,
-        domains: this.options.domains,
-        peopleChanges: this.options.peopleChanges,
-        credentials,
       };
       const all = parseHrMessage(message.payload);
       const piece = all.slice(message.appliedEvents, message.appliedEvents + pieceEvents);

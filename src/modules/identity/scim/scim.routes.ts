@@ -1,13 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { AppError } from '../../../platform/http/app-error.js';
 import { utf8JsonParser } from '../../../platform/http/input-guards.js';
 import type { Principal } from '../../../kernel/principal.js';
-import type { ActorDomains } from '../../actors/index.js';
-import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
-import type { CredentialService } from '../../auth/index.js';
+import type { IdentityPeople } from '../identity-person.service.js';
 import { LIST_SCHEMA, schemas, serviceProviderConfig, userResourceType } from './scim-discovery.js';
 import {
   createUser,
@@ -20,12 +17,8 @@ import {
   type ScimUserAnswer,
 } from './scim-user.service.js';
 
-export interface ScimRoutesOptions {
-  sql: SqlClient;
-  domains: ActorDomains;
-  peopleChanges: PeopleChanges;
-  credentials: CredentialService;
-}
+/** What SCIM writes people with: identity's writing of people. */
+export type ScimRoutesOptions = IdentityPeople;
 
 const SCIM_JSON = 'application/scim+json; charset=utf-8';
 
@@ -84,7 +77,6 @@ const IfMatch = Type.Object(
  * (docs/api-description.md).
  */
 export const scimRoutes: FastifyPluginAsyncTypebox<ScimRoutesOptions> = async (app, options) => {
-  const { sql } = options;
   app.addContentTypeParser('application/scim+json', { parseAs: 'buffer' }, utf8JsonParser(app));
 
   app.addHook('onRoute', (route) => {
@@ -92,12 +84,9 @@ export const scimRoutes: FastifyPluginAsyncTypebox<ScimRoutesOptions> = async (a
   });
 
   const contextOf = (request: FastifyRequest): ScimContext => ({
-    sql,
+    ...options,
     principal: request.principal as Principal,
     source: 'scim',
-    domains: options.domains,
-    peopleChanges: options.peopleChanges,
-    credentials: options.credentials,
     base: `${request.publicBaseUrl}/scim/v2`,
   });
   const base = (request: FastifyRequest) => `${request.publicBaseUrl}/scim/v2`;

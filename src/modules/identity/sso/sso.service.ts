@@ -6,15 +6,13 @@ import { type OutboundHttp, outboundProblem } from '../../../platform/outbound-h
 import type { SecretBox } from '../../../platform/secret-box.js';
 import { hashSecret } from '../../../platform/issued-secrets.js';
 import type { Tenant } from '../../../kernel/principal.js';
-import { type ActorDomains, personRecordsByUniqueValues, getTenantSettings } from '../../actors/index.js';
-import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
+import { personRecordsByUniqueValues, getTenantSettings } from '../../actors/index.js';
 import { existingOrganisationIds } from '../../organisation/index.js';
 import {
   endConnectionAdmins,
   endSignedOnAdmin,
   signOutConnectionAdmins,
   type AdminChangeBy,
-  type CredentialService,
   type AnnounceRevokedTokens,
   type FinishAdminSignOn,
 } from '../../auth/index.js';
@@ -28,6 +26,7 @@ import {
   newPersonIfi,
   personKeys,
   writePerson,
+  type IdentityPeople,
   type IdentityWriter,
 } from '../identity-person.service.js';
 import { fetchMetadata } from './saml-metadata.service.js';
@@ -336,12 +335,8 @@ export async function removeConnection(sql: SqlClient, tenant: Tenant, name: str
   return endConnectionAdmins(sql, tenant, name, by);
 }
 
-export interface SingleSignOnOptions {
-  sql: SqlClient;
+export interface SingleSignOnOptions extends IdentityPeople {
   tenancy: TenancyService;
-  domains: ActorDomains;
-  peopleChanges: PeopleChanges;
-  credentials: CredentialService;
   launches: LaunchSessionService;
   /** Ends an admin's sign-in with the authorization code (auth's). */
   finishAdminSignOn: FinishAdminSignOn;
@@ -656,11 +651,11 @@ export class SingleSignOn implements LaunchSignOn, AdminSignOn {
     const { sql, domains, peopleChanges, credentials } = this.options;
     const writer: IdentityWriter = {
       sql,
-      principal: ssoPrincipal(tenant, connection.name),
-      source: `sso:${connection.name}`,
       domains,
       peopleChanges,
       credentials,
+      principal: ssoPrincipal(tenant, connection.name),
+      source: `sso:${connection.name}`,
     };
     const { anchor } = await inIdentityTransaction(writer, async (tx) => {
       const settings = await getTenantSettings(tx, tenant, domains.baseDomain);
