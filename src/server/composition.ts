@@ -88,10 +88,11 @@ export async function composeModules(
   const built = new Map<string, Built<unknown>>();
   const below = (module: DeclaredModule) =>
     Object.fromEntries(module.needs.filter((need) => built.has(need)).map((need) => [need, built.get(need)!.services]));
-  for (const module of buildOrder(modules)) {
+  const order = buildOrder(modules);
+  for (const module of order) {
     built.set(module.name, await module.build({ ...context, ports }, below(module)));
   }
-  collected = collectPorts(modules.map((module) => ({ name: module.name, fills: built.get(module.name)!.fills ?? {} })));
+  collected = collectPorts(order.map((module) => ({ name: module.name, fills: built.get(module.name)!.fills ?? {} })));
   return {
     built,
     ports: collected,
@@ -103,7 +104,7 @@ export async function composeModules(
   };
 }
 
-/** Every port from what the modules filled, in the list's order. */
+/** Every port from what the modules filled, in the order given (composeModules gives the build order: a module's projections run after those of the modules it needs). */
 export function collectPorts(filled: readonly { name: string; fills: ModulePorts }[]): Ports {
   const every = <K extends keyof ModulePorts>(port: K) =>
     filled.flatMap((module) => (module.fills[port] === undefined ? [] : [module.fills[port] as NonNullable<ModulePorts[K]>]));
