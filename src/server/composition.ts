@@ -176,8 +176,8 @@ const NO_PORTS: Record<keyof Ports, object> = {
  */
 export async function registerModules(app: FastifyInstance, context: Omit<BuildContext, 'ports' | 'log'>): Promise<Composition> {
   const composition = await composeModules({ ...context, log: app.log });
-  for (const module of buildOrder()) {
-    const { listening = [], workers = [], hourly = [] } = composition.built.get(module.name)!;
+  // In build order (the map's): a module's caches listen before those of the modules above it.
+  for (const { listening = [], workers = [], hourly = [] } of composition.built.values()) {
     for (const running of listening) {
       await running.start();
       app.addHook('onClose', async () => running.stop());
