@@ -53,6 +53,7 @@ export const AppConfig = {
     'attachmentUploadsInFlight',
     'attachmentUploadsInFlightPerTenant',
     'reportsInFlight',
+    'keptCountsInlinePeople',
     'statementBatchLimit',
     'logLevel',
     'cacheTtlMs',
@@ -123,6 +124,13 @@ export const AppConfig = {
      * DEFAULTS.reportsInFlight.
      */
     reportsInFlight: integer({ minimum: 1, maximum: 1_000 }),
+    /**
+     * Up to how many people a change of many (a change of everyone, of the registry, of many people
+     * at once) re-derives the reports' kept counts in its own transaction; above, the background
+     * rebuild does, the reports recounting meanwhile (docs/learning.md, "Counts kept as the writes
+     * happen"). Default: DEFAULTS.keptCountsInlinePeople.
+     */
+    keptCountsInlinePeople: integer({ minimum: 0, maximum: 100_000_000 }),
     /** Statements one POST /xapi/statements may carry at most (413 above it). Default: DEFAULTS.statementBatchLimit. */
     statementBatchLimit: integer({ minimum: 1, maximum: 1_000_000 }),
     logLevel: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
@@ -276,6 +284,9 @@ export const DEFAULTS = {
   // once keep the other requests' share of the cores and of the connection pool (docs/performance.md,
   // "Reports at 100,000 people").
   reportsInFlight: 2,
+  // A rebuild of 20,000 people's counts takes a few hundred milliseconds: in the request that
+  // changed them; above, in the background (docs/performance.md, "Kept counts").
+  keptCountsInlinePeople: 20_000,
   // Far above what xAPI clients send (TinCanJS and the ADL conformance suite send at most tens);
   // a batch is one transaction, and 10,000 small statements are about 1.5 MB and a few seconds.
   statementBatchLimit: 10_000,
@@ -332,6 +343,7 @@ type Defaulted =
   | 'attachmentUploadsInFlight'
   | 'attachmentUploadsInFlightPerTenant'
   | 'reportsInFlight'
+  | 'keptCountsInlinePeople'
   | 'statementBatchLimit'
   | 'credentialTtlS'
   | 'xapiDefaultVersion'
@@ -360,6 +372,7 @@ export function withDefaults(config: PartialAppConfig): AppConfig {
     attachmentUploadsInFlight: config.attachmentUploadsInFlight ?? DEFAULTS.attachmentUploadsInFlight,
     attachmentUploadsInFlightPerTenant: config.attachmentUploadsInFlightPerTenant ?? DEFAULTS.attachmentUploadsInFlightPerTenant,
     reportsInFlight: config.reportsInFlight ?? DEFAULTS.reportsInFlight,
+    keptCountsInlinePeople: config.keptCountsInlinePeople ?? DEFAULTS.keptCountsInlinePeople,
     statementBatchLimit: config.statementBatchLimit ?? DEFAULTS.statementBatchLimit,
     credentialTtlS: config.credentialTtlS ?? DEFAULTS.credentialTtlS,
     xapiDefaultVersion: config.xapiDefaultVersion ?? DEFAULTS.xapiDefaultVersion,
@@ -457,6 +470,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
       DEFAULTS.attachmentUploadsInFlightPerTenant,
     ),
     reportsInFlight: numberFrom(env.LEARNBASE_REPORTS_IN_FLIGHT, DEFAULTS.reportsInFlight),
+    keptCountsInlinePeople: numberFrom(env.LEARNBASE_KEPT_COUNTS_INLINE_PEOPLE, DEFAULTS.keptCountsInlinePeople),
     statementBatchLimit: numberFrom(env.LEARNBASE_STATEMENT_BATCH_LIMIT, DEFAULTS.statementBatchLimit),
     logLevel: env.LOG_LEVEL ?? DEFAULTS.logLevel,
     cacheTtlMs: numberFrom(env.LEARNBASE_CACHE_TTL_MS, DEFAULTS.cacheTtlMs),

@@ -75,6 +75,9 @@ Commands:
                                   --force replaces the database in a non-empty DIR (PostgreSQL: use
                                   pg_dump / pg_restore, docs/operations.md)
   tenant list                     list the tenants
+  reports verify [--tenant NAME]  compare the counts the reports keep with a recount from the
+                                  records (every tenant without --tenant); exits 1 when they differ
+  reports rebuild [--tenant NAME] make the counts the reports keep again from the records
   tenant delete NAME --yes        delete the tenant and every row it owns (its name becomes free)
   apikey list --tenant NAME       list the tenant's API keys: created, last used (to the minute), revoked, scope
   apikey revoke --tenant NAME KEY revoke an API key; every running server refuses it within a second
@@ -131,6 +134,7 @@ const DATABASE_COMMANDS: Record<string, () => Promise<DatabaseCommand>> = {
   admin: async () => (await import('./admin.js')).adminCommand,
   import: async () => (await import('./import.js')).importCommand,
   secrets: async () => (await import('./secrets.js')).secretsCommand,
+  reports: async () => (await import('./reports.js')).reportsCommand,
 };
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import type { Admission } from '../platform/http/admission.js';
+import type { ActivitiesChanged } from './activities-changed.port.js';
 import type { AdminSignOn } from './admin-sign-on.port.js';
 import type { AuthenticationScheme } from './authentication-scheme.port.js';
 import type { LaunchSignOn } from './launch-sign-on.port.js';
@@ -26,6 +27,8 @@ export interface ModulePorts {
   tenantEraser?: TenantEraser;
   /** Keeps what it projects from the statements, in the transaction that stores them (statement-projection.port.ts). */
   statementProjection?: StatementProjection;
+  /** Keeps what it derives from the activity registry, in the transaction that changes it (activities-changed.port.ts). */
+  activitiesChanged?: ActivitiesChanged;
   /** Credentials of its own, checked by auth's one hook (authentication-scheme.port.ts). */
   authenticationSchemes?: readonly AuthenticationScheme[];
   /** Checks the launch tokens it issues, for auth's hook (launch-tokens.port.ts): at most one module. */
@@ -45,6 +48,8 @@ export interface Ports {
   tenantErasers: readonly TenantEraser[];
   /** Every module's `statementProjection`, called one after the other in the build order. */
   statementProjections: readonly StatementProjection[];
+  /** Every module's `activitiesChanged`, called one after the other in the build order. */
+  activitiesChanges: readonly ActivitiesChanged[];
   /** Every module's `authenticationSchemes`. */
   authenticationSchemes: readonly AuthenticationScheme[];
   /** The one module's, or none: no Basic user-id is taken for a launch token. */

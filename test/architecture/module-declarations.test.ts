@@ -85,8 +85,14 @@ describe('the modules’ declarations', () => {
     assert.deepEqual(filling('tenantEraser'), ['xapi'], 'xapi erases the statement keys and tallies');
     assert.equal(ports.tenantErasers.length, 1);
     assert.deepEqual(filling('peopleChanged'), ['learning']);
-    assert.deepEqual(filling('statementProjection'), ['completions']);
-    assert.equal(ports.statementProjections[0], built.get('completions')!.fills!.statementProjection);
+    assert.deepEqual(filling('statementProjection'), ['completions', 'learning']);
+    // In the build order: learning's kept counts read the records completions' projection just wrote.
+    assert.deepEqual(ports.statementProjections, [
+      built.get('completions')!.fills!.statementProjection,
+      built.get('learning')!.fills!.statementProjection,
+    ]);
+    assert.deepEqual(filling('activitiesChanged'), ['learning']);
+    assert.deepEqual(ports.activitiesChanges, [built.get('learning')!.fills!.activitiesChanged]);
     assert.deepEqual(filling('launchTokens'), ['launch']);
     assert.equal(ports.launchTokens, built.get('launch')!.fills!.launchTokens);
     assert.deepEqual(filling('adminSignOn'), ['identity']);

@@ -273,3 +273,7 @@ export async function learnerHeaders(ctx: TestContext, tenant: GivenTenant, who:
   );
   return { authorization: basic(username, PASSWORD), 'x-svc-tenant': tenant.name };
 }
+
+/** How a completion report by unit or by job reads its figures for `query`: the kept counts, unless a filter needs a recount (docs/learning.md, "Counts kept as the writes happen"). */
+export const countsRead = (query: Record<string, string | undefined>) =>
+  query.tag !== undefined || query.activityId !== undefined ? 'recounted' : 'kept';

@@ -22,6 +22,7 @@ import {
   scopedKey,
   selectedPeople,
   subtree,
+  countsRead,
 } from './report-fixtures.js';
 
 /**
@@ -51,6 +52,7 @@ function expectedUnits(scope: string, query: { organisationId?: string; jobId?: 
   const shown = subtree(query.organisationId ?? scope);
   return {
     activities: activities.length,
+    counts: countsRead(query),
     units: ORGANISATION.filter((entry) => shown.has(entry.id)).map((entry) => ({
       id: entry.id,
       parentId: entry.parentId ?? null,
@@ -98,7 +100,11 @@ describeEachBackend('Reports of a credential limited to an organisation subtree'
         const completed = [...pairs].filter((pair) => holders.includes(pair.split(' ')[0])).length;
         return { id: job.id, name: job.name, people: holders.length, completed, rate: rate(completed, holders.length, activities.length) };
       });
-      assert.deepEqual(json(await asA('completion-by-job', query)), { activities: activities.length, jobs }, JSON.stringify(query));
+      assert.deepEqual(
+        json(await asA('completion-by-job', query)),
+        { activities: activities.length, counts: countsRead(query), jobs },
+        JSON.stringify(query),
+      );
 
       const byActivity = json(await asA('completion-by-activity', query));
       assert.equal(byActivity.people, people.length, JSON.stringify(query));

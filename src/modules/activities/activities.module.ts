@@ -7,7 +7,11 @@ export const activitiesDeclaration = declareModule<undefined>({
   cascadesFrom: ['competencies'],
   needs: ['organisation'],
   build: () => ({ services: undefined }),
-  routes: async (app, { config, sql }) => {
-    await app.register(activityRegistryRoutes, { sql, importLimitBytes: config.importLimitBytes });
+  routes: async (app, { config, sql, ports }) => {
+    await app.register(activityRegistryRoutes, {
+      sql,
+      importLimitBytes: config.importLimitBytes,
+      activitiesChanges: ports.activitiesChanges,
+    });
   },
 });

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { ActivitiesChanged } from '../../kernel/activities-changed.port.js';
 import { ApiError, describedOnly } from '../../platform/http/common-schemas.js';
 import { pageOf, sendPageHeaders } from '../../platform/http/paged-list.js';
 import { tenantWidePrincipalOf, wholeTenantPrincipalOf } from '../../kernel/principal.js';
@@ -14,6 +15,8 @@ import {
 
 export interface ActivityRegistryRoutesOptions {
   sql: SqlClient;
+  /** What hears of the entries a write stores, in its transaction (the port activitiesChanged). */
+  activitiesChanges: readonly ActivitiesChanged[];
   /** Largest PUT body (bytes); larger ones get 413 (LEARNBASE_IMPORT_LIMIT_BYTES, as the imports). */
   importLimitBytes: number;
 }
@@ -35,7 +38,10 @@ const toBody = (entry: RegisteredActivity): RegistryEntry => {
 };
 
 /** `PUT /api/activities`, `GET /api/activities`, `GET /api/activities/item`: the activities registry (docs/activities.md). */
-export const activityRegistryRoutes: FastifyPluginAsyncTypebox<ActivityRegistryRoutesOptions> = async (app, { sql, importLimitBytes }) => {
+export const activityRegistryRoutes: FastifyPluginAsyncTypebox<ActivityRegistryRoutesOptions> = async (
+  app,
+  { sql, importLimitBytes, activitiesChanges },
+) => {
   app.put(
     '/api/activities',
     {
@@ -57,7 +63,7 @@ export const activityRegistryRoutes: FastifyPluginAsyncTypebox<ActivityRegistryR
     },
     async (request) => {
       const principal = wholeTenantPrincipalOf(request);
-      return { stored: await registerActivities(sql, principal.tenant.id, request.body as unknown) };
+      return { stored: await registerActivities(sql, principal.tenant.id, request.body as unknown, activitiesChanges) };
     },
   );
 

@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../platform/database/sql-client.js';
+import type { ActivitiesChanged } from '../../kernel/activities-changed.port.js';
 import { badRequest, notFound } from '../../platform/http/app-error.js';
 import { resolveCompetencies } from '../organisation/index.js';
 import { checkRegistryEntries, hierarchyProblems, storedParentsToRead, type RegistryProblem } from './activity-registry-rules.js';
@@ -40,10 +41,16 @@ export const ActivityRegistryErrors = {
  * one transaction; entries the body does not name stay as they were. The tenant's registry lock
  * is taken before the stored hierarchy is read, so the unknown-parent and cycle checks see a tree
  * no other write can change until this one commits. Each competency an entry names must be in
- * the tenant's catalogue (matched case-insensitively); the entry is linked to it. Returns how
+ * the tenant's catalogue (matched case-insensitively); the entry is linked to it. What the modules
+ * above keep from the registry (`activitiesChanges`) follows in the same transaction. Returns how
  * many entries were stored.
  */
-export async function registerActivities(sql: SqlClient, tenantId: string, body: unknown): Promise<number> {
+export async function registerActivities(
+  sql: SqlClient,
+  tenantId: string,
+  body: unknown,
+  activitiesChanges: readonly ActivitiesChanged[],
+): Promise<number> {
   if (!Array.isArray(body)) throw ActivityRegistryErrors.notAnArray();
   const checked = checkRegistryEntries(body);
   await sql.transaction(async (tx) => {
@@ -54,6 +61,8 @@ export async function registerActivities(sql: SqlClient, tenantId: string, body:
     if (problems.length > 0) throw ActivityRegistryErrors.invalid(problems.sort((a, b) => a.index - b.index));
     await upsertActivities(tx, tenantId, checked.entries);
     await replaceActivityCompetencies(tx, tenantId, named.links);
+    const ids = checked.entries.map((entry) => entry.id);
+    for (const changed of activitiesChanges) await changed(tx, tenantId, ids);
   });
   return checked.entries.length;
 }

@@ -33,6 +33,29 @@ type Json = Record<string, unknown>;
 type Keyed = CompletionKey & { actor: Json };
 
 /**
+ * The agent keys whose records recordCompletions may change for the same statements: the actors
+ * of the new statements that count, and of the statements the voiding ones among them void (read
+ * back: only a batch with a voiding statement reads anything). For what another module keeps from
+ * the records (learning's kept counts), called after recordCompletions in the same transaction.
+ */
+export async function agentKeysRecordedBy(tx: SqlClient, tenantId: string, inserted: readonly InsertedStatement[]): Promise<string[]> {
+  const keys = new Set<string>();
+  for (const item of inserted) {
+    if (item.index.voiding) continue;
+    for (const key of statementCompletion(item.statement)?.keys ?? []) keys.add(key.agentKey);
+  }
+  const targetIds = inserted.flatMap((item) =>
+    item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId.toLowerCase()] : [],
+  );
+  if (targetIds.length > 0) {
+    for (const row of await findStatementBodies(tx, tenantId, targetIds)) {
+      for (const key of statementCompletion(row.statement)?.keys ?? []) keys.add(key.agentKey);
+    }
+  }
+  return [...keys];
+}
+
+/**
  * Brings the completion records up to date with statements just inserted, in the transaction
  * that inserted them (after voiding was applied): each new, non-voided statement is folded into
  * the records of its actor and activity (and registration); each statement a voiding statement

@@ -62,8 +62,15 @@ const Figures = (of: string) =>
     { description: `The people ${of}, their completions of the activity set and the rate.` },
   );
 
+/** How a report's figures were read. */
+const CountsRead = Type.Union([Type.Literal('kept'), Type.Literal('recounted')], {
+  description:
+    'kept: read from the counts kept as the writes happen; recounted: counted from the records now, because a filter asks what the kept counts do not hold (tag, activityId) or they are being rebuilt (docs/learning.md, "Counts kept as the writes happen"). The figures are the same either way.',
+});
+
 export const UnitReport = Type.Object({
   activities: Type.Integer({ description: 'How many activities the rates are over.' }),
+  counts: CountsRead,
   units: Type.Array(
     Type.Object({
       id: Type.String({ description: 'The organisation entry.' }),
@@ -78,6 +85,7 @@ export const UnitReport = Type.Object({
 
 export const JobReport = Type.Object({
   activities: Type.Integer({ description: 'How many activities the rates are over.' }),
+  counts: CountsRead,
   jobs: Type.Array(
     Type.Object({
       id: Type.String(),

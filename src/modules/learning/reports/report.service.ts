@@ -7,6 +7,7 @@ import { completionRecordsSql } from '../../completions/index.js';
 import { existingJobIds, existingOrganisationIds, listJobs, readOrganisation } from '../../organisation/index.js';
 import { statementTalliesSql, statementTotals } from '../../xapi/index.js';
 import { assignmentSeen } from '../assignments/assignment.service.js';
+import { countRegisteredActivities, readUnitCounts, rebuildRequested } from './kept-counts.repository.js';
 import { ReportErrors } from './report.errors.js';
 import {
   activityFigures,
@@ -169,6 +170,40 @@ async function completionSources(
 
 const NONE: CompletionCounts = { people: 0, completed: 0 };
 
+/** The figures of a completion report per group, and how many activities they are over. */
+interface GroupedCompletions {
+  activities: number;
+  groups: Map<string, CompletionCounts>;
+  counts: 'kept' | 'recounted';
+}
+
+/**
+ * The completion figures per entry or per job of the selected people: read from the kept counts
+ * (kept-counts.repository.ts) when they hold them, else recounted from the records. The kept counts
+ * are per (entry, job) over the registered activities: they serve the whole tenant, a subtree
+ * (`positions`: its entries, also a scoped principal's), a job, and any of these together, not a
+ * tag or one activity; nor a tenant whose counts are being rebuilt.
+ */
+async function groupedCompletions(
+  context: ReportContext,
+  query: CompletionReportQuery,
+  sources: CompletionSources,
+  parameters: SqlValues,
+  group: 'position_id' | 'job_id',
+  positions: readonly string[] | undefined,
+): Promise<GroupedCompletions> {
+  const { sql, principal } = context;
+  if (query.tag === undefined && query.activityId === undefined && (await rebuildRequested(sql, principal.tenant.id)) === undefined) {
+    const kept = new SqlValues([principal.tenant.id]);
+    const groups = await readUnitCounts(sql, kept, group, {
+      jobId: query.jobId === undefined ? undefined : kept.bind(query.jobId),
+      positionIds: positions === undefined ? undefined : kept.bind([...positions]),
+    });
+    return { activities: await countRegisteredActivities(sql, principal.tenant.id), groups, counts: 'kept' };
+  }
+  return { ...(await countCompletions(sql, parameters, sources, group)), counts: 'recounted' };
+}
+
 /**
  * `GET /api/reports/completion-by-unit`: every entry of the structure (or of the subtree of
  * `organisationId`) with the people placed directly in it and in its whole subtree, and their
@@ -179,7 +214,15 @@ export async function completionByUnit(context: ReportContext, query: Completion
   // Grouped by position: the people's jobs are not read (a jobId filter is a criterion of its own).
   const sources = await completionSources(context, query, parameters, false);
   const entries = await reportedEntries(context, query.organisationId, sources.scope);
-  const { activities, groups } = await countCompletions(context.sql, parameters, sources, 'position_id');
+  const narrowed = query.organisationId !== undefined || sources.scope !== undefined;
+  const { activities, groups, counts } = await groupedCompletions(
+    context,
+    query,
+    sources,
+    parameters,
+    'position_id',
+    narrowed ? entries.map((entry) => entry.id) : undefined,
+  );
   const subtrees = rollUp(entries, groups, NONE);
   const units = entries.map((entry) => ({
     id: entry.id,
@@ -189,7 +232,7 @@ export async function completionByUnit(context: ReportContext, query: Completion
     attributes: entry.attributes,
   }));
   return {
-    body: { activities, units },
+    body: { activities, counts, units },
     rows: units,
     columns: ['id', 'parentId', 'direct.people', 'direct.completed', 'direct.rate', 'subtree.people', 'subtree.completed', 'subtree.rate'],
   };
@@ -202,9 +245,14 @@ export async function completionByJob(context: ReportContext, query: CompletionR
   const jobs = (await listJobs(context.sql, context.principal.tenant.id)).filter(
     (job) => query.jobId === undefined || job.id === query.jobId,
   );
-  const { activities, groups } = await countCompletions(context.sql, parameters, sources, 'job_id');
+  // The people of a subtree (organisationId, a scoped principal's) are those placed in its entries.
+  const positions =
+    query.organisationId === undefined && sources.scope === undefined
+      ? undefined
+      : (await reportedEntries(context, query.organisationId, sources.scope)).map((entry) => entry.id);
+  const { activities, groups, counts } = await groupedCompletions(context, query, sources, parameters, 'job_id', positions);
   const items = jobs.map((job) => ({ id: job.id, name: job.name, ...figures(groups.get(job.id) ?? NONE, activities) }));
-  return { body: { activities, jobs: items }, rows: items, columns: ['id', 'name', 'people', 'completed', 'rate'] };
+  return { body: { activities, counts, jobs: items }, rows: items, columns: ['id', 'name', 'people', 'completed', 'rate'] };
 }
 
 /** `GET /api/reports/completion-by-activity`: per activity of the set, what the selected people did of it. */

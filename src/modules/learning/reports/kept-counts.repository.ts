@@ -1,0 +1,334 @@
+import type { SqlValues } from '../../../platform/database/sql-filters.js';
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import { registeredActivitiesSql } from '../../activities/index.js';
+import { completionRecordsSql } from '../../completions/index.js';
+
+/**
+ * The statements of the counts the reports keep (docs/learning.md, "Counts kept as the writes
+ * happen"): `learning_counted_people`, per person the entry and job they are counted under and
+ * their evidence, and `learning_unit_counts`, those summed per (entry, job). Both are derived from
+ * the records and the people alone, so a rebuild or a recount makes them again from nothing.
+ *
+ * Locks, so that a count never misses a write made beside it (every transaction reads what it
+ * derives *after* the locks are held, in a later statement, whose snapshot then holds every write
+ * made before them):
+ * - the tenant's lock (`learning-counts:<tenant>`): shared by the writers of a few people (the
+ *   statement writes, a write of some people), exclusive for a change of everyone (settings,
+ *   organisation, jobs, registry) and for a rebuild;
+ * - each person's lock (`learning-counts:<tenant>:<agent key>`): shared by the statement writes of
+ *   the person (their records change; the counted row itself is then taken FOR UPDATE), exclusive
+ *   for a write of the person (whether and where they are counted changes).
+ * The tenant's lock first, then the people's in their keys' order: no two lockers wait for each other.
+ */
+
+export type LockMode = 'shared' | 'exclusive';
+
+const tenantLock = (tenantId: string) => `learning-counts:${tenantId}`;
+
+/** Takes the tenant's lock, then each person's (`agentKeys`), each in its mode, in one statement. */
+export async function lockCounts(
+  tx: SqlClient,
+  tenantId: string,
+  tenant: LockMode,
+  people: { agentKeys: readonly string[]; mode: LockMode } = { agentKeys: [], mode: 'shared' },
+): Promise<void> {
+  const lock = (mode: LockMode) => (mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock');
+  await tx.query(
+    `SELECT count(CASE WHEN s.person THEN ${lock(people.mode)}(hashtextextended(s.name, 0)) ELSE ${lock(tenant)}(hashtextextended(s.name, 0)) END)
+       FROM (SELECT $1::text AS name, false AS person
+             UNION ALL
+             SELECT DISTINCT $1::text || ':' || k, true FROM unnest($2::text[]) k
+              ORDER BY person, name) s`,
+    [tenantLock(tenantId), [...people.agentKeys]],
+  );
+}
+
+/** Whether the tenant's counts are being rebuilt (then nothing keeps them until the rebuild is done). */
+export async function rebuildRequested(sql: SqlClient, tenantId: string): Promise<Date | undefined> {
+  const { rows } = await sql.query<{ requested_at: Date }>('SELECT requested_at FROM learning_count_rebuilds WHERE tenant_id = $1', [
+    tenantId,
+  ]);
+  return rows[0]?.requested_at;
+}
+
+/** Asks for a rebuild of the tenant's counts (the background rebuild takes it up). */
+export async function requestRebuild(tx: SqlClient, tenantId: string): Promise<void> {
+  await tx.query('INSERT INTO learning_count_rebuilds (tenant_id) VALUES ($1) ON CONFLICT (tenant_id) DO NOTHING', [tenantId]);
+}
+
+/** The tenants whose counts wait for a rebuild, the longest waiting first. */
+export async function requestedRebuilds(sql: SqlClient): Promise<string[]> {
+  const { rows } = await sql.query<{ tenant_id: string }>('SELECT tenant_id FROM learning_count_rebuilds ORDER BY requested_at, tenant_id');
+  return rows.map((row) => row.tenant_id);
+}
+
+/**
+ * Of `agentKeys`, the counted people, their rows locked until the transaction ends; none while a
+ * rebuild is requested (the rebuild will count whatever is written meanwhile).
+ */
+export async function lockCountedPeople(tx: SqlClient, tenantId: string, agentKeys: readonly string[]): Promise<string[]> {
+  const { rows } = await tx.query<{ agent_key: string }>(
+    `SELECT c.agent_key FROM learning_counted_people c
+      WHERE c.tenant_id = $1 AND c.agent_key = ANY($2::text[])
+        AND NOT EXISTS (SELECT 1 FROM learning_count_rebuilds b WHERE b.tenant_id = $1)
+      ORDER BY c.agent_key FOR UPDATE`,
+    [tenantId, [...agentKeys]],
+  );
+  return rows.map((row) => row.agent_key);
+}
+
+/**
+ * SQL: per person with any, their evidence: how many registered activities they completed (passed,
+ * for one that requires success), over the records of every registration (each activity once).
+ * `matching`: a condition over the records `r` (the people's keys). Columns `agent_key`, `evidence`.
+ */
+export const evidenceSql = (matching: string) =>
+  `SELECT r.agent_key, count(DISTINCT r.activity_id) AS evidence
+     FROM (${completionRecordsSql('$1', matching)}) r
+     JOIN (${registeredActivitiesSql('$1')}) a ON a.id = r.activity_id
+    WHERE CASE WHEN a.requires_success THEN r.passed_at ELSE r.completed_at END IS NOT NULL
+    GROUP BY r.agent_key`;
+
+/**
+ * SQL: the counted people as they are now (`people`, peopleSql's text with the tenant's settings,
+ * every person: its columns `agent_key`, `position_id`, `job_id`), with their evidence; with
+ * `agentKeys` (a placeholder of a text array) only those. Columns `agent_key`, `position_id`,
+ * `job_id` ('' for none), `evidence`.
+ */
+export function freshPeopleSql(people: string, agentKeys?: string): string {
+  const among = agentKeys === undefined ? '' : `WHERE p.agent_key = ANY(${agentKeys})`;
+  return `SELECT p.agent_key, COALESCE(p.position_id, '') AS position_id, COALESCE(p.job_id, '') AS job_id,
+                 COALESCE(e.evidence, 0)::int AS evidence
+            FROM (${people}) p
+            LEFT JOIN (${evidenceSql(agentKeys === undefined ? 'true' : `r.agent_key = ANY(${agentKeys})`)}) e ON e.agent_key = p.agent_key
+            ${among}`;
+}
+
+/**
+ * The CTEs that add the changes of `old` and `fresh` (CTEs with `position_id`, `job_id`,
+ * `evidence`: the rows before and after, one per person) to the unit counts, in the units' order,
+ * answering the units whose people reached 0.
+ */
+const addToUnits = `
+     deltas AS (
+       SELECT position_id, job_id, sum(people)::int AS people, sum(evidence)::bigint AS evidence
+         FROM (SELECT position_id, job_id, -1 AS people, -evidence AS evidence FROM old
+               UNION ALL SELECT position_id, job_id, 1, evidence FROM fresh) x
+        GROUP BY position_id, job_id
+       HAVING sum(people) <> 0 OR sum(evidence) <> 0
+     )
+     INSERT INTO learning_unit_counts AS u (tenant_id, position_id, job_id, people, evidence)
+     SELECT $1, d.position_id, d.job_id, d.people, d.evidence FROM deltas d ORDER BY d.position_id, d.job_id
+     ON CONFLICT (tenant_id, position_id, job_id)
+     DO UPDATE SET people = u.people + excluded.people, evidence = u.evidence + excluded.evidence
+     RETURNING u.position_id, u.job_id, u.people`;
+
+/** Deletes the units `emptied` (rows of addToUnits' answer) whose people are 0. */
+async function dropEmptyUnits(tx: SqlClient, tenantId: string, rows: readonly { position_id: string; job_id: string; people: number }[]) {
+  const empty = rows.filter((row) => Number(row.people) === 0);
+  if (empty.length === 0) return;
+  await tx.query(
+    `DELETE FROM learning_unit_counts u USING unnest($2::text[], $3::text[]) e(position_id, job_id)
+      WHERE u.tenant_id = $1 AND u.position_id = e.position_id AND u.job_id = e.job_id AND u.people = 0`,
+    [tenantId, empty.map((row) => row.position_id), empty.map((row) => row.job_id)],
+  );
+}
+
+/**
+ * The counted people `agentKeys` derived again (whether they are counted, where, their evidence)
+ * from `people` (peopleSql's text; its values in `parameters`, `$1` the tenant), and the unit
+ * counts moved by the difference. Their locks are held (exclusive, or the tenant's).
+ */
+export async function refreshPeople(
+  tx: SqlClient,
+  tenantId: string,
+  people: string,
+  parameters: SqlValues,
+  agentKeys: readonly string[],
+): Promise<void> {
+  const keys = parameters.bind([...new Set(agentKeys)]);
+  const { rows } = await tx.query<{ position_id: string; job_id: string; people: number }>(
+    `WITH fresh AS MATERIALIZED (${freshPeopleSql(people, `${keys}::text[]`)}),
+     old AS MATERIALIZED (SELECT agent_key, position_id, job_id, evidence FROM learning_counted_people WHERE tenant_id = $1 AND agent_key = ANY(${keys}::text[])),
+     gone AS (
+       DELETE FROM learning_counted_people c USING old
+        WHERE c.tenant_id = $1 AND c.agent_key = old.agent_key AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.agent_key = old.agent_key)
+     ),
+     put AS (
+       INSERT INTO learning_counted_people AS c (tenant_id, agent_key, position_id, job_id, evidence)
+       SELECT $1, agent_key, position_id, job_id, evidence FROM fresh ORDER BY agent_key
+       ON CONFLICT (tenant_id, agent_key) DO UPDATE SET position_id = excluded.position_id, job_id = excluded.job_id, evidence = excluded.evidence
+        WHERE (c.position_id, c.job_id, c.evidence) IS DISTINCT FROM (excluded.position_id, excluded.job_id, excluded.evidence)
+     ),
+     ${addToUnits}`,
+    parameters.values,
+  );
+  await dropEmptyUnits(tx, tenantId, rows);
+}
+
+/**
+ * The evidence of the counted people `agentKeys` (their rows locked) derived again from their
+ * records, and the unit counts moved by the difference: what a statement write changes.
+ */
+export async function refreshEvidence(tx: SqlClient, tenantId: string, agentKeys: readonly string[]): Promise<void> {
+  const { rows } = await tx.query<{ position_id: string; job_id: string; people: number }>(
+    `WITH old AS MATERIALIZED (
+       SELECT agent_key, position_id, job_id, evidence FROM learning_counted_people WHERE tenant_id = $1 AND agent_key = ANY($2::text[])
+     ),
+     fresh AS MATERIALIZED (
+       SELECT o.agent_key, o.position_id, o.job_id, COALESCE(e.evidence, 0)::int AS evidence
+         FROM old o LEFT JOIN (${evidenceSql('r.agent_key = ANY($2::text[])')}) e ON e.agent_key = o.agent_key
+     ),
+     put AS (
+       UPDATE learning_counted_people c SET evidence = f.evidence FROM fresh f
+        WHERE c.tenant_id = $1 AND c.agent_key = f.agent_key AND c.evidence <> f.evidence
+     ),
+     ${addToUnits}`,
+    [tenantId, [...agentKeys]],
+  );
+  await dropEmptyUnits(tx, tenantId, rows);
+}
+
+/**
+ * The evidence of every counted person with a record of `activityIds` derived again (a change of
+ * the registry: an activity registered, or now requiring success or no longer). The tenant's lock
+ * is held exclusively.
+ */
+export async function refreshEvidenceOfActivities(tx: SqlClient, tenantId: string, activityIds: readonly string[]): Promise<void> {
+  const { rows } = await tx.query<{ agent_key: string }>(
+    `SELECT DISTINCT c.agent_key FROM learning_counted_people c
+      WHERE c.tenant_id = $1
+        AND c.agent_key IN (SELECT r.agent_key FROM (${completionRecordsSql('$1', 'r.activity_id = ANY($2::text[])')}) r)`,
+    [tenantId, [...activityIds]],
+  );
+  if (rows.length > 0)
+    await refreshEvidence(
+      tx,
+      tenantId,
+      rows.map((row) => row.agent_key),
+    );
+}
+
+/** How many people of the tenant are counted. */
+export async function countCountedPeople(sql: SqlClient, tenantId: string): Promise<number> {
+  const { rows } = await sql.query<{ n: string | number }>('SELECT count(*) AS n FROM learning_counted_people WHERE tenant_id = $1', [
+    tenantId,
+  ]);
+  return Number(rows[0].n);
+}
+
+/** How many people of the tenant have a record of one of `activityIds`. */
+export async function countPeopleWithRecordsOf(sql: SqlClient, tenantId: string, activityIds: readonly string[]): Promise<number> {
+  const { rows } = await sql.query<{ n: string | number }>(
+    `SELECT count(DISTINCT r.agent_key) AS n FROM (${completionRecordsSql('$1', 'r.activity_id = ANY($2::text[])')}) r`,
+    [tenantId, [...activityIds]],
+  );
+  return Number(rows[0].n);
+}
+
+/**
+ * The tenant's counts made again from nothing (`people`: peopleSql's text of every person), and
+ * its rebuild request, if any, done. The tenant's lock is held exclusively.
+ */
+export async function rebuildCounts(tx: SqlClient, tenantId: string, people: string, parameters: SqlValues): Promise<void> {
+  await tx.query('DELETE FROM learning_unit_counts WHERE tenant_id = $1', [tenantId]);
+  await tx.query('DELETE FROM learning_counted_people WHERE tenant_id = $1', [tenantId]);
+  await tx.query(
+    `INSERT INTO learning_counted_people (tenant_id, agent_key, position_id, job_id, evidence)
+     SELECT $1, f.agent_key, f.position_id, f.job_id, f.evidence FROM (${freshPeopleSql(people)}) f`,
+    parameters.values,
+  );
+  await tx.query(
+    `INSERT INTO learning_unit_counts (tenant_id, position_id, job_id, people, evidence)
+     SELECT $1, position_id, job_id, count(*), sum(evidence) FROM learning_counted_people WHERE tenant_id = $1 GROUP BY position_id, job_id`,
+    [tenantId],
+  );
+  await tx.query('DELETE FROM learning_count_rebuilds WHERE tenant_id = $1', [tenantId]);
+}
+
+/** What a recount found different from what is kept: rows of people and of units, each side's figures. */
+export interface CountDifferences {
+  people: Array<{ agentKey: string; kept: string | null; recounted: string | null }>;
+  units: Array<{ positionId: string; jobId: string; kept: string | null; recounted: string | null }>;
+}
+
+/**
+ * The kept counts compared with a recount from the records and the people (`people`: peopleSql's
+ * text of every person), at most `limit` differences of each kind.
+ */
+export async function compareCounts(
+  sql: SqlClient,
+  tenantId: string,
+  people: string,
+  parameters: SqlValues,
+  limit: number,
+): Promise<CountDifferences> {
+  const cap = parameters.bind(limit);
+  const { rows } = await sql.query<{
+    kind: 'p' | 'u';
+    agent_key: string;
+    position_id: string;
+    job_id: string;
+    kept: string | null;
+    recounted: string | null;
+  }>(
+    `WITH fresh AS MATERIALIZED (${freshPeopleSql(people)}),
+     kept AS (SELECT agent_key, position_id, job_id, evidence FROM learning_counted_people WHERE tenant_id = $1),
+     people_diff AS (
+       SELECT COALESCE(k.agent_key, f.agent_key) AS agent_key,
+              CASE WHEN k.agent_key IS NOT NULL THEN concat_ws(' ', 'position=' || k.position_id, 'job=' || k.job_id, 'evidence=' || k.evidence) END AS kept,
+              CASE WHEN f.agent_key IS NOT NULL THEN concat_ws(' ', 'position=' || f.position_id, 'job=' || f.job_id, 'evidence=' || f.evidence) END AS recounted
+         FROM kept k FULL JOIN fresh f ON f.agent_key = k.agent_key
+        WHERE (k.position_id, k.job_id, k.evidence) IS DISTINCT FROM (f.position_id, f.job_id, f.evidence)
+        ORDER BY 1 LIMIT ${cap}
+     ),
+     fresh_units AS (SELECT position_id, job_id, count(*) AS people, sum(evidence) AS evidence FROM fresh GROUP BY position_id, job_id),
+     kept_units AS (SELECT position_id, job_id, people, evidence FROM learning_unit_counts WHERE tenant_id = $1),
+     unit_diff AS (
+       SELECT COALESCE(k.position_id, f.position_id) AS position_id, COALESCE(k.job_id, f.job_id) AS job_id,
+              CASE WHEN k.position_id IS NOT NULL THEN concat_ws(' ', 'people=' || k.people, 'evidence=' || k.evidence) END AS kept,
+              CASE WHEN f.position_id IS NOT NULL THEN concat_ws(' ', 'people=' || f.people, 'evidence=' || f.evidence) END AS recounted
+         FROM kept_units k FULL JOIN fresh_units f ON f.position_id = k.position_id AND f.job_id = k.job_id
+        WHERE (k.people, k.evidence) IS DISTINCT FROM (f.people, f.evidence)
+        ORDER BY 1, 2 LIMIT ${cap}
+     )
+     SELECT 'p' AS kind, agent_key, '' AS position_id, '' AS job_id, kept, recounted FROM people_diff
+     UNION ALL
+     SELECT 'u', '', position_id, job_id, kept, recounted FROM unit_diff`,
+    parameters.values,
+  );
+  return {
+    people: rows.filter((row) => row.kind === 'p').map((row) => ({ agentKey: row.agent_key, kept: row.kept, recounted: row.recounted })),
+    units: rows
+      .filter((row) => row.kind === 'u')
+      .map((row) => ({ positionId: row.position_id, jobId: row.job_id, kept: row.kept, recounted: row.recounted })),
+  };
+}
+
+/**
+ * The kept unit counts summed per `group` (the entry or the job; '' never: a person without one is
+ * counted under none), of the units whose job is `jobId` and whose entry is among `positionIds`
+ * (placeholders, each optional). Answers per group the people and their evidence.
+ */
+export async function readUnitCounts(
+  sql: SqlClient,
+  parameters: SqlValues,
+  group: 'position_id' | 'job_id',
+  filters: { jobId?: string; positionIds?: string },
+): Promise<Map<string, { people: number; completed: number }>> {
+  const conditions = [`u.tenant_id = $1`, `u.${group} <> ''`];
+  if (filters.jobId !== undefined) conditions.push(`u.job_id = ${filters.jobId}`);
+  if (filters.positionIds !== undefined) conditions.push(`u.position_id = ANY(${filters.positionIds}::text[])`);
+  const { rows } = await sql.query<{ group_id: string; people: string | number; evidence: string | number }>(
+    `SELECT u.${group} AS group_id, sum(u.people) AS people, sum(u.evidence) AS evidence
+       FROM learning_unit_counts u WHERE ${conditions.join(' AND ')} GROUP BY u.${group}`,
+    parameters.values,
+  );
+  return new Map(rows.map((row) => [row.group_id, { people: Number(row.people), completed: Number(row.evidence) }]));
+}
+
+/** How many activities the tenant's registry holds: what the kept evidence is over. */
+export async function countRegisteredActivities(sql: SqlClient, tenantId: string): Promise<number> {
+  const { rows } = await sql.query<{ n: string | number }>(`SELECT count(*) AS n FROM (${registeredActivitiesSql('$1')}) x`, [tenantId]);
+  return Number(rows[0].n);
+}
