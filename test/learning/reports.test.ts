@@ -100,6 +100,49 @@ describeEachBackend('Reports', (ctx) => {
     assert.deepEqual(whole.units[0].direct, { people: 1, completed: 1, rate: 1 / 3 });
   });
 
+  it('completion-by-unit and assignment-compliance: a page of entries (limit, skip, X-Total-Count, Link) at most depth levels deep, rolled up whole', async () => {
+    const ids = (body: Json) => body.units.map((unit: Json) => unit.id);
+    const whole = json(await report(ctx, tenant, 'completion-by-unit'));
+    // ROOT > A > A1, ROOT > B > EMPTY: depth counts from the top of the selection.
+    const top = await report(ctx, tenant, 'completion-by-unit', { depth: '0' });
+    assert.deepEqual(ids(json(top)), ['ROOT']);
+    assert.equal(top.headers['x-total-count'], '1');
+    const next = (res: { headers: Record<string, unknown> }) => /<([^>]+)>; rel="next"/.exec(String(res.headers.link ?? ''))?.[1];
+    assert.equal(next(top), undefined);
+    // The figures roll up everything below, whatever the depth shown.
+    assert.deepEqual(json(top).units[0], whole.units[0]);
+    assert.deepEqual(ids(json(await report(ctx, tenant, 'completion-by-unit', { depth: '1' }))), ['ROOT', 'A', 'B']);
+    assert.deepEqual(ids(json(await report(ctx, tenant, 'completion-by-unit', { organisationId: 'A', depth: '0' }))), ['A']);
+    const page = await report(ctx, tenant, 'completion-by-unit', { jobId: 'J1', limit: '2', skip: '1' });
+    assert.deepEqual(ids(json(page)), ['A', 'A1']);
+    assert.equal(page.headers['x-total-count'], '5');
+    assert.match(next(page) ?? '', /\/api\/reports\/completion-by-unit\?jobId=J1&limit=2&skip=3$/);
+    const last = await report(ctx, tenant, 'completion-by-unit', { jobId: 'J1', limit: '2', skip: '3' });
+    assert.deepEqual(ids(json(last)), ['B', 'EMPTY']);
+    assert.equal(next(last), undefined);
+    // CSV is paged alike.
+    const csv = await report(ctx, tenant, 'completion-by-unit', { limit: '1' }, { ...tenant.headers, accept: 'text/csv' });
+    assert.equal(csv.statusCode, 200, csv.body);
+    assert.equal(csv.body.trim().split('\r\n').length, 2, csv.body);
+    assert.equal(csv.headers['x-total-count'], '5');
+    const compliance = await report(ctx, tenant, 'assignment-compliance', { depth: '1', limit: '2' });
+    assert.deepEqual(ids(json(compliance)), ['ROOT', 'A']);
+    assert.equal(compliance.headers['x-total-count'], '3');
+    for (const [query, field] of [
+      [{ limit: '0' }, 'limit'],
+      [{ limit: '10001' }, 'limit'],
+      [{ skip: '-1' }, 'skip'],
+      [{ depth: 'deep' }, 'depth'],
+      [{ depth: '-1' }, 'depth'],
+    ] as Array<[Record<string, string>, string]>) {
+      for (const path of ['completion-by-unit', 'assignment-compliance']) {
+        const refused = await report(ctx, tenant, path, query);
+        assert.equal(refused.statusCode, 400, `${path} ${JSON.stringify(query)}: ${refused.body}`);
+        assert.match(refused.body, new RegExp(field), refused.body);
+      }
+    }
+  });
+
   it('completion-by-job: each job’s people (current job) and their completions', async () => {
     for (const query of [{}, { tag: 'mandatory' }, { organisationId: 'A' }, { jobId: 'J2' }, { activityId: C2 }] as Array<
       Record<string, string>

@@ -65,7 +65,8 @@ function Structure({ chosen, choose }: { chosen?: string; choose: (id: string) =
   const [entries] = useLoad((signal) => api<Entry[]>('GET', '/api/organisation', { query: { format: 'flat' }, signal }), 'structure');
   // The counts come apart from the structure: at a large tenant the report takes longer.
   const [figures] = useLoad(async (signal) => {
-    const report = await completionByUnit({}, signal);
+    // Every entry's figures, up to the report's largest page (docs/learning.md, "Paging and depth").
+    const report = await completionByUnit({ limit: 10_000 }, signal);
     return new Map(report.units.map((unit) => [unit.id, { direct: unit.direct.people, subtree: unit.subtree.people }]));
   }, 'figures');
 

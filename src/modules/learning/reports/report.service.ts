@@ -28,12 +28,19 @@ import {
   isRangeProblem,
   noCompliance,
   rollUp,
+  unitPage,
   weekStartOf,
   type CompletionCounts,
   type ComplianceCounts,
   type Interval,
 } from './report-rules.js';
-import type { ActivityOverTimeQuery, AssignmentComplianceQuery, CompletionReportQuery } from './report.schemas.js';
+import {
+  type ActivityOverTimeQuery,
+  type AssignmentComplianceQuery,
+  type CompletionReportQuery,
+  UNIT_PAGE,
+  type UnitReportQuery,
+} from './report.schemas.js';
 
 /**
  * The reports (docs/learning.md, "Reports"): completion per organisation entry (rolled up the
@@ -47,6 +54,8 @@ export interface Report {
   body: Record<string, unknown>;
   rows: Record<string, unknown>[];
   columns: string[];
+  /** A report by entry: the page shown, and how many entries there are in all. */
+  page?: { limit: number; skip: number; shown: number; total: number };
 }
 
 /**
@@ -60,6 +69,11 @@ export interface ReportContext {
   baseDomain: string;
   /** Up to how many people a report reads their rows person by person (FEW_PEOPLE; a test lowers it to try the other way). */
   fewPeople?: number;
+  /**
+   * Runs a count from the records (seconds at 100,000 people) in its turn, beside a few others
+   * at most (the route's WorkQueue); a read of the kept counts runs at once. Unset: at once.
+   */
+  queued?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /** Which people a report counts. */
@@ -170,6 +184,17 @@ async function completionSources(
 
 const NONE: CompletionCounts = { people: 0, completed: 0 };
 
+/** The entries a report by entry shows (`depth`, then the page: docs/learning.md, "Paging and depth"), and the page. */
+function pageOfUnits<Entry extends { id: string; parentId?: string }>(
+  entries: readonly Entry[],
+  query: { depth?: number; limit?: number; skip?: number },
+): { shown: Entry[]; page: NonNullable<Report['page']> } {
+  const limit = query.limit ?? UNIT_PAGE.default;
+  const skip = query.skip ?? 0;
+  const { shown, total } = unitPage(entries, { depth: query.depth, limit, skip });
+  return { shown, page: { limit, skip, shown: shown.length, total } };
+}
+
 /** The figures of a completion report per group, and how many activities they are over. */
 interface GroupedCompletions {
   activities: number;
@@ -201,7 +226,8 @@ async function groupedCompletions(
     });
     return { activities: await countRegisteredActivities(sql, principal.tenant.id), groups, counts: 'kept' };
   }
-  return { ...(await countCompletions(sql, parameters, sources, group)), counts: 'recounted' };
+  const queued = context.queued ?? ((work) => work());
+  return { ...(await queued(() => countCompletions(sql, parameters, sources, group))), counts: 'recounted' };
 }
 
 /**
@@ -209,7 +235,7 @@ async function groupedCompletions(
  * `organisationId`) with the people placed directly in it and in its whole subtree, and their
  * completion of the activity set.
  */
-export async function completionByUnit(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
+export async function completionByUnit(context: ReportContext, query: UnitReportQuery): Promise<Report> {
   const parameters = new SqlValues([context.principal.tenant.id]);
   // Grouped by position: the people's jobs are not read (a jobId filter is a criterion of its own).
   const sources = await completionSources(context, query, parameters, false);
@@ -224,7 +250,8 @@ export async function completionByUnit(context: ReportContext, query: Completion
     narrowed ? entries.map((entry) => entry.id) : undefined,
   );
   const subtrees = rollUp(entries, groups, NONE);
-  const units = entries.map((entry) => ({
+  const { shown, page } = pageOfUnits(entries, query);
+  const units = shown.map((entry) => ({
     id: entry.id,
     parentId: entry.parentId ?? null,
     direct: figures(groups.get(entry.id) ?? NONE, activities),
@@ -235,6 +262,7 @@ export async function completionByUnit(context: ReportContext, query: Completion
     body: { activities, counts, units },
     rows: units,
     columns: ['id', 'parentId', 'direct.people', 'direct.completed', 'direct.rate', 'subtree.people', 'subtree.completed', 'subtree.rate'],
+    page,
   };
 }
 
@@ -343,7 +371,8 @@ export async function assignmentCompliance(context: ReportContext, query: Assign
     direct.set(positionId, counts);
   }
   const subtrees = rollUp(entries, direct, noCompliance());
-  const units = entries.map((entry) => ({
+  const { shown, page } = pageOfUnits(entries, query);
+  const units = shown.map((entry) => ({
     id: entry.id,
     parentId: entry.parentId ?? null,
     direct: complianceFigures(direct.get(entry.id) ?? noCompliance()),
@@ -351,5 +380,5 @@ export async function assignmentCompliance(context: ReportContext, query: Assign
     attributes: entry.attributes,
   }));
   const figureColumns = (set: string) => [...COMPLIANCE, 'total', 'complianceRate'].map((field) => `${set}.${field}`);
-  return { body: { units }, rows: units, columns: ['id', 'parentId', ...figureColumns('direct'), ...figureColumns('subtree')] };
+  return { body: { units }, rows: units, columns: ['id', 'parentId', ...figureColumns('direct'), ...figureColumns('subtree')], page };
 }
