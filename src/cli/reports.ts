@@ -32,19 +32,22 @@ export async function reportsCommand(context: CommandContext, [verb, ...operands
     }
     const verified = [];
     for (const tenant of tenants) verified.push({ tenant: tenant.name, ...(await counts.verify(tenant)) });
-    const lines = verified.map(({ tenant, rebuilding, people, units }) => {
-      if (rebuilding)
-        return `Tenant "${tenant}": being rebuilt (its reports recount meanwhile); compared anyway:${people.length + units.length === 0 ? ' equal.' : ''}`;
-      if (people.length + units.length === 0) return `Tenant "${tenant}": the kept counts equal a recount.`;
+    const differences = (row: { people: unknown[]; units: unknown[]; members: unknown[] }) =>
+      row.people.length + row.units.length + row.members.length;
+    const lines = verified.map(({ tenant, rebuilding, people, units, members }) => {
+      const equal = differences({ people, units, members }) === 0;
+      if (equal)
+        return `Tenant "${tenant}": ${rebuilding ? 'being rebuilt (its reports recount meanwhile); ' : ''}the kept counts equal a recount.`;
       return [
         `Tenant "${tenant}": the kept counts differ from a recount (learnbase reports rebuild --tenant ${JSON.stringify(tenant)} makes them again):`,
         ...people.map((row) => `  person ${row.agentKey}: kept ${row.kept ?? 'none'}, recounted ${row.recounted ?? 'none'}`),
         ...units.map(
           (row) => `  entry "${row.positionId}" job "${row.jobId}": kept ${row.kept ?? 'none'}, recounted ${row.recounted ?? 'none'}`,
         ),
+        ...members.map((row) => `  assignment ${row.assignmentId} member ${row.agentKey}: kept ${row.kept}, recounted ${row.recounted}`),
       ].join('\n');
     });
     say(context, { verified }, lines.join('\n') || 'No tenants.');
-    return verified.every((row) => row.people.length + row.units.length === 0) ? 0 : 1;
+    return verified.every((row) => differences(row) === 0) ? 0 : 1;
   });
 }

@@ -814,9 +814,12 @@ async function getUserName(app: FastifyInstance, scim: Scim, id: string): Promis
 for (const backend of BACKENDS) {
   describe(`SCIM Users sharing a userName before migration 0040 [${backend.name}]`, () => {
     it('keeps the active User stored first; the others lose the userName (kept as userNameBefore0040) and are no longer Users', async () => {
-      // A database migrated up to 0039, where the defect let people share a folded userName.
+      // A database migrated but for 0040, where the defect let people share a folded userName. The
+      // migrations after 0040 are applied with the others: today's code, which makes the Users,
+      // writes their tables (learning's kept counts, migration 0043) in the same transaction.
       const before = mkdtempSync(join(tmpdir(), 'learnbase-migrations-'));
-      for (const name of migrationFiles().filter((file) => file < '0040')) copyFileSync(join(MIGRATIONS_DIR, name), join(before, name));
+      for (const name of migrationFiles().filter((file) => !file.startsWith('0040_')))
+        copyFileSync(join(MIGRATIONS_DIR, name), join(before, name));
       const { db, dispose } = await backend.open();
       try {
         await migrate(db, before);
@@ -850,7 +853,7 @@ for (const backend of BACKENDS) {
         assert.equal((await filterUsers(app, scim, 'userName eq "irace-m"')).totalResults, 3, 'the defect: three Users of one name');
         await app.close();
 
-        assert.equal((await migrate(db))[0], '0040_scim_user_names_and_hr_progress.sql', 'the migrations after 0039 apply, 0040 first');
+        assert.deepEqual(await migrate(db), ['0040_scim_user_names_and_hr_progress.sql'], '0040 applies, after the others');
         app = await buildApp(testConfig(), db, { logger: false });
         const held = await filterUsers(app, scim, 'userName eq "irace-m"');
         assert.deepEqual(

@@ -34,13 +34,8 @@ export const learningDeclaration = declareModule<LearningServices>({
       // statuses are read when asked): a few at once, the others waiting their turn.
       services: { reports: new WorkQueue('reports', config.reportsInFlight, REPORTS_WAITING, 5), counts },
       fills: {
-        // The dynamic assignments follow the people, then the kept counts do.
-        peopleChanged: {
-          changed: async (tx, tenant, change) => {
-            await assignments.changed(tx, tenant, change);
-            await counts.peopleChanges.changed(tx, tenant, change);
-          },
-        },
+        // The dynamic assignments follow the people, then the kept counts do, the locks of both taken first.
+        peopleChanged: counts.peopleChangesAround(assignments),
         statementProjection: counts.projection,
         activitiesChanged: counts.activitiesChanged,
       },

@@ -6,6 +6,8 @@ import { activityProgressSql } from '../../completions/index.js';
 import type { AssignmentStatus } from './assignment-rules.js';
 import type { Bind } from '../../actors/index.js';
 import { type AssignmentReach, toDate } from './assignment.repository.js';
+import { keptStatusSql } from './assignment-progress.repository.js';
+import { rebuildRequested } from '../reports/kept-counts.repository.js';
 
 /**
  * The reads of assignment statuses (docs/learning.md, "Status"): never stored, computed from the
@@ -110,6 +112,37 @@ function membersOf(reach: AssignmentReach | undefined, bind: Bind): string {
 }
 
 /**
+ * The CTE `<name>_persons` of one assignment (`$2`) read from the progress its member rows keep
+ * (assignment-progress.repository.ts): one row per person listed, with the columns statusesSql's
+ * `<name>_persons` has (assignment_id, agent_key, joined_at, left_at, status). `members`: a
+ * condition over `m`, the assignment's rows (membersOf).
+ */
+function keptPersonsSql(name: string, members: string): string {
+  return `${name}_persons AS (
+       SELECT m.assignment_id, m.agent_key, m.joined_at, m.left_at, ${keptStatusSql('m', 'n.n', 's')} AS status
+         FROM learning_assignment_members m
+         JOIN learning_assignments s ON s.tenant_id = $1 AND s.id = $2
+        CROSS JOIN (SELECT count(*)::int AS n FROM learning_assignment_activities x WHERE x.tenant_id = $1 AND x.assignment_id = $2) n
+        WHERE m.tenant_id = $1 AND ${members} AND (m.left_at IS NULL OR m.done > 0)
+     )`;
+}
+
+/**
+ * How an assignment's statuses are read: from the progress its member rows keep, or, while the
+ * tenant's kept counts are being rebuilt (kept-counts.repository.ts), from the records.
+ */
+export type StatusSource = 'kept' | 'recounted';
+
+/** Whether the tenant's statuses are read from the kept progress now, or recounted while it is rebuilt. */
+export async function statusSource(sql: SqlClient, tenantId: string): Promise<StatusSource> {
+  return (await rebuildRequested(sql, tenantId)) === undefined ? 'kept' : 'recounted';
+}
+
+/** The CTE `a_persons` of one assignment, read as `source` says. */
+const personsOf = (source: StatusSource, members: string) =>
+  source === 'kept' ? keptPersonsSql('a', members) : statusesSql('a', members, 'x.assignment_id = $2');
+
+/**
  * The people of one assignment counted by their status, and how many are former members; for a
  * scoped reader (`reach`), the people it reaches only.
  */
@@ -117,12 +150,13 @@ export async function countByStatus(
   sql: SqlClient,
   tenantId: string,
   id: string,
-  reach?: AssignmentReach,
+  reach: AssignmentReach | undefined,
+  source: StatusSource,
 ): Promise<{ counts: StatusCounts; formerMembers: number }> {
   const parameters = new SqlValues([tenantId, id]);
   const bind: Bind = (value) => parameters.bind(value);
   const { rows } = await sql.query<{ status: AssignmentStatus; people: string | number; former: string | number }>(
-    `WITH ${statusesSql('a', membersOf(reach, bind), 'x.assignment_id = $2')}
+    `WITH ${personsOf(source, membersOf(reach, bind))}
      SELECT status, count(*) AS people, count(*) FILTER (WHERE left_at IS NOT NULL) AS former FROM a_persons GROUP BY status`,
     parameters.values,
   );
@@ -194,12 +228,13 @@ export async function findPeoplePage(
   id: string,
   statuses: readonly AssignmentStatus[] | undefined,
   page: Page,
-  reach?: AssignmentReach,
+  reach: AssignmentReach | undefined,
+  source: StatusSource,
 ): Promise<{ people: PersonState[]; total: number }> {
   const parameters = new SqlValues([tenantId, id, statuses === undefined ? null : [...statuses], page.limit, page.skip]);
   const bind: Bind = (value) => parameters.bind(value);
   const { rows } = await sql.query<StateRow & { total: string | number }>(
-    `WITH ${statusesSql('a', membersOf(reach, bind), 'x.assignment_id = $2')},
+    `WITH ${personsOf(source, membersOf(reach, bind))},
      filtered AS MATERIALIZED (
        SELECT p.agent_key, p.status FROM a_persons p WHERE $3::text[] IS NULL OR p.status = ANY($3::text[])
      ),

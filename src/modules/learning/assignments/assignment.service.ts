@@ -17,6 +17,7 @@ import { existingJobIds, existingOrganisationIds } from '../../organisation/inde
 import { type AssignmentInput, readAssignmentBody, readStatusFilter } from './assignment-rules.js';
 import { AssignmentErrors } from './assignment.errors.js';
 import { refreshMemberships } from './assignment-membership.service.js';
+import { keepAssignmentProgress } from './assignment-progress.repository.js';
 import {
   type AssignmentReach,
   deleteAssignment,
@@ -33,6 +34,7 @@ import {
   type ActivityState,
   countByStatus,
   findPeoplePage,
+  statusSource,
   findPersonActivityIds,
   findPersonAssignments,
 } from './assignment-status.repository.js';
@@ -86,7 +88,7 @@ async function answer(sql: SqlClient, principal: Principal, id: string) {
   const tenantId = principal.tenant.id;
   const assignment = await findAssignment(sql, tenantId, id, reach);
   if (!assignment) throw AssignmentErrors.notFound(id);
-  const { counts, formerMembers } = await countByStatus(sql, tenantId, id, reach);
+  const { counts, formerMembers } = await countByStatus(sql, tenantId, id, reach, await statusSource(sql, tenantId));
   return { ...summary(assignment), people: assignment.people, formerMembers, counts };
 }
 
@@ -164,6 +166,7 @@ export async function createAssignment(sql: SqlClient, principal: Principal, bod
     const id = await insertAssignment(tx, tenant.id, { ...input, scope });
     await replaceAssignmentActivities(tx, tenant.id, id, input.activityIds);
     await refreshMemberships(tx, tenant.id, [{ id, people: input.people, scope }], await getTenantSettings(tx, tenant, baseDomain));
+    await keepAssignmentProgress(tx, tenant.id, id);
     return answer(tx, principal, id);
   });
   await refreshStatisticsAfter(sql, answered);
@@ -200,6 +203,7 @@ export async function replaceAssignment(sql: SqlClient, principal: Principal, id
     await replaceAssignmentActivities(tx, tenant.id, id, input.activityIds);
     const settings = await getTenantSettings(tx, tenant, baseDomain);
     await refreshMemberships(tx, tenant.id, [{ id, people: input.people, scope: updated.scope }], settings);
+    await keepAssignmentProgress(tx, tenant.id, id);
     return answer(tx, principal, id);
   });
   await refreshStatisticsAfter(sql, answered);
@@ -250,7 +254,7 @@ export async function assignmentPeople(sql: SqlClient, principal: Principal, que
   const tenantId = principal.tenant.id;
   const reach = reachOf(principal);
   if (!(await findAssignment(sql, tenantId, query.id, reach))) throw AssignmentErrors.notFound(query.id);
-  const { people, total } = await findPeoplePage(sql, tenantId, query.id, filter.statuses, page, reach);
+  const { people, total } = await findPeoplePage(sql, tenantId, query.id, filter.statuses, page, reach, await statusSource(sql, tenantId));
   const actors = await findActorsByKeys(
     sql,
     tenantId,

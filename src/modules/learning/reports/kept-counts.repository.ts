@@ -25,21 +25,36 @@ export type LockMode = 'shared' | 'exclusive';
 
 const tenantLock = (tenantId: string) => `learning-counts:${tenantId}`;
 
-/** Takes the tenant's lock, then each person's (`agentKeys`), each in its mode, in one statement. */
-export async function lockCounts(
-  tx: SqlClient,
-  tenantId: string,
-  tenant: LockMode,
-  people: { agentKeys: readonly string[]; mode: LockMode } = { agentKeys: [], mode: 'shared' },
-): Promise<void> {
-  const lock = (mode: LockMode) => (mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock');
+/** The assignments' lock (assignment.repository.ts lockAssignments): the same name, so the same lock. */
+const assignmentsLock = (tenantId: string) => `learnbase:assignments:${tenantId}`;
+
+/** Which of the counts' locks a transaction takes, and how. */
+export interface CountLocks {
+  tenant: LockMode;
+  /** The tenant's assignments lock: the member rows' progress follows the same rule (assignment-progress.repository.ts). */
+  assignments?: LockMode;
+  people?: { agentKeys: readonly string[]; mode: LockMode };
+}
+
+/**
+ * Takes the tenant's lock, then the assignments' lock, then each person's (`agentKeys`), each in
+ * its mode, in one statement: every transaction that takes more than one of them takes them in
+ * this order.
+ */
+export async function lockCounts(tx: SqlClient, tenantId: string, locks: CountLocks): Promise<void> {
+  const names = [
+    { name: tenantLock(tenantId), mode: locks.tenant },
+    ...(locks.assignments === undefined ? [] : [{ name: assignmentsLock(tenantId), mode: locks.assignments }]),
+  ];
+  const people = locks.people ?? { agentKeys: [], mode: 'shared' as LockMode };
   await tx.query(
-    `SELECT count(CASE WHEN s.person THEN ${lock(people.mode)}(hashtextextended(s.name, 0)) ELSE ${lock(tenant)}(hashtextextended(s.name, 0)) END)
-       FROM (SELECT $1::text AS name, false AS person
+    `SELECT count(CASE s.mode WHEN 'shared' THEN pg_advisory_xact_lock_shared(hashtextextended(s.name, 0))
+                              ELSE pg_advisory_xact_lock(hashtextextended(s.name, 0)) END)
+       FROM (SELECT n.name, n.mode, n.o AS o FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS n(name, mode, o)
              UNION ALL
-             SELECT DISTINCT $1::text || ':' || k, true FROM unnest($2::text[]) k
-              ORDER BY person, name) s`,
-    [tenantLock(tenantId), [...people.agentKeys]],
+             SELECT DISTINCT $3::text || ':' || k, $4::text, 1000 FROM unnest($5::text[]) k
+              ORDER BY o, name) s`,
+    [names.map((n) => n.name), names.map((n) => n.mode), tenantLock(tenantId), people.mode, [...people.agentKeys]],
   );
 }
 
@@ -63,18 +78,33 @@ export async function requestedRebuilds(sql: SqlClient): Promise<string[]> {
 }
 
 /**
- * Of `agentKeys`, the counted people, their rows locked until the transaction ends; none while a
- * rebuild is requested (the rebuild will count whatever is written meanwhile).
+ * What a statement write keeps of `agentKeys` (after its locks): whether a rebuild is requested
+ * (then nothing: the rebuild will count what is written meanwhile), whether they are members now
+ * of an assignment, and which are counted people; their member rows and counted rows locked until
+ * the transaction ends, in that order.
  */
-export async function lockCountedPeople(tx: SqlClient, tenantId: string, agentKeys: readonly string[]): Promise<string[]> {
-  const { rows } = await tx.query<{ agent_key: string }>(
-    `SELECT c.agent_key FROM learning_counted_people c
-      WHERE c.tenant_id = $1 AND c.agent_key = ANY($2::text[])
-        AND NOT EXISTS (SELECT 1 FROM learning_count_rebuilds b WHERE b.tenant_id = $1)
-      ORDER BY c.agent_key FOR UPDATE`,
+export async function lockKeptRows(
+  tx: SqlClient,
+  tenantId: string,
+  agentKeys: readonly string[],
+): Promise<{ rebuilding: boolean; members: boolean; counted: string[] }> {
+  const { rows } = await tx.query<{ rebuilding: boolean; members: string | number; counted: string[] }>(
+    `WITH rebuilding AS (SELECT EXISTS (SELECT 1 FROM learning_count_rebuilds b WHERE b.tenant_id = $1) AS yes),
+     members AS (
+       SELECT 1 FROM learning_assignment_members m
+        WHERE m.tenant_id = $1 AND m.agent_key = ANY($2::text[]) AND m.left_at IS NULL AND NOT (SELECT yes FROM rebuilding)
+        ORDER BY m.assignment_id, m.agent_key FOR UPDATE
+     ),
+     counted AS (
+       SELECT c.agent_key FROM learning_counted_people c
+        WHERE c.tenant_id = $1 AND c.agent_key = ANY($2::text[]) AND NOT (SELECT yes FROM rebuilding)
+        ORDER BY c.agent_key FOR UPDATE
+     )
+     SELECT (SELECT yes FROM rebuilding) AS rebuilding, (SELECT count(*) FROM members) AS members,
+            ARRAY(SELECT agent_key FROM counted) AS counted`,
     [tenantId, [...agentKeys]],
   );
-  return rows.map((row) => row.agent_key);
+  return { rebuilding: rows[0].rebuilding, members: Number(rows[0].members) > 0, counted: rows[0].counted };
 }
 
 /**
@@ -250,6 +280,8 @@ export async function rebuildCounts(tx: SqlClient, tenantId: string, people: str
 export interface CountDifferences {
   people: Array<{ agentKey: string; kept: string | null; recounted: string | null }>;
   units: Array<{ positionId: string; jobId: string; kept: string | null; recounted: string | null }>;
+  /** Member rows of assignments whose kept progress differs (assignment-progress.repository.ts). */
+  members: Array<{ assignmentId: string; agentKey: string; kept: string; recounted: string }>;
 }
 
 /**
@@ -262,7 +294,7 @@ export async function compareCounts(
   people: string,
   parameters: SqlValues,
   limit: number,
-): Promise<CountDifferences> {
+): Promise<Omit<CountDifferences, 'members'>> {
   const cap = parameters.bind(limit);
   const { rows } = await sql.query<{
     kind: 'p' | 'u';

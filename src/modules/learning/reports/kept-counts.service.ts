@@ -3,19 +3,20 @@ import { SqlValues } from '../../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { ActivitiesChanged } from '../../../kernel/activities-changed.port.js';
 import type { Running } from '../../../kernel/module-declaration.js';
-import type { PeopleChange, PeopleChanges } from '../../../kernel/people-changes.port.js';
+import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import type { Tenant } from '../../../kernel/principal.js';
 import type { StatementProjection } from '../../../kernel/statement-projection.port.js';
 import { getTenantSettings, peopleSql } from '../../actors/index.js';
 import { agentKeysRecordedBy } from '../../completions/index.js';
 import { findTenantById } from '../../tenancy/index.js';
+import { compareProgress, refreshProgress } from '../assignments/assignment-progress.repository.js';
 import {
   compareCounts,
   countCountedPeople,
   countPeopleWithRecordsOf,
   type CountDifferences,
-  lockCountedPeople,
   lockCounts,
+  lockKeptRows,
   rebuildCounts,
   rebuildRequested,
   refreshEvidence,
@@ -63,43 +64,70 @@ export class KeptCounts {
     this.inlinePeople = options.inlinePeople;
   }
 
-  /** The statement write's part: the evidence of the counted people whose records the statements changed. */
+  /**
+   * The statement write's part: the progress of the members now whose records the statements
+   * changed, then the evidence of the counted people among them.
+   */
   readonly projection: StatementProjection = async (tx, tenantId, inserted) => {
     const agentKeys = await agentKeysRecordedBy(tx, tenantId, inserted);
     if (agentKeys.length === 0) return;
-    if (agentKeys.length > PERSON_LOCKS) await lockCounts(tx, tenantId, 'exclusive');
-    else await lockCounts(tx, tenantId, 'shared', { agentKeys, mode: 'shared' });
-    const counted = await lockCountedPeople(tx, tenantId, agentKeys);
-    if (counted.length > 0) await refreshEvidence(tx, tenantId, counted);
+    if (agentKeys.length > PERSON_LOCKS) await lockCounts(tx, tenantId, { tenant: 'exclusive', assignments: 'shared' });
+    else await lockCounts(tx, tenantId, { tenant: 'shared', assignments: 'shared', people: { agentKeys, mode: 'shared' } });
+    const kept = await lockKeptRows(tx, tenantId, agentKeys);
+    if (kept.rebuilding) return;
+    if (kept.members) await refreshProgress(tx, 'm.agent_key = ANY($2::text[]) AND m.left_at IS NULL', [tenantId, agentKeys]);
+    if (kept.counted.length > 0) await refreshEvidence(tx, tenantId, kept.counted);
   };
 
-  /** The writers of people's part: whether and where the people changed are counted. */
-  readonly peopleChanges: PeopleChanges = {
-    changed: (tx, tenant, change) => this.peopleChanged(tx, tenant, change),
-  };
+  /**
+   * The writers of people's part, around the dynamic assignments' refresh (`assignments`): the
+   * locks first (the tenant's and the assignments' shared and each person's alone, or the
+   * tenant's and the assignments' alone for everyone or many), then the refresh of the
+   * memberships, then the progress of the people's member rows and whether and where they are
+   * counted.
+   */
+  peopleChangesAround(assignments: PeopleChanges): PeopleChanges {
+    return {
+      changed: async (tx, tenant, change) => {
+        const agentKeys = change.kind === 'people' ? [...new Set(change.agentKeys)] : undefined;
+        if (agentKeys?.length === 0) return;
+        if (agentKeys !== undefined && agentKeys.length <= PERSON_LOCKS) {
+          await lockCounts(tx, tenant.id, { tenant: 'shared', assignments: 'shared', people: { agentKeys, mode: 'exclusive' } });
+        } else await lockCounts(tx, tenant.id, { tenant: 'exclusive', assignments: 'exclusive' });
+        await assignments.changed(tx, tenant, change);
+        await this.peopleChanged(tx, tenant, agentKeys);
+      },
+    };
+  }
 
-  /** The registry's part: the evidence of the people with records of the activities stored. */
+  /** The registry's part: the progress of the members of assignments of the activities stored, and the evidence of the people with records of them. */
   readonly activitiesChanged: ActivitiesChanged = async (tx, tenantId, activityIds) => {
     if (activityIds.length === 0) return;
-    await lockCounts(tx, tenantId, 'exclusive');
+    await lockCounts(tx, tenantId, { tenant: 'exclusive', assignments: 'exclusive' });
     if (await rebuildRequested(tx, tenantId)) return;
-    if ((await countPeopleWithRecordsOf(tx, tenantId, activityIds)) > this.inlinePeople) await this.requestRebuild(tx, tenantId);
-    else await refreshEvidenceOfActivities(tx, tenantId, activityIds);
+    if ((await countPeopleWithRecordsOf(tx, tenantId, activityIds)) > this.inlinePeople) return this.requestRebuild(tx, tenantId);
+    await refreshProgress(
+      tx,
+      `m.left_at IS NULL AND m.assignment_id IN (
+         SELECT a.assignment_id FROM learning_assignment_activities a WHERE a.tenant_id = $1 AND a.activity_id = ANY($2::text[]))`,
+      [tenantId, [...activityIds]],
+    );
+    await refreshEvidenceOfActivities(tx, tenantId, activityIds);
   };
 
-  private async peopleChanged(tx: SqlClient, tenant: Pick<Tenant, 'id' | 'name'>, change: PeopleChange): Promise<void> {
-    const agentKeys = change.kind === 'people' ? [...new Set(change.agentKeys)] : undefined;
-    if (agentKeys?.length === 0) return;
-    if (agentKeys !== undefined && agentKeys.length <= PERSON_LOCKS) {
-      await lockCounts(tx, tenant.id, 'shared', { agentKeys, mode: 'exclusive' });
-    } else await lockCounts(tx, tenant.id, 'exclusive');
+  private async peopleChanged(tx: SqlClient, tenant: Pick<Tenant, 'id' | 'name'>, agentKeys: readonly string[] | undefined): Promise<void> {
     if (await rebuildRequested(tx, tenant.id)) return;
     const many = agentKeys === undefined ? await countCountedPeople(tx, tenant.id) : agentKeys.length;
     if (many > this.inlinePeople) return this.requestRebuild(tx, tenant.id);
     const parameters = new SqlValues([tenant.id]);
     const people = peopleSql(await getTenantSettings(tx, tenant, this.options.baseDomain), { all: true }, parameters);
-    if (agentKeys === undefined) await rebuildCounts(tx, tenant.id, people, parameters);
-    else await refreshPeople(tx, tenant.id, people, parameters, agentKeys);
+    if (agentKeys === undefined) {
+      await refreshProgress(tx, 'true', [tenant.id]);
+      await rebuildCounts(tx, tenant.id, people, parameters);
+    } else {
+      await refreshProgress(tx, 'm.agent_key = ANY($2::text[])', [tenant.id, agentKeys]);
+      await refreshPeople(tx, tenant.id, people, parameters, agentKeys);
+    }
   }
 
   private async requestRebuild(tx: SqlClient, tenantId: string): Promise<void> {
@@ -109,29 +137,31 @@ export class KeptCounts {
   }
 
   /**
-   * Makes the tenant's counts again from the records and the people, in one transaction holding
-   * the tenant's lock (its statement writes wait meanwhile); the request, if any, is done.
+   * Makes the tenant's counts and its members' progress again from the records and the people,
+   * in one transaction holding the tenant's and the assignments' locks (its statement writes wait
+   * meanwhile); the request, if any, is done.
    */
   async rebuild(tenant: Pick<Tenant, 'id' | 'name'>): Promise<void> {
     await this.options.sql.transaction(async (tx) => {
-      await lockCounts(tx, tenant.id, 'exclusive');
+      await lockCounts(tx, tenant.id, { tenant: 'exclusive', assignments: 'exclusive' });
       const parameters = new SqlValues([tenant.id]);
       const people = peopleSql(await getTenantSettings(tx, tenant, this.options.baseDomain), { all: true }, parameters);
+      await refreshProgress(tx, 'true', [tenant.id]);
       await rebuildCounts(tx, tenant.id, people, parameters);
     });
   }
 
-  /** The kept counts compared with a recount (at most `limit` differences of each kind). */
+  /** The kept counts and progress compared with a recount (at most `limit` differences of each kind). */
   async verify(tenant: Pick<Tenant, 'id' | 'name'>, limit = 20): Promise<CountDifferences & { rebuilding: boolean }> {
     return this.options.sql.transaction(async (tx) => {
-      // The tenant's lock, shared with its writers of a few people but not with a change of
-      // everyone: what is compared is never half a change (a repeatable snapshot would not see
-      // the writes that commit while the recount runs; the lock makes them wait).
-      await lockCounts(tx, tenant.id, 'exclusive');
+      // The locks alone: what is compared is never half a write (a repeatable snapshot would not
+      // see the writes that commit while the recount runs; the locks make them wait).
+      await lockCounts(tx, tenant.id, { tenant: 'exclusive', assignments: 'exclusive' });
       const rebuilding = (await rebuildRequested(tx, tenant.id)) !== undefined;
       const parameters = new SqlValues([tenant.id]);
       const people = peopleSql(await getTenantSettings(tx, tenant, this.options.baseDomain), { all: true }, parameters);
-      return { rebuilding, ...(await compareCounts(tx, tenant.id, people, parameters, limit)) };
+      const counts = await compareCounts(tx, tenant.id, people, parameters, limit);
+      return { rebuilding, ...counts, members: await compareProgress(tx, tenant.id, limit) };
     });
   }
 
@@ -164,7 +194,8 @@ export class KeptCounts {
         )
         .finally(() => {
           running = undefined;
-          if (!stopped) timer = setTimeout(run, again ? 0 : REBUILD_POLL_MS);
+          // Unreferenced: a timer of its own never keeps a process alive (an app a test left open).
+          if (!stopped) timer = setTimeout(run, again ? 0 : REBUILD_POLL_MS).unref();
         });
     };
     return {
