@@ -11,3 +11,7 @@ ALTER TABLE learning_assignment_members
 -- The members that exist now have no progress kept yet: every tenant's counts are rebuilt (its
 -- assignments read from the records until then).
 INSERT INTO learning_count_rebuilds (tenant_id) SELECT id FROM tenants ON CONFLICT (tenant_id) DO NOTHING;
+
+-- The assignments of an activity: a statement write updates the progress of its people's member
+-- rows in the assignments of the activities it changed, and no other.
+CREATE INDEX learning_assignment_activities__tenant_id_activity_id ON learning_assignment_activities (tenant_id, activity_id);

@@ -33,26 +33,29 @@ type Json = Record<string, unknown>;
 type Keyed = CompletionKey & { actor: Json };
 
 /**
- * The agent keys whose records recordCompletions may change for the same statements: the actors
- * of the new statements that count, and of the statements the voiding ones among them void (read
- * back: only a batch with a voiding statement reads anything). For what another module keeps from
- * the records (learning's kept counts), called after recordCompletions in the same transaction.
+ * The (agent key, activity id) pairs whose records recordCompletions may change for the same
+ * statements, each once: those of the new statements that count, and of the statements the
+ * voiding ones among them void (read back: only a batch with a voiding statement reads anything).
+ * For what another module keeps from the records (learning's kept counts), called after
+ * recordCompletions in the same transaction.
  */
-export async function agentKeysRecordedBy(tx: SqlClient, tenantId: string, inserted: readonly InsertedStatement[]): Promise<string[]> {
-  const keys = new Set<string>();
-  for (const item of inserted) {
-    if (item.index.voiding) continue;
-    for (const key of statementCompletion(item.statement)?.keys ?? []) keys.add(key.agentKey);
-  }
+export async function recordsTouchedBy(
+  tx: SqlClient,
+  tenantId: string,
+  inserted: readonly InsertedStatement[],
+): Promise<Array<{ agentKey: string; activityId: string }>> {
+  const pairs = new Map<string, { agentKey: string; activityId: string }>();
+  const add = (statement: Json) => {
+    for (const key of statementCompletion(statement)?.keys ?? []) {
+      pairs.set(`${key.agentKey}\n${key.activityId}`, { agentKey: key.agentKey, activityId: key.activityId });
+    }
+  };
+  for (const item of inserted) if (!item.index.voiding) add(item.statement);
   const targetIds = inserted.flatMap((item) =>
     item.index.voiding && item.index.objectStatementId ? [item.index.objectStatementId.toLowerCase()] : [],
   );
-  if (targetIds.length > 0) {
-    for (const row of await findStatementBodies(tx, tenantId, targetIds)) {
-      for (const key of statementCompletion(row.statement)?.keys ?? []) keys.add(key.agentKey);
-    }
-  }
-  return [...keys];
+  if (targetIds.length > 0) for (const row of await findStatementBodies(tx, tenantId, targetIds)) add(row.statement);
+  return [...pairs.values()];
 }
 
 /**

@@ -3,4 +3,4 @@
  * "Modules"; .dependency-cruiser.cjs refuses an import of any other file of the module).
  */
 export { activityProgressSql } from './completion-progress.service.js';
-export { agentKeysRecordedBy, completionRecordsSql } from './completion.service.js';
+export { completionRecordsSql, recordsTouchedBy } from './completion.service.js';

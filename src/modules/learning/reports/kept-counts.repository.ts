@@ -78,22 +78,26 @@ export async function requestedRebuilds(sql: SqlClient): Promise<string[]> {
 }
 
 /**
- * What a statement write keeps of `agentKeys` (after its locks): whether a rebuild is requested
- * (then nothing: the rebuild will count what is written meanwhile), whether they are members now
- * of an assignment, and which are counted people; their member rows and counted rows locked until
- * the transaction ends, in that order.
+ * What a statement write keeps of the (person, activity) pairs whose records it changed (after its
+ * locks): whether a rebuild is requested (then nothing: the rebuild will count what is written
+ * meanwhile), whether any is a member now of an assignment of that activity, and which of the
+ * people are counted; those member rows and counted rows locked until the transaction ends, in
+ * that order.
  */
 export async function lockKeptRows(
   tx: SqlClient,
   tenantId: string,
-  agentKeys: readonly string[],
+  pairs: ReadonlyArray<{ agentKey: string; activityId: string }>,
 ): Promise<{ rebuilding: boolean; members: boolean; counted: string[] }> {
   const { rows } = await tx.query<{ rebuilding: boolean; members: string | number; counted: string[] }>(
     `WITH rebuilding AS (SELECT EXISTS (SELECT 1 FROM learning_count_rebuilds b WHERE b.tenant_id = $1) AS yes),
      members AS (
        SELECT 1 FROM learning_assignment_members m
-        WHERE m.tenant_id = $1 AND m.agent_key = ANY($2::text[]) AND m.left_at IS NULL AND NOT (SELECT yes FROM rebuilding)
-        ORDER BY m.assignment_id, m.agent_key FOR UPDATE
+        WHERE m.tenant_id = $1 AND NOT (SELECT yes FROM rebuilding) AND m.left_at IS NULL
+          AND (m.assignment_id, m.agent_key) IN (
+            SELECT x.assignment_id, p.agent_key FROM unnest($2::text[], $3::text[]) AS p(agent_key, activity_id)
+              JOIN learning_assignment_activities x ON x.tenant_id = $1 AND x.activity_id = p.activity_id)
+        ORDER BY m.assignment_id, m.agent_key FOR UPDATE OF m
      ),
      counted AS (
        SELECT c.agent_key FROM learning_counted_people c
@@ -102,7 +106,7 @@ export async function lockKeptRows(
      )
      SELECT (SELECT yes FROM rebuilding) AS rebuilding, (SELECT count(*) FROM members) AS members,
             ARRAY(SELECT agent_key FROM counted) AS counted`,
-    [tenantId, [...agentKeys]],
+    [tenantId, pairs.map((pair) => pair.agentKey), pairs.map((pair) => pair.activityId)],
   );
   return { rebuilding: rows[0].rebuilding, members: Number(rows[0].members) > 0, counted: rows[0].counted };
 }

@@ -7,7 +7,7 @@ import type { PeopleChanges } from '../../../kernel/people-changes.port.js';
 import type { Tenant } from '../../../kernel/principal.js';
 import type { StatementProjection } from '../../../kernel/statement-projection.port.js';
 import { getTenantSettings, peopleSql } from '../../actors/index.js';
-import { agentKeysRecordedBy } from '../../completions/index.js';
+import { recordsTouchedBy } from '../../completions/index.js';
 import { findTenantById } from '../../tenancy/index.js';
 import { compareProgress, refreshProgress } from '../assignments/assignment-progress.repository.js';
 import {
@@ -32,6 +32,20 @@ import {
  * few thousand.
  */
 const PERSON_LOCKS = 1_000;
+
+/**
+ * The member rows now whose progress a statement write may change (over `m`; `$2`, `$3`: the
+ * touched pairs' agent keys and activity ids): the rows of the people whose records changed, in
+ * the assignments of the activities they changed, and no other.
+ */
+const TOUCHED_MEMBERS = `m.left_at IS NULL AND (m.assignment_id, m.agent_key) IN (
+  SELECT x.assignment_id, p.agent_key FROM unnest($2::text[], $3::text[]) AS p(agent_key, activity_id)
+    JOIN learning_assignment_activities x ON x.tenant_id = $1 AND x.activity_id = p.activity_id)`;
+
+const pairArrays = (pairs: ReadonlyArray<{ agentKey: string; activityId: string }>) => [
+  pairs.map((pair) => pair.agentKey),
+  pairs.map((pair) => pair.activityId),
+];
 
 /** How often the background rebuild looks for requests that no process of its own made (another process's, an upgrade's). */
 const REBUILD_POLL_MS = 10_000;
@@ -69,13 +83,14 @@ export class KeptCounts {
    * changed, then the evidence of the counted people among them.
    */
   readonly projection: StatementProjection = async (tx, tenantId, inserted) => {
-    const agentKeys = await agentKeysRecordedBy(tx, tenantId, inserted);
-    if (agentKeys.length === 0) return;
+    const touched = await recordsTouchedBy(tx, tenantId, inserted);
+    if (touched.length === 0) return;
+    const agentKeys = [...new Set(touched.map((pair) => pair.agentKey))];
     if (agentKeys.length > PERSON_LOCKS) await lockCounts(tx, tenantId, { tenant: 'exclusive', assignments: 'shared' });
     else await lockCounts(tx, tenantId, { tenant: 'shared', assignments: 'shared', people: { agentKeys, mode: 'shared' } });
-    const kept = await lockKeptRows(tx, tenantId, agentKeys);
+    const kept = await lockKeptRows(tx, tenantId, touched);
     if (kept.rebuilding) return;
-    if (kept.members) await refreshProgress(tx, 'm.agent_key = ANY($2::text[]) AND m.left_at IS NULL', [tenantId, agentKeys]);
+    if (kept.members) await refreshProgress(tx, TOUCHED_MEMBERS, [tenantId, ...pairArrays(touched)]);
     if (kept.counted.length > 0) await refreshEvidence(tx, tenantId, kept.counted);
   };
 
