@@ -102,6 +102,22 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
   app,
   { sql, baseDomain, reports },
 ) => {
+  /**
+   * A completion report by unit or by job: at once when the kept counts can answer it; queued
+   * from the start when its filter (a tag, an activity) asks for a count from the records; and
+   * when a rebuild turns out to be under way, its count from the records queued (`queued`).
+   */
+  const keptOrQueued = <Query extends { tag?: string; activityId?: string }>(
+    request: FastifyRequest,
+    context: ReportContext,
+    report: (context: ReportContext, query: Query) => Promise<Report>,
+  ) => {
+    const query = request.query as Query;
+    return query.tag === undefined && query.activityId === undefined
+      ? report(context, query)
+      : reports.run(() => report({ ...context, queued: undefined }, query), clientGone(request.raw));
+  };
+
   app.get(
     '/api/reports/completion-by-unit',
     {
@@ -119,7 +135,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain, reports);
-      return sendReport(request, reply, type, await completionByUnit(context, request.query));
+      return sendReport(request, reply, type, await keptOrQueued(request, context, completionByUnit));
     },
   );
 
@@ -137,7 +153,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
     },
     async (request, reply) => {
       const { context, type } = reportRequest(request, sql, baseDomain, reports);
-      return sendReport(request, reply, type, await completionByJob(context, request.query));
+      return sendReport(request, reply, type, await keptOrQueued(request, context, completionByJob));
     },
   );
 
