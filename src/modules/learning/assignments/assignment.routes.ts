@@ -60,7 +60,7 @@ const bodyReadByTheRules = exactValidator({ unchecked: 'body' });
 export const assignmentRoutes: FastifyPluginAsyncTypebox<AssignmentRoutesOptions> = async (app, { sql, baseDomain, reports }) => {
   // An assignment's counts and people read from the progress its members keep are a few
   // milliseconds: at once. Recounted from the records (while a rebuild runs), seconds: in turn.
-  const readsKept = async (principal: Principal) => (await statusSource(sql, principal.tenant.id)) === 'kept';
+  const sourceOf = (principal: Principal) => statusSource(sql, principal.tenant.id);
   app.post(
     '/api/assignments',
     {
@@ -115,9 +115,9 @@ export const assignmentRoutes: FastifyPluginAsyncTypebox<AssignmentRoutesOptions
     },
     async (request) => {
       const principal = tenantWidePrincipalOf(request);
-      return (await readsKept(principal))
-        ? readAssignment(sql, principal, request.query.id)
-        : reports.run(() => readAssignment(sql, principal, request.query.id), clientGone(request.raw));
+      const source = await sourceOf(principal);
+      const read = () => readAssignment(sql, principal, request.query.id, source);
+      return source === 'kept' ? read() : reports.run(read, clientGone(request.raw));
     },
   );
 
@@ -173,8 +173,9 @@ export const assignmentRoutes: FastifyPluginAsyncTypebox<AssignmentRoutesOptions
       const principal = tenantWidePrincipalOf(request);
       const page = pageOf(request.query);
       const { id, status } = request.query;
-      const read = () => assignmentPeople(sql, principal, { id, status }, page);
-      const answered = (await readsKept(principal)) ? await read() : await reports.run(read, clientGone(request.raw));
+      const source = await sourceOf(principal);
+      const read = () => assignmentPeople(sql, principal, { id, status }, page, source);
+      const answered = source === 'kept' ? await read() : await reports.run(read, clientGone(request.raw));
       sendPageHeaders(reply, {
         url: '/api/assignments/people',
         query: { id, ...(status === undefined ? {} : { status }) },

@@ -35,6 +35,7 @@ import {
   countByStatus,
   findPeoplePage,
   statusSource,
+  type StatusSource,
   findPersonActivityIds,
   findPersonAssignments,
 } from './assignment-status.repository.js';
@@ -83,12 +84,12 @@ function summary(assignment: StoredAssignment) {
  * One assignment, whole, with its people counted by status now; for a scoped principal, one it
  * sees (404 otherwise), narrowed to the people it reaches.
  */
-async function answer(sql: SqlClient, principal: Principal, id: string) {
+async function answer(sql: SqlClient, principal: Principal, id: string, source?: StatusSource) {
   const reach = reachOf(principal);
   const tenantId = principal.tenant.id;
   const assignment = await findAssignment(sql, tenantId, id, reach);
   if (!assignment) throw AssignmentErrors.notFound(id);
-  const { counts, formerMembers } = await countByStatus(sql, tenantId, id, reach, await statusSource(sql, tenantId));
+  const { counts, formerMembers } = await countByStatus(sql, tenantId, id, reach, source ?? (await statusSource(sql, tenantId)));
   return { ...summary(assignment), people: assignment.people, formerMembers, counts };
 }
 
@@ -229,7 +230,9 @@ export async function assignmentSeen(sql: SqlClient, principal: Principal, id: s
 }
 
 /** `GET /api/assignments/item`. */
-export const readAssignment = (sql: SqlClient, principal: Principal, id: string) => answer(sql, principal, id);
+/** `GET /api/assignments/item`; `source`: how the route already found the statuses are read (statusSource). */
+export const readAssignment = (sql: SqlClient, principal: Principal, id: string, source: StatusSource) =>
+  answer(sql, principal, id, source);
 
 /** `GET /api/assignments`: a page, newest first; for a scoped principal, those it sees, `total` counting them only. */
 export async function listAssignments(sql: SqlClient, principal: Principal, page: Page) {
@@ -248,13 +251,20 @@ const activityView = (state: ActivityState) => ({
  * `GET /api/assignments/people`: a page of one assignment's people with their statuses; for a
  * scoped principal, of one it sees (404 otherwise), the people it reaches only.
  */
-export async function assignmentPeople(sql: SqlClient, principal: Principal, query: { id: string; status?: string }, page: Page) {
+export async function assignmentPeople(
+  sql: SqlClient,
+  principal: Principal,
+  query: { id: string; status?: string },
+  page: Page,
+  /** How the route already found the statuses are read (statusSource). */
+  source: StatusSource,
+) {
   const filter = readStatusFilter(query.status);
   if (!filter.ok) throw AssignmentErrors.invalidQuery('status', filter.message);
   const tenantId = principal.tenant.id;
   const reach = reachOf(principal);
   if (!(await findAssignment(sql, tenantId, query.id, reach))) throw AssignmentErrors.notFound(query.id);
-  const { people, total } = await findPeoplePage(sql, tenantId, query.id, filter.statuses, page, reach, await statusSource(sql, tenantId));
+  const { people, total } = await findPeoplePage(sql, tenantId, query.id, filter.statuses, page, reach, source);
   const actors = await findActorsByKeys(
     sql,
     tenantId,
