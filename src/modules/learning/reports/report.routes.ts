@@ -54,12 +54,12 @@ function reportRequest(
   sql: SqlClient,
   baseDomain: string,
   reports: WorkQueue,
-): { context: ReportContext; type: string } {
+): { context: ReportContext; type: string; queued: <T>(work: () => Promise<T>) => Promise<T> } {
   const principal = tenantWidePrincipalOf(request);
   const type = negotiate(request.headers.accept);
   // A count from the records waits its turn; a read of the kept counts does not (report.service.ts).
   const queued = <T>(work: () => Promise<T>) => reports.run(work, clientGone(request.raw));
-  return { context: { sql, principal, baseDomain, queued }, type };
+  return { context: { sql, principal, baseDomain, queued }, type, queued };
 }
 
 /**
@@ -109,13 +109,13 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
    */
   const keptOrQueued = <Query extends { tag?: string; activityId?: string }>(
     request: FastifyRequest,
-    context: ReportContext,
+    { context, queued }: ReturnType<typeof reportRequest>,
     report: (context: ReportContext, query: Query) => Promise<Report>,
   ) => {
     const query = request.query as Query;
     return query.tag === undefined && query.activityId === undefined
       ? report(context, query)
-      : reports.run(() => report({ ...context, queued: undefined }, query), clientGone(request.raw));
+      : queued(() => report({ ...context, queued: undefined }, query));
   };
 
   app.get(
@@ -134,8 +134,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
       },
     },
     async (request, reply) => {
-      const { context, type } = reportRequest(request, sql, baseDomain, reports);
-      return sendReport(request, reply, type, await keptOrQueued(request, context, completionByUnit));
+      const asked = reportRequest(request, sql, baseDomain, reports);
+      return sendReport(request, reply, asked.type, await keptOrQueued(request, asked, completionByUnit));
     },
   );
 
@@ -152,8 +152,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
       },
     },
     async (request, reply) => {
-      const { context, type } = reportRequest(request, sql, baseDomain, reports);
-      return sendReport(request, reply, type, await keptOrQueued(request, context, completionByJob));
+      const asked = reportRequest(request, sql, baseDomain, reports);
+      return sendReport(request, reply, asked.type, await keptOrQueued(request, asked, completionByJob));
     },
   );
 
@@ -170,13 +170,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
       },
     },
     async (request, reply) => {
-      const { context, type } = reportRequest(request, sql, baseDomain, reports);
-      return sendReport(
-        request,
-        reply,
-        type,
-        await reports.run(() => completionByActivity(context, request.query), clientGone(request.raw)),
-      );
+      const { context, type, queued } = reportRequest(request, sql, baseDomain, reports);
+      return sendReport(request, reply, type, await queued(() => completionByActivity(context, request.query)));
     },
   );
 
@@ -195,8 +190,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
       },
     },
     async (request, reply) => {
-      const { context, type } = reportRequest(request, sql, baseDomain, reports);
-      return sendReport(request, reply, type, await reports.run(() => activityOverTime(context, request.query), clientGone(request.raw)));
+      const { context, type, queued } = reportRequest(request, sql, baseDomain, reports);
+      return sendReport(request, reply, type, await queued(() => activityOverTime(context, request.query)));
     },
   );
 
@@ -222,13 +217,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
       },
     },
     async (request, reply) => {
-      const { context, type } = reportRequest(request, sql, baseDomain, reports);
-      return sendReport(
-        request,
-        reply,
-        type,
-        await reports.run(() => assignmentCompliance(context, request.query), clientGone(request.raw)),
-      );
+      const { context, type, queued } = reportRequest(request, sql, baseDomain, reports);
+      return sendReport(request, reply, type, await queued(() => assignmentCompliance(context, request.query)));
     },
   );
 };
