@@ -6,6 +6,8 @@ import {
   existingOrganisationIds,
   findJobs,
   findOrganisationLinks,
+  readOrganisation,
+  replaceOrganisation,
 } from '../../src/modules/organisation/organisation.service.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
@@ -355,6 +357,53 @@ describeEachBackend('PUT /api/import/organisation, GET /api/organisation', (ctx)
       const prefixes = new Set(ids.map((id) => id[0]));
       assert.equal(prefixes.size, 1, `round ${round}: a mix of both imports`);
     }
+  });
+
+  it('reads from its copy of the structure until a replacement, committed here or by another process, sets a new version', async () => {
+    const tenant = await ctx.given.tenant();
+    assert.equal((await put(tenant, 'organisation', positions)).statusCode, 204);
+    assert.deepEqual(
+      (await flat(tenant)).map((entry) => entry.id),
+      positions.map((entry) => entry.id),
+    );
+    // A replacement rolled back, after reading its own structure in its transaction: never seen.
+    await assert.rejects(
+      ctx.db.transaction(async (tx) => {
+        await replaceOrganisation(tx, tenant.id, [{ id: 'ROLLED-BACK', attributes: {} }]);
+        assert.deepEqual(
+          (await readOrganisation(tx, tenant.id)).map((entry) => entry.id),
+          ['ROLLED-BACK'],
+        );
+        throw new Error('rolled back');
+      }),
+      /rolled back/,
+    );
+    assert.deepEqual(
+      (await flat(tenant)).map((entry) => entry.id),
+      positions.map((entry) => entry.id),
+    );
+    assert.equal((await get(tenant, '/api/organisation?id=ROLLED-BACK')).statusCode, 404);
+    // Rows changed without a new version (no writer does this) are not read again: the copy serves.
+    await ctx.db.query(`UPDATE organisation_entries SET attributes = '{"title":"Changed"}' WHERE tenant_id = $1 AND id = 'CEO'`, [
+      tenant.id,
+    ]);
+    assert.equal((await flat(tenant))[0]?.attributes.title, 'Chief Executive');
+    // Another process's replacement: its rows and a new version, committed together.
+    await ctx.db.transaction(async (tx) => {
+      await tx.query(`DELETE FROM organisation_entries WHERE tenant_id = $1 AND id IN ('ACC-1', 'DEV-1')`, [tenant.id]);
+      await tx.query('UPDATE organisation_versions SET version = gen_random_uuid() WHERE tenant_id = $1', [tenant.id]);
+    });
+    const now = await flat(tenant);
+    assert.deepEqual(
+      now.map((entry) => entry.id),
+      ['CEO', 'CFO', 'CTO'],
+    );
+    assert.equal(now[0]?.attributes.title, 'Changed');
+    const subtree = await get(tenant, '/api/organisation?id=CFO&format=flat');
+    assert.deepEqual(
+      (subtree.json() as { id: string }[]).map((entry) => entry.id),
+      ['CFO'],
+    );
   });
 
   it('gives the actor enrichment the entries with their ancestors, and which ids exist', async () => {

@@ -39,4 +39,7 @@ export {
   replaceOrganisation,
 } from './organisation.service.js';
 export type { Job, OrgEntry, OrgLink } from './organisation.service.js';
-export { CHANGE_EXAMPLES, compareJobArchitecture, compareOrganisation } from './structure-change.service.js';
+export { organisationStructure, subtreeOf } from './organisation-copy.service.js';
+export type { Structure } from './organisation-copy.service.js';
+export { entryLevels, parentIndexes } from './organisation-tree.js';
+export { CHANGE_EXAMPLES, compareJobArchitecture, compareOrganisation } from './structure-changes/structure-change.service.js';

@@ -40,6 +40,7 @@ const toJob = (row: JobRow): Job => ({ id: row.id, name: row.name, competencies:
  * parent foreign key is deferred to commit, so entries may name parents that come later.
  */
 export async function replaceOrganisationEntries(sql: SqlClient, tenantId: string, entries: readonly OrgEntry[]): Promise<void> {
+  await newVersion(sql, tenantId);
   await sql.query(`DELETE FROM organisation_entries WHERE tenant_id = $1`, [tenantId]);
   if (entries.length === 0) return;
   const rows = entries.map((entry, position) => ({
@@ -58,6 +59,7 @@ export async function replaceOrganisationEntries(sql: SqlClient, tenantId: strin
 
 /** Replaces the tenant's whole job architecture, set-based as above. */
 export async function replaceJobs(sql: SqlClient, tenantId: string, jobs: readonly Job[]): Promise<void> {
+  await newVersion(sql, tenantId);
   await sql.query(`DELETE FROM jobs WHERE tenant_id = $1`, [tenantId]);
   if (jobs.length === 0) return;
   const rows = jobs.map((job, position) => ({
@@ -82,6 +84,24 @@ export async function replaceJobs(sql: SqlClient, tenantId: string, jobs: readon
  * lock is a transaction-scoped advisory lock keyed on the tenant and the kind, so two tenants'
  * imports, and an organisation and a jobs import of one tenant, never wait for each other.
  */
+/**
+ * Sets the tenant's organisation version anew (migration 0046): every copy of its structure and
+ * jobs a process keeps is out of date from this transaction's commit.
+ */
+async function newVersion(sql: SqlClient, tenantId: string): Promise<void> {
+  await sql.query(
+    `INSERT INTO organisation_versions (tenant_id, version) VALUES ($1, gen_random_uuid())
+     ON CONFLICT (tenant_id) DO UPDATE SET version = excluded.version`,
+    [tenantId],
+  );
+}
+
+/** The tenant's organisation version ('' for a tenant whose structure and jobs were never replaced). */
+export async function findVersion(sql: SqlClient, tenantId: string): Promise<string> {
+  const { rows } = await sql.query<{ version: string }>('SELECT version FROM organisation_versions WHERE tenant_id = $1', [tenantId]);
+  return rows[0]?.version ?? '';
+}
+
 export async function lockReplacement(sql: SqlClient, tenantId: string, kind: 'organisation' | 'jobs'): Promise<void> {
   await lockForTransaction(sql, `learnbase:import:${kind}:${tenantId}`);
 }
@@ -91,25 +111,6 @@ export async function findAllOrganisationEntries(sql: SqlClient, tenantId: strin
   const { rows } = await sql.query<OrgEntryRow>(
     `SELECT id, parent_id, attributes FROM organisation_entries WHERE tenant_id = $1 ORDER BY position`,
     [tenantId],
-  );
-  return rows.map(toOrgEntry);
-}
-
-/**
- * The entry `rootId` and everything below it, in import order. The walk goes down with a
- * recursive CTE; `UNION` (not `UNION ALL`) drops rows already reached, so even data with a cycle
- * (which imports refuse) cannot make it loop.
- */
-export async function findOrganisationSubtree(sql: SqlClient, tenantId: string, rootId: string): Promise<OrgEntry[]> {
-  const { rows } = await sql.query<OrgEntryRow & { position: number }>(
-    `WITH RECURSIVE below AS (
-       SELECT id, parent_id, attributes, position FROM organisation_entries WHERE tenant_id = $1 AND id = $2
-       UNION
-       SELECT child.id, child.parent_id, child.attributes, child.position
-         FROM below JOIN organisation_entries child ON child.tenant_id = $1 AND child.parent_id = below.id
-     )
-     SELECT id, parent_id, attributes, position FROM below ORDER BY position`,
-    [tenantId, rootId],
   );
   return rows.map(toOrgEntry);
 }

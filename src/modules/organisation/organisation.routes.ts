@@ -39,6 +39,6 @@ export const organisationRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient }> =
         response: { 200: Type.Array(JobBody), 401: ApiError, 403: ApiError, 404: ApiError },
       },
     },
-    async (request) => listJobs(sql, tenantWidePrincipalOf(request).tenant.id),
+    async (request) => [...(await listJobs(sql, tenantWidePrincipalOf(request).tenant.id))],
   );
 };

@@ -3,19 +3,17 @@ import { ANALYZE_AFTER_ROWS, refreshStatistics } from '../../platform/database/s
 import { notFound } from '../../platform/http/app-error.js';
 import { syncCompetenciesFromJobs } from './competency.repository.js';
 import {
-  findAllJobs,
-  findAllOrganisationEntries,
   findExistingJobIds,
   findExistingOrganisationIds,
   findJobsById,
   findOrganisationEntriesWithAncestors,
-  findOrganisationSubtree,
   lockReplacement,
   replaceJobs,
   replaceOrganisationEntries,
   type Job,
   type OrgEntry,
 } from './organisation.repository.js';
+import { organisationJobs, organisationStructure, subtreeOf } from './organisation-copy.service.js';
 
 export type { Job, OrgEntry } from './organisation.repository.js';
 
@@ -107,18 +105,19 @@ export async function refreshOrganisationStatistics(sql: SqlClient, kind: 'organ
   if (rows >= ANALYZE_AFTER_ROWS) await refreshStatistics(sql, [kind === 'organisation' ? 'organisation_entries' : 'jobs']);
 }
 
-/** Every job of the tenant, in import order. */
-export function listJobs(sql: SqlClient, tenantId: string): Promise<Job[]> {
-  return findAllJobs(sql, tenantId);
+/** Every job of the tenant, in import order (shared: not to be changed). */
+export function listJobs(sql: SqlClient, tenantId: string): Promise<readonly Job[]> {
+  return organisationJobs(sql, tenantId);
 }
 
 /**
  * The tenant's organisation entries in import order, all of them or `rootId` and everything
  * below it (404 when there is no such entry).
  */
-export async function readOrganisation(sql: SqlClient, tenantId: string, rootId?: string): Promise<OrgEntry[]> {
-  if (rootId === undefined) return findAllOrganisationEntries(sql, tenantId);
-  const entries = await findOrganisationSubtree(sql, tenantId, rootId);
+export async function readOrganisation(sql: SqlClient, tenantId: string, rootId?: string): Promise<readonly OrgEntry[]> {
+  const structure = await organisationStructure(sql, tenantId);
+  if (rootId === undefined) return structure.entries;
+  const entries = subtreeOf(structure, rootId);
   if (entries.length === 0) throw OrganisationErrors.entryNotFound(rootId);
   return entries;
 }

@@ -21,7 +21,7 @@ import { AppError, badRequest } from '../../../platform/http/app-error.js';
 import { parseActorId, parseAgentParameter } from '../../../kernel/agent.js';
 import { isTenantWide, type Principal } from '../../../kernel/principal.js';
 import type { PersonReach } from '../../../kernel/person-reach.port.js';
-import { organisationSubtreeIdsSql } from '../../organisation/index.js';
+import { organisationStructure, organisationSubtreeIdsSql, subtreeOf } from '../../organisation/index.js';
 import { positionAmongSql } from '../actor-position.js';
 
 /** Binds a value as the statement's next placeholder and answers it (`SqlValues.bind`, which SqlFilter extends). */
@@ -140,11 +140,8 @@ export async function requireReadable(sql: SqlClient, principal: Principal, agen
  */
 export async function scopeEntryIds(sql: SqlClient, principal: Principal): Promise<ReadonlySet<string> | undefined> {
   if (principal.scope === undefined) return undefined;
-  const { rows } = await sql.query<{ id: string }>(`SELECT ids.id FROM (${organisationSubtreeIdsSql('$1', '$2', true)}) ids`, [
-    principal.tenant.id,
-    principal.scope.organisationId,
-  ]);
-  return new Set(rows.map((row) => row.id));
+  const structure = await organisationStructure(sql, principal.tenant.id);
+  return new Set(subtreeOf(structure, principal.scope.organisationId).map((entry) => entry.id));
 }
 
 /**

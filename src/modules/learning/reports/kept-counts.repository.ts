@@ -342,39 +342,43 @@ export async function compareCounts(
 }
 
 /**
- * The kept unit counts summed per `group` (the entry or the job; '' never: a person without one is
- * counted under none), of the units whose job is `jobId` and whose entry is among `positionIds`
- * (placeholders, each optional). Answers per group the people and their evidence. The rows are
- * summed here: a tenant has about one unit per entry, and hashing 10,000 text keys in the
- * database took 11 ms of the statement's 15.
+ * The kept completion counts summed per `group` (entry or job), of the job `jobId` and of the
+ * entries `positionIds` when given (placeholders of `parameters`, `$1` the tenant), and how many
+ * activities the registry holds (what the evidence is over); undefined while the tenant's counts
+ * wait for a rebuild. One statement: the counts are read in the snapshot the rebuild flag is.
  */
 export async function readUnitCounts(
   sql: SqlClient,
   parameters: SqlValues,
   group: 'position_id' | 'job_id',
   filters: { jobId?: string; positionIds?: string },
-): Promise<Map<string, { people: number; completed: number }>> {
+): Promise<{ activities: number; groups: Map<string, { people: number; completed: number }> } | undefined> {
   const conditions = [`u.tenant_id = $1`, `u.${group} <> ''`];
   if (filters.jobId !== undefined) conditions.push(`u.job_id = ${filters.jobId}`);
   if (filters.positionIds !== undefined) conditions.push(`u.position_id = ANY(${filters.positionIds}::text[])`);
-  const { rows } = await sql.query<{ group_id: string; people: number; evidence: string | number }>(
-    `SELECT u.${group} AS group_id, u.people, u.evidence FROM learning_unit_counts u WHERE ${conditions.join(' AND ')}`,
+  // The groups as three JSON arrays in one row: parsed whole, far cheaper than 10,000 rows.
+  const { rows } = await sql.query<{
+    rebuilding: boolean;
+    activities: string | number;
+    ids: string[] | null;
+    people: number[] | null;
+    evidence: number[] | null;
+  }>(
+    `SELECT s.rebuilding, s.activities, g.ids, g.people, g.evidence
+       FROM (SELECT EXISTS (SELECT 1 FROM learning_count_rebuilds WHERE tenant_id = $1) AS rebuilding,
+                    (SELECT count(*) FROM (${registeredActivitiesSql('$1')}) x) AS activities) s
+       LEFT JOIN LATERAL (
+         SELECT json_agg(u.group_id) AS ids, json_agg(u.people) AS people, json_agg(u.evidence) AS evidence
+           FROM (SELECT u.${group} AS group_id, sum(u.people) AS people, sum(u.evidence) AS evidence
+                   FROM learning_unit_counts u WHERE ${conditions.join(' AND ')} GROUP BY u.${group}) u
+       ) g ON NOT s.rebuilding`,
     parameters.values,
   );
+  const [{ rebuilding, ids, people, evidence }] = rows;
+  if (rebuilding) return undefined;
   const groups = new Map<string, { people: number; completed: number }>();
-  for (const row of rows) {
-    const sum = groups.get(row.group_id);
-    if (sum === undefined) groups.set(row.group_id, { people: row.people, completed: Number(row.evidence) });
-    else {
-      sum.people += row.people;
-      sum.completed += Number(row.evidence);
-    }
-  }
-  return groups;
-}
-
-/** How many activities the tenant's registry holds: what the kept evidence is over. */
-export async function countRegisteredActivities(sql: SqlClient, tenantId: string): Promise<number> {
-  const { rows } = await sql.query<{ n: string | number }>(`SELECT count(*) AS n FROM (${registeredActivitiesSql('$1')}) x`, [tenantId]);
-  return Number(rows[0].n);
+  ids?.forEach((id, i) => {
+    groups.set(id, { people: Number(people?.[i]), completed: Number(evidence?.[i]) });
+  });
+  return { activities: Number(rows[0].activities), groups };
 }

@@ -6,10 +6,12 @@ import {
   completionRate,
   dateRange,
   dayInstant,
+  entryTree,
   fillIntervals,
   isRangeProblem,
   noCompliance,
   rollUp,
+  unitPage,
   weekStartOf,
   type DateRange,
 } from './report-rules.js';
@@ -24,6 +26,11 @@ describe('completionRate', () => {
 });
 
 describe('rollUp', () => {
+  /** Every entry's sums, in the entries' order. */
+  const all = (list: ReadonlyArray<{ id: string; parentId?: string }>, direct: Map<string, { people: number; completed: number }>) => {
+    const sums = rollUp(entryTree(list), direct, { people: 0, completed: 0 });
+    return list.map((entry) => [entry.id, sums(entry.id)]);
+  };
   const entries = [{ id: 'R' }, { id: 'A', parentId: 'R' }, { id: 'A1', parentId: 'A' }, { id: 'B', parentId: 'R' }];
 
   it('sums each entry’s own counts into it and every ancestor', () => {
@@ -32,15 +39,12 @@ describe('rollUp', () => {
       ['A1', { people: 2, completed: 3 }],
       ['B', { people: 4, completed: 0 }],
     ]);
-    assert.deepEqual(
-      [...rollUp(entries, direct, { people: 0, completed: 0 })],
-      [
-        ['R', { people: 7, completed: 4 }],
-        ['A', { people: 2, completed: 3 }],
-        ['A1', { people: 2, completed: 3 }],
-        ['B', { people: 4, completed: 0 }],
-      ],
-    );
+    assert.deepEqual(all(entries, direct), [
+      ['R', { people: 7, completed: 4 }],
+      ['A', { people: 2, completed: 3 }],
+      ['A1', { people: 2, completed: 3 }],
+      ['B', { people: 4, completed: 0 }],
+    ]);
   });
 
   it('takes an entry whose parent is not among the entries as a root, and ignores counts of entries not among them', () => {
@@ -49,13 +53,10 @@ describe('rollUp', () => {
       ['A1', { people: 2, completed: 1 }],
       ['R', { people: 9, completed: 9 }],
     ]);
-    assert.deepEqual(
-      [...rollUp(subtree, direct, { people: 0, completed: 0 })],
-      [
-        ['A', { people: 2, completed: 1 }],
-        ['A1', { people: 2, completed: 1 }],
-      ],
-    );
+    assert.deepEqual(all(subtree, direct), [
+      ['A', { people: 2, completed: 1 }],
+      ['A1', { people: 2, completed: 1 }],
+    ]);
   });
 
   it('counts every entry once into each entry of a cycle (which imports refuse) and stops', () => {
@@ -64,13 +65,37 @@ describe('rollUp', () => {
       { id: 'Y', parentId: 'X' },
     ];
     const direct = new Map([['X', { people: 1, completed: 0 }]]);
+    assert.deepEqual(all(cycle, direct), [
+      ['X', { people: 1, completed: 0 }],
+      ['Y', { people: 1, completed: 0 }],
+    ]);
+  });
+});
+
+describe('unitPage', () => {
+  const entries = [{ id: 'R' }, { id: 'A', parentId: 'R' }, { id: 'A1', parentId: 'A' }, { id: 'B', parentId: 'R' }, { id: 'S' }];
+
+  it('keeps the entries at most depth levels below the top, then cuts the page', () => {
+    const ids = (page: { depth?: number; limit: number; skip: number }) => {
+      const { shown, total } = unitPage(entryTree(entries), page);
+      return { shown: shown.map((entry) => entry.id), total };
+    };
+    assert.deepEqual(ids({ depth: 0, limit: 10, skip: 0 }), { shown: ['R', 'S'], total: 2 });
+    assert.deepEqual(ids({ depth: 1, limit: 10, skip: 0 }), { shown: ['R', 'A', 'B', 'S'], total: 4 });
+    assert.deepEqual(ids({ limit: 2, skip: 1 }), { shown: ['A', 'A1'], total: 5 });
+  });
+
+  it('counts a subtree’s entries from its own top, and an entry on a cycle from where its walk meets itself', () => {
     assert.deepEqual(
-      [...rollUp(cycle, direct, { people: 0, completed: 0 })],
-      [
-        ['X', { people: 1, completed: 0 }],
-        ['Y', { people: 1, completed: 0 }],
-      ],
+      unitPage(entryTree(entries.slice(1, 3)), { depth: 0, limit: 10, skip: 0 }).shown.map((entry) => entry.id),
+      ['A'],
     );
+    const cycle = [
+      { id: 'X', parentId: 'Y' },
+      { id: 'Y', parentId: 'X' },
+      { id: 'Z', parentId: 'Y' },
+    ];
+    assert.deepEqual([...entryTree(cycle).levels], [1, 0, 1]);
   });
 });
 
@@ -81,8 +106,14 @@ describe('rollUp of compliance counts', () => {
       ['A', { ...noCompliance(), onTime: 2, overdue: 1 }],
       ['B', { ...noCompliance(), late: 1, notStarted: 3 }],
     ]);
-    assert.deepEqual(rollUp(entries, direct, noCompliance()).get('R'), { onTime: 2, late: 1, overdue: 1, inProgress: 0, notStarted: 3 });
-    assert.deepEqual(rollUp(entries, direct, noCompliance()).get('B'), { ...noCompliance(), late: 1, notStarted: 3 });
+    assert.deepEqual(rollUp(entryTree(entries), direct, noCompliance())('R'), {
+      onTime: 2,
+      late: 1,
+      overdue: 1,
+      inProgress: 0,
+      notStarted: 3,
+    });
+    assert.deepEqual(rollUp(entryTree(entries), direct, noCompliance())('B'), { ...noCompliance(), late: 1, notStarted: 3 });
   });
 });
 

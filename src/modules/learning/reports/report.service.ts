@@ -1,13 +1,13 @@
 import { SqlValues } from '../../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { Principal } from '../../../kernel/principal.js';
-import { getTenantSettings, peopleSql, type Criteria, readableActorCondition, scopeEntryIds } from '../../actors/index.js';
+import { getTenantSettings, peopleSql, type Criteria, readableActorCondition } from '../../actors/index.js';
 import { registeredActivitiesSql } from '../../activities/index.js';
 import { completionRecordsSql } from '../../completions/index.js';
-import { existingJobIds, existingOrganisationIds, listJobs, readOrganisation } from '../../organisation/index.js';
+import { existingJobIds, listJobs, type OrgEntry, organisationStructure, subtreeOf } from '../../organisation/index.js';
 import { statementTalliesSql, statementTotals } from '../../xapi/index.js';
 import { assignmentSeen } from '../assignments/assignment.service.js';
-import { countRegisteredActivities, readUnitCounts, rebuildRequested } from './kept-counts.repository.js';
+import { readUnitCounts } from './kept-counts.repository.js';
 import { ReportErrors } from './report.errors.js';
 import {
   activityFigures,
@@ -23,6 +23,8 @@ import {
   COMPLIANCE_OF_STATUS,
   complianceFigures,
   dateRange,
+  type EntryTree,
+  entryTree,
   figures,
   fillIntervals,
   isRangeProblem,
@@ -46,7 +48,7 @@ import {
  * The reports (docs/learning.md, "Reports"): completion per organisation entry (rolled up the
  * structure), per job and per activity, activity over time, and assignment compliance per
  * organisation entry. Each is one statement over the owner modules' fragments, read when asked (no
- * batch, no cache): right the moment the writes that change it are acknowledged. Every report is a
+ * batch, no stale cache): right the moment the writes that change it are acknowledged. Every report is a
  * `Report`: its JSON body, and the items its CSV has a row for, with the columns a CSV has even
  * when there are none.
  */
@@ -102,17 +104,46 @@ export function peopleCriteria(filters: PeopleFilters): Criteria {
   return conditions.length === 0 ? { all: true } : { and: conditions };
 }
 
-/** The people a report counts, as SQL (peopleSql's columns), and the entries of a scoped principal's subtree. */
+/**
+ * What a report's filters select, checked: the tree of the entries it reports on (the structure,
+ * or the subtree of `organisationId`, and for a scoped principal only the entries of its subtree:
+ * an entry above it would show the roll-up of people outside), and whether it is narrowed to
+ * them (a subtree or a scope) or is the whole tenant.
+ */
 interface Selection {
-  people: string;
-  /** A scoped principal's entries (none when its entry is gone); undefined for a principal of the whole tenant. */
-  scope?: ReadonlySet<string>;
+  tree: EntryTree<OrgEntry>;
+  narrowed: boolean;
 }
 
 /**
- * The people's SQL (peopleSql's columns) after checking that the entry and the job named exist
- * (404), narrowed to the people the principal reaches. For a scoped principal an entry outside its
- * subtree is the same 404 as an entry that does not exist: nothing tells the two apart.
+ * The entries a report's filters select, after checking that the entry and the job named exist
+ * (404). For a scoped principal an entry outside its subtree is the same 404 as an entry that does
+ * not exist: nothing tells the two apart. The whole structure is this process's copy of it
+ * (organisation-copy.service.ts), read again only when it was replaced.
+ */
+async function selectEntries(context: ReportContext, filters: PeopleFilters): Promise<Selection> {
+  const { sql, principal } = context;
+  const { tenant } = principal;
+  const structure = await organisationStructure(sql, tenant.id);
+  if (filters.jobId !== undefined && !(await existingJobIds(sql, tenant.id, [filters.jobId])).size) {
+    throw ReportErrors.jobNotFound(filters.jobId);
+  }
+  const scope =
+    principal.scope === undefined ? undefined : new Set(subtreeOf(structure, principal.scope.organisationId).map((entry) => entry.id));
+  if (
+    filters.organisationId !== undefined &&
+    !(scope === undefined ? structure.index.has(filters.organisationId) : scope.has(filters.organisationId))
+  ) {
+    throw ReportErrors.organisationNotFound(filters.organisationId);
+  }
+  if (filters.organisationId === undefined && scope === undefined) return { tree: structure, narrowed: false };
+  const entries = filters.organisationId === undefined ? structure.entries : subtreeOf(structure, filters.organisationId);
+  return { tree: entryTree(scope === undefined ? entries : entries.filter((entry) => scope.has(entry.id))), narrowed: true };
+}
+
+/**
+ * The people a report counts, as SQL (peopleSql's columns), narrowed to those the principal
+ * reaches; read only by a report that counts from the records.
  */
 async function selectPeople(
   context: ReportContext,
@@ -120,34 +151,12 @@ async function selectPeople(
   parameters: SqlValues,
   /** false: the people's `job_id` is not read (NULL), for a report that groups them by position only. */
   jobs = true,
-): Promise<Selection> {
+): Promise<string> {
   const { sql, principal } = context;
-  const { tenant } = principal;
-  const scope = await scopeEntryIds(sql, principal);
-  if (filters.organisationId !== undefined) {
-    const known =
-      scope === undefined
-        ? (await existingOrganisationIds(sql, tenant.id, [filters.organisationId])).size > 0
-        : scope.has(filters.organisationId);
-    if (!known) throw ReportErrors.organisationNotFound(filters.organisationId);
-  }
-  if (filters.jobId !== undefined && !(await existingJobIds(sql, tenant.id, [filters.jobId])).size) {
-    throw ReportErrors.jobNotFound(filters.jobId);
-  }
   // As POST /api/actors/search reads the criteria: the tenant's settings, the principal's reach.
-  const settings = await getTenantSettings(sql, tenant, context.baseDomain);
+  const settings = await getTenantSettings(sql, principal.tenant, context.baseDomain);
   const reach = readableActorCondition(principal, 'a', '$1', (value) => parameters.bind(value));
-  return { people: peopleSql(settings, peopleCriteria(filters), parameters, { reach, jobs }), scope };
-}
-
-/**
- * The entries a report by organisation entry lists: the structure (or the subtree of
- * `organisationId`), and for a scoped principal only the entries of its subtree: an entry above it
- * would show the roll-up of people outside.
- */
-async function reportedEntries(context: ReportContext, organisationId: string | undefined, scope: ReadonlySet<string> | undefined) {
-  const entries = await readOrganisation(context.sql, context.principal.tenant.id, organisationId);
-  return scope === undefined ? entries : entries.filter((entry) => scope.has(entry.id));
+  return peopleSql(settings, peopleCriteria(filters), parameters, { reach, jobs });
 }
 
 /**
@@ -171,11 +180,9 @@ async function completionSources(
   query: CompletionReportQuery,
   parameters: SqlValues,
   jobs = true,
-): Promise<CompletionSources & { scope?: ReadonlySet<string> }> {
-  const { people, scope } = await selectPeople(context, query, parameters, jobs);
+): Promise<CompletionSources> {
   return {
-    people,
-    scope,
+    people: await selectPeople(context, query, parameters, jobs),
     fewPeople: context.fewPeople ?? FEW_PEOPLE,
     activities: activitySet(query, parameters),
     records: completionRecordsSql('$1'),
@@ -186,12 +193,12 @@ const NONE: CompletionCounts = { people: 0, completed: 0 };
 
 /** The entries a report by entry shows (`depth`, then the page: docs/learning.md, "Paging and depth"), and the page. */
 function pageOfUnits<Entry extends { id: string; parentId?: string }>(
-  entries: readonly Entry[],
+  tree: EntryTree<Entry>,
   query: { depth?: number; limit?: number; skip?: number },
 ): { shown: Entry[]; page: NonNullable<Report['page']> } {
   const limit = query.limit ?? UNIT_PAGE.default;
   const skip = query.skip ?? 0;
-  const { shown, total } = unitPage(entries, { depth: query.depth, limit, skip });
+  const { shown, total } = unitPage(tree, { depth: query.depth, limit, skip });
   return { shown, page: { limit, skip, shown: shown.length, total } };
 }
 
@@ -212,21 +219,22 @@ interface GroupedCompletions {
 async function groupedCompletions(
   context: ReportContext,
   query: CompletionReportQuery,
-  sources: CompletionSources,
-  parameters: SqlValues,
   group: 'position_id' | 'job_id',
   positions: readonly string[] | undefined,
 ): Promise<GroupedCompletions> {
   const { sql, principal } = context;
-  if (query.tag === undefined && query.activityId === undefined && (await rebuildRequested(sql, principal.tenant.id)) === undefined) {
-    const kept = new SqlValues([principal.tenant.id]);
-    const groups = await readUnitCounts(sql, kept, group, {
-      jobId: query.jobId === undefined ? undefined : kept.bind(query.jobId),
-      positionIds: positions === undefined ? undefined : kept.bind([...positions]),
+  if (query.tag === undefined && query.activityId === undefined) {
+    const parameters = new SqlValues([principal.tenant.id]);
+    const kept = await readUnitCounts(sql, parameters, group, {
+      jobId: query.jobId === undefined ? undefined : parameters.bind(query.jobId),
+      positionIds: positions === undefined ? undefined : parameters.bind([...positions]),
     });
-    return { activities: await countRegisteredActivities(sql, principal.tenant.id), groups, counts: 'kept' };
+    if (kept !== undefined) return { ...kept, counts: 'kept' };
   }
   const queued = context.queued ?? ((work) => work());
+  const parameters = new SqlValues([principal.tenant.id]);
+  // Grouped by position, the people's jobs are not read (a jobId filter is a criterion of its own).
+  const sources = await completionSources(context, query, parameters, group === 'job_id');
   return { ...(await queued(() => countCompletions(sql, parameters, sources, group))), counts: 'recounted' };
 }
 
@@ -236,26 +244,20 @@ async function groupedCompletions(
  * completion of the activity set.
  */
 export async function completionByUnit(context: ReportContext, query: UnitReportQuery): Promise<Report> {
-  const parameters = new SqlValues([context.principal.tenant.id]);
-  // Grouped by position: the people's jobs are not read (a jobId filter is a criterion of its own).
-  const sources = await completionSources(context, query, parameters, false);
-  const entries = await reportedEntries(context, query.organisationId, sources.scope);
-  const narrowed = query.organisationId !== undefined || sources.scope !== undefined;
+  const { tree, narrowed } = await selectEntries(context, query);
   const { activities, groups, counts } = await groupedCompletions(
     context,
     query,
-    sources,
-    parameters,
     'position_id',
-    narrowed ? entries.map((entry) => entry.id) : undefined,
+    narrowed ? tree.entries.map((entry) => entry.id) : undefined,
   );
-  const subtrees = rollUp(entries, groups, NONE);
-  const { shown, page } = pageOfUnits(entries, query);
+  const subtrees = rollUp(tree, groups, NONE);
+  const { shown, page } = pageOfUnits(tree, query);
   const units = shown.map((entry) => ({
     id: entry.id,
     parentId: entry.parentId ?? null,
     direct: figures(groups.get(entry.id) ?? NONE, activities),
-    subtree: figures(subtrees.get(entry.id) ?? NONE, activities),
+    subtree: figures(subtrees(entry.id), activities),
     attributes: entry.attributes,
   }));
   return {
@@ -268,23 +270,20 @@ export async function completionByUnit(context: ReportContext, query: UnitReport
 
 /** `GET /api/reports/completion-by-job`: every job (or `jobId`'s) with the selected people whose current job it is. */
 export async function completionByJob(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
-  const parameters = new SqlValues([context.principal.tenant.id]);
-  const sources = await completionSources(context, query, parameters);
+  const { tree, narrowed } = await selectEntries(context, query);
   const jobs = (await listJobs(context.sql, context.principal.tenant.id)).filter(
     (job) => query.jobId === undefined || job.id === query.jobId,
   );
   // The people of a subtree (organisationId, a scoped principal's) are those placed in its entries.
-  const positions =
-    query.organisationId === undefined && sources.scope === undefined
-      ? undefined
-      : (await reportedEntries(context, query.organisationId, sources.scope)).map((entry) => entry.id);
-  const { activities, groups, counts } = await groupedCompletions(context, query, sources, parameters, 'job_id', positions);
+  const positions = narrowed ? tree.entries.map((entry) => entry.id) : undefined;
+  const { activities, groups, counts } = await groupedCompletions(context, query, 'job_id', positions);
   const items = jobs.map((job) => ({ id: job.id, name: job.name, ...figures(groups.get(job.id) ?? NONE, activities) }));
   return { body: { activities, counts, jobs: items }, rows: items, columns: ['id', 'name', 'people', 'completed', 'rate'] };
 }
 
 /** `GET /api/reports/completion-by-activity`: per activity of the set, what the selected people did of it. */
 export async function completionByActivity(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
+  await selectEntries(context, query);
   const parameters = new SqlValues([context.principal.tenant.id]);
   const sources = await completionSources(context, query, parameters, false);
   const { people, activities } = await activityFigures(context.sql, parameters, sources);
@@ -330,7 +329,8 @@ export async function activityOverTime(context: ReportContext, query: ActivityOv
     };
   } else {
     const parameters = new SqlValues([context.principal.tenant.id]);
-    const people = byPeople ? (await selectPeople(context, query, parameters, false)).people : undefined;
+    if (byPeople) await selectEntries(context, query);
+    const people = byPeople ? await selectPeople(context, query, parameters, false) : undefined;
     const tallies = statementTalliesSql('$1', {
       from: parameters.bind(range.first),
       to: parameters.bind(range.last),
@@ -354,11 +354,11 @@ export async function activityOverTime(context: ReportContext, query: ActivityOv
  */
 export async function assignmentCompliance(context: ReportContext, query: AssignmentComplianceQuery): Promise<Report> {
   const parameters = new SqlValues([context.principal.tenant.id]);
-  const { people, scope } = await selectPeople(context, query, parameters, false);
+  const { tree } = await selectEntries(context, query);
+  const people = await selectPeople(context, query, parameters, false);
   if (query.assignmentId !== undefined && !(await assignmentSeen(context.sql, context.principal, query.assignmentId))) {
     throw ReportErrors.assignmentNotFound(query.assignmentId);
   }
-  const entries = await reportedEntries(context, query.organisationId, scope);
   const counted = await countAssignmentStatuses(context.sql, parameters, {
     people,
     assignment: query.assignmentId === undefined ? undefined : parameters.bind(query.assignmentId),
@@ -370,13 +370,13 @@ export async function assignmentCompliance(context: ReportContext, query: Assign
     counts[COMPLIANCE_OF_STATUS[status]] += pairs;
     direct.set(positionId, counts);
   }
-  const subtrees = rollUp(entries, direct, noCompliance());
-  const { shown, page } = pageOfUnits(entries, query);
+  const subtrees = rollUp(tree, direct, noCompliance());
+  const { shown, page } = pageOfUnits(tree, query);
   const units = shown.map((entry) => ({
     id: entry.id,
     parentId: entry.parentId ?? null,
     direct: complianceFigures(direct.get(entry.id) ?? noCompliance()),
-    subtree: complianceFigures(subtrees.get(entry.id) ?? noCompliance()),
+    subtree: complianceFigures(subtrees(entry.id)),
     attributes: entry.attributes,
   }));
   const figureColumns = (set: string) => [...COMPLIANCE, 'total', 'complianceRate'].map((field) => `${set}.${field}`);

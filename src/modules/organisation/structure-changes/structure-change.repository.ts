@@ -1,5 +1,5 @@
-import type { SqlClient } from '../../platform/database/sql-client.js';
-import type { Job, OrgEntry } from './organisation.repository.js';
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import type { Job, OrgEntry } from '../organisation.repository.js';
 
 /** How many entries a replacement adds, removes, changes or keeps, with the first ids of each (at most `examples`). */
 export interface StructureChanges {

@@ -1,5 +1,5 @@
-import type { SqlClient } from '../../platform/database/sql-client.js';
-import type { Job, OrgEntry } from './organisation.repository.js';
+import type { SqlClient } from '../../../platform/database/sql-client.js';
+import type { Job, OrgEntry } from '../organisation.repository.js';
 import { compareJobs, compareOrganisationEntries, findNewCompetencyNames, type StructureChanges } from './structure-change.repository.js';
 
 export type { StructureChanges } from './structure-change.repository.js';

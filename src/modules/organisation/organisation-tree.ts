@@ -1,0 +1,41 @@
+/**
+ * An organisation structure's entries as indexes: what a walk of the tree (a report's roll-up,
+ * its depth, a subtree) steps through without a Map lookup per step. Pure: no database.
+ */
+
+/**
+ * Each entry's parent's index, -1 for a root of the list (an entry whose parent is not among
+ * them). `index`: each entry's index by id, when the caller has it already.
+ */
+export function parentIndexes(
+  entries: ReadonlyArray<{ id: string; parentId?: string }>,
+  index: ReadonlyMap<string, number> = new Map(entries.map((entry, i) => [entry.id, i])),
+): Int32Array {
+  const parents = new Int32Array(entries.length);
+  entries.forEach((entry, i) => {
+    parents[i] = entry.parentId === undefined ? -1 : (index.get(entry.parentId) ?? -1);
+  });
+  return parents;
+}
+
+/**
+ * Each entry's level below the top of the list (0 for a root; an entry on a cycle, which imports
+ * refuse, counts from where its walk up meets itself). Each entry is walked once.
+ */
+export function entryLevels(parents: Int32Array): Int32Array {
+  const levels = new Int32Array(parents.length).fill(-1);
+  const passed = new Int32Array(parents.length).fill(-1);
+  const chain: number[] = [];
+  for (let i = 0; i < parents.length; i++) {
+    chain.length = 0;
+    let at = i;
+    while (at !== -1 && levels[at] === -1 && passed[at] !== i) {
+      passed[at] = i;
+      chain.push(at);
+      at = parents[at];
+    }
+    let level = at !== -1 && levels[at] !== -1 ? levels[at] + 1 : 0;
+    for (let k = chain.length - 1; k >= 0; k--) levels[chain[k]] = level++;
+  }
+  return levels;
+}
