@@ -63,12 +63,13 @@ export async function refreshProgress(tx: SqlClient, members: string, values: re
 
 /**
  * An assignment written (created or replaced: its members, activities or due date changed): the
- * progress of its member rows, unless a rebuild will make it. The assignments' lock is held alone
+ * progress of its member rows, unless a rebuild will make it, and their classes. The assignments' lock is held alone
  * (assignment.service.ts), so no statement write changes them meanwhile.
  */
 export async function keepAssignmentProgress(tx: SqlClient, tenantId: string, assignmentId: string): Promise<void> {
-  if ((await rebuildRequested(tx, tenantId)) !== undefined) return;
-  await refreshProgress(tx, 'm.assignment_id = $2', [tenantId, assignmentId]);
+  if ((await rebuildRequested(tx, tenantId)) === undefined) await refreshProgress(tx, 'm.assignment_id = $2', [tenantId, assignmentId]);
+  // Its number of activities may have changed: every row's class with it.
+  await recountClasses(tx, 'm.assignment_id = $2', [tenantId, assignmentId]);
 }
 
 /**
@@ -116,4 +117,120 @@ export async function compareProgress(
     [tenantId, limit],
   );
   return rows.map((row) => ({ assignmentId: row.assignment_id, agentKey: row.agent_key, kept: row.kept, recounted: row.recounted }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Member classes: an assignment's counts by status in a few rows (migration 0047)
+
+/** The classes of member rows (learning_member_class in migration 0047), as the table's columns. */
+const CLASSES = ['completed', 'completed_late', 'open_started', 'open_idle', 'former_completed', 'former_late'] as const;
+type MemberClass = (typeof CLASSES)[number];
+
+/** An assignment's member rows counted by class. */
+export type ClassCounts = Record<MemberClass, number>;
+
+/**
+ * SQL: the classes of the member rows of the assignments `assignments` selects (a condition over
+ * `m.assignment_id`; `$1` the tenant) counted from the rows: columns `assignment_id` and one per
+ * class. What the trigger of migration 0047 keeps as deltas, counted again.
+ */
+function classesCountedSql(assignments: string): string {
+  return `SELECT c.assignment_id, ${CLASSES.map((name) => `count(*) FILTER (WHERE c.class = '${name}')::int AS ${name}`).join(', ')}
+            FROM (
+              SELECT m.assignment_id, learning_member_class(m.left_at, m.done, m.late, m.started, n.n) AS class
+                FROM learning_assignment_members m
+               CROSS JOIN LATERAL (
+                 SELECT count(*)::int AS n FROM learning_assignment_activities x WHERE x.tenant_id = $1 AND x.assignment_id = m.assignment_id
+               ) n
+               WHERE m.tenant_id = $1 AND ${assignments}
+            ) c
+           WHERE c.class IS NOT NULL
+           GROUP BY c.assignment_id`;
+}
+
+/** SQL: the kept classes of the tenant's (`$1`) assignments `assignments` selects (over `k.assignment_id`), summed: as classesCountedSql. */
+function classesKeptSql(assignments: string): string {
+  return `SELECT k.assignment_id, ${CLASSES.map((name) => `sum(k.${name})::int AS ${name}`).join(', ')}
+            FROM learning_assignment_classes k WHERE k.tenant_id = $1 AND ${assignments} GROUP BY k.assignment_id`;
+}
+
+/**
+ * The classes of the assignments `assignments` selects (over `m.assignment_id`; `values`, `$1` the
+ * tenant) counted again from their member rows, replacing what was kept, in one statement (one
+ * snapshot: a delta committed meanwhile is either in what is replaced and in the count, or in
+ * neither). What a change of an assignment's activities needs: every row's class may change with
+ * their number, and no member row changes.
+ */
+export async function recountClasses(tx: SqlClient, assignments: string, values: readonly unknown[]): Promise<void> {
+  await tx.query(
+    `WITH gone AS (DELETE FROM learning_assignment_classes m WHERE m.tenant_id = $1 AND ${assignments})
+     INSERT INTO learning_assignment_classes (tenant_id, assignment_id, ${CLASSES.join(', ')})
+     SELECT $1, c.assignment_id, ${CLASSES.map((name) => `c.${name}`).join(', ')} FROM (${classesCountedSql(assignments)}) c`,
+    values,
+  );
+}
+
+/**
+ * The tenant's assignments kept in more than one row of deltas folded into one row each, in one
+ * statement per tenant: the rows folded are exactly those deleted. Run in the background; writers
+ * only ever insert, so nobody waits for it.
+ */
+export async function foldClasses(sql: SqlClient, tenantId: string): Promise<void> {
+  await sql.query(
+    `WITH many AS (
+       SELECT assignment_id FROM learning_assignment_classes WHERE tenant_id = $1 GROUP BY assignment_id HAVING count(*) > 1
+     ),
+     gone AS (
+       DELETE FROM learning_assignment_classes k USING many
+        WHERE k.tenant_id = $1 AND k.assignment_id = many.assignment_id
+       RETURNING k.*
+     )
+     INSERT INTO learning_assignment_classes (tenant_id, assignment_id, ${CLASSES.join(', ')})
+     SELECT $1, assignment_id, ${CLASSES.map((name) => `sum(${name})`).join(', ')} FROM gone GROUP BY assignment_id`,
+    [tenantId],
+  );
+}
+
+/** The tenants with an assignment kept in more than one row. */
+export async function tenantsToFold(sql: SqlClient): Promise<string[]> {
+  const { rows } = await sql.query<{ tenant_id: string }>(
+    'SELECT DISTINCT tenant_id FROM learning_assignment_classes GROUP BY tenant_id, assignment_id HAVING count(*) > 1',
+  );
+  return rows.map((row) => row.tenant_id);
+}
+
+/**
+ * One assignment's kept classes (every class 0 when none is kept), and whether its due date has
+ * passed (by the database's clock, as the statuses read from the records say).
+ */
+export async function readClasses(
+  sql: SqlClient,
+  tenantId: string,
+  assignmentId: string,
+): Promise<{ classes: ClassCounts; past: boolean }> {
+  const { rows } = await sql.query<Partial<ClassCounts> & { past: boolean | null }>(
+    `SELECT s.due_at < now() AS past, k.*
+       FROM learning_assignments s LEFT JOIN (${classesKeptSql('k.assignment_id = $2')}) k ON true
+      WHERE s.tenant_id = $1 AND s.id = $2`,
+    [tenantId, assignmentId],
+  );
+  const classes = Object.fromEntries(CLASSES.map((name) => [name, rows[0]?.[name] ?? 0])) as ClassCounts;
+  return { classes, past: rows[0]?.past === true };
+}
+
+/** The tenant's assignments whose kept classes differ from a count of their member rows, and the first of them. */
+export async function compareClasses(
+  sql: SqlClient,
+  tenantId: string,
+  limit: number,
+): Promise<Array<{ assignmentId: string; kept: string; recounted: string }>> {
+  const text = (alias: string) => `concat_ws(' ', ${CLASSES.map((name) => `'${name}=' || COALESCE(${alias}.${name}, 0)`).join(', ')})`;
+  const { rows } = await sql.query<{ assignment_id: string; kept: string; recounted: string }>(
+    `SELECT COALESCE(k.assignment_id, c.assignment_id) AS assignment_id, ${text('k')} AS kept, ${text('c')} AS recounted
+       FROM (${classesKeptSql('true')}) k FULL JOIN (${classesCountedSql('true')}) c ON c.assignment_id = k.assignment_id
+      WHERE ${text('k')} <> ${text('c')}
+      ORDER BY 1 LIMIT $2`,
+    [tenantId, limit],
+  );
+  return rows.map((row) => ({ assignmentId: row.assignment_id, kept: row.kept, recounted: row.recounted }));
 }

@@ -6,7 +6,7 @@ import { activityProgressSql } from '../../completions/index.js';
 import type { AssignmentStatus } from './assignment-rules.js';
 import type { Bind } from '../../actors/index.js';
 import { type AssignmentReach, toDate } from './assignment.repository.js';
-import { keptStatusSql } from './assignment-progress.repository.js';
+import { type ClassCounts, keptStatusSql, readClasses } from './assignment-progress.repository.js';
 import { rebuildRequested } from '../reports/kept-counts.repository.js';
 
 /**
@@ -153,6 +153,7 @@ export async function countByStatus(
   reach: AssignmentReach | undefined,
   source: StatusSource,
 ): Promise<{ counts: StatusCounts; formerMembers: number }> {
+  if (source === 'kept' && reach === undefined) return keptCountsOf(sql, tenantId, id);
   const parameters = new SqlValues([tenantId, id]);
   const bind: Bind = (value) => parameters.bind(value);
   const { rows } = await sql.query<{ status: AssignmentStatus; people: string | number; former: string | number }>(
@@ -167,6 +168,27 @@ export async function countByStatus(
     formerMembers += Number(row.former);
   }
   return { counts, formerMembers };
+}
+
+/**
+ * One assignment's counts by status from its kept classes (migration 0047): a read of a few rows
+ * whatever its size. The members now with an activity not done are overdue once the due date has
+ * passed, else in progress (started) or assigned (idle).
+ */
+async function keptCountsOf(sql: SqlClient, tenantId: string, id: string): Promise<{ counts: StatusCounts; formerMembers: number }> {
+  const { classes, past } = await readClasses(sql, tenantId, id);
+  return { counts: countsOfClasses(classes, past), formerMembers: classes.former_completed + classes.former_late };
+}
+
+/** The counts by status of an assignment's classes, `past` whether its due date has passed. */
+function countsOfClasses(classes: ClassCounts, past: boolean): StatusCounts {
+  return {
+    assigned: past ? 0 : classes.open_idle,
+    inProgress: past ? 0 : classes.open_started,
+    completed: classes.completed + classes.former_completed,
+    completedLate: classes.completed_late + classes.former_late,
+    overdue: past ? classes.open_idle + classes.open_started : 0,
+  };
 }
 
 interface StateRow {
@@ -231,6 +253,13 @@ export async function findPeoplePage(
   reach: AssignmentReach | undefined,
   source: StatusSource,
 ): Promise<{ people: PersonState[]; total: number }> {
+  if (source === 'kept' && reach === undefined) {
+    // The kept classes say how many there are: a page past them (none overdue before the due
+    // date, say) is answered without reading a member row.
+    const { counts } = await keptCountsOf(sql, tenantId, id);
+    const total = [...new Set(statuses ?? (Object.keys(counts) as AssignmentStatus[]))].reduce((sum, status) => sum + counts[status], 0);
+    if (page.skip >= total) return { people: [], total };
+  }
   const parameters = new SqlValues([tenantId, id, statuses === undefined ? null : [...statuses], page.limit, page.skip]);
   const bind: Bind = (value) => parameters.bind(value);
   const { rows } = await sql.query<StateRow & { total: string | number }>(

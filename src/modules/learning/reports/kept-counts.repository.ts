@@ -286,6 +286,8 @@ export interface CountDifferences {
   units: Array<{ positionId: string; jobId: string; kept: string | null; recounted: string | null }>;
   /** Member rows of assignments whose kept progress differs (assignment-progress.repository.ts). */
   members: Array<{ assignmentId: string; agentKey: string; kept: string; recounted: string }>;
+  /** Assignments whose kept classes differ from their member rows' (assignment-progress.repository.ts). */
+  classes: Array<{ assignmentId: string; kept: string; recounted: string }>;
 }
 
 /**
@@ -298,7 +300,7 @@ export async function compareCounts(
   people: string,
   parameters: SqlValues,
   limit: number,
-): Promise<Omit<CountDifferences, 'members'>> {
+): Promise<Omit<CountDifferences, 'members' | 'classes'>> {
   const cap = parameters.bind(limit);
   const { rows } = await sql.query<{
     kind: 'p' | 'u';

@@ -9,7 +9,14 @@ import type { StatementProjection } from '../../../kernel/statement-projection.p
 import { getTenantSettings, peopleSql } from '../../actors/index.js';
 import { recordsTouchedBy } from '../../completions/index.js';
 import { findTenantById } from '../../tenancy/index.js';
-import { compareProgress, refreshProgress } from '../assignments/assignment-progress.repository.js';
+import {
+  compareClasses,
+  compareProgress,
+  foldClasses,
+  recountClasses,
+  refreshProgress,
+  tenantsToFold,
+} from '../assignments/assignment-progress.repository.js';
 import {
   compareCounts,
   countCountedPeople,
@@ -162,6 +169,7 @@ export class KeptCounts {
       const parameters = new SqlValues([tenant.id]);
       const people = peopleSql(await getTenantSettings(tx, tenant, this.options.baseDomain), { all: true }, parameters);
       await refreshProgress(tx, 'true', [tenant.id]);
+      await recountClasses(tx, 'true', [tenant.id]);
       await rebuildCounts(tx, tenant.id, people, parameters);
     });
   }
@@ -176,7 +184,12 @@ export class KeptCounts {
       const parameters = new SqlValues([tenant.id]);
       const people = peopleSql(await getTenantSettings(tx, tenant, this.options.baseDomain), { all: true }, parameters);
       const counts = await compareCounts(tx, tenant.id, people, parameters, limit);
-      return { rebuilding, ...counts, members: await compareProgress(tx, tenant.id, limit) };
+      return {
+        rebuilding,
+        ...counts,
+        members: await compareProgress(tx, tenant.id, limit),
+        classes: await compareClasses(tx, tenant.id, limit),
+      };
     });
   }
 
@@ -194,6 +207,11 @@ export class KeptCounts {
         const started = Date.now();
         await this.rebuild(tenant);
         this.options.log.info({ tenant: tenant.name, ms: Date.now() - started }, 'kept report counts rebuilt');
+      }
+      // The assignments' class deltas folded: an assignment's counts stay a read of one row or a few.
+      for (const tenantId of await tenantsToFold(this.options.sql)) {
+        if (stopped) return;
+        await foldClasses(this.options.sql, tenantId);
       }
     };
     const run = () => {
