@@ -13,5 +13,13 @@
  * passing counts: `completedAt`). A scalar subquery probing the registry's primary key.
  */
 export function requiresSuccessSql(tenantParameter: string, activityId: string): string {
-  return `COALESCE((SELECT e.requires_success FROM activity_registry e WHERE e.tenant_id = ${tenantParameter} AND e.id = ${activityId}), false)`;
+  return `COALESCE(${registeredRequiresSuccessSql(tenantParameter, activityId)}, false)`;
+}
+
+/**
+ * As requiresSuccessSql, NULL when the activity is not registered: one primary-key probe tells
+ * both whether it is registered and what completes it.
+ */
+export function registeredRequiresSuccessSql(tenantParameter: string, activityId: string): string {
+  return `(SELECT e.requires_success FROM activity_registry e WHERE e.tenant_id = ${tenantParameter} AND e.id = ${activityId})`;
 }

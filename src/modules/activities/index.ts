@@ -12,4 +12,4 @@ export {
   findRegisteredOutside,
   registeredActivitiesSql,
 } from './activity-registry.service.js';
-export { requiresSuccessSql } from './activity-success.service.js';
+export { registeredRequiresSuccessSql, requiresSuccessSql } from './activity-success.service.js';

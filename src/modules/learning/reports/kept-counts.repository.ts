@@ -1,6 +1,6 @@
 import type { SqlValues } from '../../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
-import { registeredActivitiesSql } from '../../activities/index.js';
+import { registeredActivitiesSql, registeredRequiresSuccessSql } from '../../activities/index.js';
 import { completionRecordsSql } from '../../completions/index.js';
 
 /**
@@ -116,12 +116,21 @@ export async function lockKeptRows(
  * for one that requires success), over the records of every registration (each activity once).
  * `matching`: a condition over the records `r` (the people's keys). Columns `agent_key`, `evidence`.
  */
-export const evidenceSql = (matching: string) =>
-  `SELECT r.agent_key, count(DISTINCT r.activity_id) AS evidence
-     FROM (${completionRecordsSql('$1', matching)}) r
-     JOIN (${registeredActivitiesSql('$1')}) a ON a.id = r.activity_id
-    WHERE CASE WHEN a.requires_success THEN r.passed_at ELSE r.completed_at END IS NOT NULL
-    GROUP BY r.agent_key`;
+export const evidenceSql = (matching: string, few = false) =>
+  few
+    ? // A few people's records (a statement write's): the records done in some way, each probing the
+      // registry's key, instead of a pass over the whole registry per write.
+      `SELECT r.agent_key, count(DISTINCT r.activity_id) AS evidence
+         FROM (${completionRecordsSql('$1', matching)}) r
+        WHERE (r.completed_at IS NOT NULL OR r.passed_at IS NOT NULL)
+          AND CASE ${registeredRequiresSuccessSql('$1', 'r.activity_id')} WHEN true THEN r.passed_at IS NOT NULL
+                   WHEN false THEN r.completed_at IS NOT NULL ELSE false END
+        GROUP BY r.agent_key`
+    : `SELECT r.agent_key, count(DISTINCT r.activity_id) AS evidence
+         FROM (${completionRecordsSql('$1', matching)}) r
+         JOIN (${registeredActivitiesSql('$1')}) a ON a.id = r.activity_id
+        WHERE CASE WHEN a.requires_success THEN r.passed_at ELSE r.completed_at END IS NOT NULL
+        GROUP BY r.agent_key`;
 
 /**
  * SQL: the counted people as they are now (`people`, peopleSql's text with the tenant's settings,
@@ -211,7 +220,7 @@ export async function refreshEvidence(tx: SqlClient, tenantId: string, agentKeys
      ),
      fresh AS MATERIALIZED (
        SELECT o.agent_key, o.position_id, o.job_id, COALESCE(e.evidence, 0)::int AS evidence
-         FROM old o LEFT JOIN (${evidenceSql('r.agent_key = ANY($2::text[])')}) e ON e.agent_key = o.agent_key
+         FROM old o LEFT JOIN (${evidenceSql('r.agent_key = ANY($2::text[])', true)}) e ON e.agent_key = o.agent_key
      ),
      put AS (
        UPDATE learning_counted_people c SET evidence = f.evidence FROM fresh f

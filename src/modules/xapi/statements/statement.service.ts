@@ -181,8 +181,8 @@ export const statementWriter = ({ sql, projections }: StatementStore): Statement
  * The write of one or more requests of one tenant, inside one transaction, in arrival order: a
  * request whose statement ids conflict with an earlier request's, or that a launch token or
  * learner may not store, is `Refused` (all of its statements left out); the others' new
- * statements are inserted together, then voiding, activity definitions, agents, the projections
- * (completion records), the tallies and attachments are applied set-wise. An id stored already with another statement
+ * statements are inserted together, then voiding, activity definitions, agents, the tallies,
+ * attachments and last the projections (completion records, kept counts) are applied set-wise. An id stored already with another statement
  * throws (rolling back): alone, as the 409 it is; in a batch, so that each request is written
  * again alone and only the one conflicting is refused.
  */
@@ -250,7 +250,6 @@ async function writeStatements(
   const voided = await markVoided(tx, tenantId, voidingCheckIds(insertedItems));
   const written = [...fresh].map(([write, news]) => ({ write, items: news.filter((item) => inserted.has(item.id)) }));
   await recordDefinitionsAndAgents(tx, tenantId, written);
-  for (const project of projections) await project(tx, tenantId, insertedItems, voided);
   await recordStatementTallies(tx, tenantId, insertedItems, voided);
   for (const { write, items } of written) {
     if (write.attachmentData.length > 0) await write.store.put(tx, tenantId, write.attachmentData);
@@ -259,6 +258,9 @@ async function writeStatements(
     const unsent = unsentAttachments(write.sent, write.ids, write.attachmentData).filter((item) => insertedIds.has(item.statementId));
     await insertUnsentAttachments(tx, tenantId, unsent);
   }
+  // The projections last: the rows they lock per person (completion records, kept counts) are held
+  // from there to the commit only, so that concurrent writes about the same people wait the least.
+  for (const project of projections) await project(tx, tenantId, insertedItems, voided);
   return outcomes;
 }
 
