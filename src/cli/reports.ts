@@ -32,10 +32,10 @@ export async function reportsCommand(context: CommandContext, [verb, ...operands
     }
     const verified = [];
     for (const tenant of tenants) verified.push({ tenant: tenant.name, ...(await counts.verify(tenant)) });
-    const differences = (row: { people: unknown[]; units: unknown[]; members: unknown[]; classes: unknown[] }) =>
-      row.people.length + row.units.length + row.members.length + row.classes.length;
-    const lines = verified.map(({ tenant, rebuilding, people, units, members, classes }) => {
-      const equal = differences({ people, units, members, classes }) === 0;
+    const differences = (row: { people: unknown[]; units: unknown[]; members: unknown[]; classes: unknown[]; compliance: unknown[] }) =>
+      row.people.length + row.units.length + row.members.length + row.classes.length + row.compliance.length;
+    const lines = verified.map(({ tenant, rebuilding, people, units, members, classes, compliance }) => {
+      const equal = differences({ people, units, members, classes, compliance }) === 0;
       if (equal)
         return `Tenant "${tenant}": ${rebuilding ? 'being rebuilt (its reports recount meanwhile); ' : ''}the kept counts equal a recount.`;
       return [
@@ -46,6 +46,10 @@ export async function reportsCommand(context: CommandContext, [verb, ...operands
         ),
         ...members.map((row) => `  assignment ${row.assignmentId} member ${row.agentKey}: kept ${row.kept}, recounted ${row.recounted}`),
         ...classes.map((row) => `  assignment ${row.assignmentId} by class: kept ${row.kept}, recounted ${row.recounted}`),
+        ...compliance.map(
+          (row) =>
+            `  assignment ${row.assignmentId} entry "${row.positionId}" job "${row.jobId}": kept ${row.kept}, recounted ${row.recounted}`,
+        ),
       ].join('\n');
     });
     say(context, { verified }, lines.join('\n') || 'No tenants.');

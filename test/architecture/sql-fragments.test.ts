@@ -91,6 +91,10 @@ const FRAGMENTS: Record<string, Embedding> = {
     text: activities.registeredActivitiesSql('$1', { tag: '$2', id: '$3' }),
     values: ['safety', 'https://example.com/a'],
   }),
+  registeredRequiresSuccessSql: () => ({
+    text: `SELECT ${activities.registeredRequiresSuccessSql('$1', '$2')} AS requires_success`,
+    values: ['https://example.com/a'],
+  }),
   requiresSuccessSql: () => ({
     text: `SELECT ${activities.requiresSuccessSql('$1', '$2')} AS requires_success`,
     values: ['https://example.com/a'],

@@ -88,8 +88,8 @@ for (const backend of ['pglite', 'postgres'] as const) {
         assert.equal(equal.code, 0, equal.stdout + equal.stderr);
         assert.deepEqual(JSON.parse(equal.stdout), {
           verified: [
-            { tenant: 'acme', rebuilding: false, people: [], units: [], members: [], classes: [] },
-            { tenant: 'empty', rebuilding: false, people: [], units: [], members: [], classes: [] },
+            { tenant: 'acme', rebuilding: false, people: [], units: [], members: [], classes: [], compliance: [] },
+            { tenant: 'empty', rebuilding: false, people: [], units: [], members: [], classes: [], compliance: [] },
           ],
         });
 

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import { KeptCounts } from '../../src/modules/learning/reports/kept-counts.service.js';
 import { foldClasses } from '../../src/modules/learning/assignments/assignment-progress.repository.js';
+import { foldCompliance } from '../../src/modules/learning/reports/kept-compliance.repository.js';
 import { describeEachBackend, type TestContext } from '../support/build-test-app.js';
 import type { GivenTenant } from '../support/given.js';
 import { ADL, agentOf, HOME, type Json, json, report } from './report-fixtures.js';
@@ -239,11 +240,20 @@ async function givenWorld(ctx: TestContext, r: Random): Promise<World> {
 async function assertKeptEqualsRecount(world: World, step: string, fold = false): Promise<void> {
   const tenant = { id: world.tenant.id, name: world.tenant.name };
   // The assignments' class deltas folded now and then, as the background does: the same counts.
-  if (fold) await foldClasses(world.ctx.db, tenant.id);
+  if (fold) {
+    await foldClasses(world.ctx.db, tenant.id);
+    await foldCompliance(world.ctx.db, tenant.id);
+  }
   const verified = await world.counts.verify(tenant);
   assert.deepEqual(
-    { people: verified.people, units: verified.units, members: verified.members, classes: verified.classes },
-    { people: [], units: [], members: [], classes: [] },
+    {
+      people: verified.people,
+      units: verified.units,
+      members: verified.members,
+      classes: verified.classes,
+      compliance: verified.compliance,
+    },
+    { people: [], units: [], members: [], classes: [], compliance: [] },
     `after ${step}`,
   );
   assert.equal(verified.rebuilding, false, step);
@@ -251,13 +261,14 @@ async function assertKeptEqualsRecount(world: World, step: string, fold = false)
   const reports = async () => {
     const answers: Json[] = [];
     for (const query of queries) {
-      for (const path of ['completion-by-unit', 'completion-by-job']) {
+      for (const path of ['completion-by-unit', 'completion-by-job', 'assignment-compliance']) {
         const res = await report(world.ctx, world.tenant, path, query);
         // An entry a move dropped answers 404 both ways.
         answers.push(res.statusCode === 404 ? { status: 404 } : json(res));
       }
     }
     for (const id of world.assignments) {
+      answers.push(json(await report(world.ctx, world.tenant, 'assignment-compliance', { assignmentId: id })));
       for (const url of [
         `/api/assignments/item?id=${id}`,
         `/api/assignments/people?id=${id}&limit=1000`,

@@ -1,6 +1,6 @@
 import { TtlCache } from '../../platform/cache.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { entryLevels, parentIndexes } from './organisation-tree.js';
+import { deepestFirst, entryLevels, parentIndexes } from './organisation-tree.js';
 import { findAllJobs, findAllOrganisationEntries, findVersion, type Job, type OrgEntry } from './organisation.repository.js';
 
 /**
@@ -13,6 +13,8 @@ export interface Structure {
   readonly index: ReadonlyMap<string, number>;
   readonly parents: Int32Array;
   readonly levels: Int32Array;
+  /** The indexes deepest first (deepestFirst), undefined for a structure with a cycle. */
+  readonly order: Int32Array | undefined;
 }
 
 /** One tenant's copy: the version it was read at, and what of it was read so far. */
@@ -47,7 +49,8 @@ function structureOf(entries: readonly OrgEntry[]): Structure {
   const index = new Map<string, number>();
   entries.forEach((entry, i) => index.set(entry.id, i));
   const parents = parentIndexes(entries, index);
-  return { entries, index, parents, levels: entryLevels(parents) };
+  const levels = entryLevels(parents);
+  return { entries, index, parents, levels, order: deepestFirst(parents, levels) };
 }
 
 /** The tenant's whole organisation structure, from this process's copy when it is current. */

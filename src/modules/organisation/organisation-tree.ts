@@ -39,3 +39,15 @@ export function entryLevels(parents: Int32Array): Int32Array {
   }
   return levels;
 }
+
+/**
+ * The entries' indexes deepest level first (each entry after every entry below it), for a sum up
+ * the tree in one pass; undefined when the parents have a cycle (imports refuse them), whose
+ * entries' levels do not go down from parent to child.
+ */
+export function deepestFirst(parents: Int32Array, levels: Int32Array): Int32Array | undefined {
+  for (let i = 0; i < parents.length; i++) {
+    if (parents[i] !== -1 && levels[parents[i]] !== levels[i] - 1) return undefined;
+  }
+  return Int32Array.from(parents.keys()).sort((a, b) => levels[b] - levels[a]);
+}

@@ -1,6 +1,7 @@
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import { requiresSuccessSql } from '../../activities/index.js';
 import { activityProgressSql } from '../../completions/index.js';
+import { recountCompliance } from '../reports/kept-compliance.repository.js';
 import { rebuildRequested } from '../reports/kept-counts.repository.js';
 
 /**
@@ -63,13 +64,14 @@ export async function refreshProgress(tx: SqlClient, members: string, values: re
 
 /**
  * An assignment written (created or replaced: its members, activities or due date changed): the
- * progress of its member rows, unless a rebuild will make it, and their classes. The assignments' lock is held alone
+ * progress of its member rows, unless a rebuild will make it, and their classes and compliance. The assignments' lock is held alone
  * (assignment.service.ts), so no statement write changes them meanwhile.
  */
 export async function keepAssignmentProgress(tx: SqlClient, tenantId: string, assignmentId: string): Promise<void> {
   if ((await rebuildRequested(tx, tenantId)) === undefined) await refreshProgress(tx, 'm.assignment_id = $2', [tenantId, assignmentId]);
-  // Its number of activities may have changed: every row's class with it.
+  // Its number of activities may have changed: every row's class and open pairs with it.
   await recountClasses(tx, 'm.assignment_id = $2', [tenantId, assignmentId]);
+  await recountCompliance(tx, 'm.assignment_id = $2', [tenantId, assignmentId]);
 }
 
 /**

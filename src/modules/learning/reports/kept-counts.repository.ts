@@ -297,6 +297,8 @@ export interface CountDifferences {
   members: Array<{ assignmentId: string; agentKey: string; kept: string; recounted: string }>;
   /** Assignments whose kept classes differ from their member rows' (assignment-progress.repository.ts). */
   classes: Array<{ assignmentId: string; kept: string; recounted: string }>;
+  /** (Entry, job, assignment) groups whose kept compliance pairs differ from their member rows' (kept-compliance.repository.ts). */
+  compliance: Array<{ positionId: string; jobId: string; assignmentId: string; kept: string; recounted: string }>;
 }
 
 /**
@@ -309,7 +311,7 @@ export async function compareCounts(
   people: string,
   parameters: SqlValues,
   limit: number,
-): Promise<Omit<CountDifferences, 'members' | 'classes'>> {
+): Promise<Omit<CountDifferences, 'members' | 'classes' | 'compliance'>> {
   const cap = parameters.bind(limit);
   const { rows } = await sql.query<{
     kind: 'p' | 'u';

@@ -17,6 +17,7 @@ import {
   refreshProgress,
   tenantsToFold,
 } from '../assignments/assignment-progress.repository.js';
+import { compareCompliance, complianceToFold, foldCompliance, recountCompliance } from './kept-compliance.repository.js';
 import {
   compareCounts,
   countCountedPeople,
@@ -171,6 +172,7 @@ export class KeptCounts {
       await refreshProgress(tx, 'true', [tenant.id]);
       await recountClasses(tx, 'true', [tenant.id]);
       await rebuildCounts(tx, tenant.id, people, parameters);
+      await recountCompliance(tx, 'true', [tenant.id]);
     });
   }
 
@@ -189,6 +191,7 @@ export class KeptCounts {
         ...counts,
         members: await compareProgress(tx, tenant.id, limit),
         classes: await compareClasses(tx, tenant.id, limit),
+        compliance: await compareCompliance(tx, tenant.id, limit),
       };
     });
   }
@@ -212,6 +215,10 @@ export class KeptCounts {
       for (const tenantId of await tenantsToFold(this.options.sql)) {
         if (stopped) return;
         await foldClasses(this.options.sql, tenantId);
+      }
+      for (const tenantId of await complianceToFold(this.options.sql)) {
+        if (stopped) return;
+        await foldCompliance(this.options.sql, tenantId);
       }
     };
     const run = () => {

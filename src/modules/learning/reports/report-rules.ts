@@ -4,7 +4,7 @@
  * activity over time. No database, no HTTP.
  */
 
-import { entryLevels, parentIndexes } from '../../organisation/index.js';
+import { deepestFirst, entryLevels, parentIndexes } from '../../organisation/index.js';
 import type { AssignmentStatus } from '../assignments/assignment-rules.js';
 
 /** Completed (person, activity) pairs and people, of one organisation entry or job. */
@@ -41,23 +41,26 @@ export interface EntryTree<Entry extends { id: string; parentId?: string }> {
   readonly index: ReadonlyMap<string, number>;
   readonly parents: Int32Array;
   readonly levels: Int32Array;
+  /** The indexes deepest first, undefined when the parents have a cycle (organisation-tree.ts, deepestFirst). */
+  readonly order: Int32Array | undefined;
 }
 
 /** `entries` (a subtree, a scoped principal's entries) as a tree of their own. */
 export function entryTree<Entry extends { id: string; parentId?: string }>(entries: readonly Entry[]): EntryTree<Entry> {
   const index = new Map(entries.map((entry, i) => [entry.id, i]));
   const parents = parentIndexes(entries, index);
-  return { entries, index, parents, levels: entryLevels(parents) };
+  const levels = entryLevels(parents);
+  return { entries, index, parents, levels, order: deepestFirst(parents, levels) };
 }
 
 /**
  * Each entry's counts summed over its whole subtree (itself and every entry below it), from the
  * counts of the people placed directly in each: every field of `Counts` is summed (`zero` is the
- * counts of nobody), answered by entry id (`zero` for an id not in the tree). Walked without
- * recursion, each walk up marking the entries it passed, the sums kept in one array per field (no
- * allocation per entry: 10,000 entries in about a millisecond); an entry is summed into its
- * ancestors once even if the data had a cycle (imports refuse them): an entry on a cycle is its
- * own root.
+ * counts of nobody), answered by entry id (`zero` for an id not in the tree). The sums are kept in
+ * one array per field (no allocation per entry: 10,000 entries in under a millisecond): in one
+ * pass deepest first, each entry added to its parent; or, for data with a cycle (imports refuse
+ * them), each entry with counts walked up, marking the entries it passed, so that it is summed
+ * into its ancestors once: an entry on a cycle is its own root.
  */
 export function rollUp<Counts extends { [K in keyof Counts]: number }>(
   tree: EntryTree<{ id: string; parentId?: string }>,
@@ -65,19 +68,31 @@ export function rollUp<Counts extends { [K in keyof Counts]: number }>(
   zero: Counts,
 ): (id: string) => Counts {
   const fields = Object.keys(zero) as Array<keyof Counts>;
-  const { index, parents } = tree;
+  const { index, parents, order } = tree;
   const sums = fields.map(() => new Float64Array(parents.length));
-  const passed = new Int32Array(parents.length).fill(-1);
-  const own = new Float64Array(fields.length);
-  for (const [id, counts] of direct) {
-    const i = index.get(id);
-    if (i === undefined) continue;
-    fields.forEach((field, f) => {
-      own[f] = counts[field];
-    });
-    for (let at = i; at !== -1 && passed[at] !== i; at = parents[at]) {
-      passed[at] = i;
-      for (let f = 0; f < fields.length; f++) sums[f][at] += own[f];
+  if (order !== undefined) {
+    // No cycle: each entry's own counts, then each entry, deepest first, added to its parent.
+    for (const [id, counts] of direct) {
+      const i = index.get(id);
+      if (i !== undefined) fields.forEach((field, f) => (sums[f][i] += counts[field]));
+    }
+    for (const i of order) {
+      const parent = parents[i];
+      if (parent !== -1) for (let f = 0; f < fields.length; f++) sums[f][parent] += sums[f][i];
+    }
+  } else {
+    const passed = new Int32Array(parents.length).fill(-1);
+    const own = new Float64Array(fields.length);
+    for (const [id, counts] of direct) {
+      const i = index.get(id);
+      if (i === undefined) continue;
+      fields.forEach((field, f) => {
+        own[f] = counts[field];
+      });
+      for (let at = i; at !== -1 && passed[at] !== i; at = parents[at]) {
+        passed[at] = i;
+        for (let f = 0; f < fields.length; f++) sums[f][at] += own[f];
+      }
     }
   }
   return (id) => {

@@ -103,7 +103,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
   { sql, baseDomain, reports },
 ) => {
   /**
-   * A completion report by unit or by job: at once when the kept counts can answer it; queued
+   * A completion report by unit or by job, or the compliance report: at once when the kept counts can answer it; queued
    * from the start when its filter (a tag, an activity) asks for a count from the records; and
    * when a rebuild turns out to be under way, its count from the records queued (`queued`).
    */
@@ -217,8 +217,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ sql: SqlClient; baseDomai
       },
     },
     async (request, reply) => {
-      const { context, type, queued } = reportRequest(request, sql, baseDomain, reports);
-      return sendReport(request, reply, type, await queued(() => assignmentCompliance(context, request.query)));
+      const asked = reportRequest(request, sql, baseDomain, reports);
+      return sendReport(request, reply, asked.type, await keptOrQueued(request, asked, assignmentCompliance));
     },
   );
 };

@@ -230,6 +230,7 @@ const Compliance = (of: string) =>
   );
 
 export const ComplianceReport = Type.Object({
+  counts: CountsRead,
   units: Type.Array(
     Type.Object({
       id: Type.String({ description: 'The organisation entry.' }),

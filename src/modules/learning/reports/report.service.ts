@@ -7,6 +7,7 @@ import { completionRecordsSql } from '../../completions/index.js';
 import { existingJobIds, listJobs, type OrgEntry, organisationStructure, subtreeOf } from '../../organisation/index.js';
 import { statementTalliesSql, statementTotals } from '../../xapi/index.js';
 import { assignmentSeen } from '../assignments/assignment.service.js';
+import { readComplianceCounts } from './kept-compliance.repository.js';
 import { readUnitCounts } from './kept-counts.repository.js';
 import { ReportErrors } from './report.errors.js';
 import {
@@ -350,26 +351,17 @@ export async function activityOverTime(context: ReportContext, query: ActivityOv
  * `GET /api/reports/assignment-compliance`: every entry of the structure (or of the subtree of
  * `organisationId`) with the (person, assignment activity) pairs of the assignments' members now
  * placed directly in it and in its whole subtree, by compliance (the assignments' statuses, read
- * now), with `assignmentId` of that assignment only and `activityId` of that activity only.
+ * now), with `assignmentId` of that assignment only and `activityId` of that activity only. Read
+ * from the compliance counts kept per (entry, job, assignment) (kept-compliance.repository.ts),
+ * but with `activityId` (they are over every activity of an assignment) or while a rebuild is
+ * asked for: then counted from the records, in the queue.
  */
 export async function assignmentCompliance(context: ReportContext, query: AssignmentComplianceQuery): Promise<Report> {
-  const parameters = new SqlValues([context.principal.tenant.id]);
-  const { tree } = await selectEntries(context, query);
-  const people = await selectPeople(context, query, parameters, false);
+  const { tree, narrowed } = await selectEntries(context, query);
   if (query.assignmentId !== undefined && !(await assignmentSeen(context.sql, context.principal, query.assignmentId))) {
     throw ReportErrors.assignmentNotFound(query.assignmentId);
   }
-  const counted = await countAssignmentStatuses(context.sql, parameters, {
-    people,
-    assignment: query.assignmentId === undefined ? undefined : parameters.bind(query.assignmentId),
-    activity: query.activityId === undefined ? undefined : parameters.bind(query.activityId),
-  });
-  const direct = new Map<string, ComplianceCounts>();
-  for (const { positionId, status, pairs } of counted) {
-    const counts = direct.get(positionId) ?? noCompliance();
-    counts[COMPLIANCE_OF_STATUS[status]] += pairs;
-    direct.set(positionId, counts);
-  }
+  const { direct, counts } = await complianceByEntry(context, query, narrowed ? tree.entries.map((entry) => entry.id) : undefined);
   const subtrees = rollUp(tree, direct, noCompliance());
   const { shown, page } = pageOfUnits(tree, query);
   const units = shown.map((entry) => ({
@@ -380,5 +372,45 @@ export async function assignmentCompliance(context: ReportContext, query: Assign
     attributes: entry.attributes,
   }));
   const figureColumns = (set: string) => [...COMPLIANCE, 'total', 'complianceRate'].map((field) => `${set}.${field}`);
-  return { body: { units }, rows: units, columns: ['id', 'parentId', ...figureColumns('direct'), ...figureColumns('subtree')], page };
+  return {
+    body: { counts, units },
+    rows: units,
+    columns: ['id', 'parentId', ...figureColumns('direct'), ...figureColumns('subtree')],
+    page,
+  };
+}
+
+/** The compliance per entry of the people placed directly in it: kept, or recounted (in the queue). */
+async function complianceByEntry(
+  context: ReportContext,
+  query: AssignmentComplianceQuery,
+  positions: readonly string[] | undefined,
+): Promise<{ direct: Map<string, ComplianceCounts>; counts: 'kept' | 'recounted' }> {
+  const { sql, principal } = context;
+  if (query.activityId === undefined) {
+    const parameters = new SqlValues([principal.tenant.id]);
+    const kept = await readComplianceCounts(sql, parameters, {
+      jobId: query.jobId === undefined ? undefined : parameters.bind(query.jobId),
+      assignmentId: query.assignmentId === undefined ? undefined : parameters.bind(query.assignmentId),
+      positionIds: positions === undefined ? undefined : parameters.bind([...positions]),
+    });
+    if (kept !== undefined) return { direct: kept, counts: 'kept' };
+  }
+  const queued = context.queued ?? ((work) => work());
+  const parameters = new SqlValues([principal.tenant.id]);
+  const people = await selectPeople(context, query, parameters, false);
+  const counted = await queued(() =>
+    countAssignmentStatuses(sql, parameters, {
+      people,
+      assignment: query.assignmentId === undefined ? undefined : parameters.bind(query.assignmentId),
+      activity: query.activityId === undefined ? undefined : parameters.bind(query.activityId),
+    }),
+  );
+  const direct = new Map<string, ComplianceCounts>();
+  for (const { positionId, status, pairs } of counted) {
+    const counts = direct.get(positionId) ?? noCompliance();
+    counts[COMPLIANCE_OF_STATUS[status]] += pairs;
+    direct.set(positionId, counts);
+  }
+  return { direct, counts: 'recounted' };
 }
