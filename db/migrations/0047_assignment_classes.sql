@@ -101,3 +101,6 @@ SELECT c.tenant_id, c.assignment_id,
   ) c
  WHERE c.class IS NOT NULL
  GROUP BY c.tenant_id, c.assignment_id;
+
+-- The planner's statistics of the table just filled (a large tenant's rows).
+ANALYZE learning_assignment_classes;

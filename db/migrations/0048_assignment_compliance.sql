@@ -115,3 +115,6 @@ BEGIN
        FROM learning_assignment_members m JOIN learning_counted_people c ON c.tenant_id = m.tenant_id AND c.agent_key = m.agent_key');
 END
 $$;
+
+-- The planner's statistics of the table just filled (a large tenant's rows).
+ANALYZE learning_compliance_counts;

@@ -181,7 +181,9 @@ export async function createAssignment(sql: SqlClient, principal: Principal, bod
  */
 async function refreshStatisticsAfter(sql: SqlClient, answered: AssignmentAnswer): Promise<void> {
   const members = Object.values(answered.counts).reduce((sum, count) => sum + count, 0);
-  if (members >= ANALYZE_AFTER_ROWS) await refreshStatistics(sql, ['learning_assignment_members']);
+  if (members >= ANALYZE_AFTER_ROWS) {
+    await refreshStatistics(sql, ['learning_assignment_members', 'learning_assignment_classes', 'learning_compliance_counts']);
+  }
 }
 
 /**

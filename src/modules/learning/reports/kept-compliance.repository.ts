@@ -99,7 +99,9 @@ export async function readComplianceCounts(
   const conditions = [`k.tenant_id = $1`, `k.position_id <> ''`];
   if (filters.jobId !== undefined) conditions.push(`k.job_id = ${filters.jobId}`);
   if (filters.assignmentId !== undefined) conditions.push(`k.assignment_id = ${filters.assignmentId}::uuid`);
-  if (filters.positionIds !== undefined) conditions.push(`k.position_id = ANY(${filters.positionIds}::text[])`);
+  // A subtree's entries drive the read through the (tenant, entry) index, whatever the statistics say.
+  const positions =
+    filters.positionIds === undefined ? '' : `JOIN unnest(${filters.positionIds}::text[]) AS p (id) ON p.id = k.position_id`;
   const { rows } = await sql.query<{ rebuilding: boolean; ids: string[] | null } & Record<(typeof COMPLIANCE)[number], number[] | null>>(
     `SELECT s.rebuilding, g.*
        FROM (SELECT EXISTS (SELECT 1 FROM learning_count_rebuilds WHERE tenant_id = $1) AS rebuilding) s
@@ -111,7 +113,7 @@ export async function readComplianceCounts(
                     sum(CASE WHEN a.past THEN k.started + k.idle ELSE 0 END) AS overdue,
                     sum(CASE WHEN a.past THEN 0 ELSE k.started END) AS in_progress,
                     sum(CASE WHEN a.past THEN 0 ELSE k.idle END) AS not_started
-               FROM learning_compliance_counts k
+               FROM learning_compliance_counts k ${positions}
                JOIN (SELECT id, COALESCE(due_at < now(), false) AS past FROM learning_assignments WHERE tenant_id = $1) a
                  ON a.id = k.assignment_id
               WHERE ${conditions.join(' AND ')}

@@ -368,7 +368,9 @@ export async function readUnitCounts(
 ): Promise<{ activities: number; groups: Map<string, { people: number; completed: number }> } | undefined> {
   const conditions = [`u.tenant_id = $1`, `u.${group} <> ''`];
   if (filters.jobId !== undefined) conditions.push(`u.job_id = ${filters.jobId}`);
-  if (filters.positionIds !== undefined) conditions.push(`u.position_id = ANY(${filters.positionIds}::text[])`);
+  // A subtree's entries drive the read through the (tenant, entry) key, whatever the statistics say.
+  const positions =
+    filters.positionIds === undefined ? '' : `JOIN unnest(${filters.positionIds}::text[]) AS p (id) ON p.id = u.position_id`;
   // The groups as three JSON arrays in one row: parsed whole, far cheaper than 10,000 rows.
   const { rows } = await sql.query<{
     rebuilding: boolean;
@@ -383,7 +385,7 @@ export async function readUnitCounts(
        LEFT JOIN LATERAL (
          SELECT json_agg(u.group_id) AS ids, json_agg(u.people) AS people, json_agg(u.evidence) AS evidence
            FROM (SELECT u.${group} AS group_id, sum(u.people) AS people, sum(u.evidence) AS evidence
-                   FROM learning_unit_counts u WHERE ${conditions.join(' AND ')} GROUP BY u.${group}) u
+                   FROM learning_unit_counts u ${positions} WHERE ${conditions.join(' AND ')} GROUP BY u.${group}) u
        ) g ON NOT s.rebuilding`,
     parameters.values,
   );
