@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { lockForTransaction } from '../../../platform/database/advisory-lock.js';
 import { SqlValues } from '../../../platform/database/sql-filters.js';
 import type { SqlClient } from '../../../platform/database/sql-client.js';
 import type { ActivitiesChanged } from '../../../kernel/activities-changed.port.js';
@@ -176,6 +177,21 @@ export class KeptCounts {
     });
   }
 
+  /**
+   * Folds the tenant's rows of deltas of assignment classes and compliance, with the tenant's and
+   * the assignments' locks shared (a recount of an assignment's rows, which holds them alone,
+   * never deletes rows beside a fold) and the fold's own alone (two processes fold one after the
+   * other; the second finds nothing left). Statement writes only insert rows: they never wait.
+   */
+  async fold(tenantId: string): Promise<void> {
+    await this.options.sql.transaction(async (tx) => {
+      await lockCounts(tx, tenantId, { tenant: 'shared', assignments: 'shared' });
+      await lockForTransaction(tx, `learning-counts-fold:${tenantId}`);
+      await foldClasses(tx, tenantId);
+      await foldCompliance(tx, tenantId);
+    });
+  }
+
   /** The kept counts and progress compared with a recount (at most `limit` differences of each kind). */
   async verify(tenant: Pick<Tenant, 'id' | 'name'>, limit = 20): Promise<CountDifferences & { rebuilding: boolean }> {
     return this.options.sql.transaction(async (tx) => {
@@ -211,14 +227,11 @@ export class KeptCounts {
         await this.rebuild(tenant);
         this.options.log.info({ tenant: tenant.name, ms: Date.now() - started }, 'kept report counts rebuilt');
       }
-      // The assignments' class deltas folded: an assignment's counts stay a read of one row or a few.
-      for (const tenantId of await tenantsToFold(this.options.sql)) {
+      // The assignments' deltas folded: an assignment's counts stay a read of one row or a few.
+      const folding = new Set([...(await tenantsToFold(this.options.sql)), ...(await complianceToFold(this.options.sql))]);
+      for (const tenantId of folding) {
         if (stopped) return;
-        await foldClasses(this.options.sql, tenantId);
-      }
-      for (const tenantId of await complianceToFold(this.options.sql)) {
-        if (stopped) return;
-        await foldCompliance(this.options.sql, tenantId);
+        await this.fold(tenantId);
       }
     };
     const run = () => {
