@@ -210,6 +210,49 @@ export async function refreshPeople(
 }
 
 /**
+ * Every counted person placed again (`people`: peopleSql's text of every person; its values in
+ * `parameters`, `$1` the tenant) after a change of everyone that moves people and changes no one's
+ * records (the organisation, the jobs, the settings): the entry and the job of each person who
+ * stays, and the people who come to be counted (their evidence derived from their records, theirs
+ * alone) or stop; the unit counts moved by the difference. One statement; the tenant's lock is
+ * held exclusively.
+ */
+export async function movePeople(tx: SqlClient, tenantId: string, people: string, parameters: SqlValues): Promise<void> {
+  const { rows } = await tx.query<{ position_id: string; job_id: string; people: number }>(
+    `WITH now_placed AS MATERIALIZED (
+       SELECT p.agent_key, COALESCE(p.position_id, '') AS position_id, COALESCE(p.job_id, '') AS job_id FROM (${people}) p
+     ),
+     counted AS MATERIALIZED (SELECT agent_key, position_id, job_id, evidence FROM learning_counted_people WHERE tenant_id = $1),
+     came AS MATERIALIZED (
+       SELECT n.agent_key, n.position_id, n.job_id FROM now_placed n WHERE NOT EXISTS (SELECT 1 FROM counted c WHERE c.agent_key = n.agent_key)
+     ),
+     old AS MATERIALIZED (
+       SELECT c.agent_key, c.position_id, c.job_id, c.evidence FROM counted c
+         LEFT JOIN now_placed n ON n.agent_key = c.agent_key
+        WHERE n.agent_key IS NULL OR (n.position_id, n.job_id) <> (c.position_id, c.job_id)
+     ),
+     fresh AS MATERIALIZED (
+       SELECT o.agent_key, n.position_id, n.job_id, o.evidence FROM old o JOIN now_placed n ON n.agent_key = o.agent_key
+       UNION ALL
+       SELECT c.agent_key, c.position_id, c.job_id, COALESCE(e.evidence, 0)::int
+         FROM came c LEFT JOIN (${evidenceSql('r.agent_key IN (SELECT agent_key FROM came)')}) e ON e.agent_key = c.agent_key
+     ),
+     gone AS (
+       DELETE FROM learning_counted_people c USING old
+        WHERE c.tenant_id = $1 AND c.agent_key = old.agent_key AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.agent_key = old.agent_key)
+     ),
+     put AS (
+       INSERT INTO learning_counted_people AS c (tenant_id, agent_key, position_id, job_id, evidence)
+       SELECT $1, agent_key, position_id, job_id, evidence FROM fresh ORDER BY agent_key
+       ON CONFLICT (tenant_id, agent_key) DO UPDATE SET position_id = excluded.position_id, job_id = excluded.job_id
+     ),
+     ${addToUnits}`,
+    parameters.values,
+  );
+  await dropEmptyUnits(tx, tenantId, rows);
+}
+
+/**
  * The evidence of the counted people `agentKeys` (their rows locked) derived again from their
  * records, and the unit counts moved by the difference: what a statement write changes.
  */
