@@ -350,7 +350,6 @@ export interface CountDifferences {
  */
 export async function compareCounts(
   sql: SqlClient,
-  tenantId: string,
   people: string,
   parameters: SqlValues,
   limit: number,

@@ -212,7 +212,7 @@ export class KeptCounts {
       const rebuilding = (await rebuildRequested(tx, tenant.id)) !== undefined;
       const parameters = new SqlValues([tenant.id]);
       const people = peopleSql(await getTenantSettings(tx, tenant, this.options.baseDomain), { all: true }, parameters);
-      const counts = await compareCounts(tx, tenant.id, people, parameters, limit);
+      const counts = await compareCounts(tx, people, parameters, limit);
       return {
         rebuilding,
         ...counts,
