@@ -313,17 +313,25 @@ export async function countPeopleWithRecordsOf(sql: SqlClient, tenantId: string,
 }
 
 /**
- * The tenant's counts made again from nothing (`people`: peopleSql's text of every person), and
- * its rebuild request, if any, done. The tenant's lock is held exclusively.
+ * The tenant's counts made again from the records (`people`: peopleSql's text of every person):
+ * each counted person derived again and written where they differ (only those rows change, so the
+ * triggers on the counted people move only theirs), the unit counts summed again from them; and
+ * the rebuild request, if any, done. The tenant's lock is held exclusively.
  */
 export async function rebuildCounts(tx: SqlClient, tenantId: string, people: string, parameters: SqlValues): Promise<void> {
-  await tx.query('DELETE FROM learning_unit_counts WHERE tenant_id = $1', [tenantId]);
-  await tx.query('DELETE FROM learning_counted_people WHERE tenant_id = $1', [tenantId]);
   await tx.query(
-    `INSERT INTO learning_counted_people (tenant_id, agent_key, position_id, job_id, evidence)
-     SELECT $1, f.agent_key, f.position_id, f.job_id, f.evidence FROM (${freshPeopleSql(people)}) f`,
+    `WITH fresh AS MATERIALIZED (${freshPeopleSql(people)}),
+     gone AS (
+       DELETE FROM learning_counted_people c
+        WHERE c.tenant_id = $1 AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.agent_key = c.agent_key)
+     )
+     INSERT INTO learning_counted_people AS c (tenant_id, agent_key, position_id, job_id, evidence)
+     SELECT $1, f.agent_key, f.position_id, f.job_id, f.evidence FROM fresh f ORDER BY f.agent_key
+     ON CONFLICT (tenant_id, agent_key) DO UPDATE SET position_id = excluded.position_id, job_id = excluded.job_id, evidence = excluded.evidence
+      WHERE (c.position_id, c.job_id, c.evidence) IS DISTINCT FROM (excluded.position_id, excluded.job_id, excluded.evidence)`,
     parameters.values,
   );
+  await tx.query('DELETE FROM learning_unit_counts WHERE tenant_id = $1', [tenantId]);
   await tx.query(
     `INSERT INTO learning_unit_counts (tenant_id, position_id, job_id, people, evidence)
      SELECT $1, position_id, job_id, count(*), sum(evidence) FROM learning_counted_people WHERE tenant_id = $1 GROUP BY position_id, job_id`,
