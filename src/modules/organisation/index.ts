@@ -41,5 +41,6 @@ export {
 export type { Job, OrgEntry, OrgLink } from './organisation.service.js';
 export { organisationStructure, subtreeOf } from './organisation-copy.service.js';
 export type { Structure } from './organisation-copy.service.js';
-export { deepestFirst, entryLevels, parentIndexes } from './organisation-tree.js';
+export { entryTree } from './organisation-tree.js';
+export type { EntryTree } from './organisation-tree.js';
 export { CHANGE_EXAMPLES, compareJobArchitecture, compareOrganisation } from './structure-changes/structure-change.service.js';

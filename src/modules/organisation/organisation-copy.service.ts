@@ -1,21 +1,10 @@
 import { TtlCache } from '../../platform/cache.js';
 import type { SqlClient } from '../../platform/database/sql-client.js';
-import { deepestFirst, entryLevels, parentIndexes } from './organisation-tree.js';
+import { type EntryTree, entryTree } from './organisation-tree.js';
 import { findAllJobs, findAllOrganisationEntries, findVersion, type Job, type OrgEntry } from './organisation.repository.js';
 
-/**
- * A tenant's organisation structure as the reports walk it: the entries in import order, each
- * one's index, its parent's (parentIndexes) and its level (entryLevels). Read-only: every caller
- * of a tenant shares it.
- */
-export interface Structure {
-  readonly entries: readonly OrgEntry[];
-  readonly index: ReadonlyMap<string, number>;
-  readonly parents: Int32Array;
-  readonly levels: Int32Array;
-  /** The indexes deepest first (deepestFirst), undefined for a structure with a cycle. */
-  readonly order: Int32Array | undefined;
-}
+/** A tenant's organisation structure as the reports walk it (entryTree). Read-only: every caller of a tenant shares it. */
+export type Structure = EntryTree<OrgEntry>;
 
 /** One tenant's copy: the version it was read at, and what of it was read so far. */
 interface Copy {
@@ -45,18 +34,10 @@ async function currentCopy(sql: SqlClient, tenantId: string): Promise<Copy> {
   return copy;
 }
 
-function structureOf(entries: readonly OrgEntry[]): Structure {
-  const index = new Map<string, number>();
-  entries.forEach((entry, i) => index.set(entry.id, i));
-  const parents = parentIndexes(entries, index);
-  const levels = entryLevels(parents);
-  return { entries, index, parents, levels, order: deepestFirst(parents, levels) };
-}
-
 /** The tenant's whole organisation structure, from this process's copy when it is current. */
 export async function organisationStructure(sql: SqlClient, tenantId: string): Promise<Structure> {
   const copy = await currentCopy(sql, tenantId);
-  copy.structure ??= structureOf(await findAllOrganisationEntries(sql, tenantId));
+  copy.structure ??= entryTree(await findAllOrganisationEntries(sql, tenantId));
   return copy.structure;
 }
 

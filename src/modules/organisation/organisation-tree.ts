@@ -51,3 +51,24 @@ export function deepestFirst(parents: Int32Array, levels: Int32Array): Int32Arra
   }
   return Int32Array.from(parents.keys()).sort((a, b) => levels[b] - levels[a]);
 }
+
+/**
+ * Entries as a tree of indexes: each one's index by id, its parent's index (-1 for an entry whose
+ * parent is not among them: a root of the list), its level below the top, and the indexes deepest
+ * first (undefined when the parents have a cycle). What a report's roll-up, depth and page walk.
+ */
+export interface EntryTree<Entry extends { id: string; parentId?: string }> {
+  readonly entries: readonly Entry[];
+  readonly index: ReadonlyMap<string, number>;
+  readonly parents: Int32Array;
+  readonly levels: Int32Array;
+  readonly order: Int32Array | undefined;
+}
+
+/** `entries` (a whole structure, a subtree, a scoped principal's entries) as a tree of their own. */
+export function entryTree<Entry extends { id: string; parentId?: string }>(entries: readonly Entry[]): EntryTree<Entry> {
+  const index = new Map(entries.map((entry, i) => [entry.id, i]));
+  const parents = parentIndexes(entries, index);
+  const levels = entryLevels(parents);
+  return { entries, index, parents, levels, order: deepestFirst(parents, levels) };
+}

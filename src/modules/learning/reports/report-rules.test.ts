@@ -6,7 +6,6 @@ import {
   completionRate,
   dateRange,
   dayInstant,
-  entryTree,
   fillIntervals,
   isRangeProblem,
   noCompliance,
@@ -15,6 +14,7 @@ import {
   weekStartOf,
   type DateRange,
 } from './report-rules.js';
+import { entryTree } from '../../organisation/index.js';
 
 describe('completionRate', () => {
   it('is completed pairs over people × activities, null when there is no pair', () => {

@@ -4,7 +4,7 @@
  * activity over time. No database, no HTTP.
  */
 
-import { deepestFirst, entryLevels, parentIndexes } from '../../organisation/index.js';
+import type { EntryTree } from '../../organisation/index.js';
 import type { AssignmentStatus } from '../assignments/assignment-rules.js';
 
 /** Completed (person, activity) pairs and people, of one organisation entry or job. */
@@ -30,28 +30,6 @@ export const figures = (counts: CompletionCounts, activities: number): Completio
   completed: counts.completed,
   rate: completionRate(counts.completed, counts.people, activities),
 });
-
-/**
- * The entries of a report by entry as a tree of indexes (organisation-tree.ts): each one's index
- * by id, its parent's index (-1 for an entry whose parent is not among them: a root of the
- * report) and its level below the top. The organisation module's copy of a whole structure is one.
- */
-export interface EntryTree<Entry extends { id: string; parentId?: string }> {
-  readonly entries: readonly Entry[];
-  readonly index: ReadonlyMap<string, number>;
-  readonly parents: Int32Array;
-  readonly levels: Int32Array;
-  /** The indexes deepest first, undefined when the parents have a cycle (organisation-tree.ts, deepestFirst). */
-  readonly order: Int32Array | undefined;
-}
-
-/** `entries` (a subtree, a scoped principal's entries) as a tree of their own. */
-export function entryTree<Entry extends { id: string; parentId?: string }>(entries: readonly Entry[]): EntryTree<Entry> {
-  const index = new Map(entries.map((entry, i) => [entry.id, i]));
-  const parents = parentIndexes(entries, index);
-  const levels = entryLevels(parents);
-  return { entries, index, parents, levels, order: deepestFirst(parents, levels) };
-}
 
 /**
  * Each entry's counts summed over its whole subtree (itself and every entry below it), from the

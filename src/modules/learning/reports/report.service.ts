@@ -4,7 +4,15 @@ import type { Principal } from '../../../kernel/principal.js';
 import { getTenantSettings, peopleSql, type Criteria, readableActorCondition } from '../../actors/index.js';
 import { registeredActivitiesSql } from '../../activities/index.js';
 import { completionRecordsSql } from '../../completions/index.js';
-import { existingJobIds, listJobs, type OrgEntry, organisationStructure, subtreeOf } from '../../organisation/index.js';
+import {
+  type EntryTree,
+  entryTree,
+  existingJobIds,
+  listJobs,
+  type OrgEntry,
+  organisationStructure,
+  subtreeOf,
+} from '../../organisation/index.js';
 import { statementTalliesSql, statementTotals } from '../../xapi/index.js';
 import { assignmentSeen } from '../assignments/assignment.service.js';
 import { readComplianceCounts } from './kept-compliance.repository.js';
@@ -24,8 +32,6 @@ import {
   COMPLIANCE_OF_STATUS,
   complianceFigures,
   dateRange,
-  type EntryTree,
-  entryTree,
   figures,
   fillIntervals,
   isRangeProblem,
