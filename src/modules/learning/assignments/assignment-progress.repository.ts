@@ -64,12 +64,21 @@ export async function refreshProgress(tx: SqlClient, members: string, values: re
 
 /**
  * An assignment written (created or replaced: its members, activities or due date changed): the
- * progress of its member rows, unless a rebuild will make it, and their classes and compliance. The assignments' lock is held alone
+ * progress of its member rows, unless a rebuild will make it, and, when its activities were
+ * replaced, their classes and compliance counted again. The assignments' lock is held alone
  * (assignment.service.ts), so no statement write changes them meanwhile.
  */
-export async function keepAssignmentProgress(tx: SqlClient, tenantId: string, assignmentId: string): Promise<void> {
+export async function keepAssignmentProgress(
+  tx: SqlClient,
+  tenantId: string,
+  assignmentId: string,
+  /** Whether its activities were replaced (their number may have changed under its member rows). */
+  change: { activitiesReplaced: boolean },
+): Promise<void> {
   if ((await rebuildRequested(tx, tenantId)) === undefined) await refreshProgress(tx, 'm.assignment_id = $2', [tenantId, assignmentId]);
-  // Its number of activities may have changed: every row's class and open pairs with it.
+  if (!change.activitiesReplaced) return;
+  // Its number of activities may have changed: every row's class and open pairs with it, which the
+  // triggers counted with the number as it was.
   await recountClasses(tx, 'm.assignment_id = $2', [tenantId, assignmentId]);
   await recountCompliance(tx, 'm.assignment_id = $2', [tenantId, assignmentId]);
 }

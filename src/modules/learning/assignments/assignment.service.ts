@@ -167,7 +167,8 @@ export async function createAssignment(sql: SqlClient, principal: Principal, bod
     const id = await insertAssignment(tx, tenant.id, { ...input, scope });
     await replaceAssignmentActivities(tx, tenant.id, id, input.activityIds);
     await refreshMemberships(tx, tenant.id, [{ id, people: input.people, scope }], await getTenantSettings(tx, tenant, baseDomain));
-    await keepAssignmentProgress(tx, tenant.id, id);
+    // Its activities came before its members: the triggers counted each member with their number.
+    await keepAssignmentProgress(tx, tenant.id, id, { activitiesReplaced: false });
     return answer(tx, principal, id);
   });
   await refreshStatisticsAfter(sql, answered);
@@ -206,7 +207,7 @@ export async function replaceAssignment(sql: SqlClient, principal: Principal, id
     await replaceAssignmentActivities(tx, tenant.id, id, input.activityIds);
     const settings = await getTenantSettings(tx, tenant, baseDomain);
     await refreshMemberships(tx, tenant.id, [{ id, people: input.people, scope: updated.scope }], settings);
-    await keepAssignmentProgress(tx, tenant.id, id);
+    await keepAssignmentProgress(tx, tenant.id, id, { activitiesReplaced: true });
     return answer(tx, principal, id);
   });
   await refreshStatisticsAfter(sql, answered);
