@@ -27,7 +27,7 @@ CREATE INDEX learning_assignment_classes__tenant_id_assignment_id ON learning_as
 
 -- A member row's class (NULL for a former member keeping nothing), `n` its assignment's number of
 -- activities: the one definition, read by the trigger below and by learning's recount
--- (assignment-progress.repository.ts, memberClassesSql). Inlined by the planner.
+-- (assignment-progress.repository.ts, classesCountedSql). Inlined by the planner.
 CREATE FUNCTION learning_member_class(left_at timestamptz, done integer, late integer, started integer, n integer)
 RETURNS text LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN left_at IS NOT NULL THEN CASE WHEN done = 0 THEN NULL WHEN late > 0 THEN 'former_late' ELSE 'former_completed' END
@@ -36,17 +36,21 @@ RETURNS text LANGUAGE sql IMMUTABLE AS $$
               ELSE 'open_idle' END
 $$;
 
--- The deltas of one statement's member rows: those after (+1) less those before (-1), one row per
--- assignment still there (a deleted assignment's rows go with it). An assignment's number of
--- activities is read as it is now: a replacement of its activities recounts its classes after.
-CREATE FUNCTION learning_assignment_classes_moved() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  moved text := CASE TG_OP
-    WHEN 'INSERT' THEN 'SELECT *, 1 AS sign FROM new_members'
-    WHEN 'DELETE' THEN 'SELECT *, -1 AS sign FROM old_members'
-    ELSE 'SELECT *, -1 AS sign FROM old_members UNION ALL SELECT *, 1 FROM new_members' END;
-BEGIN
-  EXECUTE format($q$
+-- SQL of the rows a statement-level trigger's statement moved (`op`: TG_OP), each with `sign`: the
+-- rows after (+1) and those before (-1), from its transition tables `old_rows` and `new_rows`.
+CREATE FUNCTION learning_moved_rows(op text, old_rows text, new_rows text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE op
+    WHEN 'INSERT' THEN format('SELECT *, 1 AS sign FROM %I', new_rows)
+    WHEN 'DELETE' THEN format('SELECT *, -1 AS sign FROM %I', old_rows)
+    ELSE format('SELECT *, -1 AS sign FROM %I UNION ALL SELECT *, 1 FROM %I', old_rows, new_rows) END
+$$;
+
+-- SQL adding the classes of member rows (`moved`: SQL of rows with the member columns and `sign`)
+-- to learning_assignment_classes, one row per assignment still there (a deleted assignment's rows
+-- go with it) whose sums are not all 0. An assignment's number of activities is read as it is now:
+-- a replacement of its activities recounts its classes after.
+CREATE FUNCTION learning_assignment_classes_deltas(moved text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT format($q$
     INSERT INTO learning_assignment_classes
       (tenant_id, assignment_id, completed, completed_late, open_started, open_idle, former_completed, former_late)
     SELECT * FROM (
@@ -69,38 +73,31 @@ BEGIN
        WHERE c.class IS NOT NULL
        GROUP BY c.tenant_id, c.assignment_id
     ) d
-    WHERE (d.completed, d.completed_late, d.open_started, d.open_idle, d.former_completed, d.former_late) <> (0, 0, 0, 0, 0, 0)
-  $q$, moved);
+    WHERE (d.completed, d.completed_late, d.open_started, d.open_idle, d.former_completed, d.former_late) <> (0, 0, 0, 0, 0, 0)$q$, moved)
+$$;
+
+-- The one trigger on the member rows: what each statement moved, counted into what learning keeps
+-- of them (migration 0048 adds the compliance to it).
+CREATE FUNCTION learning_assignment_members_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE learning_assignment_classes_deltas(learning_moved_rows(TG_OP, 'old_members', 'new_members'));
   RETURN NULL;
 END
 $$;
 
-CREATE TRIGGER learning_assignment_members__classes_inserted AFTER INSERT ON learning_assignment_members
-  REFERENCING NEW TABLE AS new_members FOR EACH STATEMENT EXECUTE FUNCTION learning_assignment_classes_moved();
-CREATE TRIGGER learning_assignment_members__classes_updated AFTER UPDATE ON learning_assignment_members
-  REFERENCING OLD TABLE AS old_members NEW TABLE AS new_members FOR EACH STATEMENT EXECUTE FUNCTION learning_assignment_classes_moved();
-CREATE TRIGGER learning_assignment_members__classes_deleted AFTER DELETE ON learning_assignment_members
-  REFERENCING OLD TABLE AS old_members FOR EACH STATEMENT EXECUTE FUNCTION learning_assignment_classes_moved();
+CREATE TRIGGER learning_assignment_members__moved_inserted AFTER INSERT ON learning_assignment_members
+  REFERENCING NEW TABLE AS new_members FOR EACH STATEMENT EXECUTE FUNCTION learning_assignment_members_moved();
+CREATE TRIGGER learning_assignment_members__moved_updated AFTER UPDATE ON learning_assignment_members
+  REFERENCING OLD TABLE AS old_members NEW TABLE AS new_members FOR EACH STATEMENT EXECUTE FUNCTION learning_assignment_members_moved();
+CREATE TRIGGER learning_assignment_members__moved_deleted AFTER DELETE ON learning_assignment_members
+  REFERENCING OLD TABLE AS old_members FOR EACH STATEMENT EXECUTE FUNCTION learning_assignment_members_moved();
 
 -- The member rows that exist now, counted once.
-INSERT INTO learning_assignment_classes
-  (tenant_id, assignment_id, completed, completed_late, open_started, open_idle, former_completed, former_late)
-SELECT c.tenant_id, c.assignment_id,
-       count(*) FILTER (WHERE c.class = 'completed'),
-       count(*) FILTER (WHERE c.class = 'completed_late'),
-       count(*) FILTER (WHERE c.class = 'open_started'),
-       count(*) FILTER (WHERE c.class = 'open_idle'),
-       count(*) FILTER (WHERE c.class = 'former_completed'),
-       count(*) FILTER (WHERE c.class = 'former_late')
-  FROM (
-    SELECT r.tenant_id, r.assignment_id, learning_member_class(r.left_at, r.done, r.late, r.started, n.n) AS class
-      FROM learning_assignment_members r
-     CROSS JOIN LATERAL (
-       SELECT count(*)::int AS n FROM learning_assignment_activities x WHERE x.tenant_id = r.tenant_id AND x.assignment_id = r.assignment_id
-     ) n
-  ) c
- WHERE c.class IS NOT NULL
- GROUP BY c.tenant_id, c.assignment_id;
+DO $$
+BEGIN
+  EXECUTE learning_assignment_classes_deltas('SELECT *, 1 AS sign FROM learning_assignment_members');
+END
+$$;
 
 -- The planner's statistics of the table just filled (a large tenant's rows).
 ANALYZE learning_assignment_classes;

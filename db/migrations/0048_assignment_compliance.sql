@@ -48,14 +48,13 @@ CREATE FUNCTION learning_compliance_deltas(moved text) RETURNS text LANGUAGE sql
     WHERE (d.on_time, d.late, d.started, d.idle) <> (0, 0, 0, 0)$q$, moved)
 $$;
 
--- Member rows changed: their pairs, before (-1) and after (+1), under their person's entry and job now.
-CREATE FUNCTION learning_compliance_members_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Member rows changed: their classes (0047), and their pairs, before (-1) and after (+1), under
+-- their person's entry and job now. One trigger, one pass over what the statement moved.
+CREATE OR REPLACE FUNCTION learning_assignment_members_moved() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  moved text := CASE TG_OP
-    WHEN 'INSERT' THEN 'SELECT *, 1 AS sign FROM new_members'
-    WHEN 'DELETE' THEN 'SELECT *, -1 AS sign FROM old_members'
-    ELSE 'SELECT *, -1 AS sign FROM old_members UNION ALL SELECT *, 1 FROM new_members' END;
+  moved text := learning_moved_rows(TG_OP, 'old_members', 'new_members');
 BEGIN
+  EXECUTE learning_assignment_classes_deltas(moved);
   EXECUTE learning_compliance_deltas(format(
     'SELECT m.tenant_id, m.assignment_id, m.left_at, m.done, m.late, m.started, m.sign, c.position_id, c.job_id
        FROM (%s) m JOIN learning_counted_people c ON c.tenant_id = m.tenant_id AND c.agent_key = m.agent_key', moved));
@@ -67,14 +66,14 @@ $$;
 -- now, taken from where they were (-1) and put where they are (+1).
 CREATE FUNCTION learning_compliance_people_moved() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  moved text := CASE TG_OP
-    WHEN 'INSERT' THEN 'SELECT *, 1 AS sign FROM new_people'
-    WHEN 'DELETE' THEN 'SELECT *, -1 AS sign FROM old_people'
-    ELSE 'SELECT o.*, -1 AS sign FROM old_people o JOIN new_people w ON w.tenant_id = o.tenant_id AND w.agent_key = o.agent_key
-           WHERE (o.position_id, o.job_id) IS DISTINCT FROM (w.position_id, w.job_id)
-          UNION ALL
-          SELECT w.*, 1 FROM new_people w JOIN old_people o ON o.tenant_id = w.tenant_id AND o.agent_key = w.agent_key
-           WHERE (o.position_id, o.job_id) IS DISTINCT FROM (w.position_id, w.job_id)' END;
+  -- An update moves the people whose entry or job changed alone.
+  moved text := CASE TG_OP WHEN 'UPDATE' THEN
+      'SELECT o.*, -1 AS sign FROM old_people o JOIN new_people w ON w.tenant_id = o.tenant_id AND w.agent_key = o.agent_key
+        WHERE (o.position_id, o.job_id) IS DISTINCT FROM (w.position_id, w.job_id)
+       UNION ALL
+       SELECT w.*, 1 FROM new_people w JOIN old_people o ON o.tenant_id = w.tenant_id AND o.agent_key = w.agent_key
+        WHERE (o.position_id, o.job_id) IS DISTINCT FROM (w.position_id, w.job_id)'
+    ELSE learning_moved_rows(TG_OP, 'old_people', 'new_people') END;
 BEGIN
   -- An update of the evidence alone (every statement write's) moves nothing: answered by a cached plan.
   IF TG_OP = 'UPDATE' THEN
@@ -92,13 +91,6 @@ BEGIN
   RETURN NULL;
 END
 $$;
-
-CREATE TRIGGER learning_assignment_members__compliance_inserted AFTER INSERT ON learning_assignment_members
-  REFERENCING NEW TABLE AS new_members FOR EACH STATEMENT EXECUTE FUNCTION learning_compliance_members_moved();
-CREATE TRIGGER learning_assignment_members__compliance_updated AFTER UPDATE ON learning_assignment_members
-  REFERENCING OLD TABLE AS old_members NEW TABLE AS new_members FOR EACH STATEMENT EXECUTE FUNCTION learning_compliance_members_moved();
-CREATE TRIGGER learning_assignment_members__compliance_deleted AFTER DELETE ON learning_assignment_members
-  REFERENCING OLD TABLE AS old_members FOR EACH STATEMENT EXECUTE FUNCTION learning_compliance_members_moved();
 
 CREATE TRIGGER learning_counted_people__compliance_inserted AFTER INSERT ON learning_counted_people
   REFERENCING NEW TABLE AS new_people FOR EACH STATEMENT EXECUTE FUNCTION learning_compliance_people_moved();
