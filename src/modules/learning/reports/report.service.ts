@@ -123,12 +123,14 @@ interface Selection {
 }
 
 /**
- * The entries a report's filters select, after checking that the entry and the job named exist
- * (404). For a scoped principal an entry outside its subtree is the same 404 as an entry that does
- * not exist: nothing tells the two apart. The whole structure is this process's copy of it
- * (organisation-copy.service.ts), read again only when it was replaced.
+ * The filters checked (404 for an entry or a job that does not exist, or an entry outside a
+ * scoped principal's subtree), and what checking them read: the structure (this process's copy)
+ * and a scoped principal's entries. A report that counts people from the records needs no more.
  */
-async function selectEntries(context: ReportContext, filters: PeopleFilters): Promise<Selection> {
+async function checkFilters(
+  context: ReportContext,
+  filters: PeopleFilters,
+): Promise<{ structure: EntryTree<OrgEntry>; scope: ReadonlySet<string> | undefined }> {
   const { sql, principal } = context;
   const { tenant } = principal;
   const structure = await organisationStructure(sql, tenant.id);
@@ -143,6 +145,17 @@ async function selectEntries(context: ReportContext, filters: PeopleFilters): Pr
   ) {
     throw ReportErrors.organisationNotFound(filters.organisationId);
   }
+  return { structure, scope };
+}
+
+/**
+ * The entries a report's filters select, after checking that the entry and the job named exist
+ * (404). For a scoped principal an entry outside its subtree is the same 404 as an entry that does
+ * not exist: nothing tells the two apart. The whole structure is this process's copy of it
+ * (organisation-copy.service.ts), read again only when it was replaced.
+ */
+async function selectEntries(context: ReportContext, filters: PeopleFilters): Promise<Selection> {
+  const { structure, scope } = await checkFilters(context, filters);
   if (filters.organisationId === undefined && scope === undefined) return { tree: structure, narrowed: false };
   const entries = filters.organisationId === undefined ? structure.entries : subtreeOf(structure, filters.organisationId);
   return { tree: entryTree(scope === undefined ? entries : entries.filter((entry) => scope.has(entry.id))), narrowed: true };
@@ -290,7 +303,7 @@ export async function completionByJob(context: ReportContext, query: CompletionR
 
 /** `GET /api/reports/completion-by-activity`: per activity of the set, what the selected people did of it. */
 export async function completionByActivity(context: ReportContext, query: CompletionReportQuery): Promise<Report> {
-  await selectEntries(context, query);
+  await checkFilters(context, query);
   const parameters = new SqlValues([context.principal.tenant.id]);
   const sources = await completionSources(context, query, parameters, false);
   const { people, activities } = await activityFigures(context.sql, parameters, sources);
@@ -336,7 +349,7 @@ export async function activityOverTime(context: ReportContext, query: ActivityOv
     };
   } else {
     const parameters = new SqlValues([context.principal.tenant.id]);
-    if (byPeople) await selectEntries(context, query);
+    if (byPeople) await checkFilters(context, query);
     const people = byPeople ? await selectPeople(context, query, parameters, false) : undefined;
     const tallies = statementTalliesSql('$1', {
       from: parameters.bind(range.first),
